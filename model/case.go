@@ -1,0 +1,151 @@
+package model
+
+import "encoding/json"
+
+// FailureClass is one of the seed's five grounding failure classes.
+type FailureClass string
+
+const (
+	ClassEntity     FailureClass = "entity"
+	ClassSemantic   FailureClass = "semantic"
+	ClassStructural FailureClass = "structural"
+	ClassTemporal   FailureClass = "temporal"
+	ClassPolicy     FailureClass = "policy"
+)
+
+// Classes lists the failure classes in the seed's order, which is also the
+// order of the 1-5 keys and the tie-break order of suggestions.
+var Classes = []FailureClass{ClassEntity, ClassSemantic, ClassStructural, ClassTemporal, ClassPolicy}
+
+// ValidClass reports whether s names a failure class.
+func ValidClass(s string) bool {
+	for _, c := range Classes {
+		if string(c) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Case is one line of cases.jsonl, with the keys in the seed's order.
+// Field order here is the export order: do not reorder.
+type Case struct {
+	CaseID      string `json:"case_id"`
+	SourceTrace string `json:"source_trace,omitempty"`
+	UserRole    string `json:"user_role"`
+	AsUser      string `json:"as_user"`
+	Question    string `json:"question"`
+	Gold        Gold   `json:"gold"`
+	Label       Label  `json:"label"`
+	Cost        Cost   `json:"cost"`
+	// Contracts maps each tool the trace saw to its contract fingerprint,
+	// so a suite knows what it was labeled against. Omitted when unknown.
+	Contracts map[string]string `json:"contracts,omitempty"`
+}
+
+// Gold is the governed truth for a case, written by someone who knows the data.
+type Gold struct {
+	Answer              json.RawMessage `json:"answer"` // number | string | array, kept as written
+	Tolerance           *float64        `json:"tolerance"`
+	RequiredFields      []string        `json:"required_fields"`
+	ForbiddenFields     []string        `json:"forbidden_fields"`
+	Definition          string          `json:"definition"`
+	Window              *Window         `json:"window"`
+	FreshnessBoundHours *float64        `json:"freshness_bound_hours"`
+	PolicyScope         string          `json:"policy_scope"`
+}
+
+// Window is the time range a question is about.
+type Window struct {
+	Start    string `json:"start"`
+	End      string `json:"end"`
+	Calendar string `json:"calendar"` // fiscal | calendar
+}
+
+// Label is the verdict on a trace.
+type Label struct {
+	Correct      *bool         `json:"correct"`
+	Grounded     *bool         `json:"grounded"`
+	FailureClass *FailureClass `json:"failure_class"` // null when none
+	Note         string        `json:"note"`
+}
+
+// Cost is the cost block of a case, from the trace's usage.
+type Cost struct {
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	ToolCalls    int64   `json:"tool_calls"`
+	Turns        int64   `json:"turns"`
+	USD          float64 `json:"usd"`
+}
+
+// Status says who stands behind a case's gold and label.
+type Status string
+
+const (
+	StatusNone      Status = "none"      // no case yet
+	StatusSuggested Status = "suggested" // the machine's suggestion
+	StatusConfirmed Status = "confirmed" // a person accepted it
+)
+
+// Report is one object of report.json: the seed's report fields for one server.
+// Rates with an empty denominator are nil and encode as JSON null.
+type Report struct {
+	Server                    string         `json:"server"`
+	RunID                     string         `json:"run_id"`
+	Cases                     int            `json:"cases"`
+	Correct                   int            `json:"correct"`
+	CorrectAndGrounded        int            `json:"correct_and_grounded"`
+	GroundingPrecision        *float64       `json:"grounding_precision"`
+	GroundingRecall           *float64       `json:"grounding_recall"`
+	DefinitionMatchRate       *float64       `json:"definition_match_rate"`
+	FreshnessPassRate         *float64       `json:"freshness_pass_rate"`
+	PolicyViolationRate       *float64       `json:"policy_violation_rate"`
+	ClarificationLoopsPerTask *float64       `json:"clarification_loops_per_task"`
+	CostTotalUSD              float64        `json:"cost_total_usd"`
+	CostPerCorrectAnswerUSD   *float64       `json:"cost_per_correct_answer_usd"`
+	FailuresByClass           map[string]int `json:"failures_by_class"`
+	NeedsHumanReview          int            `json:"needs_human_review"`
+}
+
+// ClassCounts counts failures per class, encoded in the seed's key order.
+type ClassCounts struct {
+	Entity     int `json:"entity"`
+	Semantic   int `json:"semantic"`
+	Structural int `json:"structural"`
+	Temporal   int `json:"temporal"`
+	Policy     int `json:"policy"`
+}
+
+// Add counts one failure of class c; unknown classes are ignored.
+func (cc *ClassCounts) Add(c FailureClass) {
+	switch c {
+	case ClassEntity:
+		cc.Entity++
+	case ClassSemantic:
+		cc.Semantic++
+	case ClassStructural:
+		cc.Structural++
+	case ClassTemporal:
+		cc.Temporal++
+	case ClassPolicy:
+		cc.Policy++
+	}
+}
+
+// Get returns the count for class c.
+func (cc ClassCounts) Get(c FailureClass) int {
+	switch c {
+	case ClassEntity:
+		return cc.Entity
+	case ClassSemantic:
+		return cc.Semantic
+	case ClassStructural:
+		return cc.Structural
+	case ClassTemporal:
+		return cc.Temporal
+	case ClassPolicy:
+		return cc.Policy
+	}
+	return 0
+}
