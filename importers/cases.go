@@ -1,0 +1,90 @@
+package importers
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"tracelab/model"
+)
+
+// The seed's cases.jsonl: one labeled case per line.
+func init() {
+	register(Format{
+		Name:     "cases",
+		Priority: 100,
+		Doc:      "cases.jsonl: one labeled case per line (case_id, gold, label, cost), as tracelab export writes it",
+		Detect:   func(head []byte) bool { return hasKeys(firstJSONLine(head), "case_id", "gold") },
+		Parse:    parseCases,
+	})
+}
+
+func parseCases(ctx context.Context, r io.Reader, file string, emit Emit) error {
+	return lines(ctx, r, func(n int, line []byte) error {
+		c, lerr := ParseCase(file, n, line)
+		if lerr != nil {
+			return emit(Record{Line: n, Err: lerr})
+		}
+		return emit(Record{Line: n, Case: c})
+	})
+}
+
+// ParseCase reads and validates one cases.jsonl line.
+func ParseCase(file string, line int, data []byte) (*model.Case, *LineError) {
+	if len(data) == 0 || data[0] != '{' {
+		return nil, &LineError{File: file, Line: line, Msg: "expected a JSON object (one case per line)"}
+	}
+	var c model.Case
+	if lerr := decodeLine(file, line, data, &c); lerr != nil {
+		return nil, lerr
+	}
+	bad := func(path, format string, args ...any) (*model.Case, *LineError) {
+		return nil, &LineError{File: file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+	}
+	if c.CaseID == "" {
+		return bad("case_id", "required, a non-empty string")
+	}
+	if c.Question == "" {
+		return bad("question", "required, the user's words")
+	}
+	if lc := c.Label.FailureClass; lc != nil && !model.ValidClass(string(*lc)) {
+		return bad("label.failure_class", "%q is not one of %s, or null", *lc, quoteList(model.Classes))
+	}
+	g := c.Gold
+	if g.Tolerance != nil && *g.Tolerance < 0 {
+		return bad("gold.tolerance", "must not be negative")
+	}
+	if g.FreshnessBoundHours != nil && *g.FreshnessBoundHours < 0 {
+		return bad("gold.freshness_bound_hours", "must not be negative")
+	}
+	if w := g.Window; w != nil {
+		if msg := ValidateWindow(*w); msg != "" {
+			return bad("gold.window", "%s", msg)
+		}
+	}
+	return &c, nil
+}
+
+// ValidateWindow explains what is wrong with a gold window, or returns "".
+func ValidateWindow(w model.Window) string {
+	var start, end time.Time
+	var err error
+	if w.Start != "" {
+		if start, err = time.Parse(time.DateOnly, w.Start); err != nil {
+			return fmt.Sprintf("start: %q is not a date like 2026-04-01", w.Start)
+		}
+	}
+	if w.End != "" {
+		if end, err = time.Parse(time.DateOnly, w.End); err != nil {
+			return fmt.Sprintf("end: %q is not a date like 2026-06-30", w.End)
+		}
+	}
+	if !start.IsZero() && !end.IsZero() && end.Before(start) {
+		return fmt.Sprintf("end %s is before start %s", w.End, w.Start)
+	}
+	if w.Calendar != "" && w.Calendar != "fiscal" && w.Calendar != "calendar" {
+		return fmt.Sprintf("calendar: %q is not one of fiscal, calendar", w.Calendar)
+	}
+	return ""
+}
