@@ -1,16 +1,89 @@
+// Command tracelab is a terminal workbench for labeling AI-agent traces and
+// exporting them as a regression suite. This file only wires commands.
 package main
 
 import (
-	_ "charm.land/bubbles/v2/help"
-	_ "charm.land/bubbletea/v2"
-	_ "charm.land/fang/v2"
-	_ "charm.land/lipgloss/v2"
-	_ "github.com/alecthomas/chroma/v2"
-	_ "github.com/charmbracelet/x/exp/teatest/v2"
-	_ "github.com/pganalyze/pg_query_go/v5"
-	_ "github.com/santhosh-tekuri/jsonschema/v6"
-	_ "github.com/spf13/cobra"
-	_ "modernc.org/sqlite"
+	"context"
+	"errors"
+	"os"
+
+	"charm.land/fang/v2"
+	"github.com/spf13/cobra"
 )
 
-func main() {}
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	root := newRootCmd()
+	err := fang.Execute(context.Background(), root,
+		fang.WithVersion(version),
+		fang.WithNotifySignal(os.Interrupt))
+	os.Exit(exitCode(err))
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "tracelab",
+		Short: "Label AI-agent traces for grounding and export them as a regression suite",
+		Long: `tracelab loads agent traces (tool calls, arguments, results, reasoning) into a local
+SQLite file, scores every call for grounding, lets you confirm gold records and labels
+at the keyboard, and exports cases.jsonl plus report.json for CI.
+
+The database is ./tracelab.db unless --db or TRACELAB_DB says otherwise.`,
+		Example: `  # open the workbench on bundled sample data
+  tracelab demo
+
+  # import traces, list them, export the confirmed cases
+  tracelab import traces.jsonl
+  tracelab ls --status confirmed
+  tracelab export --out suite/`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmd.Help()
+		},
+	}
+	root.PersistentFlags().String("db", "", "database file (default $TRACELAB_DB or ./tracelab.db)")
+	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd())
+	return root
+}
+
+// exitError carries a specific process exit code with its message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// withCode wraps err so the process exits with code.
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}
+
+// dbPath resolves the database: --db, then $TRACELAB_DB, then ./tracelab.db.
+func dbPath(cmd *cobra.Command) string {
+	if p, _ := cmd.Flags().GetString("db"); p != "" {
+		return p
+	}
+	if p := os.Getenv("TRACELAB_DB"); p != "" {
+		return p
+	}
+	return "tracelab.db"
+}
+

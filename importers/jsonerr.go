@@ -29,6 +29,9 @@ func jsonError(file string, line int, data []byte, err error) *LineError {
 		return &LineError{File: file, Line: line, Path: pathAt(data, te.Offset),
 			Msg: fmt.Sprintf("expected %s, got %s", goTypeName(te.Type.String()), te.Value)}
 	case errors.As(err, &se):
+		if se.Error() == "unexpected end of JSON input" {
+			return &LineError{File: file, Line: line, Msg: "invalid JSON: unexpected end of input (truncated line?)"}
+		}
 		return &LineError{File: file, Line: line,
 			Msg: fmt.Sprintf("invalid JSON at byte %d: %s", se.Offset, se.Error())}
 	default:

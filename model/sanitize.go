@@ -1,0 +1,55 @@
+package model
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// CleanText makes untrusted trace text safe to draw on a terminal: escape
+// sequences (CSI, OSC, DCS, …) are removed, then every C0 and C1 control
+// character except tab and newline; carriage returns become newlines so a
+// line cannot overwrite itself. Invalid UTF-8 becomes U+FFFD.
+func CleanText(s string) string {
+	if isPlain(s) {
+		return s
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = ansi.Strip(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\t' || r == '\n':
+			b.WriteRune(r)
+		case r == '\r':
+			b.WriteByte('\n')
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+			// dropped: a control character
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return strings.ReplaceAll(b.String(), "\n\n\n", "\n\n")
+}
+
+// CleanLine is CleanText for one-line cells: tabs and newlines become spaces.
+func CleanLine(s string) string {
+	s = CleanText(s)
+	if strings.ContainsAny(s, "\t\n") {
+		s = strings.Join(strings.Fields(s), " ")
+	}
+	return s
+}
+
+// isPlain reports whether s is printable ASCII, tab or newline only: the
+// common case, returned unchanged without allocation.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x7f || (c < 0x20 && c != '\t' && c != '\n') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,317 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"tracelab/importers"
+	"tracelab/model"
+)
+
+// Defaults fill in what a trace format does not carry.
+type Defaults struct {
+	Server, AsUser, UserRole, RunID string
+}
+
+// ImportOptions steer one import.
+type ImportOptions struct {
+	Format   string // force a format; "" detects it
+	Replace  bool   // a trace or case seen again with other content replaces the old one
+	SkipBad  bool   // import the good records and report the bad ones
+	Defaults Defaults
+	// Progress, when set, is called now and then with bytes read so far and
+	// records seen so far.
+	Progress func(bytes int64, records int)
+}
+
+// ImportResult says what one file did to the database.
+type ImportResult struct {
+	File      string
+	Format    string
+	SHA256    string
+	New       int // new traces and cases
+	Unchanged int // already present with identical content
+	Replaced  int
+	Steps     int
+	Traces    []string // trace ids written (new or replaced)
+	Bad       []*importers.LineError
+}
+
+// Summary is the one-line report the CLI prints.
+func (r ImportResult) Summary() string {
+	s := fmt.Sprintf("%s: %s, %d new, %d unchanged", r.File, r.Format, r.New, r.Unchanged)
+	if r.Replaced > 0 {
+		s += fmt.Sprintf(", %d replaced", r.Replaced)
+	}
+	if len(r.Bad) > 0 {
+		s += fmt.Sprintf(", %d rejected", len(r.Bad))
+	}
+	return s
+}
+
+// ErrRejected wraps an import that failed because of bad records; the
+// database is unchanged for that file.
+var ErrRejected = errors.New("rejected")
+
+// ImportFile imports one file in one transaction: either every good record
+// lands (and, without SkipBad, only when there are no bad ones) or nothing does.
+func (s *Store) ImportFile(ctx context.Context, path string, opts ImportOptions) (ImportResult, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return ImportResult{File: path}, err
+	}
+	defer f.Close()
+	return s.Import(ctx, f, path, opts)
+}
+
+// countingReader counts bytes and hashes them as the parser reads.
+type countingReader struct {
+	r     io.Reader
+	n     int64
+	h     io.Writer
+	onAdv func(int64)
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	c.h.Write(p[:n])
+	if c.onAdv != nil {
+		c.onAdv(c.n)
+	}
+	return n, err
+}
+
+// Import reads r (named name in messages) in one transaction.
+func (s *Store) Import(ctx context.Context, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
+	res := ImportResult{File: name}
+	h := sha256.New()
+	records := 0
+	cr := &countingReader{r: r, h: h}
+	if opts.Progress != nil {
+		cr.onAdv = func(n int64) { opts.Progress(n, records) }
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return res, err
+	}
+	defer tx.Rollback() // no-op after Commit
+	w, err := newWriter(ctx, tx, s.stamp())
+	if err != nil {
+		return res, err
+	}
+	defer w.close()
+	var fatal error
+	format, perr := importers.Parse(ctx, cr, name, opts.Format, func(rec importers.Record) error {
+		records++
+		if rec.Err != nil {
+			res.Bad = append(res.Bad, rec.Err)
+			return nil
+		}
+		var lerr *importers.LineError
+		var err error
+		switch {
+		case rec.Trace != nil:
+			rec.Trace.Source = model.Source{File: name, Line: rec.Line}
+			applyDefaults(rec.Trace, opts.Defaults)
+			lerr, err = w.putTrace(rec.Trace, opts.Replace, &res)
+		case rec.Case != nil:
+			lerr, err = w.putCase(rec.Case, name, rec.Line, opts.Replace, &res)
+		}
+		if err != nil {
+			fatal = err
+			return err
+		}
+		if lerr != nil {
+			res.Bad = append(res.Bad, lerr)
+		}
+		return nil
+	})
+	res.Format = format.Name
+	if fatal != nil {
+		return res, fatal
+	}
+	if perr != nil {
+		return res, perr
+	}
+	for i := range res.Bad {
+		res.Bad[i].File = name
+	}
+	if len(res.Bad) > 0 && !opts.SkipBad {
+		return res, fmt.Errorf("%w: %d bad record(s) in %s, nothing imported from it", ErrRejected, len(res.Bad), name)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE traces SET source_format = ? WHERE source_file = ? AND source_format = ''`,
+		res.Format, name); err != nil {
+		return res, err
+	}
+	res.SHA256 = hex.EncodeToString(h.Sum(nil))
+	if _, err := tx.ExecContext(ctx, `INSERT INTO imports
+		(path, sha256, format, traces_new, cases_new, unchanged, replaced, rejected, steps, imported_at)
+		VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
+		name, res.SHA256, res.Format, res.New, res.Unchanged, res.Replaced, len(res.Bad), res.Steps, s.stamp()); err != nil {
+		return res, err
+	}
+	w.close()
+	if err := tx.Commit(); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func applyDefaults(t *model.Trace, d Defaults) {
+	if t.Server == "" {
+		t.Server = d.Server
+	}
+	if t.AsUser == "" {
+		t.AsUser = d.AsUser
+	}
+	if t.UserRole == "" {
+		t.UserRole = d.UserRole
+	}
+	if t.RunID == "" {
+		t.RunID = d.RunID
+	}
+}
+
+// writer holds the prepared statements of one import transaction.
+type writer struct {
+	ctx                                 context.Context
+	tx                                  *sql.Tx
+	at                                  string
+	findTrace, insTrace, insStep        *sql.Stmt
+	insContract, insTraceContract, link *sql.Stmt
+	closed                              bool
+}
+
+func newWriter(ctx context.Context, tx *sql.Tx, at string) (*writer, error) {
+	w := &writer{ctx: ctx, tx: tx, at: at}
+	prep := []struct {
+		dst **sql.Stmt
+		q   string
+	}{
+		{&w.findTrace, `SELECT id, content_sha, source_file, source_line FROM traces WHERE trace_id = ?`},
+		{&w.insTrace, `INSERT INTO traces (trace_id, server, run_id, user_role, as_user, question, started_at,
+			outcome, answer, input_tokens, output_tokens, usd, metadata, step_count, tool_calls, turns,
+			content_sha, source_file, source_format, source_line, imported_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?)`},
+		{&w.insStep, `INSERT INTO steps (trace_pk, idx, kind, step_id, call_id, text, tool, args, result,
+			as_of, is_error, credential, next_cursor, has_more) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.insContract, `INSERT INTO contracts (fingerprint, name, body) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`},
+		{&w.insTraceContract, `INSERT INTO trace_contracts (trace_pk, name, fingerprint) VALUES (?, ?, ?)
+			ON CONFLICT (trace_pk, name) DO UPDATE SET fingerprint = excluded.fingerprint`},
+		{&w.link, `UPDATE cases SET trace_pk = ? WHERE source_trace = ? AND trace_pk IS NULL`},
+	}
+	for _, p := range prep {
+		st, err := tx.PrepareContext(ctx, p.q)
+		if err != nil {
+			w.close()
+			return nil, err
+		}
+		*p.dst = st
+	}
+	return w, nil
+}
+
+func (w *writer) close() {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	for _, st := range []*sql.Stmt{w.findTrace, w.insTrace, w.insStep, w.insContract, w.insTraceContract, w.link} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// TraceSHA is the content hash that decides whether a re-imported trace is
+// the same trace: sha256 over its canonical JSON (source location excluded).
+func TraceSHA(t *model.Trace) string {
+	b, _ := json.Marshal(t) // model types always encode
+	fp, _ := model.Fingerprint(b)
+	return fp
+}
+
+func (w *writer) putTrace(t *model.Trace, replace bool, res *ImportResult) (*importers.LineError, error) {
+	sha := TraceSHA(t)
+	var oldID int64
+	var oldSHA, oldFile string
+	var oldLine int
+	err := w.findTrace.QueryRowContext(w.ctx, t.TraceID).Scan(&oldID, &oldSHA, &oldFile, &oldLine)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return nil, err
+	case oldSHA == sha:
+		res.Unchanged++
+		return nil, nil
+	case !replace:
+		return &importers.LineError{Line: t.Source.Line, Path: "trace_id", Msg: fmt.Sprintf(
+			"trace %q was already imported from %s:%d with different content (use --replace to overwrite it)",
+			t.TraceID, oldFile, oldLine)}, nil
+	default:
+		// Cases keep their labels: ON DELETE SET NULL unlinks them and the
+		// link statement below ties them to the new row.
+		if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM traces WHERE id = ?`, oldID); err != nil {
+			return nil, err
+		}
+		res.Replaced++
+		res.New--
+	}
+	var meta any
+	if len(t.Metadata) > 0 {
+		b, _ := json.Marshal(t.Metadata)
+		meta = string(b)
+	}
+	r, err := w.insTrace.ExecContext(w.ctx, t.TraceID, t.Server, t.RunID, t.UserRole, t.AsUser, t.Question,
+		t.StartedAt, string(t.Outcome), t.FinalAnswer(), t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.USD,
+		meta, len(t.Steps), t.ToolCalls(), t.Turns(), sha, t.Source.File, t.Source.Line, w.at)
+	if err != nil {
+		return nil, err
+	}
+	pk, err := r.LastInsertId()
+	if err != nil {
+		return nil, err
+	}
+	for i, st := range t.Steps {
+		if _, err := w.insStep.ExecContext(w.ctx, pk, i, string(st.Kind), st.ID, st.CallID, st.Text, st.Tool,
+			nullJSON(st.Args), nullJSON(st.Result), st.AsOf, st.IsError, st.Credential, st.NextCursor, st.HasMore); err != nil {
+			return nil, err
+		}
+	}
+	for _, tc := range t.Tools {
+		wire := tc.WireJSON()
+		body, err := model.CanonicalJSON(wire)
+		if err != nil {
+			return &importers.LineError{Line: t.Source.Line, Path: "tools", Msg: "tool " + tc.Name + ": " + err.Error()}, nil
+		}
+		fp := tc.Fingerprint()
+		if _, err := w.insContract.ExecContext(w.ctx, fp, tc.Name, string(body)); err != nil {
+			return nil, err
+		}
+		if _, err := w.insTraceContract.ExecContext(w.ctx, pk, tc.Name, fp); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := w.link.ExecContext(w.ctx, pk, t.TraceID); err != nil {
+		return nil, err
+	}
+	res.New++
+	res.Steps += len(t.Steps)
+	res.Traces = append(res.Traces, t.TraceID)
+	return nil, nil
+}
+
+func nullJSON(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	return string(raw)
+}

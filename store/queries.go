@@ -1,0 +1,355 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"tracelab/model"
+)
+
+// TraceSummary is one row of the queue and of `tracelab ls`.
+type TraceSummary struct {
+	TraceID        string        `json:"trace_id"`
+	CaseID         string        `json:"case_id"`
+	Server         string        `json:"server"`
+	RunID          string        `json:"run_id"`
+	UserRole       string        `json:"user_role"`
+	AsUser         string        `json:"as_user"`
+	Question       string        `json:"question"`
+	Outcome        model.Outcome `json:"outcome"`
+	StartedAt      string        `json:"started_at"`
+	Status         model.Status  `json:"status"`
+	SuggestedClass string        `json:"suggested_class"`
+	LabelClass     string        `json:"label_class"`
+	Markers        int           `json:"markers"`
+	Steps          int           `json:"steps"`
+	NeedsReview    bool          `json:"needs_review"`
+	Queued         bool          `json:"queued"`
+	pk             int64
+}
+
+// Class is the class a person gave, else the machine's suggestion.
+func (t TraceSummary) Class() string {
+	if t.LabelClass != "" {
+		return t.LabelClass
+	}
+	return t.SuggestedClass
+}
+
+// Filter narrows the traces listed; empty fields do not filter. Values
+// within one field are alternatives; fields combine with AND.
+type Filter struct {
+	Classes    []string // failure classes; "none" matches traces without one
+	Statuses   []model.Status
+	Servers    []string
+	Tools      []string
+	Roles      []string
+	Outcomes   []model.Outcome
+	Search     string // substring of question, trace id or case id
+	QueuedOnly bool
+	TraceIDs   []string
+}
+
+// SortKey orders the list.
+type SortKey string
+
+const (
+	SortImported SortKey = "imported"
+	SortServer   SortKey = "server"
+	SortStarted  SortKey = "started"
+	SortClass    SortKey = "class"
+	SortStatus   SortKey = "status"
+	SortMarkers  SortKey = "markers"
+)
+
+// SortKeys lists the sort orders in the order `s` cycles through them.
+var SortKeys = []SortKey{SortImported, SortServer, SortStarted, SortClass, SortStatus, SortMarkers}
+
+// Cursor marks where a page ended, for keyset paging.
+type Cursor struct {
+	Key any
+	PK  int64
+}
+
+// Query is one page request.
+type Query struct {
+	Filter Filter
+	Sort   SortKey
+	Desc   bool
+	After  *Cursor // nil for the first page
+	Limit  int     // default 100
+}
+
+// summarySelect selects a summary row; the first column is the sort key so
+// the cursor of the next page can carry it.
+const summarySelect = `SELECT %s AS sort_key, t.trace_id, COALESCE(c.case_id, ''), t.server, t.run_id, t.user_role, t.as_user,
+	t.question, t.outcome, t.started_at, COALESCE(c.status, 'none'), COALESCE(s.suggested_class, ''),
+	COALESCE(json_extract(c.label, '$.failure_class'), ''), COALESCE(s.markers, 0), t.step_count,
+	COALESCE(s.needs_review, 0), t.queued, t.id
+	FROM traces t
+	LEFT JOIN cases c ON c.case_id = (SELECT min(case_id) FROM cases WHERE trace_pk = t.id)
+	LEFT JOIN scores s ON s.trace_pk = t.id`
+
+// effective class and status as SQL expressions, shared by filter, sort and counts.
+const (
+	classExpr  = `COALESCE(NULLIF(json_extract(c.label, '$.failure_class'), ''), NULLIF(s.suggested_class, ''), 'none')`
+	statusExpr = `COALESCE(c.status, 'none')`
+)
+
+func sortExpr(k SortKey) string {
+	switch k {
+	case SortServer:
+		return "t.server"
+	case SortStarted:
+		return "t.started_at"
+	case SortClass:
+		return classExpr
+	case SortStatus:
+		return statusExpr
+	case SortMarkers:
+		return "COALESCE(s.markers, 0)"
+	}
+	return "t.id"
+}
+
+// where builds the WHERE clause of a filter with its parameters.
+func (f Filter) where() (string, []any) {
+	var conds []string
+	var args []any
+	in := func(expr string, vals []string) {
+		if len(vals) == 0 {
+			return
+		}
+		conds = append(conds, expr+" IN ("+strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")+")")
+		for _, v := range vals {
+			args = append(args, v)
+		}
+	}
+	in(classExpr, f.Classes)
+	in(statusExpr, toStrings(f.Statuses))
+	in("t.server", f.Servers)
+	in("t.user_role", f.Roles)
+	in("t.outcome", toStrings(f.Outcomes))
+	in("t.trace_id", f.TraceIDs)
+	if len(f.Tools) > 0 {
+		conds = append(conds, "EXISTS (SELECT 1 FROM steps st WHERE st.trace_pk = t.id AND st.tool IN ("+
+			strings.TrimSuffix(strings.Repeat("?,", len(f.Tools)), ",")+"))")
+		for _, v := range f.Tools {
+			args = append(args, v)
+		}
+	}
+	if f.Search != "" {
+		pat := "%" + likeEscape(f.Search) + "%"
+		conds = append(conds, `(t.question LIKE ? ESCAPE '\' OR t.trace_id LIKE ? ESCAPE '\' OR COALESCE(c.case_id, '') LIKE ? ESCAPE '\')`)
+		args = append(args, pat, pat, pat)
+	}
+	if f.QueuedOnly {
+		conds = append(conds, "t.queued = 1")
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+func toStrings[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
+
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// ListTraces returns one page of trace summaries and the cursor of the
+// next page (nil at the end). Paging is keyset-based: cost does not grow
+// with how far the user has scrolled.
+func (s *Store) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Cursor, error) {
+	if q.Limit <= 0 {
+		q.Limit = 100
+	}
+	where, args := q.Filter.where()
+	expr := sortExpr(q.Sort)
+	dir, cmp := "ASC", ">"
+	if q.Desc {
+		dir, cmp = "DESC", "<"
+	}
+	if q.After != nil {
+		kc := fmt.Sprintf("(%s, t.id) %s (?, ?)", expr, cmp)
+		if where == "" {
+			where = " WHERE " + kc
+		} else {
+			where += " AND " + kc
+		}
+		args = append(args, q.After.Key, q.After.PK)
+	}
+	query := fmt.Sprintf(summarySelect, expr) + where + fmt.Sprintf(" ORDER BY %s %s, t.id %s LIMIT ?", expr, dir, dir)
+	args = append(args, q.Limit+1)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var out []TraceSummary
+	var keys []any
+	for rows.Next() {
+		var ts TraceSummary
+		var key any
+		var outcome, status string
+		if err := rows.Scan(&key, &ts.TraceID, &ts.CaseID, &ts.Server, &ts.RunID, &ts.UserRole, &ts.AsUser,
+			&ts.Question, &outcome, &ts.StartedAt, &status, &ts.SuggestedClass, &ts.LabelClass, &ts.Markers,
+			&ts.Steps, &ts.NeedsReview, &ts.Queued, &ts.pk); err != nil {
+			return nil, nil, err
+		}
+		ts.Outcome, ts.Status = model.Outcome(outcome), model.Status(status)
+		out = append(out, ts)
+		keys = append(keys, key)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	var next *Cursor
+	if len(out) > q.Limit {
+		out, keys = out[:q.Limit], keys[:q.Limit]
+		next = &Cursor{Key: keys[len(keys)-1], PK: out[len(out)-1].pk}
+	}
+	return out, next, nil
+}
+
+// Counts are the queue header: how many traces per class and per status.
+type Counts struct {
+	Total    int
+	ByClass  map[string]int // class name or "none"
+	ByStatus map[model.Status]int
+}
+
+// Counts counts the traces matching f by class and by status.
+func (s *Store) Counts(ctx context.Context, f Filter) (Counts, error) {
+	where, args := f.where()
+	rows, err := s.db.QueryContext(ctx, `SELECT `+classExpr+`, `+statusExpr+`, count(*) FROM traces t
+		LEFT JOIN cases c ON c.case_id = (SELECT min(case_id) FROM cases WHERE trace_pk = t.id)
+		LEFT JOIN scores s ON s.trace_pk = t.id`+where+` GROUP BY 1, 2`, args...)
+	if err != nil {
+		return Counts{}, err
+	}
+	defer rows.Close()
+	c := Counts{ByClass: map[string]int{}, ByStatus: map[model.Status]int{}}
+	for rows.Next() {
+		var class, status string
+		var n int
+		if err := rows.Scan(&class, &status, &n); err != nil {
+			return Counts{}, err
+		}
+		c.Total += n
+		c.ByClass[class] += n
+		c.ByStatus[model.Status(status)] += n
+	}
+	return c, rows.Err()
+}
+
+// Distinct lists the distinct values of one filterable attribute
+// ("server", "tool", "user_role", "outcome"), for filter menus.
+func (s *Store) Distinct(ctx context.Context, attr string) ([]string, error) {
+	queries := map[string]string{
+		"server":    `SELECT DISTINCT server FROM traces WHERE server <> '' ORDER BY 1`,
+		"tool":      `SELECT DISTINCT tool FROM steps WHERE tool <> '' ORDER BY 1`,
+		"user_role": `SELECT DISTINCT user_role FROM traces WHERE user_role <> '' ORDER BY 1`,
+		"outcome":   `SELECT DISTINCT outcome FROM traces ORDER BY 1`,
+	}
+	q, ok := queries[attr]
+	if !ok {
+		return nil, fmt.Errorf("cannot list values of %q", attr)
+	}
+	rows, err := s.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// Trace loads one whole trace with its steps and the contracts it saw.
+func (s *Store) Trace(ctx context.Context, traceID string) (*model.Trace, error) {
+	var t model.Trace
+	var pk int64
+	var outcome string
+	var meta sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT id, trace_id, server, run_id, user_role, as_user, question, started_at,
+		outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line
+		FROM traces WHERE trace_id = ?`, traceID).Scan(&pk, &t.TraceID, &t.Server, &t.RunID, &t.UserRole, &t.AsUser,
+		&t.Question, &t.StartedAt, &outcome, &t.Answer, &t.Usage.InputTokens, &t.Usage.OutputTokens, &t.Usage.USD,
+		&meta, &t.Source.File, &t.Source.Format, &t.Source.Line)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("trace %q: %w", traceID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.Outcome = model.Outcome(outcome)
+	if meta.Valid {
+		if err := json.Unmarshal([]byte(meta.String), &t.Metadata); err != nil {
+			return nil, fmt.Errorf("trace %s: metadata: %w", traceID, err)
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT kind, step_id, call_id, text, tool, args, result, as_of, is_error,
+		credential, next_cursor, has_more FROM steps WHERE trace_pk = ? ORDER BY idx`, pk)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	t.Steps = []model.Step{}
+	for rows.Next() {
+		var st model.Step
+		var kind string
+		var args, result sql.NullString
+		if err := rows.Scan(&kind, &st.ID, &st.CallID, &st.Text, &st.Tool, &args, &result, &st.AsOf, &st.IsError,
+			&st.Credential, &st.NextCursor, &st.HasMore); err != nil {
+			return nil, err
+		}
+		st.Kind = model.StepKind(kind)
+		if args.Valid {
+			st.Args = json.RawMessage(args.String)
+		}
+		if result.Valid {
+			st.Result = json.RawMessage(result.String)
+		}
+		t.Steps = append(t.Steps, st)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	crows, err := s.db.QueryContext(ctx, `SELECT c.body FROM trace_contracts tc JOIN contracts c ON c.fingerprint = tc.fingerprint
+		WHERE tc.trace_pk = ? ORDER BY tc.name`, pk)
+	if err != nil {
+		return nil, err
+	}
+	defer crows.Close()
+	for crows.Next() {
+		var body string
+		if err := crows.Scan(&body); err != nil {
+			return nil, err
+		}
+		var tc model.ToolContract
+		if err := json.Unmarshal([]byte(body), &tc); err != nil {
+			return nil, err
+		}
+		tc.Raw = json.RawMessage(body)
+		t.Tools = append(t.Tools, tc)
+	}
+	return &t, crows.Err()
+}

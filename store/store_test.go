@@ -1,0 +1,373 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"tracelab/model"
+)
+
+func openTemp(t *testing.T) *Store {
+	t.Helper()
+	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	st.SetClock(func() time.Time { return time.Date(2026, 7, 4, 10, 0, 0, 0, time.UTC) })
+	return st
+}
+
+const goodTraces = `{"trace_id":"t1","server":"s1","as_user":"u1","question":"How many?","outcome":"pass","tools":[{"name":"run_sql","description":"Run SQL","inputSchema":{"type":"object"}}],"steps":[{"kind":"tool_call","id":"c1","tool":"run_sql","args":{"sql":"SELECT 1"}},{"kind":"tool_result","call_id":"c1","result":{"rows":[[1]]},"as_of":"2026-07-03T08:00:00Z"},{"kind":"answer","text":"1"}],"usage":{"input_tokens":10,"output_tokens":2,"usd":0.01}}
+{"trace_id":"t2","server":"s2","question":"Which one?","steps":[{"kind":"reasoning","text":"sounds like x"},{"kind":"clarification","text":"fiscal or calendar?"},{"kind":"user","text":"fiscal"},{"kind":"answer","text":"x"}]}
+`
+
+func importString(t *testing.T, st *Store, name, body string, opts ImportOptions) (ImportResult, error) {
+	t.Helper()
+	return st.Import(context.Background(), strings.NewReader(body), name, opts)
+}
+
+// snapshot renders every row of every table, to prove a failed import
+// changed nothing.
+func snapshot(t *testing.T, st *Store) string {
+	t.Helper()
+	var b strings.Builder
+	for _, table := range []string{"traces", "steps", "contracts", "trace_contracts", "cases", "events", "imports", "scores", "glossary"} {
+		rows, err := st.db.Query("SELECT * FROM " + table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			b.WriteString(table)
+			for _, v := range vals {
+				b.WriteString("|")
+				if bs, ok := v.([]byte); ok {
+					v = string(bs)
+				}
+				b.WriteString(strings.TrimSpace(strings.ReplaceAll(jsonish(v), "\n", " ")))
+			}
+			b.WriteString("\n")
+		}
+		rows.Close()
+	}
+	return b.String()
+}
+
+func jsonish(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func TestMigrateFromEmptyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.db")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := st.SchemaVersion(context.Background())
+	if err != nil || v < 1 {
+		t.Fatalf("version %d, err %v", v, err)
+	}
+	var mode string
+	st.db.QueryRow("PRAGMA journal_mode").Scan(&mode)
+	var fk int
+	st.db.QueryRow("PRAGMA foreign_keys").Scan(&fk)
+	if mode != "wal" || fk != 1 {
+		t.Errorf("journal_mode %q foreign_keys %d, want wal and 1", mode, fk)
+	}
+	st.Close()
+	// Reopening applies nothing twice.
+	st2, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	v2, _ := st2.SchemaVersion(context.Background())
+	if v2 != v {
+		t.Errorf("version changed on reopen: %d -> %d", v, v2)
+	}
+}
+
+func TestImportIsIdempotent(t *testing.T) {
+	st := openTemp(t)
+	res, err := importString(t, st, "a.jsonl", goodTraces, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.New != 2 || res.Unchanged != 0 || res.Steps != 7 || res.Format != "native" {
+		t.Fatalf("first import: %+v", res)
+	}
+	before := snapshotWithoutImports(t, st)
+	res, err = importString(t, st, "a.jsonl", goodTraces, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.New != 0 || res.Unchanged != 2 {
+		t.Fatalf("second import: %+v", res)
+	}
+	if got := res.Summary(); got != "a.jsonl: native, 0 new, 2 unchanged" {
+		t.Errorf("summary %q", got)
+	}
+	if after := snapshotWithoutImports(t, st); after != before {
+		t.Errorf("re-import changed data:\n%s\nvs\n%s", before, after)
+	}
+	tr, err := st.Trace(context.Background(), "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Steps) != 3 || tr.Steps[1].AsOf != "2026-07-03T08:00:00Z" || len(tr.Tools) != 1 || tr.Tools[0].Description != "Run SQL" {
+		t.Errorf("trace read back wrong: %+v", tr)
+	}
+}
+
+func snapshotWithoutImports(t *testing.T, st *Store) string {
+	var keep []string
+	for _, l := range strings.Split(snapshot(t, st), "\n") {
+		if !strings.HasPrefix(l, "imports|") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func TestBadInputChangesNothing(t *testing.T) {
+	tests := []struct {
+		name, line, want string
+	}{
+		{"bad kind", `{"trace_id":"x","question":"q","steps":[{"kind":"user","text":"q"},{"kind":"user"},{"kind":"answer"},{"kind":"tool-call"}]}`,
+			`bad.jsonl:2: steps[3].kind: "tool-call" is not one of user, reasoning, tool_call, tool_result, clarification, answer`},
+		{"wrong type", `{"trace_id":"x","question":"q","steps":[{"kind":"answer","text":["a"]}]}`,
+			`bad.jsonl:2: steps[0].text: expected a string, got array`},
+		{"truncated", `{"trace_id":"x","question":"q","steps":[`,
+			`bad.jsonl:2: invalid JSON: unexpected end of input (truncated line?)`},
+		{"missing id", `{"question":"q","steps":[]}`,
+			`bad.jsonl:2: trace_id: required, a non-empty string`},
+		{"bad outcome", `{"trace_id":"x","question":"q","outcome":"ok","steps":[]}`,
+			`bad.jsonl:2: outcome: "ok" is not one of pass, retry, clarification, failure, unknown`},
+		{"unpaired result", `{"trace_id":"x","question":"q","steps":[{"kind":"tool_result","call_id":"c9"}]}`,
+			`bad.jsonl:2: steps[0].call_id: "c9" does not match the id of any earlier tool_call`},
+		{"bad as_of", `{"trace_id":"x","question":"q","steps":[{"kind":"tool_call","id":"c","tool":"t"},{"kind":"tool_result","call_id":"c","as_of":"yesterday"}]}`,
+			`bad.jsonl:2: steps[1].as_of: "yesterday" is not an RFC 3339 time like 2026-07-03T08:00:00Z`},
+		{"usage type", `{"trace_id":"x","question":"q","steps":[],"usage":{"usd":"cheap"}}`,
+			`bad.jsonl:2: usage.usd: expected a number, got string`},
+		{"not an object", `["trace_id"]`, `bad.jsonl:2: expected a JSON object (one trace per line)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := openTemp(t)
+			if _, err := importString(t, st, "good.jsonl", goodTraces, ImportOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, st)
+			first := strings.SplitN(goodTraces, "\n", 2)[0]
+			first = strings.Replace(first, `"t1"`, `"t9"`, 1)
+			res, err := importString(t, st, "bad.jsonl", first+"\n"+tt.line+"\n", ImportOptions{})
+			if !errors.Is(err, ErrRejected) {
+				t.Fatalf("err = %v, want ErrRejected", err)
+			}
+			if len(res.Bad) != 1 || res.Bad[0].Error() != tt.want {
+				t.Fatalf("bad = %v\nwant %s", res.Bad, tt.want)
+			}
+			if after := snapshot(t, st); after != before {
+				t.Errorf("database changed by a rejected file")
+			}
+			// --skip-bad imports the good line and still reports the bad one.
+			res, err = importString(t, st, "bad.jsonl", first+"\n"+tt.line+"\n", ImportOptions{SkipBad: true})
+			if err != nil || res.New != 1 || len(res.Bad) != 1 {
+				t.Fatalf("skip-bad: %+v, %v", res, err)
+			}
+		})
+	}
+}
+
+func TestConflictNamesBothSources(t *testing.T) {
+	st := openTemp(t)
+	if _, err := importString(t, st, "a.jsonl", goodTraces, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(goodTraces, `"text":"1"}`, `"text":"2"}`, 1)
+	res, err := importString(t, st, "b.jsonl", changed, ImportOptions{})
+	if !errors.Is(err, ErrRejected) {
+		t.Fatalf("err %v", err)
+	}
+	want := `b.jsonl:1: trace_id: trace "t1" was already imported from a.jsonl:1 with different content (use --replace to overwrite it)`
+	if len(res.Bad) != 1 || res.Bad[0].Error() != want {
+		t.Fatalf("got %v\nwant %s", res.Bad, want)
+	}
+	res, err = importString(t, st, "b.jsonl", changed, ImportOptions{Replace: true})
+	if err != nil || res.Replaced != 1 || res.Unchanged != 1 || res.New != 0 {
+		t.Fatalf("replace: %+v %v", res, err)
+	}
+	tr, _ := st.Trace(context.Background(), "t1")
+	if tr.FinalAnswer() != "2" || tr.Source.File != "b.jsonl" {
+		t.Errorf("not replaced: %+v", tr)
+	}
+}
+
+func TestCasesRoundTripAndDeterministicExport(t *testing.T) {
+	in, err := os.ReadFile("testdata/cases_canonical.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openTemp(t)
+	res, err := st.Import(context.Background(), bytes.NewReader(in), "cases_canonical.jsonl", ImportOptions{})
+	if err != nil || res.Format != "cases" || res.New != 3 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	dir := t.TempDir()
+	if _, err := st.ExportCases(context.Background(), dir, false); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := os.ReadFile(filepath.Join(dir, "cases.jsonl"))
+	if !bytes.Equal(in, out) {
+		t.Fatalf("round trip differs:\n in: %s\nout: %s", in, out)
+	}
+	if _, err := st.ExportCases(context.Background(), dir, false); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := os.ReadFile(filepath.Join(dir, "cases.jsonl"))
+	if !bytes.Equal(out, again) {
+		t.Fatal("export is not byte-identical on rerun")
+	}
+	// Importing the suite again changes nothing.
+	res, err = st.Import(context.Background(), bytes.NewReader(in), "cases_canonical.jsonl", ImportOptions{})
+	if err != nil || res.Unchanged != 3 || res.New != 0 {
+		t.Fatalf("re-import: %+v %v", res, err)
+	}
+}
+
+func TestCaseAttachesToItsTraceAndTakesItsCost(t *testing.T) {
+	st := openTemp(t)
+	ctx := context.Background()
+	c := `{"case_id":"k1","source_trace":"t1","user_role":"r","as_user":"u1","question":"How many?","gold":{"answer":1,"tolerance":0,"required_fields":[],"forbidden_fields":[],"definition":"","window":null,"freshness_bound_hours":null,"policy_scope":""},"label":{"correct":true,"grounded":true,"failure_class":null,"note":""},"cost":{"input_tokens":0,"output_tokens":0,"tool_calls":0,"turns":0,"usd":0}}` + "\n"
+	// The case arrives before its trace: it stands alone, then links.
+	if _, err := importString(t, st, "cases.jsonl", c, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := importString(t, st, "traces.jsonl", goodTraces, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cr, err := st.CaseForTrace(ctx, "t1")
+	if err != nil || cr == nil {
+		t.Fatalf("case not linked: %v", err)
+	}
+	want := model.Cost{InputTokens: 10, OutputTokens: 2, ToolCalls: 1, Turns: 1, USD: 0.01}
+	if cr.Case.Cost != want {
+		t.Errorf("cost %+v, want %+v", cr.Case.Cost, want)
+	}
+}
+
+func TestEditConfirmUndo(t *testing.T) {
+	st := openTemp(t)
+	ctx := context.Background()
+	if _, err := importString(t, st, "a.jsonl", goodTraces, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.EditTrace(ctx, "t1", "ana", "label.correct", json.RawMessage(`true`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.EditTrace(ctx, "t1", "ana", "label.failure_class", json.RawMessage(`"semantic"`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.EditTrace(ctx, "t1", "ana", "label.failure_class", json.RawMessage(`"bogus"`)); err == nil {
+		t.Fatal("invalid class accepted")
+	}
+	if _, err := st.ConfirmTrace(ctx, "t1", "ana"); err != nil {
+		t.Fatal(err)
+	}
+	cr, _ := st.CaseForTrace(ctx, "t1")
+	if cr.Status != model.StatusConfirmed || cr.ConfirmedBy != "ana" || *cr.Case.Label.FailureClass != "semantic" {
+		t.Fatalf("after confirm: %+v", cr)
+	}
+	// Undo walks back: confirm, then the class.
+	if ev, err := st.UndoTrace(ctx, "t1", "ana"); err != nil || ev.Field != "status" {
+		t.Fatalf("undo 1: %+v %v", ev, err)
+	}
+	if ev, err := st.UndoTrace(ctx, "t1", "ana"); err != nil || ev.Field != "label.failure_class" {
+		t.Fatalf("undo 2: %+v %v", ev, err)
+	}
+	cr, _ = st.CaseForTrace(ctx, "t1")
+	if cr.Status != model.StatusSuggested || cr.Case.Label.FailureClass != nil || cr.Case.Label.Correct == nil {
+		t.Fatalf("after undo: %+v", cr)
+	}
+	// Another labeler has nothing to undo here.
+	if _, err := st.UndoTrace(ctx, "t1", "bob"); !errors.Is(err, ErrNothingToUndo) {
+		t.Fatalf("bob undo: %v", err)
+	}
+	evs, _ := st.Events(ctx, cr.Case.CaseID)
+	if len(evs) != 5 || evs[4].Undoes != evs[1].ID {
+		t.Fatalf("events: %+v", evs)
+	}
+	// The log is append-only.
+	if _, err := st.db.Exec(`DELETE FROM events`); err == nil {
+		t.Error("events could be deleted")
+	}
+}
+
+func TestListTracesPagesAndFilters(t *testing.T) {
+	st := openTemp(t)
+	ctx := context.Background()
+	var b strings.Builder
+	for i := 0; i < 250; i++ {
+		server := "a"
+		if i%3 == 0 {
+			server = "b"
+		}
+		b.WriteString(`{"trace_id":"tr` + strings.Repeat("0", 3-len(itoa(i))) + itoa(i) + `","server":"` + server +
+			`","question":"question ` + itoa(i) + `","steps":[{"kind":"answer","text":"x"}]}` + "\n")
+	}
+	if _, err := importString(t, st, "many.jsonl", b.String(), ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sort := range SortKeys {
+		for _, desc := range []bool{false, true} {
+			seen := map[string]bool{}
+			q := Query{Filter: Filter{Servers: []string{"b"}}, Sort: sort, Desc: desc, Limit: 7}
+			for {
+				page, next, err := st.ListTraces(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range page {
+					if seen[p.TraceID] || p.Server != "b" {
+						t.Fatalf("sort %s: duplicate or wrong row %+v", sort, p)
+					}
+					seen[p.TraceID] = true
+				}
+				if next == nil {
+					break
+				}
+				q.After = next
+			}
+			if len(seen) != 84 {
+				t.Errorf("sort %s desc %v: %d rows, want 84", sort, desc, len(seen))
+			}
+		}
+	}
+	page, _, _ := st.ListTraces(ctx, Query{Filter: Filter{Search: "question 12"}, Limit: 50})
+	if len(page) != 11 { // 12, 120-129
+		t.Errorf("search found %d", len(page))
+	}
+	c, err := st.Counts(ctx, Filter{})
+	if err != nil || c.Total != 250 || c.ByStatus[model.StatusNone] != 250 || c.ByClass["none"] != 250 {
+		t.Errorf("counts %+v %v", c, err)
+	}
+}
+
+func itoa(i int) string { return strings.TrimSpace(jsonish(i)) }
