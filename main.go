@@ -86,4 +86,3 @@ func dbPath(cmd *cobra.Command) string {
 	}
 	return "tracelab.db"
 }
-
