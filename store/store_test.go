@@ -371,3 +371,25 @@ func TestListTracesPagesAndFilters(t *testing.T) {
 }
 
 func itoa(i int) string { return strings.TrimSpace(jsonish(i)) }
+
+func TestGlossary(t *testing.T) {
+	st := openTemp(t)
+	ctx := context.Background()
+	if err := st.SaveGlossary(ctx, GlossaryEntry{Term: "active"}, "ana"); err == nil {
+		t.Fatal("entry without definition accepted")
+	}
+	e := GlossaryEntry{Term: "Active", Definition: "active = subscription_status in (ACTIVE, PAUSED_BILLING)",
+		RequiredFields: []string{"customers.subscription_status"}}
+	if err := st.SaveGlossary(ctx, e, "ana"); err != nil {
+		t.Fatal(err)
+	}
+	e.Term = "active"
+	e.ForbiddenFields = []string{"customers.is_active"}
+	if err := st.SaveGlossary(ctx, e, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	g, err := st.Glossary(ctx)
+	if err != nil || len(g) != 1 || g[0].UpdatedBy != "bob" || g[0].ForbiddenFields[0] != "customers.is_active" {
+		t.Fatalf("%+v %v", g, err)
+	}
+}
