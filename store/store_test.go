@@ -393,3 +393,27 @@ func TestGlossary(t *testing.T) {
 		t.Fatalf("%+v %v", g, err)
 	}
 }
+
+func TestScoresFeedTheQueue(t *testing.T) {
+	st := openTemp(t)
+	ctx := context.Background()
+	if _, err := importString(t, st, "a.jsonl", goodTraces, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	if err := st.SaveScores(ctx, []ScoreRow{{TraceID: "t2", SuggestedClass: "semantic", Markers: 1, Grounded: &yes,
+		Detail: json.RawMessage(`{"x":1}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	page, _, err := st.ListTraces(ctx, Query{Filter: Filter{Classes: []string{"semantic"}}})
+	if err != nil || len(page) != 1 || page[0].TraceID != "t2" || page[0].Markers != 1 {
+		t.Fatalf("%+v %v", page, err)
+	}
+	d, err := st.Score(ctx, "t2")
+	if err != nil || string(d) != `{"x":1}` {
+		t.Fatalf("%s %v", d, err)
+	}
+	if d, _ := st.Score(ctx, "t1"); d != nil {
+		t.Fatalf("unscored trace has detail %s", d)
+	}
+}
