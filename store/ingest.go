@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"sync/atomic"
 
 	"tracelab/importers"
 	"tracelab/model"
@@ -93,10 +95,10 @@ func (c *countingReader) Read(p []byte) (int, error) {
 func (s *Store) Import(ctx context.Context, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
 	res := ImportResult{File: name}
 	h := sha256.New()
-	records := 0
+	var records atomic.Int64 // written by the writer, read by the parser's progress callback
 	cr := &countingReader{r: r, h: h}
 	if opts.Progress != nil {
-		cr.onAdv = func(n int64) { opts.Progress(n, records) }
+		cr.onAdv = func(n int64) { opts.Progress(n, int(records.Load())) }
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -108,12 +110,37 @@ func (s *Store) Import(ctx context.Context, r io.Reader, name string, opts Impor
 		return res, err
 	}
 	defer w.close()
+	// Parsing runs in its own goroutine, a few records ahead of the writer,
+	// so JSON decoding overlaps with SQLite's work.
+	recs := make(chan importers.Record, 256)
+	type parsed struct {
+		format importers.Format
+		err    error
+	}
+	done := make(chan parsed, 1)
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		f, err := importers.Parse(pctx, cr, name, opts.Format, func(rec importers.Record) error {
+			select {
+			case recs <- rec:
+				return nil
+			case <-pctx.Done():
+				return pctx.Err()
+			}
+		})
+		close(recs)
+		done <- parsed{f, err}
+	}()
 	var fatal error
-	format, perr := importers.Parse(ctx, cr, name, opts.Format, func(rec importers.Record) error {
-		records++
+	for rec := range recs {
+		if fatal != nil {
+			continue // drain so the parser can finish
+		}
+		records.Add(1)
 		if rec.Err != nil {
 			res.Bad = append(res.Bad, rec.Err)
-			return nil
+			continue
 		}
 		var lerr *importers.LineError
 		var err error
@@ -127,19 +154,22 @@ func (s *Store) Import(ctx context.Context, r io.Reader, name string, opts Impor
 		}
 		if err != nil {
 			fatal = err
-			return err
+			cancel()
 		}
 		if lerr != nil {
 			res.Bad = append(res.Bad, lerr)
 		}
-		return nil
-	})
-	res.Format = format.Name
+	}
+	p := <-done
+	res.Format = p.format.Name
 	if fatal != nil {
 		return res, fatal
 	}
-	if perr != nil {
-		return res, perr
+	if p.err != nil {
+		return res, p.err
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
 	}
 	for i := range res.Bad {
 		res.Bad[i].File = name
@@ -185,13 +215,73 @@ type writer struct {
 	ctx                                 context.Context
 	tx                                  *sql.Tx
 	at                                  string
-	findTrace, insTrace, insStep        *sql.Stmt
+	findTrace, insTrace                 *sql.Stmt
 	insContract, insTraceContract, link *sql.Stmt
 	closed                              bool
+	// stepStmts caches multi-row step inserts by row count: one statement
+	// per trace instead of one per step.
+	stepStmts map[int]*sql.Stmt
+	// contracts caches canonical body and fingerprint by wire bytes: the
+	// same tool list repeats on every trace of a run.
+	contracts map[string][2]string
+	stored    map[string]bool // fingerprints already inserted in this transaction
+}
+
+const stepsPerInsert = 32
+
+func (w *writer) stepStmt(n int) (*sql.Stmt, error) {
+	if st, ok := w.stepStmts[n]; ok {
+		return st, nil
+	}
+	q := `INSERT INTO steps (trace_pk, idx, kind, step_id, call_id, text, tool, args, result,
+		as_of, is_error, credential, next_cursor, has_more) VALUES ` +
+		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?),", n), ",")
+	st, err := w.tx.PrepareContext(w.ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	w.stepStmts[n] = st
+	return st, nil
+}
+
+func (w *writer) insertSteps(pk int64, steps []model.Step) error {
+	for start := 0; start < len(steps); start += stepsPerInsert {
+		end := min(start+stepsPerInsert, len(steps))
+		st, err := w.stepStmt(end - start)
+		if err != nil {
+			return err
+		}
+		args := make([]any, 0, (end-start)*14)
+		for i := start; i < end; i++ {
+			s := &steps[i]
+			args = append(args, pk, i, string(s.Kind), s.ID, s.CallID, s.Text, s.Tool, nullJSON(s.Args),
+				nullJSON(s.Result), s.AsOf, s.IsError, s.Credential, s.NextCursor, s.HasMore)
+		}
+		if _, err := st.ExecContext(w.ctx, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// contract returns the canonical body and wire fingerprint of a contract.
+func (w *writer) contract(tc model.ToolContract) (body, fp string, err error) {
+	wire := tc.WireJSON()
+	if c, ok := w.contracts[string(wire)]; ok {
+		return c[0], c[1], nil
+	}
+	canon, err := model.CanonicalJSON(wire)
+	if err != nil {
+		return "", "", err
+	}
+	sum := sha256.Sum256(canon)
+	body, fp = string(canon), hex.EncodeToString(sum[:])
+	w.contracts[string(wire)] = [2]string{body, fp}
+	return body, fp, nil
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx, at string) (*writer, error) {
-	w := &writer{ctx: ctx, tx: tx, at: at}
+	w := &writer{ctx: ctx, tx: tx, at: at, stepStmts: map[int]*sql.Stmt{}, contracts: map[string][2]string{}, stored: map[string]bool{}}
 	prep := []struct {
 		dst **sql.Stmt
 		q   string
@@ -201,8 +291,6 @@ func newWriter(ctx context.Context, tx *sql.Tx, at string) (*writer, error) {
 			outcome, answer, input_tokens, output_tokens, usd, metadata, step_count, tool_calls, turns,
 			content_sha, source_file, source_format, source_line, imported_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?)`},
-		{&w.insStep, `INSERT INTO steps (trace_pk, idx, kind, step_id, call_id, text, tool, args, result,
-			as_of, is_error, credential, next_cursor, has_more) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.insContract, `INSERT INTO contracts (fingerprint, name, body) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`},
 		{&w.insTraceContract, `INSERT INTO trace_contracts (trace_pk, name, fingerprint) VALUES (?, ?, ?)
 			ON CONFLICT (trace_pk, name) DO UPDATE SET fingerprint = excluded.fingerprint`},
@@ -224,19 +312,24 @@ func (w *writer) close() {
 		return
 	}
 	w.closed = true
-	for _, st := range []*sql.Stmt{w.findTrace, w.insTrace, w.insStep, w.insContract, w.insTraceContract, w.link} {
+	for _, st := range []*sql.Stmt{w.findTrace, w.insTrace, w.insContract, w.insTraceContract, w.link} {
 		if st != nil {
 			st.Close()
 		}
 	}
+	for _, st := range w.stepStmts {
+		st.Close()
+	}
 }
 
 // TraceSHA is the content hash that decides whether a re-imported trace is
-// the same trace: sha256 over its canonical JSON (source location excluded).
+// the same trace: sha256 over its JSON encoding (source location excluded).
+// encoding/json writes struct fields in a fixed order and map keys sorted,
+// so equal traces give equal bytes without a canonicalization pass.
 func TraceSHA(t *model.Trace) string {
 	b, _ := json.Marshal(t) // model types always encode
-	fp, _ := model.Fingerprint(b)
-	return fp
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 func (w *writer) putTrace(t *model.Trace, replace bool, res *ImportResult) (*importers.LineError, error) {
@@ -280,21 +373,19 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *ImportResult) (*imp
 	if err != nil {
 		return nil, err
 	}
-	for i, st := range t.Steps {
-		if _, err := w.insStep.ExecContext(w.ctx, pk, i, string(st.Kind), st.ID, st.CallID, st.Text, st.Tool,
-			nullJSON(st.Args), nullJSON(st.Result), st.AsOf, st.IsError, st.Credential, st.NextCursor, st.HasMore); err != nil {
-			return nil, err
-		}
+	if err := w.insertSteps(pk, t.Steps); err != nil {
+		return nil, err
 	}
 	for _, tc := range t.Tools {
-		wire := tc.WireJSON()
-		body, err := model.CanonicalJSON(wire)
+		body, fp, err := w.contract(tc)
 		if err != nil {
 			return &importers.LineError{Line: t.Source.Line, Path: "tools", Msg: "tool " + tc.Name + ": " + err.Error()}, nil
 		}
-		fp := tc.Fingerprint()
-		if _, err := w.insContract.ExecContext(w.ctx, fp, tc.Name, string(body)); err != nil {
-			return nil, err
+		if !w.stored[fp] {
+			if _, err := w.insContract.ExecContext(w.ctx, fp, tc.Name, body); err != nil {
+				return nil, err
+			}
+			w.stored[fp] = true
 		}
 		if _, err := w.insTraceContract.ExecContext(w.ctx, pk, tc.Name, fp); err != nil {
 			return nil, err

@@ -45,7 +45,6 @@ CREATE TABLE steps (
     has_more    INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (trace_pk, idx)
 ) WITHOUT ROWID;
-CREATE INDEX steps_tool ON steps(tool) WHERE tool <> '';
 
 -- Every distinct tool contract, keyed by its wire fingerprint.
 CREATE TABLE contracts (
