@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run executes the CLI in-process and returns stdout, stderr and the exit code.
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	root := newRootCmd()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	if err != nil {
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), exitCode(err)
+}
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const cliTraces = `{"trace_id":"t1","server":"s1","as_user":"u1","question":"How many?","outcome":"pass","steps":[{"kind":"answer","text":"1"}]}
+{"trace_id":"t2","server":"s2","question":"Which?","steps":[{"kind":"answer","text":"x"}]}
+`
+
+func TestCLIImportLsExport(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	f := writeFile(t, dir, "traces.jsonl", cliTraces)
+	out, errs, code := run(t, "import", "--db", db, f)
+	if code != 0 || !strings.Contains(out, "native, 2 new, 0 unchanged") {
+		t.Fatalf("import: code %d out %q err %q", code, out, errs)
+	}
+	out, _, code = run(t, "import", "--db", db, f)
+	if code != 0 || !strings.Contains(out, "0 new, 2 unchanged") {
+		t.Fatalf("re-import: %d %q", code, out)
+	}
+	// TRACELAB_DB is honoured when --db is absent.
+	t.Setenv("TRACELAB_DB", db)
+	out, _, code = run(t, "ls", "--server", "s1")
+	if code != 0 || !strings.Contains(out, "t1") || strings.Contains(out, "t2") || !strings.Contains(out, "1 traces") {
+		t.Fatalf("ls: %d %q", code, out)
+	}
+	out, _, code = run(t, "ls", "--format", "json", "--status", "none")
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || code != 0 || len(rows) != 2 {
+		t.Fatalf("ls json: %d %v %q", code, err, out)
+	}
+	_, errs, code = run(t, "ls", "--status", "maybe")
+	if code != 2 || !strings.Contains(errs, `--status "maybe" is not one of suggested, confirmed, none`) {
+		t.Fatalf("bad status: %d %q", code, errs)
+	}
+	out, _, code = run(t, "export", "--out", filepath.Join(dir, "suite"))
+	if code != 0 || !strings.Contains(out, "(0 cases)") {
+		t.Fatalf("export: %d %q", code, out)
+	}
+	_, errs, code = run(t, "export")
+	if code != 2 || !strings.Contains(errs, "--out DIR is required") {
+		t.Fatalf("export without --out: %d %q", code, errs)
+	}
+}
+
+func TestCLIImportRejectsBadFileAndKeepsGoodOnes(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	good := writeFile(t, dir, "good.jsonl", cliTraces)
+	bad := writeFile(t, dir, "bad.jsonl", `{"trace_id":"t3","question":"q","steps":[{"kind":"tool-call"}]}`+"\n")
+	other := writeFile(t, dir, "other.json", `{"hello":"world"}`)
+	out, errs, code := run(t, "import", "--db", db, good, bad, other)
+	if code == 0 {
+		t.Fatal("exit 0 with a rejected file")
+	}
+	for _, want := range []string{
+		`bad.jsonl:1: steps[0].kind: "tool-call" is not one of user, reasoning, tool_call, tool_result, clarification, answer`,
+		"nothing imported from it",
+		"other.json: not a supported trace format (supported: ",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if !strings.Contains(out, "good.jsonl: native, 2 new") {
+		t.Errorf("good file not imported: %q", out)
+	}
+	out, _, _ = run(t, "ls", "--db", db)
+	if !strings.Contains(out, "2 traces") {
+		t.Errorf("ls after partial import: %q", out)
+	}
+	out, _, code = run(t, "import", "--list-formats")
+	if code != 0 || !strings.Contains(out, "native") || !strings.Contains(out, "cases") {
+		t.Errorf("list formats: %q", out)
+	}
+	_, errs, code = run(t, "import", "--db", db, "--format", "nope", good)
+	if code != 2 || !strings.Contains(errs, `unknown format "nope"`) {
+		t.Errorf("unknown format: %d %q", code, errs)
+	}
+}
+
+func TestEveryCommandHasHelpWithExample(t *testing.T) {
+	root := newRootCmd()
+	for _, c := range root.Commands() {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		if c.Short == "" || c.Long == "" || c.Example == "" {
+			t.Errorf("%s: missing Short, Long or Example", c.Name())
+		}
+	}
+}
