@@ -122,3 +122,19 @@ func TestEveryCommandHasHelpWithExample(t *testing.T) {
 		}
 	}
 }
+
+func TestDemoLoadsBundledData(t *testing.T) {
+	keep := filepath.Join(t.TempDir(), "demo.db")
+	out, errs, code := run(t, "demo", "--keep", keep)
+	if code != 0 {
+		t.Fatalf("demo: %d %s", code, errs)
+	}
+	if !strings.Contains(out, "trace_9f31c2") || !strings.Contains(out, "32 traces") {
+		t.Fatalf("demo output: %s", out)
+	}
+	// The kept database holds the confirmed cases: export them.
+	out, _, code = run(t, "export", "--db", keep, "--out", filepath.Join(t.TempDir(), "s"))
+	if code != 0 || !strings.Contains(out, "(28 cases)") {
+		t.Fatalf("export of demo: %d %s", code, out)
+	}
+}

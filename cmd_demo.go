@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"tracelab/store"
+)
+
+// The bundled sample traces and gold cases, so `tracelab demo` works from
+// an installed binary as well as from a checkout.
+//
+//go:embed testdata/traces/*.jsonl testdata/cases.jsonl
+var demoData embed.FS
+
+func newDemoCmd() *cobra.Command {
+	var keep string
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Open the workbench on a fresh temporary database loaded with the bundled sample traces",
+		Long: `Demo creates a temporary database, imports the bundled sample traces (three servers,
+every failure class, the seed's opening example) and the sample gold cases, and opens
+the workbench on it. Nothing touches ./tracelab.db; the temporary database is removed
+on exit unless --keep names a file to write it to.`,
+		Example: `  tracelab demo
+  tracelab demo --keep demo.db   # keep the database to explore it with other commands`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			path := keep
+			if path == "" {
+				dir, err := os.MkdirTemp("", "tracelab-demo-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(dir)
+				path = filepath.Join(dir, "demo.db")
+			}
+			st, err := store.Open(cmd.Context(), path)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if err := loadDemo(cmd.Context(), st); err != nil {
+				return err
+			}
+			return listTraces(cmd.Context(), st, store.Filter{}, "text", cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&keep, "keep", "", "write the demo database to this file and keep it")
+	return cmd
+}
+
+// loadDemo imports the embedded traces first, then the cases, so every
+// case links to its trace.
+func loadDemo(ctx context.Context, st *store.Store) error {
+	files, err := fs.Glob(demoData, "testdata/traces/*.jsonl")
+	if err != nil {
+		return err
+	}
+	files = append(files, "testdata/cases.jsonl")
+	for _, name := range files {
+		f, err := demoData.Open(name)
+		if err != nil {
+			return err
+		}
+		_, err = st.Import(ctx, f, name, store.ImportOptions{})
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("demo data %s: %w", name, err)
+		}
+	}
+	return nil
+}
