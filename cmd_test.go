@@ -132,9 +132,16 @@ func TestDemoLoadsBundledData(t *testing.T) {
 	if !strings.Contains(out, "trace_9f31c2") || !strings.Contains(out, "32 traces") {
 		t.Fatalf("demo output: %s", out)
 	}
-	// The kept database holds the confirmed cases: export them.
-	out, _, code = run(t, "export", "--db", keep, "--out", filepath.Join(t.TempDir(), "s"))
+	// The kept database holds the confirmed cases: exporting them gives
+	// back testdata/cases.jsonl byte for byte (cost blocks from the traces).
+	dir := t.TempDir()
+	out, _, code = run(t, "export", "--db", keep, "--out", dir)
 	if code != 0 || !strings.Contains(out, "(28 cases)") {
 		t.Fatalf("export of demo: %d %s", code, out)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "cases.jsonl"))
+	want, _ := os.ReadFile("testdata/cases.jsonl")
+	if !bytes.Equal(got, want) {
+		t.Fatal("exported suite differs from testdata/cases.jsonl")
 	}
 }
