@@ -143,7 +143,7 @@ func lexSQL(s string) []sqlToken {
 			// expression, where it is an array subscript.
 			end := strings.IndexByte(s[i+1:], ']')
 			p := prevSig()
-			subscript := p != nil && (p.kind == tkWord || p.kind == tkQuoted || p.kind == tkString || p.kind == tkNumber ||
+			subscript := p != nil && (p.kind == tkWord && !bracketAfter[strings.ToLower(p.text)] || p.kind == tkQuoted || p.kind == tkString || p.kind == tkNumber ||
 				p.text == ")" || p.text == "]")
 			if end > 0 && !subscript && bracketIdent(s[i+1:i+1+end]) {
 				inner := s[i+1 : i+1+end]
@@ -192,6 +192,16 @@ func lexSQL(s string) []sqlToken {
 		}
 	}
 	return toks
+}
+
+// bracketAfter are the keywords after which [ starts a bracket identifier
+// rather than an array subscript.
+var bracketAfter = map[string]bool{
+	"select": true, "from": true, "join": true, "on": true, "where": true, "and": true, "or": true, "not": true,
+	"by": true, "as": true, "into": true, "update": true, "table": true, "set": true, "having": true, "when": true,
+	"then": true, "else": true, "case": true, "distinct": true, "in": true, "is": true, "with": true,
+	"partition": true, "values": true, "returning": true, "using": true, "top": true, "delete": true,
+	"exists": true, "like": true, "between": true, "over": true, "end": false,
 }
 
 // quoteEnd returns the index just past the quoted run starting at s[i],

@@ -797,6 +797,10 @@ func (an *sqlAnalyzer) fromItem(n *pg.Node, sc *scope) {
 				r.addOut(c, lineage{})
 			}
 		}
+		if len(r.out) == 0 && len(rf.GetFunctions()) == 1 && r.name != "" {
+			// A scalar function's single column is named after its alias.
+			r.addOut(r.name, lineage{})
+		}
 		sc.rels = append(sc.rels, r)
 	case *pg.Node_RangeTableSample:
 		an.fromItem(x.RangeTableSample.GetRelation(), sc)
