@@ -12,6 +12,10 @@ import (
 //   - AS 'alias' (SQLite/MySQL accept a string as an alias) becomes AS "alias";
 //   - MySQL/SQLite LIMIT offset, count becomes LIMIT count OFFSET offset;
 //   - a JOIN with no ON or USING (SQLite reads it as a cross join) gets ON TRUE;
+//   - SQL Server SELECT TOP n is dropped (a row limit references no column);
+//   - MySQL INTERVAL 7 DAY becomes INTERVAL '7 DAY';
+//   - REGEXP, RLIKE and GLOB between two operands become the ~ operator;
+//   - a BigQuery `project.dataset.table` path is split into its parts;
 //   - a Markdown code fence around the statement is dropped.
 //
 // Function names (IIF, STRFTIME, DATETIME, ...) need no rewrite: pg_query
@@ -49,6 +53,9 @@ func normalizeDialect(sql string) dialectResult {
 	toks := lexSQL(sql)
 	toks = rewriteStringAliases(toks)
 	toks = rewriteLimitComma(toks)
+	toks = rewriteTop(toks)
+	toks = rewriteInterval(toks)
+	toks = rewriteRegexpOps(toks)
 	toks = addMissingJoinOn(toks)
 	var b strings.Builder
 	b.Grow(len(sql) + 8)
@@ -136,7 +143,13 @@ func lexSQL(s string) []sqlToken {
 				inner = inner[:len(inner)-1]
 			}
 			inner = strings.ReplaceAll(inner, "``", "`")
-			toks = append(toks, sqlToken{kind: tkQuoted, text: `"` + strings.ReplaceAll(inner, `"`, `""`) + `"`})
+			// BigQuery quotes a whole path in one pair: `project.dataset.table`.
+			for k, part := range strings.Split(inner, ".") {
+				if k > 0 {
+					toks = append(toks, sqlToken{kind: tkPunct, text: "."})
+				}
+				toks = append(toks, sqlToken{kind: tkQuoted, text: `"` + strings.ReplaceAll(part, `"`, `""`) + `"`})
+			}
 			i = j
 		case c == '[':
 			// [identifier] (SQL Server, SQLite) unless it follows an
@@ -355,4 +368,96 @@ func prevSigIn(toks []sqlToken) *sqlToken {
 		}
 	}
 	return nil
+}
+
+// rewriteTop drops SQL Server's TOP n [PERCENT] after SELECT [DISTINCT].
+func rewriteTop(toks []sqlToken) []sqlToken {
+	for i := range toks {
+		if !isWord(toks[i], "select") {
+			continue
+		}
+		j := nextSig(toks, i)
+		if j < len(toks) && (isWord(toks[j], "distinct") || isWord(toks[j], "all")) {
+			j = nextSig(toks, j)
+		}
+		if j >= len(toks) || !isWord(toks[j], "top") {
+			continue
+		}
+		k := nextSig(toks, j)
+		end := -1
+		switch {
+		case k < len(toks) && toks[k].kind == tkNumber:
+			end = k
+		case k < len(toks) && toks[k].text == "(":
+			if n := nextSig(toks, k); n < len(toks) && toks[n].kind == tkNumber {
+				if c := nextSig(toks, n); c < len(toks) && toks[c].text == ")" {
+					end = c
+				}
+			}
+		}
+		if end < 0 {
+			continue
+		}
+		if p := nextSig(toks, end); p < len(toks) && isWord(toks[p], "percent") {
+			end = p
+		}
+		for x := j; x <= end; x++ {
+			toks[x] = sqlToken{kind: tkSpace, text: ""}
+		}
+	}
+	return toks
+}
+
+var intervalUnits = map[string]bool{
+	"microsecond": true, "second": true, "minute": true, "hour": true, "day": true, "week": true,
+	"month": true, "quarter": true, "year": true, "days": true, "months": true, "years": true,
+	"hours": true, "minutes": true, "seconds": true, "weeks": true,
+}
+
+// rewriteInterval turns MySQL's INTERVAL 7 DAY into INTERVAL '7 DAY'.
+func rewriteInterval(toks []sqlToken) []sqlToken {
+	for i := range toks {
+		if !isWord(toks[i], "interval") {
+			continue
+		}
+		n := nextSig(toks, i)
+		if n >= len(toks) || toks[n].kind != tkNumber {
+			continue
+		}
+		u := nextSig(toks, n)
+		if u >= len(toks) || toks[u].kind != tkWord || !intervalUnits[strings.ToLower(toks[u].text)] {
+			continue
+		}
+		toks[n] = sqlToken{kind: tkString, text: "'" + toks[n].text + " " + toks[u].text + "'"}
+		for x := n + 1; x <= u; x++ {
+			toks[x] = sqlToken{kind: tkSpace, text: ""}
+		}
+	}
+	return toks
+}
+
+// rewriteRegexpOps turns x REGEXP 'p' (MySQL, SQLite), x RLIKE 'p' and
+// x GLOB 'p' (SQLite) into x ~ 'p': a pattern test PostgreSQL can parse.
+func rewriteRegexpOps(toks []sqlToken) []sqlToken {
+	for i := range toks {
+		if !(isWord(toks[i], "regexp") || isWord(toks[i], "rlike") || isWord(toks[i], "glob")) {
+			continue
+		}
+		p := prevSigIn(toks[:i])
+		n := nextSig(toks, i)
+		operandBefore := p != nil && (p.kind == tkQuoted || p.kind == tkString || p.kind == tkNumber || p.text == ")" ||
+			p.kind == tkWord && !bracketAfter[strings.ToLower(p.text)] || isWord(*p, "not"))
+		operandAfter := n < len(toks) && (toks[n].kind == tkString || toks[n].kind == tkWord || toks[n].kind == tkQuoted || toks[n].text == "(")
+		if !operandBefore || !operandAfter {
+			continue
+		}
+		if isWord(*p, "not") {
+			// x NOT REGEXP p  ->  x !~ p
+			*p = sqlToken{kind: tkSpace, text: ""}
+			toks[i] = sqlToken{kind: tkPunct, text: "!~"}
+			continue
+		}
+		toks[i] = sqlToken{kind: tkPunct, text: "~"}
+	}
+	return toks
 }

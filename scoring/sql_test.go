@@ -203,6 +203,12 @@ func TestAnalyzeSQLShapes(t *testing.T) {
 			fields: []string{"customers.email:select", "customers.name:select"}},
 		{name: "two statements merged", sql: "SELECT name FROM customers; SELECT amount FROM orders;",
 			fields: []string{"customers.name:select", "orders.amount:select"}},
+		{name: "BigQuery backtick path", noSch: true, sql: "SELECT t.word FROM `bigquery-public-data.samples.shakespeare` AS t WHERE t.corpus = 'hamlet'",
+			fields: []string{"shakespeare.corpus:where", "shakespeare.word:select"}},
+		{name: "SQL Server TOP", sql: "SELECT TOP 5 name FROM customers ORDER BY created_at",
+			fields: []string{"customers.created_at:order", "customers.name:select"}},
+		{name: "MySQL interval and regexp", sql: "SELECT id FROM orders WHERE created_at > DATE_SUB(NOW(), INTERVAL 30 DAY) AND status REGEXP '^pa'",
+			fields: []string{"orders.created_at:where", "orders.id:select", "orders.status:where"}},
 		{name: "markdown fence", sql: "```sql\nSELECT name FROM customers\n```",
 			fields: []string{"customers.name:select"}},
 		{name: "explain", sql: "EXPLAIN SELECT name FROM customers WHERE id = 1",
@@ -395,6 +401,13 @@ func TestNormalizeDialect(t *testing.T) {
 		{"SELECT 1 FROM a CROSS JOIN b WHERE x", "SELECT 1 FROM a CROSS JOIN b WHERE x"},
 		{"SELECT 1 FROM a JOIN b", "SELECT 1 FROM a JOIN b ON TRUE"},
 		{"SELECT $$it's `x`$$", "SELECT $$it's `x`$$"},
+		{"SELECT w FROM `proj.ds.tbl`", `SELECT w FROM "proj"."ds"."tbl"`},
+		{"SELECT TOP 10 a FROM t", "SELECT  a FROM t"},
+		{"SELECT DISTINCT TOP (5) PERCENT a FROM t", "SELECT DISTINCT  a FROM t"},
+		{"SELECT top FROM t", "SELECT top FROM t"},
+		{"SELECT DATE_SUB(NOW(), INTERVAL 7 DAY)", "SELECT DATE_SUB(NOW(), INTERVAL '7 DAY')"},
+		{"SELECT a FROM t WHERE a REGEXP '^x' AND b NOT RLIKE 'y' AND c GLOB 'z*'", "SELECT a FROM t WHERE a ~ '^x' AND b  !~ 'y' AND c ~ 'z*'"},
+		{"SELECT glob, regexp FROM t", "SELECT glob, regexp FROM t"},
 	}
 	for _, tc := range tests {
 		if got := normalizeDialect(tc.in).sql; got != tc.want {
