@@ -94,7 +94,7 @@ func isIdentChar(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' |
 // lexSQL splits SQL into tokens; the tokens concatenate back to the input
 // except where a backtick or bracket identifier was rewritten.
 func lexSQL(s string) []sqlToken {
-	var toks []sqlToken
+	toks := make([]sqlToken, 0, len(s)/3+4)
 	prevSig := func() *sqlToken {
 		for i := len(toks) - 1; i >= 0; i-- {
 			if toks[i].kind != tkSpace {
@@ -309,7 +309,17 @@ var joinEnders = map[string]bool{
 // addMissingJoinOn appends ON TRUE to a JOIN table reference that has no
 // ON or USING, as SQLite (which reads it as a cross join) allows.
 func addMissingJoinOn(toks []sqlToken) []sqlToken {
-	var out []sqlToken
+	hasJoin := false
+	for _, t := range toks {
+		if isWord(t, "join") {
+			hasJoin = true
+			break
+		}
+	}
+	if !hasJoin {
+		return toks
+	}
+	out := make([]sqlToken, 0, len(toks)+2)
 	for i := 0; i < len(toks); i++ {
 		out = append(out, toks[i])
 		if !isWord(toks[i], "join") {

@@ -753,6 +753,11 @@ func (an *sqlAnalyzer) sortKey(n *pg.Node, sc *scope, role Role, mode aliasMode)
 		}
 		return
 	}
+	if unwrapCast(n).GetColumnRef() == nil {
+		// Inside an expression a name is an input column first; SQLite
+		// also accepts an alias there.
+		mode = aliasLast
+	}
 	an.expr(n, sc, walkCtx{role: role, alias: mode})
 }
 

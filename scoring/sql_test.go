@@ -141,6 +141,8 @@ func TestAnalyzeSQLShapes(t *testing.T) {
 			fields: []string{"customers.region:select,group"}},
 		{name: "having", sql: "SELECT customer_id FROM orders GROUP BY customer_id HAVING sum(amount) > 100",
 			fields: []string{"orders.amount:where,aggregate", "orders.customer_id:select,group"}},
+		{name: "order by expression reads input columns before aliases", sql: "SELECT amount AS id, id AS amount FROM orders ORDER BY id + 0",
+			fields: []string{"orders.amount:select", "orders.id:select,order"}},
 		{name: "having on select alias (SQLite)", sql: "SELECT customer_id, count(*) AS cnt FROM orders GROUP BY customer_id HAVING cnt > 1",
 			fields: []string{"orders.customer_id:select,group"}},
 		{name: "case", sql: "SELECT CASE WHEN amount > 100 THEN 'big' ELSE status END FROM orders",
