@@ -32,8 +32,13 @@ func FuzzAnalyzeSQL(f *testing.F) {
 	for i, r := range roleOrder {
 		order[r] = i
 	}
+	withSchema, noSchema := indexSchema(shopSchema), indexSchema(nil)
 	f.Fuzz(func(t *testing.T, sql string) {
-		a := analyzeUncached(sql, indexSchema(shopSchema))
+		idx := withSchema
+		if len(sql)%2 == 1 { // both resolution paths: by schema and by scope
+			idx = noSchema
+		}
+		a := analyzeUncached(sql, idx)
 		if a.Err != "" && (len(a.Fields) > 0 || len(a.Tables) > 0) {
 			t.Fatalf("unparsed statement has fields: %+v", a)
 		}

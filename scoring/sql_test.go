@@ -290,7 +290,9 @@ func TestAnalyzeSQLDetails(t *testing.T) {
 			WHERE s.subscription_status IN ('ACTIVE', 'PAUSED_BILLING') AND c.is_active AND NOT c.email IS NULL
 			AND 5 < s.id AND s.period_start >= DATE '2026-04-01' AND c.name LIKE 'A%' AND c.region NOT IN ('X')
 			AND s.period_end BETWEEN '2026-01-01' AND '2026-03-31' AND lower(c.region) = 'eu' AND c.id = s.customer_id
-			AND (c.region = 'A' OR c.region = 'B') AND NOT c.is_active AND c.region == 'EU' AND c.id IN (SELECT customer_id FROM orders)`,
+			AND (c.region = 'A' OR c.region = 'B') AND NOT c.is_active AND c.region == 'EU' AND c.id IN (SELECT customer_id FROM orders)
+			AND c.region = ANY(ARRAY['EU', 'US']) AND c.name <> ALL(ARRAY['x'])
+			AND c.email = ANY('{x}'::text[] || ARRAY['y'])`,
 			func(t *testing.T, a *SQLAnalysis) {
 				want := []Predicate{
 					{"subscriptions.subscription_status", "in", []string{"ACTIVE", "PAUSED_BILLING"}},
@@ -307,6 +309,9 @@ func TestAnalyzeSQLDetails(t *testing.T) {
 					{"customers.is_active", "=", []string{"false"}},
 					{"customers.region", "=", []string{"EU"}},
 					{"customers.id", "in", nil},
+					{"customers.region", "in", []string{"EU", "US"}},
+					{"customers.name", "not in", []string{"x"}},
+					{"customers.email", "other", nil},
 				}
 				if !reflect.DeepEqual(a.Where, want) {
 					t.Errorf("where\n got %v\nwant %v", a.Where, want)
