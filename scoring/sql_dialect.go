@@ -16,6 +16,11 @@ import (
 //   - MySQL INTERVAL 7 DAY becomes INTERVAL '7 DAY';
 //   - REGEXP, RLIKE and GLOB between two operands become the ~ operator;
 //   - a BigQuery `project.dataset.table` path is split into its parts;
+//   - QUALIFY (Snowflake, BigQuery, DuckDB) becomes HAVING, or AND when the
+//     query already has a HAVING: its columns are still read as a filter;
+//   - a bare date-part word passed to DATEADD/DATEDIFF/DATE_PART/... (and
+//     BigQuery's DATE_TRUNC(d, MONTH)) is quoted, so it is not taken for a
+//     column named day or month;
 //   - a Markdown code fence around the statement is dropped.
 //
 // Function names (IIF, STRFTIME, DATETIME, ...) need no rewrite: pg_query
@@ -56,6 +61,8 @@ func normalizeDialect(sql string) dialectResult {
 	toks = rewriteTop(toks)
 	toks = rewriteInterval(toks)
 	toks = rewriteRegexpOps(toks)
+	toks = rewriteQualify(toks)
+	toks = quoteDateUnits(toks)
 	toks = addMissingJoinOn(toks)
 	var b strings.Builder
 	b.Grow(len(sql) + 8)
@@ -468,6 +475,130 @@ func rewriteRegexpOps(toks []sqlToken) []sqlToken {
 			continue
 		}
 		toks[i] = sqlToken{kind: tkPunct, text: "~"}
+	}
+	return toks
+}
+
+// rewriteQualify turns QUALIFY into HAVING (or AND after an existing
+// HAVING of the same query level).
+func rewriteQualify(toks []sqlToken) []sqlToken {
+	depth := 0
+	var havingAt []bool // per paren depth: a HAVING was seen in the current query
+	for i, t := range toks {
+		for len(havingAt) <= depth {
+			havingAt = append(havingAt, false)
+		}
+		switch {
+		case t.text == "(":
+			depth++
+			for len(havingAt) <= depth {
+				havingAt = append(havingAt, false)
+			}
+			havingAt[depth] = false
+		case t.text == ")":
+			if depth > 0 {
+				depth--
+			}
+		case isWord(t, "select"):
+			havingAt[depth] = false
+		case isWord(t, "having"):
+			havingAt[depth] = true
+		case isWord(t, "qualify"):
+			p := prevSigIn(toks[:i])
+			if p == nil || p.text == "," || p.text == "." || isWord(*p, "select") || isWord(*p, "as") {
+				continue // a column or alias named qualify
+			}
+			if havingAt[depth] {
+				toks[i] = sqlToken{kind: tkWord, text: "AND"}
+			} else {
+				toks[i] = sqlToken{kind: tkWord, text: "HAVING"}
+				havingAt[depth] = true
+			}
+		}
+	}
+	return toks
+}
+
+var dateUnits = map[string]bool{
+	"year": true, "years": true, "yy": true, "yyyy": true, "quarter": true, "qq": true, "month": true,
+	"months": true, "mm": true, "week": true, "weeks": true, "wk": true, "ww": true, "isoweek": true,
+	"day": true, "days": true, "dd": true, "d": true, "dayofweek": true, "dayofyear": true, "dy": true,
+	"hour": true, "hours": true, "hh": true, "minute": true, "minutes": true, "mi": true, "n": true,
+	"second": true, "seconds": true, "ss": true, "s": true, "millisecond": true, "ms": true,
+	"microsecond": true, "mcs": true, "nanosecond": true, "ns": true, "date": true, "isoyear": true,
+}
+
+// dateUnitFirst maps functions whose first argument is a bare date part to
+// their argument count; dateUnitLast lists BigQuery functions whose last
+// argument is one.
+var dateUnitFirst = map[string]int{
+	"dateadd": 3, "datediff": 3, "timestampadd": 3, "timestampdiff": 3, "date_part": 2, "datepart": 2,
+	"datename": 2, "datetrunc": 2,
+}
+
+var dateUnitLast = map[string]bool{
+	"date_trunc": true, "datetime_trunc": true, "timestamp_trunc": true, "time_trunc": true,
+	"date_diff": true, "datetime_diff": true, "timestamp_diff": true, "time_diff": true, "last_day": true,
+}
+
+// quoteDateUnits quotes a bare date-part argument: DATEADD(day, 1, d)
+// becomes DATEADD('day', 1, d).
+func quoteDateUnits(toks []sqlToken) []sqlToken {
+	for i := range toks {
+		if toks[i].kind != tkWord {
+			continue
+		}
+		name := strings.ToLower(toks[i].text)
+		nargs, first := dateUnitFirst[name]
+		last := dateUnitLast[name]
+		if !first && !last {
+			continue
+		}
+		open := nextSig(toks, i)
+		if open >= len(toks) || toks[open].text != "(" {
+			continue
+		}
+		// Top-level argument boundaries up to the matching parenthesis.
+		var args [][2]int // first and last significant token of each argument
+		depth, start, end := 0, -1, -1
+		closed := false
+		for j := open + 1; j < len(toks) && !closed; j++ {
+			t := toks[j]
+			switch {
+			case t.kind == tkSpace:
+				continue
+			case t.text == "(":
+				depth++
+			case t.text == ")" && depth == 0:
+				args = append(args, [2]int{start, end})
+				closed = true
+				continue
+			case t.text == ")":
+				depth--
+			case t.text == "," && depth == 0:
+				args = append(args, [2]int{start, end})
+				start, end = -1, -1
+				continue
+			}
+			if start < 0 {
+				start = j
+			}
+			end = j
+		}
+		if !closed {
+			continue
+		}
+		quote := func(a [2]int) {
+			if a[0] >= 0 && a[0] == a[1] && toks[a[0]].kind == tkWord && dateUnits[strings.ToLower(toks[a[0]].text)] {
+				toks[a[0]] = sqlToken{kind: tkString, text: "'" + toks[a[0]].text + "'"}
+			}
+		}
+		switch {
+		case first && len(args) == nargs:
+			quote(args[0])
+		case last && len(args) >= 2:
+			quote(args[len(args)-1])
+		}
 	}
 	return toks
 }

@@ -239,6 +239,13 @@ func (an *sqlAnalyzer) resolveCol(c *pg.ColumnRef, sc *scope, mode aliasMode) co
 		}
 		for s := sc; s != nil; s = s.parent {
 			l, st, rel := an.lookupLevel(s, col)
+			if st == hasYes && mode == aliasLast && rel != nil && !rel.derived && rel.cols == nil {
+				// Only "the only table in scope" speaks for the column; a
+				// select-list alias of that name is the likelier meaning.
+				if al, ok := lookupAlias(sc, col); ok {
+					return colResult{lin: al}
+				}
+			}
 			if st == hasYes {
 				return colResult{lin: l, rel: rel}
 			}

@@ -143,6 +143,8 @@ func TestAnalyzeSQLShapes(t *testing.T) {
 			fields: []string{"orders.amount:where,aggregate", "orders.customer_id:select,group"}},
 		{name: "order by expression reads input columns before aliases", sql: "SELECT amount AS id, id AS amount FROM orders ORDER BY id + 0",
 			fields: []string{"orders.amount:select", "orders.id:select,order"}},
+		{name: "group by alias without schema", noSch: true, sql: "SELECT name AS n, count(*) FROM singer GROUP BY n",
+			fields: []string{"singer.name:select,group"}},
 		{name: "having on select alias (SQLite)", sql: "SELECT customer_id, count(*) AS cnt FROM orders GROUP BY customer_id HAVING cnt > 1",
 			fields: []string{"orders.customer_id:select,group"}},
 		{name: "case", sql: "SELECT CASE WHEN amount > 100 THEN 'big' ELSE status END FROM orders",
@@ -211,6 +213,9 @@ func TestAnalyzeSQLShapes(t *testing.T) {
 			fields: []string{"customers.created_at:order", "customers.name:select"}},
 		{name: "MySQL interval and regexp", sql: "SELECT id FROM orders WHERE created_at > DATE_SUB(NOW(), INTERVAL 30 DAY) AND status REGEXP '^pa'",
 			fields: []string{"orders.created_at:where", "orders.id:select", "orders.status:where"}},
+		{name: "Snowflake QUALIFY and DATEADD", noSch: true,
+			sql:    "SELECT id, ROW_NUMBER() OVER (PARTITION BY cust ORDER BY ts DESC) AS rn FROM events WHERE ts > DATEADD(day, -7, CURRENT_DATE) QUALIFY rn = 1",
+			fields: []string{"events.cust:group", "events.id:select", "events.ts:where,order"}},
 		{name: "markdown fence", sql: "```sql\nSELECT name FROM customers\n```",
 			fields: []string{"customers.name:select"}},
 		{name: "explain", sql: "EXPLAIN SELECT name FROM customers WHERE id = 1",
@@ -415,6 +420,12 @@ func TestNormalizeDialect(t *testing.T) {
 		{"SELECT DATE_SUB(NOW(), INTERVAL 7 DAY)", "SELECT DATE_SUB(NOW(), INTERVAL '7 DAY')"},
 		{"SELECT a FROM t WHERE a REGEXP '^x' AND b NOT RLIKE 'y' AND c GLOB 'z*'", "SELECT a FROM t WHERE a ~ '^x' AND b  !~ 'y' AND c ~ 'z*'"},
 		{"SELECT glob, regexp FROM t", "SELECT glob, regexp FROM t"},
+		{"SELECT a FROM t QUALIFY rn = 1", "SELECT a FROM t HAVING rn = 1"},
+		{"SELECT a FROM t GROUP BY a HAVING count(*) > 1 QUALIFY r = 1", "SELECT a FROM t GROUP BY a HAVING count(*) > 1 AND r = 1"},
+		{"SELECT qualify FROM t", "SELECT qualify FROM t"},
+		{"SELECT DATEADD(day, -7, d), DATEDIFF(month, a, b), date_part(year, x), DATE_TRUNC(d, MONTH)",
+			"SELECT DATEADD('day', -7, d), DATEDIFF('month', a, b), date_part('year', x), DATE_TRUNC(d, 'MONTH')"},
+		{"SELECT DATEDIFF(day, other), date_trunc('month', x)", "SELECT DATEDIFF(day, other), date_trunc('month', x)"},
 	}
 	for _, tc := range tests {
 		if got := normalizeDialect(tc.in).sql; got != tc.want {
