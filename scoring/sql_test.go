@@ -69,6 +69,13 @@ func TestAnalyzeSQLShapes(t *testing.T) {
 		{name: "using column unqualified resolves to the left table",
 			sql:    "SELECT dept_id, dept_name FROM employees JOIN depts USING (dept_id)",
 			fields: []string{"depts.dept_id:join", "depts.dept_name:select", "employees.dept_id:select,join"}},
+		{name: "chained USING without schema follows the merge", noSch: true,
+			sql: "SELECT film_id FROM category JOIN film_category USING (category_id) JOIN film USING (film_id) JOIN inventory USING (film_id)",
+			fields: []string{"?.film_id:join", "category.category_id:join", "film.film_id:select,join", "film_category.category_id:join", "inventory.film_id:join"},
+			amb:    []string{"?.film_id"}},
+		{name: "chained USING with schema", schema: Schema{"a": {"id", "x"}, "b": {"id", "y"}, "c": {"id", "z"}},
+			sql:    "SELECT id, z FROM a JOIN b USING (id) JOIN c USING (id)",
+			fields: []string{"a.id:select,join", "b.id:join", "c.id:join", "c.z:select"}},
 		{name: "natural join merges common columns", sql: "SELECT dept_name FROM employees NATURAL JOIN depts",
 			fields: []string{"depts.dept_id:join", "depts.dept_name:select", "employees.dept_id:join"}},
 		{name: "natural join with no schema is ambiguous for shared names", noSch: true,
@@ -231,6 +238,8 @@ func TestAnalyzeSQLShapes(t *testing.T) {
 			schema := shopSchema
 			if tc.noSch {
 				schema = nil
+			} else if tc.schema != nil {
+				schema = tc.schema
 			}
 			a := AnalyzeSQL(tc.sql, schema)
 			if a.Err != "" {
