@@ -70,7 +70,7 @@ func TestAnalyzeSQLShapes(t *testing.T) {
 			sql:    "SELECT dept_id, dept_name FROM employees JOIN depts USING (dept_id)",
 			fields: []string{"depts.dept_id:join", "depts.dept_name:select", "employees.dept_id:select,join"}},
 		{name: "chained USING without schema follows the merge", noSch: true,
-			sql: "SELECT film_id FROM category JOIN film_category USING (category_id) JOIN film USING (film_id) JOIN inventory USING (film_id)",
+			sql:    "SELECT film_id FROM category JOIN film_category USING (category_id) JOIN film USING (film_id) JOIN inventory USING (film_id)",
 			fields: []string{"?.film_id:join", "category.category_id:join", "film.film_id:select,join", "film_category.category_id:join", "inventory.film_id:join"},
 			amb:    []string{"?.film_id"}},
 		{name: "chained USING with schema", schema: Schema{"a": {"id", "x"}, "b": {"id", "y"}, "c": {"id", "z"}},
