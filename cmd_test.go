@@ -25,7 +25,7 @@ func run(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errb.String(), exitCode(err)
 }
 
-func writeFile(t *testing.T, dir, name, body string) string {
+func writeIn(t *testing.T, dir, name, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
@@ -41,7 +41,7 @@ const cliTraces = `{"trace_id":"t1","server":"s1","as_user":"u1","question":"How
 func TestCLIImportLsExport(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.db")
-	f := writeFile(t, dir, "traces.jsonl", cliTraces)
+	f := writeIn(t, dir, "traces.jsonl", cliTraces)
 	out, errs, code := run(t, "import", "--db", db, f)
 	if code != 0 || !strings.Contains(out, "native, 2 new, 0 unchanged") {
 		t.Fatalf("import: code %d out %q err %q", code, out, errs)
@@ -78,9 +78,9 @@ func TestCLIImportLsExport(t *testing.T) {
 func TestCLIImportRejectsBadFileAndKeepsGoodOnes(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.db")
-	good := writeFile(t, dir, "good.jsonl", cliTraces)
-	bad := writeFile(t, dir, "bad.jsonl", `{"trace_id":"t3","question":"q","steps":[{"kind":"tool-call"}]}`+"\n")
-	other := writeFile(t, dir, "other.json", `{"hello":"world"}`)
+	good := writeIn(t, dir, "good.jsonl", cliTraces)
+	bad := writeIn(t, dir, "bad.jsonl", `{"trace_id":"t3","question":"q","steps":[{"kind":"tool-call"}]}`+"\n")
+	other := writeIn(t, dir, "other.json", `{"hello":"world"}`)
 	out, errs, code := run(t, "import", "--db", db, good, bad, other)
 	if code == 0 {
 		t.Fatal("exit 0 with a rejected file")
