@@ -1,6 +1,10 @@
 package model
 
-import "testing"
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
 
 func TestCanonicalJSON(t *testing.T) {
 	tests := []struct{ in, want string }{
@@ -24,5 +28,16 @@ func TestCanonicalJSON(t *testing.T) {
 	b, _ := Fingerprint([]byte(`{"inputSchema":{"required":["a"],"type":"object"},"name":"t"}`))
 	if a != b || len(a) != 64 {
 		t.Errorf("reordered keys changed the fingerprint: %s vs %s", a, b)
+	}
+}
+
+func TestClassCountsKeepTheSeedsOrder(t *testing.T) {
+	b, err := json.Marshal(Report{FailuresByClass: ClassCounts{"policy": 2, "entity": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"failures_by_class":{"entity":1,"semantic":0,"structural":0,"temporal":0,"policy":2}`
+	if !strings.Contains(string(b), want) {
+		t.Errorf("got %s", b)
 	}
 }

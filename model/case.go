@@ -1,6 +1,11 @@
 package model
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
 
 // FailureClass is one of the seed's five grounding failure classes.
 type FailureClass string
@@ -91,61 +96,56 @@ const (
 // Report is one object of report.json: the seed's report fields for one server.
 // Rates with an empty denominator are nil and encode as JSON null.
 type Report struct {
-	Server                    string         `json:"server"`
-	RunID                     string         `json:"run_id"`
-	Cases                     int            `json:"cases"`
-	Correct                   int            `json:"correct"`
-	CorrectAndGrounded        int            `json:"correct_and_grounded"`
-	GroundingPrecision        *float64       `json:"grounding_precision"`
-	GroundingRecall           *float64       `json:"grounding_recall"`
-	DefinitionMatchRate       *float64       `json:"definition_match_rate"`
-	FreshnessPassRate         *float64       `json:"freshness_pass_rate"`
-	PolicyViolationRate       *float64       `json:"policy_violation_rate"`
-	ClarificationLoopsPerTask *float64       `json:"clarification_loops_per_task"`
-	CostTotalUSD              float64        `json:"cost_total_usd"`
-	CostPerCorrectAnswerUSD   *float64       `json:"cost_per_correct_answer_usd"`
-	FailuresByClass           map[string]int `json:"failures_by_class"`
-	NeedsHumanReview          int            `json:"needs_human_review"`
+	Server                    string      `json:"server"`
+	RunID                     string      `json:"run_id"`
+	Cases                     int         `json:"cases"`
+	Correct                   int         `json:"correct"`
+	CorrectAndGrounded        int         `json:"correct_and_grounded"`
+	GroundingPrecision        *float64    `json:"grounding_precision"`
+	GroundingRecall           *float64    `json:"grounding_recall"`
+	DefinitionMatchRate       *float64    `json:"definition_match_rate"`
+	FreshnessPassRate         *float64    `json:"freshness_pass_rate"`
+	PolicyViolationRate       *float64    `json:"policy_violation_rate"`
+	ClarificationLoopsPerTask *float64    `json:"clarification_loops_per_task"`
+	CostTotalUSD              float64     `json:"cost_total_usd"`
+	CostPerCorrectAnswerUSD   *float64    `json:"cost_per_correct_answer_usd"`
+	FailuresByClass           ClassCounts `json:"failures_by_class"`
+	NeedsHumanReview          int         `json:"needs_human_review"`
 }
 
-// ClassCounts counts failures per class, encoded in the seed's key order.
-type ClassCounts struct {
-	Entity     int `json:"entity"`
-	Semantic   int `json:"semantic"`
-	Structural int `json:"structural"`
-	Temporal   int `json:"temporal"`
-	Policy     int `json:"policy"`
-}
+// ClassCounts counts failures per class name. It encodes with the classes
+// in the seed's order (entity, semantic, structural, temporal, policy),
+// every class present, then any other key sorted, so report.json reads
+// like the seed's report whatever the map order.
+type ClassCounts map[string]int
 
-// Add counts one failure of class c; unknown classes are ignored.
-func (cc *ClassCounts) Add(c FailureClass) {
-	switch c {
-	case ClassEntity:
-		cc.Entity++
-	case ClassSemantic:
-		cc.Semantic++
-	case ClassStructural:
-		cc.Structural++
-	case ClassTemporal:
-		cc.Temporal++
-	case ClassPolicy:
-		cc.Policy++
+// MarshalJSON writes the classes in the seed's order.
+func (cc ClassCounts) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	seen := map[string]bool{}
+	write := func(k string) {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		fmt.Fprintf(&b, ":%d", cc[k])
+		seen[k] = true
 	}
-}
-
-// Get returns the count for class c.
-func (cc ClassCounts) Get(c FailureClass) int {
-	switch c {
-	case ClassEntity:
-		return cc.Entity
-	case ClassSemantic:
-		return cc.Semantic
-	case ClassStructural:
-		return cc.Structural
-	case ClassTemporal:
-		return cc.Temporal
-	case ClassPolicy:
-		return cc.Policy
+	for _, c := range Classes {
+		write(string(c))
 	}
-	return 0
+	var rest []string
+	for k := range cc {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		write(k)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
