@@ -53,6 +53,9 @@ func ParseNumbers(text string) (vals []float64, pct []bool) {
 	return vals, pct
 }
 
+// zeroWords state a count of zero in words ("has no open signals").
+var zeroWords = regexp.MustCompile(`(?i)\b(no|none|zero|nothing|not any)\b`)
+
 // normText lower-cases, folds curly quotes, collapses white space and drops
 // surrounding punctuation and quotes.
 func normText(s string) string {
@@ -126,6 +129,9 @@ func CheckAnswer(gold json.RawMessage, tolerance *float64, answer string) Answer
 
 func checkNumber(g, tol float64, answer string) AnswerCheck {
 	vals, pct := ParseNumbers(answer)
+	if len(vals) == 0 && zeroWords.MatchString(answer) {
+		vals, pct = []float64{0}, []bool{false} // "has no open signals" states zero
+	}
 	if len(vals) == 0 {
 		return AnswerCheck{Reason: "no number in the answer text"}
 	}
@@ -162,28 +168,73 @@ func checkSet(gold []any, tol float64, answer string) AnswerCheck {
 	}
 	text := normText(answer)
 	vals, _ := ParseNumbers(answer)
+	var missing []string
 	for _, g := range gold {
+		found := false
 		switch x := g.(type) {
 		case float64:
-			found := false
 			for _, v := range vals {
 				if math.Abs(v-x) <= tol {
 					found = true
 				}
 			}
-			if !found {
-				return AnswerCheck{Correct: boolPtr(false), Reason: "gold item " + scalarString(g) + " missing from the answer"}
-			}
 		default:
-			if !containsPhrase(text, normText(scalarString(g))) {
-				return AnswerCheck{Correct: boolPtr(false), Reason: "gold item " + scalarString(g) + " missing from the answer"}
-			}
+			found = containsPhrase(text, normText(scalarString(g)))
+		}
+		if !found {
+			missing = append(missing, scalarString(g))
 		}
 	}
-	if items := listItems(answer); len(items) > len(gold) {
-		return AnswerCheck{Correct: boolPtr(false), Reason: "answer lists more items than the gold set"}
+	if len(missing) == len(gold) && len(gold) > 0 && zeroWords.MatchString(answer) {
+		return AnswerCheck{Correct: boolPtr(false), Reason: "the answer says there are none; the gold lists " + strconv.Itoa(len(gold))}
+	}
+	if len(missing) == len(gold) && len(gold) > 0 {
+		// Not one item named: the answer may describe them another way
+		// (names instead of ids). A person has to judge.
+		return AnswerCheck{Reason: "the answer names none of the gold items"}
+	}
+	if len(missing) > 0 {
+		return AnswerCheck{Correct: boolPtr(false), Reason: "gold item " + missing[0] + " missing from the answer"}
+	}
+	if extra := extraItems(gold, answer); extra != "" {
+		return AnswerCheck{Correct: boolPtr(false), Reason: "answer lists " + extra + ", not in the gold set"}
 	}
 	return AnswerCheck{Correct: boolPtr(true), Reason: "answer names every gold item"}
+}
+
+// extraItems finds an item the answer lists beyond the gold set. When the
+// gold items are identifiers of one scheme (ZD-88412), any other token of
+// that scheme in the text is extra; otherwise a plain list answer
+// ("A, B and C") with more items than the gold is.
+func extraItems(gold []any, answer string) string {
+	shapes := map[string]bool{}
+	goldSet := map[string]bool{}
+	for _, g := range gold {
+		s, ok := g.(string)
+		if !ok || !idToken.MatchString(s) {
+			shapes = nil
+			break
+		}
+		sh, pre := idShape(s)
+		shapes[sh+"|"+pre] = true
+		goldSet[strings.ToUpper(s)] = true
+	}
+	if len(shapes) > 0 {
+		for _, tok := range idToken.FindAllString(answer, -1) {
+			sh, pre := idShape(tok)
+			if shapes[sh+"|"+pre] && !goldSet[strings.ToUpper(tok)] {
+				return tok
+			}
+		}
+		return ""
+	}
+	if strings.ContainsAny(answer, "()") {
+		return "" // prose with details per item: commas do not separate items
+	}
+	if items := listItems(answer); len(items) > len(gold) {
+		return items[len(items)-1]
+	}
+	return ""
 }
 
 func sameElem(g, a any, tol float64) bool {

@@ -136,6 +136,9 @@ func (st *state) entityRules() map[int]bool {
 			if !ok {
 				continue
 			}
+			if !isIDArg(name) && !idToken.MatchString(v) {
+				continue // a period or a label in the wrong format is not an entity error
+			}
 			if prop.Pattern != "" {
 				if re := c.contract.patterns[name]; re != nil && !re.MatchString(v) {
 					wrong[c.step] = true
@@ -144,7 +147,7 @@ func (st *state) entityRules() map[int]bool {
 				}
 				continue
 			}
-			if !isIDArg(name) || !idToken.MatchString(v) {
+			if !isIDArg(name) {
 				continue
 			}
 			var examples []string
@@ -409,6 +412,24 @@ func fansOut(parent string, j Join) (child string, ok bool) {
 	return "", false
 }
 
+// distinctAgg: the statement applies fn to DISTINCT values (count(DISTINCT
+// customers.id) does not fan out). The analysis has no DISTINCT flag, so
+// the text is read; a statement with both forms counts as distinct.
+func distinctAgg(sql, fn string) bool {
+	lower := strings.ToLower(sql)
+	for off := 0; ; {
+		i := strings.Index(lower[off:], fn)
+		if i < 0 {
+			return false
+		}
+		rest := strings.TrimLeft(lower[off+i+len(fn):], " \t\n")
+		if strings.HasPrefix(rest, "(") && strings.HasPrefix(strings.TrimLeft(rest[1:], " \t\n"), "distinct") {
+			return true
+		}
+		off += i + len(fn)
+	}
+}
+
 func (st *state) structuralRules(wrongID map[int]bool) {
 	for _, c := range st.calls {
 		if st.isError(c) {
@@ -416,7 +437,7 @@ func (st *state) structuralRules(wrongID map[int]bool) {
 		}
 		for _, a := range c.sql {
 			for _, ag := range a.Aggregates {
-				if ag.Field == "" || ag.Func == "min" || ag.Func == "max" {
+				if ag.Field == "" || ag.Func == "min" || ag.Func == "max" || distinctAgg(a.SQL, ag.Func) {
 					continue
 				}
 				parent := table(strings.ToLower(ag.Field))
@@ -581,11 +602,18 @@ func (st *state) temporalRules() {
 			st.evidence(model.ClassTemporal, "wrong_date_column", 0.8, steps[i],
 				fmt.Sprintf("date filter on %s; the metric is dated by %s", f, listOr(ts, "")))
 		}
-		b := byField[f]
+		// The governed timestamp columns bound the window together (an
+		// overlap test puts the start on period_end and the end on
+		// period_start); any other column is judged on its own.
+		key := f
+		if ts[f] || st.required[f] {
+			key = "the governed timestamp"
+		}
+		b := byField[key]
 		if b == nil {
 			b = &bounds{step: steps[i]}
-			byField[f] = b
-			order = append(order, f)
+			byField[key] = b
+			order = append(order, key)
 		}
 		d0, _ := dateLiteral(p.Values[0])
 		switch p.Op {

@@ -284,14 +284,20 @@ func (c *call) extractFields(schema Schema, lin Lineage) {
 		if !ok {
 			continue
 		}
-		if sqlArgNames[strings.ToLower(name)] || looksLikeSQL(str) {
-			a := AnalyzeSQL(str, schema)
-			if a.Err != "" && !sqlArgNames[strings.ToLower(name)] {
-				continue // a string that merely starts like SQL
-			}
-			c.sql = append(c.sql, a)
-			c.sqlSteps = append(c.sqlSteps, name)
+		// A string that starts like SQL, or any string in an argument
+		// named sql/query/statement, goes to the parser. A failure counts
+		// as unparsed SQL only when the text looked like SQL: a search
+		// box's "query":"Globex" is an ordinary argument.
+		looks := looksLikeSQL(str)
+		if !looks && !sqlArgNames[strings.ToLower(name)] {
+			continue
 		}
+		a := AnalyzeSQL(str, schema)
+		if a.Err != "" && !looks {
+			continue
+		}
+		c.sql = append(c.sql, a)
+		c.sqlSteps = append(c.sqlSteps, name)
 	}
 	if len(c.sql) > 0 {
 		for _, a := range c.sql {

@@ -56,15 +56,6 @@ func readCases(t testing.TB, path string) []*model.Case {
 	return out
 }
 
-// needSQL skips a test that needs the real SQL analyzer while AnalyzeSQL is
-// still the placeholder (before the sql branch is merged).
-func needSQL(t *testing.T) {
-	t.Helper()
-	if AnalyzeSQL("SELECT a FROM t", nil).Err != "" {
-		t.Skip("AnalyzeSQL is the placeholder: this test needs the sql branch")
-	}
-}
-
 func mustJSON(t testing.TB, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)

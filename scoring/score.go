@@ -194,6 +194,8 @@ type state struct {
 	now       time.Time
 	answer    string
 	review    []string
+	// policyUndecided: the oracle could not decide on some result.
+	policyUndecided bool
 	ev        map[model.FailureClass]map[string]*kindEvidence
 }
 
@@ -217,7 +219,10 @@ func (s *Scorer) Score(t *model.Trace, gold *model.Gold) TraceScore {
 	}
 	for _, c := range st.calls {
 		c.contract = st.contracts[c.tool]
-		c.extractFields(schema, st.lineage)
+		// A call the tool rejected read nothing: it uses no fields.
+		if !st.isError(c) {
+			c.extractFields(schema, st.lineage)
+		}
 	}
 	st.markers = s.lex.TraceMarkers(t)
 	st.now = t.StartTime()
@@ -296,11 +301,15 @@ func (st *state) goldSets() {
 		st.forbidden[NormField(f)] = true
 	}
 	seen := map[string]bool{}
-	if d := strings.TrimSpace(st.gold.Definition); d != "" {
+	for _, d := range definitionClauses(st.gold.Definition) {
 		term, preds, err := parseDefinition(d)
-		def := definition{term: strings.ToLower(term), text: d, preds: preds}
+		def := definition{term: strings.ToLower(strings.TrimSpace(term)), text: d, preds: preds}
 		if err != nil {
 			def.err = err.Error()
+			if def.term == "" {
+				def.term, _, _ = strings.Cut(d, "=")
+				def.term = strings.ToLower(strings.TrimSpace(def.term))
+			}
 		}
 		st.defs = append(st.defs, def)
 		seen[def.term] = true
@@ -311,6 +320,21 @@ func (st *state) goldSets() {
 		}
 		st.defs = append(st.defs, definition{term: strings.ToLower(tm.entry.Term), text: tm.entry.Definition, preds: tm.preds, err: tm.err})
 	}
+}
+
+// definitionClauses splits a gold definition into one "term = ..." clause
+// per business term ("open ticket = status in (open, pending); urgent =
+// priority urgent"); clauses with no =, <, >, "in" or "means" are context
+// ("quarters are fiscal") and are dropped.
+func definitionClauses(text string) []string {
+	var out []string
+	for _, c := range strings.Split(text, ";") {
+		lc := " " + strings.ToLower(c) + " "
+		if c = strings.TrimSpace(c); c != "" && strings.ContainsAny(c, "=<>") || strings.Contains(lc, " in ") || strings.Contains(lc, " means ") {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // usedFields is the union of the fields every call used, sorted.
@@ -597,6 +621,7 @@ func (st *state) policy() (*int, []CallViolation) {
 		st.evidence(model.ClassPolicy, "oracle", 0.95, c.result, reason)
 	}
 	if len(errs) > 0 {
+		st.policyUndecided = true
 		st.review = append(st.review, "policy oracle could not decide: "+strings.Join(dedupe(errs), "; "))
 	}
 	return &n, out
@@ -631,12 +656,11 @@ func (st *state) grounded(ts TraceScore) *bool {
 	if fail {
 		return boolPtr(false)
 	}
-	if st.gold == nil {
+	if st.gold == nil || st.gold.FreshnessBoundHours != nil && ts.FreshnessPass == nil || st.policyUndecided {
 		return nil
 	}
-	if len(st.defs) > 0 && ts.DefinitionMatch == nil ||
-		st.gold.FreshnessBoundHours != nil && ts.FreshnessPass == nil {
-		return nil
-	}
+	// An undecidable definition (prose with no predicate, SQL that did not
+	// parse) leaves definition_match null and asks for review; it does not
+	// by itself withhold grounded, which the other checks decide.
 	return boolPtr(true)
 }

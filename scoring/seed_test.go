@@ -12,7 +12,6 @@ import (
 // fields appear in Server A's SQL; DESIGN.md says the definition wins, so
 // Server A scores precision 0 and recall 0, and definition match 0.
 func TestSeedOpeningExample(t *testing.T) {
-	needSQL(t)
 	traces := readTraces(t, "testdata/seed_opening.jsonl")
 	cases := readCases(t, "testdata/seed_case.json")
 	gold := &cases[0].Gold
