@@ -196,7 +196,7 @@ type state struct {
 	review    []string
 	// policyUndecided: the oracle could not decide on some result.
 	policyUndecided bool
-	ev        map[model.FailureClass]map[string]*kindEvidence
+	ev              map[model.FailureClass]map[string]*kindEvidence
 }
 
 // Score scores one trace. gold is nil when the trace has no case yet; then
