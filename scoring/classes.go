@@ -492,6 +492,9 @@ func (st *state) paginated(c *call) bool {
 	return false
 }
 
+// convertsCents: the statement turns cents into units somewhere.
+var convertsCents = regexp.MustCompile(`/\s*100(\.0*)?\b|\*\s*0?\.01\b`)
+
 var currencyRe = regexp.MustCompile(`(?i)[$€£]|\b(usd|eur|gbp|dollars?|euros?)\b`)
 
 // centsRules: the answer is the gold amount times 100 (cents read as
@@ -518,6 +521,21 @@ func (st *state) centsRules() {
 	}
 	if !currencyRe.MatchString(st.answer) {
 		return
+	}
+	// SQL that sums a cents column without dividing by 100, for an answer
+	// in money: the call is where the unit went wrong.
+	for _, c := range st.dataResults() {
+		for _, a := range c.sql {
+			if convertsCents.MatchString(a.SQL) {
+				continue
+			}
+			for _, ag := range a.Aggregates {
+				if strings.Contains(strings.ToLower(column(ag.Field)), "cents") && (ag.Func == "sum" || ag.Func == "avg") {
+					st.evidence(model.ClassStructural, "cents_sql", 0.6, c.step,
+						fmt.Sprintf("%s(%s) adds up cents and nothing divides by 100; the answer is in money", ag.Func, ag.Field))
+				}
+			}
+		}
 	}
 	for _, c := range st.dataResults() {
 		cols, rows := resultTable(c.resVal)
@@ -710,6 +728,11 @@ func (st *state) policyRules() {
 	}
 	for _, c := range st.calls {
 		cred := st.t.Steps[c.step].Credential
+		// Catalog reads (describe_table) return schema, not rows: only data
+		// calls run as someone else are evidence.
+		if c.discovery {
+			continue
+		}
 		if cred != "" && !strings.EqualFold(cred, st.t.AsUser) {
 			st.evidence(model.ClassPolicy, "credential", 0.7, c.step,
 				fmt.Sprintf("%s ran as %s, not as the end user %s", c.tool, cred, st.t.AsUser))
