@@ -501,6 +501,9 @@ var currencyRe = regexp.MustCompile(`(?i)[$€£]|\b(usd|eur|gbp|dollars?|euros?
 // dollars), or a currency amount in the answer equals a raw value of a
 // result column named in cents.
 func (st *state) centsRules() {
+	if !strings.ContainsAny(st.answer, "0123456789") {
+		return
+	}
 	ansStep := st.answerStep()
 	vals, _ := ParseNumbers(st.answer)
 	if st.gold != nil {

@@ -32,6 +32,10 @@ type Marker struct {
 type Lexicon struct {
 	phrases []string
 	re      *regexp.Regexp // nil when there are no phrases
+	// keys holds the longest word of each phrase, lower case: a text that
+	// contains none of them (ASCII-folded) cannot match, and skips the
+	// regular expression, which is the slow part.
+	keys []string
 }
 
 // NewLexicon compiles phrases into a matcher. Matching is case-insensitive
@@ -54,6 +58,19 @@ func NewLexicon(phrases []string) (*Lexicon, error) {
 	}
 	sort.SliceStable(clean, func(i, j int) bool { return len(clean[i]) > len(clean[j]) })
 	lx := &Lexicon{phrases: clean}
+	for _, p := range clean {
+		key := ""
+		for _, w := range strings.FieldsFunc(p, func(r rune) bool { return !(r < 128 && isWordByte(byte(r))) }) {
+			if len(w) > len(key) {
+				key = strings.ToLower(w)
+			}
+		}
+		if key == "" {
+			lx.keys = nil // a phrase with no ASCII word: always run the regexp
+			break
+		}
+		lx.keys = append(lx.keys, key)
+	}
 	if len(clean) == 0 {
 		return lx, nil
 	}
@@ -104,11 +121,35 @@ func (lx *Lexicon) Find(step int, text string) []Marker {
 	if lx == nil || lx.re == nil || text == "" {
 		return nil
 	}
+	if lx.keys != nil {
+		lower := asciiLower(text)
+		hit := false
+		for _, k := range lx.keys {
+			if strings.Contains(lower, k) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			return nil
+		}
+	}
 	var out []Marker
 	for _, loc := range lx.re.FindAllStringIndex(text, -1) {
 		out = append(out, Marker{Step: step, Start: loc[0], End: loc[1], Text: text[loc[0]:loc[1]]})
 	}
 	return out
+}
+
+// asciiLower folds A-Z only, so byte offsets stay those of the text.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 32
+		}
+	}
+	return string(b)
 }
 
 // TraceMarkers finds the markers in every reasoning, clarification and
