@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"tracelab/model"
 )
@@ -46,7 +47,7 @@ func NewLexicon(phrases []string) (*Lexicon, error) {
 	seen := map[string]bool{}
 	var clean []string
 	for _, p := range phrases {
-		p = strings.Join(strings.Fields(p), " ")
+		p = strings.Join(strings.Fields(strings.ToValidUTF8(p, "")), " ")
 		if p == "" || seen[strings.ToLower(p)] {
 			continue
 		}
@@ -185,6 +186,9 @@ func ParseLexicon(text string) ([]string, error) {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
+		}
+		if !utf8.ValidString(line) {
+			return nil, fmt.Errorf("line %d: not valid UTF-8", n)
 		}
 		if !hasWord.MatchString(line) {
 			return nil, fmt.Errorf("line %d: %q has no letters or digits", n, line)
