@@ -60,11 +60,7 @@ func loadBundled(t *testing.T) bundled {
 		t.Fatal(err)
 	}
 	for _, tr := range b.traces {
-		var gold *model.Gold
-		if c := b.cases[tr.TraceID]; c != nil {
-			gold = &c.Gold
-		}
-		b.scores[tr.TraceID] = s.Score(tr, gold)
+		b.scores[tr.TraceID] = s.ScoreCase(tr, b.cases[tr.TraceID])
 	}
 	return b
 }

@@ -174,6 +174,7 @@ func (st *state) entityRules() map[int]bool {
 			}
 		}
 	}
+	st.crosswalkRule(wrong)
 	if answerNegative.MatchString(st.answer) {
 		for _, c := range st.dataResults() {
 			if !resultEmpty(c.resVal) {
@@ -188,6 +189,72 @@ func (st *state) entityRules() map[int]bool {
 		}
 	}
 	return wrong
+}
+
+// idSource is where an identifier value was seen in an earlier result.
+type idSource struct {
+	step   int
+	column string
+	row    map[string]any
+}
+
+// crosswalkRule: an id argument whose value an earlier result showed in one
+// id column (account_id) while the argument's lineage names another
+// (cust_id_v2) - the crosswalk was at hand and not used.
+func (st *state) crosswalkRule(wrong map[int]bool) {
+	seen := map[string]idSource{}
+	for _, c := range st.calls {
+		if c.contract != nil && len(c.sql) == 0 {
+			for _, name := range c.argOrder {
+				v, ok := c.args[name].(string)
+				src, found := seen[v]
+				if !ok || !found || !isIDArg(name) {
+					continue
+				}
+				targets := st.lineage[c.tool+"."+name]
+				if len(targets) == 0 {
+					continue
+				}
+				match, other := false, ""
+				for _, f := range targets {
+					col := column(f)
+					if strings.EqualFold(col, src.column) {
+						match = true
+					}
+					if x, ok := lookupCol(src.row, col); ok && other == "" {
+						other = fmt.Sprintf("; the same row has %s %s", col, scalarString(x))
+					}
+				}
+				if !match {
+					wrong[c.step] = true
+					st.evidence(model.ClassEntity, "wrong_scheme", 0.85, c.step,
+						fmt.Sprintf("%s(%s=%q): step %d shows it as %s, but the argument means %s%s",
+							c.tool, name, v, src.step, src.column, strings.Join(targets, ", "), other))
+				}
+			}
+		}
+		if c.result < 0 || st.isError(c) {
+			continue
+		}
+		_, rows := resultTable(c.resVal)
+		if m, ok := c.resVal.(map[string]any); ok && rows == nil {
+			rows = []map[string]any{m}
+		}
+		for _, r := range rows {
+			for col, val := range r {
+				if v, ok := val.(string); ok && idToken.MatchString(v) && len(v) < 40 {
+					if _, dup := seen[v]; !dup {
+						seen[v] = idSource{step: c.result, column: col, row: r}
+					}
+				}
+			}
+		}
+	}
+}
+
+func lookupCol(row map[string]any, col string) (any, bool) {
+	_, v, ok := lookupFold(row, col)
+	return v, ok
 }
 
 var answerNegative = regexp.MustCompile(`(?i)\b(no|none|zero|nothing|not any|no one|nobody)\b|\b0\b|n[o']t (find|found|have|any)|does not have|do not have`)

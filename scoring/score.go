@@ -122,6 +122,17 @@ func ScoreTrace(cfg Config, t *model.Trace, gold *model.Gold) (TraceScore, error
 	return s.Score(t, gold), nil
 }
 
+// ScoreCase scores a trace against a suite case (nil when it has none);
+// the score carries the case's id.
+func (s *Scorer) ScoreCase(t *model.Trace, c *model.Case) TraceScore {
+	if c == nil {
+		return s.Score(t, nil)
+	}
+	ts := s.Score(t, &c.Gold)
+	ts.CaseID = c.CaseID
+	return ts
+}
+
 // Job is one trace to score with its gold.
 type Job struct {
 	Trace *model.Trace
