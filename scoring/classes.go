@@ -418,7 +418,12 @@ func (st *state) semanticRules() {
 	}
 }
 
-func (st *state) fieldStatusesCached() []FieldStatus { return st.fieldStatuses() }
+func (st *state) fieldStatusesCached() []FieldStatus {
+	if st.fs == nil {
+		st.fs = st.fieldStatuses()
+	}
+	return st.fs
+}
 
 // nameHasPart: is_active has the part "active"; a multi-word term matches
 // its words joined by underscores.

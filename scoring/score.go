@@ -208,6 +208,7 @@ type state struct {
 	// policyUndecided: the oracle could not decide on some result.
 	policyUndecided bool
 	ev              map[model.FailureClass]map[string]*kindEvidence
+	fs              []FieldStatus // fieldStatuses, once computed
 }
 
 // Score scores one trace. gold is nil when the trace has no case yet; then
@@ -271,7 +272,18 @@ func (s *Scorer) Score(t *model.Trace, gold *model.Gold) TraceScore {
 	}
 
 	st.goldSets()
-	ts.FieldsUsed = st.fieldStatuses()
+	ts.FieldsUsed = st.fieldStatusesCached()
+	if gold != nil {
+		var amb []string
+		for _, f := range ts.FieldsUsed {
+			if strings.HasPrefix(f.Field, "?.") {
+				amb = append(amb, f.Field)
+			}
+		}
+		if len(amb) > 0 {
+			st.review = append(st.review, "columns that did not resolve to a table: "+strings.Join(amb, ", "))
+		}
+	}
 	ts.GroundingPrecision, ts.GroundingRecall = st.precisionRecall()
 	ts.DefinitionMatch = st.definitionMatch()
 	ts.FreshnessPass = st.freshness()
