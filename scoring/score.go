@@ -13,6 +13,27 @@ import (
 	"tracelab/model"
 )
 
+// How commands and the TUI use this file:
+//
+//	s, err := scoring.NewScorer(scoring.Config{Lexicon: ..., Lineage: ..., Glossary: ..., Policy: ...})
+//	ts := s.ScoreCase(trace, caseOrNil)         // one trace: TraceScore, JSON for the store and --format jsonl
+//	all := s.ScoreAll(jobs, 0)                  // many traces on a worker pool, in job order
+//	label := scoring.SuggestLabel(ts)           // the machine's label; a confirmed one overrides it
+//	gold := s.SuggestGold(trace, ts, peers)     // pre-filled gold for a trace without a confirmed one
+//	report := scoring.BuildReport(results)      // report.json, one object per server
+//
+// Metrics, as the seed defines them, with the choices it leaves open:
+//   - grounding precision/recall are task-level, over the union of the
+//     fields the task's calls used (not a mean of per-call ratios), so a
+//     catalog read or a retry does not dilute the task; calls the tool
+//     rejected (is_error) and catalog reads (list_tables, describe_*) use
+//     no fields. Fields compare lower case with a leading schema dropped.
+//   - a tool argument counts as the table.column fields its lineage names
+//     (contract _meta.lineage, overridden by Config.Lineage); without
+//     lineage it is "tool.argument".
+//   - definition match, freshness and policy are per task; undecidable
+//     checks are null and put the task in needs_human_review.
+
 // Config is everything scoring needs besides the trace and its gold.
 type Config struct {
 	Lexicon  []string        // guess-marker phrases; nil means DefaultLexicon
