@@ -128,26 +128,6 @@ func parseContract(tc model.ToolContract) *contract {
 	return c
 }
 
-// sqlArgNames are the argument names whose value is always read as SQL.
-var sqlArgNames = map[string]bool{"sql": true, "query": true, "statement": true}
-
-// sqlKeywords start a string that is worth handing to the SQL parser.
-var sqlKeywords = []string{"select", "with", "insert", "update", "delete", "merge", "values", "table", "explain", "("}
-
-func looksLikeSQL(s string) bool {
-	s = strings.TrimLeft(s, " \t\r\n(")
-	if len(s) < 6 {
-		return false
-	}
-	head := strings.ToLower(s[:min(len(s), 8)])
-	for _, k := range sqlKeywords {
-		if strings.HasPrefix(head, k) && (len(head) == len(k) || !isWordByte(head[len(k)])) {
-			return true
-		}
-	}
-	return false
-}
-
 // discoveryTools read metadata, not governed data: their calls use no
 // fields and their results need no as_of.
 func isDiscoveryTool(name string) bool {
@@ -207,7 +187,7 @@ type call struct {
 	args      map[string]any
 	argOrder  []string // argument names, sorted
 	sql       []*SQLAnalysis
-	sqlSteps  []string // argument name of each sql entry
+	sqlSteps  []string // argument path of each sql entry
 	fields    map[string][]Role
 	discovery bool
 	resVal    any // decoded result, nil when absent or not JSON
@@ -275,29 +255,16 @@ func (c *call) addField(f string, roles ...Role) {
 
 // extractFields fills c.fields and c.sql: SQL arguments through AnalyzeSQL,
 // other arguments as tool.argument translated by the lineage.
-func (c *call) extractFields(schema Schema, lin Lineage) {
+func (c *call) extractFields(rawArgs json.RawMessage, schema Schema, lin Lineage) {
 	if c.discovery {
 		return
 	}
-	for _, name := range c.argOrder {
-		str, ok := c.args[name].(string)
-		if !ok {
-			continue
-		}
-		// A string that starts like SQL, or any string in an argument
-		// named sql/query/statement, goes to the parser. A failure counts
-		// as unparsed SQL only when the text looked like SQL: a search
-		// box's "query":"Globex" is an ordinary argument.
-		looks := looksLikeSQL(str)
-		if !looks && !sqlArgNames[strings.ToLower(name)] {
-			continue
-		}
-		a := AnalyzeSQL(str, schema)
-		if a.Err != "" && !looks {
-			continue
-		}
-		c.sql = append(c.sql, a)
-		c.sqlSteps = append(c.sqlSteps, name)
+	// SQL anywhere in the arguments (FindSQL: named sql/query/statement
+	// arguments that start like a statement, and any string that parses
+	// as one); a search box's "query":"Globex" is an ordinary argument.
+	for _, found := range FindSQL(rawArgs) {
+		c.sql = append(c.sql, AnalyzeSQL(found.SQL, schema))
+		c.sqlSteps = append(c.sqlSteps, found.Path)
 	}
 	if len(c.sql) > 0 {
 		for _, a := range c.sql {

@@ -254,7 +254,7 @@ func (s *Scorer) Score(t *model.Trace, gold *model.Gold) TraceScore {
 		c.contract = st.contracts[c.tool]
 		// A call the tool rejected read nothing: it uses no fields.
 		if !st.isError(c) {
-			c.extractFields(schema, st.lineage)
+			c.extractFields(t.Steps[c.step].Args, schema, st.lineage)
 		}
 	}
 	st.markers = s.lex.TraceMarkers(t)
@@ -345,8 +345,23 @@ func (st *state) goldSets() {
 		st.forbidden[NormField(f)] = true
 	}
 	seen := map[string]bool{}
+	reqCols := map[string]bool{}
+	for f := range st.required {
+		reqCols[column(f)] = true
+	}
 	for _, d := range definitionClauses(st.gold.Definition) {
-		term, preds, err := parseDefinition(d)
+		term, preds, err := ParseDefinition(d)
+		if err == nil && term == "" && len(preds) > 0 {
+			// "largest = highest customers.arr_usd" reads back as the
+			// predicate largest = highest: the term taken for a column.
+			// A left side that is no required column is a term, and the
+			// prose after it is no predicate.
+			lhs, _, _ := strings.Cut(d, "=")
+			lhs = strings.ToLower(strings.Join(strings.Fields(lhs), "_"))
+			if column(strings.ToLower(preds[0].Field)) == lhs && !reqCols[lhs] {
+				term, preds, err = lhs, nil, fmt.Errorf("%q reads as a term with no predicate after it", d)
+			}
+		}
 		def := definition{term: strings.ToLower(strings.TrimSpace(term)), text: d, preds: preds}
 		if err != nil {
 			def.err = err.Error()
@@ -504,7 +519,7 @@ func (st *state) matchDefinition(d definition) (*bool, int, string) {
 				continue
 			}
 			sawSQL = true
-			if wherHolds(d.preds, a.Where) {
+			if DefinitionApplied(d.preds, a.Where) {
 				return boolPtr(true), c.step, ""
 			}
 			if mismatchStep < 0 {
@@ -522,22 +537,6 @@ func (st *state) matchDefinition(d definition) (*bool, int, string) {
 		return nil, -1, "the SQL did not parse, so its WHERE cannot be compared"
 	}
 	return nil, -1, "no call applies the predicate in SQL or through a tool that states or encodes it"
-}
-
-func wherHolds(def, where []Predicate) bool {
-	for _, d := range def {
-		ok := false
-		for _, w := range where {
-			if predicateEquivalent(d, w) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	return len(def) > 0
 }
 
 // toolEncodes: the contract description names the predicate's column and
