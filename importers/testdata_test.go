@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"tracelab/model"
 )
@@ -258,5 +261,150 @@ func readJSON(t *testing.T, file string, v any) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		t.Fatalf("%s: %v", file, err)
+	}
+}
+
+// TestSampleCallsAgainstContracts validates every call's arguments against
+// the inputSchema the model saw, and every successful result against the
+// tool's outputSchema (JSON Schema 2020-12, the MCP default). The only
+// invalid arguments in the samples are the deliberate ones: the three
+// entity-class ids and the rejected period label of the APAC retry.
+func TestSampleCallsAgainstContracts(t *testing.T) {
+	wantInvalidArgs := []string{
+		"trace_07b9c4 steps[1]", // period "last quarter", rejected by the server
+		"trace_0c9d4e steps[3]", // ACC-00412 where ^C2-[0-9]{6}$ is documented
+		"trace_3f2a95 steps[4]", // BA-20931
+		"trace_4c6e03 steps[3]", // ACC-01877
+	}
+	compiled := map[string]*jsonschema.Schema{}
+	compile := func(raw json.RawMessage) *jsonschema.Schema {
+		if len(raw) == 0 {
+			return nil
+		}
+		if s, ok := compiled[string(raw)]; ok {
+			return s
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		c.AssertFormat()
+		if err := c.AddResource("contract.json", doc); err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.Compile("contract.json")
+		if err != nil {
+			t.Fatalf("schema %s: %v", raw, err)
+		}
+		compiled[string(raw)] = s
+		return s
+	}
+	validate := func(s *jsonschema.Schema, raw json.RawMessage) error {
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			return err
+		}
+		return s.Validate(v)
+	}
+	var invalid []string
+	for _, tr := range loadSampleTraces(t) {
+		tools := map[string]model.ToolContract{}
+		for _, tc := range tr.Tools {
+			tools[tc.Name] = tc
+		}
+		callTool := map[string]string{}
+		for i, s := range tr.Steps {
+			at := fmt.Sprintf("%s steps[%d]", tr.TraceID, i)
+			switch s.Kind {
+			case model.KindToolCall:
+				callTool[s.ID] = s.Tool
+				if sch := compile(tools[s.Tool].InputSchema); sch != nil {
+					if err := validate(sch, s.Args); err != nil {
+						invalid = append(invalid, at)
+					}
+				}
+			case model.KindToolResult:
+				if s.IsError {
+					continue
+				}
+				if sch := compile(tools[callTool[s.CallID]].OutputSchema); sch != nil {
+					if err := validate(sch, s.Result); err != nil {
+						t.Errorf("%s: result does not match the outputSchema of %s: %v", at, callTool[s.CallID], err)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(invalid)
+	if !slices.Equal(invalid, wantInvalidArgs) {
+		t.Errorf("calls with arguments outside their inputSchema:\n got %v\nwant %v", invalid, wantInvalidArgs)
+	}
+}
+
+// TestSampleAnswerKey checks that testdata/README.md has one row per trace
+// and that its class agrees with the case label wherever a case exists.
+func TestSampleAnswerKey(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(sampleDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(line, "| trace_") || strings.HasPrefix(line, "| trace_id ") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) != 8 {
+			t.Errorf("README row has %d cells, want 8: %s", len(cells), line)
+			continue
+		}
+		if _, dup := rows[cells[0]]; dup {
+			t.Errorf("README: %s has two rows", cells[0])
+		}
+		rows[cells[0]] = cells
+	}
+	traces := loadSampleTraces(t)
+	for _, tr := range traces {
+		cells, ok := rows[tr.TraceID]
+		if !ok {
+			t.Errorf("README: no row for %s", tr.TraceID)
+			continue
+		}
+		if cells[1] != tr.Server || cells[2] != tr.RunID || cells[3] != tr.AsUser || cells[5] != string(tr.Outcome) {
+			t.Errorf("README row %v disagrees with the trace (server %s, run %s, as_user %s, outcome %s)",
+				cells[:6], tr.Server, tr.RunID, tr.AsUser, tr.Outcome)
+		}
+		if cells[6] != "clean" && !model.ValidClass(cells[6]) {
+			t.Errorf("README: %s has class %q", tr.TraceID, cells[6])
+		}
+	}
+	if len(rows) != len(traces) {
+		t.Errorf("README has %d trace rows, the samples have %d traces", len(rows), len(traces))
+	}
+
+	file := filepath.Join(sampleDir, "cases.jsonl")
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	err = lines(context.Background(), f, func(n int, line []byte) error {
+		c, lerr := ParseCase(file, n, line)
+		if lerr != nil {
+			return lerr
+		}
+		want := "clean"
+		if c.Label.FailureClass != nil {
+			want = string(*c.Label.FailureClass)
+		}
+		if cells := rows[c.SourceTrace]; cells != nil && cells[6] != want {
+			t.Errorf("%s: README says %s is %s, the case label says %s", c.CaseID, c.SourceTrace, cells[6], want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
