@@ -10,14 +10,29 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"tracelab/scoring"
 	"tracelab/store"
+	"tracelab/suite"
 )
 
 // The bundled sample traces and gold cases, so `tracelab demo` works from
 // an installed binary as well as from a checkout.
 //
-//go:embed testdata/traces/*.jsonl testdata/cases.jsonl
+//go:embed testdata/traces/*.jsonl testdata/cases.jsonl testdata/policy.json
 var demoData embed.FS
+
+// demoPolicy is the bundled policy oracle, so the demo shows policy leaks.
+func demoPolicy() *scoring.PolicyFile {
+	data, err := demoData.ReadFile("testdata/policy.json")
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	p, err := scoring.ParsePolicy(data)
+	if err != nil {
+		panic(fmt.Sprintf("bundled testdata/policy.json: %v", err))
+	}
+	return p
+}
 
 func newDemoCmd() *cobra.Command {
 	var keep string
@@ -48,6 +63,14 @@ on exit unless --keep names a file to write it to.`,
 			defer st.Close()
 			if err := loadDemo(cmd.Context(), st); err != nil {
 				return err
+			}
+			cfg, err := suite.LoadConfig(cmd.Context(), st, suite.Files{})
+			if err != nil {
+				return err
+			}
+			cfg.Policy = demoPolicy()
+			if _, err := suite.ScoreAll(cmd.Context(), st, cfg, nil, nil); err != nil {
+				return fmt.Errorf("scoring the demo data: %w", err)
 			}
 			return listTraces(cmd.Context(), st, store.Filter{}, "text", cmd.OutOrStdout())
 		},

@@ -14,11 +14,13 @@ import (
 
 	"tracelab/importers"
 	"tracelab/store"
+	"tracelab/suite"
 )
 
 func newImportCmd() *cobra.Command {
 	var opts store.ImportOptions
-	var listFormats bool
+	var listFormats, noScore bool
+	var files suite.Files
 	cmd := &cobra.Command{
 		Use:   "import [flags] FILE...",
 		Short: "Import trace files (any supported format) or a cases.jsonl suite",
@@ -52,7 +54,19 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 				return err
 			}
 			defer st.Close()
-			return runImport(cmd.Context(), st, args, opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			imported, ierr := runImport(cmd.Context(), st, args, opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if len(imported) > 0 && !noScore {
+				// New traces are scored at once so the queue shows classes and markers.
+				cfg, err := suite.LoadConfig(cmd.Context(), st, files)
+				if err != nil {
+					return withCode(2, err)
+				}
+				if _, err := suite.ScoreAll(cmd.Context(), st, cfg, imported, nil); err != nil {
+					return fmt.Errorf("scoring the imported traces: %w", err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "scored %d new traces\n", len(imported))
+			}
+			return ierr
 		},
 	}
 	f := cmd.Flags()
@@ -64,14 +78,17 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 	f.StringVar(&opts.Defaults.UserRole, "role", "", "user role for traces that do not carry one")
 	f.StringVar(&opts.Defaults.RunID, "run", "", "run id for traces that do not carry one")
 	f.BoolVar(&listFormats, "list-formats", false, "list the supported formats and exit")
+	f.BoolVar(&noScore, "no-score", false, "do not score the new traces after importing them")
+	addScoringFlags(cmd, &files)
 	return cmd
 }
 
 // runImport imports every file, each in its own transaction, and reports
 // per file. Files that finished stay imported when a later one fails or
-// the user presses Ctrl-C.
-func runImport(ctx context.Context, st *store.Store, files []string, opts store.ImportOptions, out, errw io.Writer) error {
+// the user presses Ctrl-C. It returns the ids of the traces written.
+func runImport(ctx context.Context, st *store.Store, files []string, opts store.ImportOptions, out, errw io.Writer) ([]string, error) {
 	rejected := 0
+	var written []string
 	for _, path := range files {
 		res, err := importOne(ctx, st, path, opts, errw)
 		for _, b := range res.Bad {
@@ -80,7 +97,7 @@ func runImport(ctx context.Context, st *store.Store, files []string, opts store.
 		switch {
 		case errors.Is(err, context.Canceled):
 			fmt.Fprintf(errw, "%s: interrupted, nothing imported from it\n", path)
-			return withCode(130, fmt.Errorf("import interrupted"))
+			return nil, withCode(130, fmt.Errorf("import interrupted"))
 		case errors.Is(err, store.ErrRejected):
 			fmt.Fprintln(errw, err)
 			rejected++
@@ -91,14 +108,15 @@ func runImport(ctx context.Context, st *store.Store, files []string, opts store.
 			continue
 		}
 		fmt.Fprintln(out, res.Summary())
+		written = append(written, res.Traces...)
 		if len(res.Bad) > 0 {
 			rejected++
 		}
 	}
 	if rejected > 0 {
-		return fmt.Errorf("%d of %d file(s) had rejected records", rejected, len(files))
+		return written, fmt.Errorf("%d of %d file(s) had rejected records", rejected, len(files))
 	}
-	return nil
+	return written, nil
 }
 
 func importOne(ctx context.Context, st *store.Store, path string, opts store.ImportOptions, errw io.Writer) (store.ImportResult, error) {

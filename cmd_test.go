@@ -145,3 +145,51 @@ func TestDemoLoadsBundledData(t *testing.T) {
 		t.Fatal("exported suite differs from testdata/cases.jsonl")
 	}
 }
+
+func TestCLIScoreReportAndExportReport(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "demo.db")
+	if _, errs, code := run(t, "demo", "--keep", db); code != 0 {
+		t.Fatalf("demo: %s", errs)
+	}
+	out, errs, code := run(t, "score", "--db", db, "--policy", "testdata/policy.json", "--format", "jsonl")
+	if code != 0 {
+		t.Fatalf("score: %d %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 32 {
+		t.Fatalf("score printed %d lines", len(lines))
+	}
+	var first map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"trace_id", "case_id", "server", "fields_used", "markers", "suggested_class", "classes",
+		"grounding_precision", "grounding_recall", "definition_match", "freshness_pass", "policy_violations",
+		"correct", "grounded", "needs_human_review"} {
+		if _, ok := first[k]; !ok {
+			t.Errorf("score jsonl lacks %q", k)
+		}
+	}
+	out, _, code = run(t, "report", "--db", db, "--policy", "testdata/policy.json")
+	var reports []map[string]any
+	if err := json.Unmarshal([]byte(out), &reports); err != nil || code != 0 || len(reports) != 3 {
+		t.Fatalf("report: %d %v %s", code, err, out)
+	}
+	_, errs, code = run(t, "report", "--db", db, "--policy", "nope.json")
+	if code != 2 || !strings.Contains(errs, "nope.json") {
+		t.Errorf("missing policy file: %d %q", code, errs)
+	}
+	suiteDir := filepath.Join(dir, "suite")
+	if _, errs, code := run(t, "export", "--db", db, "--out", suiteDir, "--policy", "testdata/policy.json"); code != 0 {
+		t.Fatalf("export: %s", errs)
+	}
+	a, _ := os.ReadFile(filepath.Join(suiteDir, "report.json"))
+	if _, _, code := run(t, "export", "--db", db, "--out", suiteDir, "--policy", "testdata/policy.json"); code != 0 {
+		t.Fatal("second export failed")
+	}
+	b, _ := os.ReadFile(filepath.Join(suiteDir, "report.json"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Error("report.json missing or not byte-identical on rerun")
+	}
+}

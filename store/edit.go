@@ -236,3 +236,31 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	}
 	return tx.Commit()
 }
+
+// SuggestCase stores the machine's gold and label for a trace. It creates
+// the trace's case when there is none, and refreshes a case only while it
+// is still purely the machine's: status suggested, gold of machine origin,
+// and no edit or import in its event log. A person's work is never overwritten.
+func (s *Store) SuggestCase(ctx context.Context, traceID string, gold model.Gold, label model.Label) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		caseID, err := s.caseIDForTrace(ctx, tx, traceID, "tracelab")
+		if err != nil {
+			return err
+		}
+		var status, origin string
+		var events int
+		if err := tx.QueryRowContext(ctx, `SELECT status, gold_origin, (SELECT count(*) FROM events WHERE case_id = ?)
+			FROM cases WHERE case_id = ?`, caseID, caseID).Scan(&status, &origin, &events); err != nil {
+			return err
+		}
+		if status != string(model.StatusSuggested) || origin != "machine" || events > 0 {
+			return nil
+		}
+		cr, err := s.loadCaseTx(ctx, tx, caseID)
+		if err != nil {
+			return err
+		}
+		cr.Case.Gold, cr.Case.Label = gold, label
+		return writeCaseTx(ctx, tx, &cr.Case, "tracelab", s.stamp())
+	})
+}

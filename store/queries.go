@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -285,63 +284,140 @@ func (s *Store) Distinct(ctx context.Context, attr string) ([]string, error) {
 
 // Trace loads one whole trace with its steps and the contracts it saw.
 func (s *Store) Trace(ctx context.Context, traceID string) (*model.Trace, error) {
-	var t model.Trace
-	var pk int64
-	var outcome string
-	var meta sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT id, trace_id, server, run_id, user_role, as_user, question, started_at,
-		outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line
-		FROM traces WHERE trace_id = ?`, traceID).Scan(&pk, &t.TraceID, &t.Server, &t.RunID, &t.UserRole, &t.AsUser,
-		&t.Question, &t.StartedAt, &outcome, &t.Answer, &t.Usage.InputTokens, &t.Usage.OutputTokens, &t.Usage.USD,
-		&meta, &t.Source.File, &t.Source.Format, &t.Source.Line)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("trace %q: %w", traceID, ErrNotFound)
-	}
+	ts, err := s.LoadTraces(ctx, []string{traceID})
 	if err != nil {
 		return nil, err
 	}
-	t.Outcome = model.Outcome(outcome)
-	if meta.Valid {
-		if err := json.Unmarshal([]byte(meta.String), &t.Metadata); err != nil {
-			return nil, fmt.Errorf("trace %s: metadata: %w", traceID, err)
-		}
+	if len(ts) == 0 {
+		return nil, fmt.Errorf("trace %q: %w", traceID, ErrNotFound)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT kind, step_id, call_id, text, tool, args, result, as_of, is_error,
-		credential, next_cursor, has_more FROM steps WHERE trace_pk = ? ORDER BY idx`, pk)
+	return ts[0], nil
+}
+
+// TraceIDs lists the ids of every trace matching f, in import order.
+func (s *Store) TraceIDs(ctx context.Context, f Filter) ([]string, error) {
+	where, args := f.where()
+	rows, err := s.db.QueryContext(ctx, `SELECT t.trace_id FROM traces t
+		LEFT JOIN cases c ON c.case_id = (SELECT min(case_id) FROM cases WHERE trace_pk = t.id)
+		LEFT JOIN scores s ON s.trace_pk = t.id`+where+` ORDER BY t.id`, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	t.Steps = []model.Step{}
+	var ids []string
 	for rows.Next() {
-		var st model.Step
-		var kind string
-		var args, result sql.NullString
-		if err := rows.Scan(&kind, &st.ID, &st.CallID, &st.Text, &st.Tool, &args, &result, &st.AsOf, &st.IsError,
-			&st.Credential, &st.NextCursor, &st.HasMore); err != nil {
+		var id string
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		st.Kind = model.StepKind(kind)
-		if args.Valid {
-			st.Args = json.RawMessage(args.String)
-		}
-		if result.Valid {
-			st.Result = json.RawMessage(result.String)
-		}
-		t.Steps = append(t.Steps, st)
+		ids = append(ids, id)
 	}
+	return ids, rows.Err()
+}
+
+// loadBatch is how many traces LoadTraces reads per query.
+const loadBatch = 400
+
+// LoadTraces loads whole traces (steps and contracts included) by id, a
+// batch of ids per query; unknown ids are skipped. The result keeps the
+// order of ids.
+func (s *Store) LoadTraces(ctx context.Context, ids []string) ([]*model.Trace, error) {
+	out := make([]*model.Trace, 0, len(ids))
+	for start := 0; start < len(ids); start += loadBatch {
+		batch := ids[start:min(start+loadBatch, len(ids))]
+		ts, err := s.loadBatch(ctx, batch)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ts...)
+	}
+	return out, nil
+}
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+func (s *Store) loadBatch(ctx context.Context, ids []string) ([]*model.Trace, error) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, trace_id, server, run_id, user_role, as_user, question, started_at,
+		outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line
+		FROM traces WHERE trace_id IN (`+placeholders(len(ids))+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	byPK := map[int64]*model.Trace{}
+	byID := map[string]*model.Trace{}
+	var pks []any
+	for rows.Next() {
+		t := &model.Trace{Steps: []model.Step{}}
+		var pk int64
+		var outcome string
+		var meta sql.NullString
+		if err := rows.Scan(&pk, &t.TraceID, &t.Server, &t.RunID, &t.UserRole, &t.AsUser, &t.Question, &t.StartedAt,
+			&outcome, &t.Answer, &t.Usage.InputTokens, &t.Usage.OutputTokens, &t.Usage.USD, &meta,
+			&t.Source.File, &t.Source.Format, &t.Source.Line); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		t.Outcome = model.Outcome(outcome)
+		if meta.Valid {
+			if err := json.Unmarshal([]byte(meta.String), &t.Metadata); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("trace %s: metadata: %w", t.TraceID, err)
+			}
+		}
+		byPK[pk], byID[t.TraceID] = t, t
+		pks = append(pks, pk)
+	}
+	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	crows, err := s.db.QueryContext(ctx, `SELECT c.body FROM trace_contracts tc JOIN contracts c ON c.fingerprint = tc.fingerprint
-		WHERE tc.trace_pk = ? ORDER BY tc.name`, pk)
+	if len(pks) == 0 {
+		return nil, nil
+	}
+	srows, err := s.db.QueryContext(ctx, `SELECT trace_pk, kind, step_id, call_id, text, tool, args, result, as_of,
+		is_error, credential, next_cursor, has_more FROM steps WHERE trace_pk IN (`+placeholders(len(pks))+`)
+		ORDER BY trace_pk, idx`, pks...)
+	if err != nil {
+		return nil, err
+	}
+	for srows.Next() {
+		var pk int64
+		var st model.Step
+		var kind string
+		var a, r sql.NullString
+		if err := srows.Scan(&pk, &kind, &st.ID, &st.CallID, &st.Text, &st.Tool, &a, &r, &st.AsOf, &st.IsError,
+			&st.Credential, &st.NextCursor, &st.HasMore); err != nil {
+			srows.Close()
+			return nil, err
+		}
+		st.Kind = model.StepKind(kind)
+		if a.Valid {
+			st.Args = json.RawMessage(a.String)
+		}
+		if r.Valid {
+			st.Result = json.RawMessage(r.String)
+		}
+		byPK[pk].Steps = append(byPK[pk].Steps, st)
+	}
+	srows.Close()
+	if err := srows.Err(); err != nil {
+		return nil, err
+	}
+	crows, err := s.db.QueryContext(ctx, `SELECT tc.trace_pk, c.body FROM trace_contracts tc
+		JOIN contracts c ON c.fingerprint = tc.fingerprint
+		WHERE tc.trace_pk IN (`+placeholders(len(pks))+`) ORDER BY tc.trace_pk, tc.name`, pks...)
 	if err != nil {
 		return nil, err
 	}
 	defer crows.Close()
 	for crows.Next() {
+		var pk int64
 		var body string
-		if err := crows.Scan(&body); err != nil {
+		if err := crows.Scan(&pk, &body); err != nil {
 			return nil, err
 		}
 		var tc model.ToolContract
@@ -349,7 +425,16 @@ func (s *Store) Trace(ctx context.Context, traceID string) (*model.Trace, error)
 			return nil, err
 		}
 		tc.Raw = json.RawMessage(body)
-		t.Tools = append(t.Tools, tc)
+		byPK[pk].Tools = append(byPK[pk].Tools, tc)
 	}
-	return &t, crows.Err()
+	if err := crows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]*model.Trace, 0, len(ids))
+	for _, id := range ids {
+		if t, ok := byID[id]; ok {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }

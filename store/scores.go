@@ -64,3 +64,36 @@ func nullBool(b *bool) any {
 	}
 	return *b
 }
+
+// ScoredTrace is the stored verdict of one trace, for building peers.
+type ScoredTrace struct {
+	TraceID, Question, Server string
+	Grounded                  *bool
+	Detail                    json.RawMessage
+}
+
+// ScoredTraces returns every trace that has a score, in import order.
+func (s *Store) ScoredTraces(ctx context.Context) ([]ScoredTrace, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT t.trace_id, t.question, t.server, s.grounded, s.detail
+		FROM traces t JOIN scores s ON s.trace_pk = t.id ORDER BY t.id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ScoredTrace
+	for rows.Next() {
+		var st ScoredTrace
+		var g sql.NullBool
+		var d string
+		if err := rows.Scan(&st.TraceID, &st.Question, &st.Server, &g, &d); err != nil {
+			return nil, err
+		}
+		if g.Valid {
+			b := g.Bool
+			st.Grounded = &b
+		}
+		st.Detail = json.RawMessage(d)
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}

@@ -417,3 +417,35 @@ func TestScoresFeedTheQueue(t *testing.T) {
 		t.Fatalf("unscored trace has detail %s", d)
 	}
 }
+
+func TestSuggestCaseNeverOverwritesAPerson(t *testing.T) {
+	st := openTemp(t)
+	ctx := context.Background()
+	if _, err := importString(t, st, "a.jsonl", goodTraces, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	no := false
+	g := model.Gold{RequiredFields: []string{"customers.sales_region"}}
+	if err := st.SuggestCase(ctx, "t1", g, model.Label{Grounded: &no}); err != nil {
+		t.Fatal(err)
+	}
+	cr, _ := st.CaseForTrace(ctx, "t1")
+	if cr == nil || cr.Status != model.StatusSuggested || cr.GoldOrigin != "machine" || len(cr.Case.Gold.RequiredFields) != 1 {
+		t.Fatalf("suggestion not stored: %+v", cr)
+	}
+	// A person edits the label; the next suggestion leaves the case alone.
+	if _, err := st.EditTrace(ctx, "t1", "ana", "label.note", json.RawMessage(`"checked"`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SuggestCase(ctx, "t1", model.Gold{}, model.Label{}); err != nil {
+		t.Fatal(err)
+	}
+	cr, _ = st.CaseForTrace(ctx, "t1")
+	if len(cr.Case.Gold.RequiredFields) != 1 || cr.Case.Label.Note != "checked" {
+		t.Fatalf("suggestion overwrote a person's work: %+v", cr.Case)
+	}
+	ts, err := st.LoadTraces(ctx, []string{"t2", "nope", "t1"})
+	if err != nil || len(ts) != 2 || ts[0].TraceID != "t2" || len(ts[1].Steps) != 3 || len(ts[1].Tools) != 1 {
+		t.Fatalf("LoadTraces: %v %+v", err, ts)
+	}
+}
