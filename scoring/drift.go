@@ -1,0 +1,1013 @@
+package scoring
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"tracelab/model"
+)
+
+// Finding is one classified difference between two tool contracts.
+type Finding struct {
+	ID       string          `json:"id"`   // a check id from DriftChecks
+	Tool     string          `json:"tool"` // the NEW name for a rename, else the tool's name
+	Side     Side            `json:"side"`
+	Path     string          `json:"path"` // JSON path inside the tool, like inputSchema.properties.recursive
+	Lane     Lane            `json:"lane"`
+	Security bool            `json:"security"`
+	Message  string          `json:"message"`
+	Old      json.RawMessage `json:"old"` // canonical JSON of the old value; null when absent
+	New      json.RawMessage `json:"new"`
+	// Fingerprint is a short hash over id, tool, path and the old and new
+	// values (not the message), so acknowledgements survive re-snapshots.
+	Fingerprint string `json:"fingerprint"`
+
+	// instancePath locates a removed output property inside a result
+	// ("[]" stands for any array element); set on output-property-removed
+	// and output-property-renamed only.
+	instancePath []string
+}
+
+// ToolDigest carries a tool's two hashes: Wire over the exact contract the
+// model saw, Semantic over its normalized body without name and prose.
+type ToolDigest struct {
+	Name     string `json:"name"`
+	Wire     string `json:"wire"`
+	Semantic string `json:"semantic"`
+}
+
+// DriftResult is everything DiffContracts found.
+type DriftResult struct {
+	Findings []Finding
+	Old, New []ToolDigest // sorted by name
+}
+
+// findingFingerprint hashes what identifies a change, not how it reads.
+func findingFingerprint(id, tool, path string, old, new json.RawMessage) string {
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(id), []byte(tool), []byte(path), nullIfEmpty(old), nullIfEmpty(new)} {
+		h.Write(part)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+func nullIfEmpty(b json.RawMessage) []byte {
+	if len(b) == 0 {
+		return []byte("null")
+	}
+	return b
+}
+
+// normalizedTool is a contract decoded once: resolved schemas with prose
+// kept (for diffing), effective annotations, and the semantic hash.
+type normalizedTool struct {
+	tc          model.ToolContract
+	input       any // resolved inputSchema; nil when absent
+	output      any
+	hasOutput   bool
+	annotations map[string]any
+	hints       hints
+	extra       map[string]any // other top-level fields of an MCP-shaped Raw
+	semantic    string
+}
+
+// hints are the four MCP tool annotations with the spec's defaults applied.
+type hints struct {
+	ReadOnly, Destructive, Idempotent, OpenWorld bool
+}
+
+func effectiveHints(ann map[string]any) hints {
+	h := hints{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true}
+	get := func(k string, def bool) bool {
+		if b, ok := ann[k].(bool); ok {
+			return b
+		}
+		return def
+	}
+	h.ReadOnly = get("readOnlyHint", h.ReadOnly)
+	h.Destructive = get("destructiveHint", h.Destructive)
+	h.Idempotent = get("idempotentHint", h.Idempotent)
+	h.OpenWorld = get("openWorldHint", h.OpenWorld)
+	return h
+}
+
+// mcpToolKeys are the Tool fields the engine compares one by one.
+var mcpToolKeys = []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta"}
+
+func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
+	nt := &normalizedTool{tc: tc}
+	in, err := decodeJSON(tc.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: inputSchema: %v", tc.Name, err)
+	}
+	out, err := decodeJSON(tc.OutputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: outputSchema: %v", tc.Name, err)
+	}
+	ann, err := decodeJSON(tc.Annotations)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: annotations: %v", tc.Name, err)
+	}
+	if in != nil {
+		nt.input = resolveRefs(in)
+	}
+	if out != nil {
+		nt.output, nt.hasOutput = resolveRefs(out), true
+	}
+	nt.annotations, _ = ann.(map[string]any)
+	nt.hints = effectiveHints(nt.annotations)
+	nt.extra = rawExtras(tc.Raw)
+
+	// The semantic body: what validates and what the tool may do, without
+	// its name (so renames match) and without prose.
+	body := map[string]any{
+		"inputSchema": semantic(nt.input),
+		"annotations": map[string]any{
+			"readOnlyHint": nt.hints.ReadOnly, "destructiveHint": nt.hints.Destructive,
+			"idempotentHint": nt.hints.Idempotent, "openWorldHint": nt.hints.OpenWorld,
+		},
+	}
+	for k, v := range nt.annotations {
+		if _, hint := body["annotations"].(map[string]any)[k]; !hint && k != "title" {
+			body["annotations"].(map[string]any)[k] = v
+		}
+	}
+	if nt.hasOutput {
+		body["outputSchema"] = semantic(nt.output)
+	}
+	if ex, ok := nt.extra["execution"]; ok {
+		body["execution"] = ex
+	}
+	sum := sha256.Sum256(canon(body))
+	nt.semantic = hex.EncodeToString(sum[:])
+	return nt, nil
+}
+
+// rawExtras returns the top-level fields of an MCP-shaped tool object that
+// the engine does not compare one by one (icons, execution, ...). Tools in
+// OpenAI or Anthropic shape have none: their wrappers are not contract.
+func rawExtras(raw json.RawMessage) map[string]any {
+	v, err := decodeJSON(raw)
+	m, ok := v.(map[string]any)
+	if err != nil || !ok {
+		return nil
+	}
+	for _, k := range []string{"type", "function", "parameters", "input_schema"} {
+		if _, foreign := m[k]; foreign {
+			return nil
+		}
+	}
+	out := map[string]any{}
+	for k, e := range m {
+		if !containsStr(mcpToolKeys, k) {
+			out[k] = e
+		}
+	}
+	return out
+}
+
+func containsStr(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// SemanticFingerprint is the hex sha256 of a tool's normalized contract:
+// annotation defaults filled in, required and enum as sets, local $refs
+// resolved, descriptions, titles and examples removed, name left out.
+func SemanticFingerprint(tc model.ToolContract) (string, error) {
+	nt, err := normalizeTool(tc)
+	if err != nil {
+		return "", err
+	}
+	return nt.semantic, nil
+}
+
+// DiffContracts compares the tools of OLD and NEW by name and classifies
+// every difference. A tool missing from NEW whose semantic hash equals that
+// of exactly one tool new in NEW is reported as renamed.
+func DiffContracts(oldTools, newTools []model.ToolContract) (DriftResult, error) {
+	var res DriftResult
+	norm := func(tools []model.ToolContract) (map[string]*normalizedTool, []ToolDigest, error) {
+		m := map[string]*normalizedTool{}
+		var digests []ToolDigest
+		for _, tc := range tools {
+			nt, err := normalizeTool(tc)
+			if err != nil {
+				return nil, nil, err
+			}
+			if _, dup := m[tc.Name]; dup {
+				return nil, nil, fmt.Errorf("tool %q is listed twice", tc.Name)
+			}
+			m[tc.Name] = nt
+			digests = append(digests, ToolDigest{Name: tc.Name, Wire: tc.Fingerprint(), Semantic: nt.semantic})
+		}
+		sort.Slice(digests, func(i, j int) bool { return digests[i].Name < digests[j].Name })
+		return m, digests, nil
+	}
+	oldM, oldD, err := norm(oldTools)
+	if err != nil {
+		return res, fmt.Errorf("OLD: %w", err)
+	}
+	newM, newD, err := norm(newTools)
+	if err != nil {
+		return res, fmt.Errorf("NEW: %w", err)
+	}
+	res.Old, res.New = oldD, newD
+
+	var gone, arrived []string
+	for _, d := range oldD {
+		if _, ok := newM[d.Name]; !ok {
+			gone = append(gone, d.Name)
+		}
+	}
+	for _, d := range newD {
+		if _, ok := oldM[d.Name]; !ok {
+			arrived = append(arrived, d.Name)
+		}
+	}
+	var out []Finding
+	renamedTo := map[string]string{}
+	arrivedBy := map[string][]string{}
+	for _, n := range arrived {
+		arrivedBy[newM[n].semantic] = append(arrivedBy[newM[n].semantic], n)
+	}
+	goneBy := map[string][]string{}
+	for _, n := range gone {
+		goneBy[oldM[n].semantic] = append(goneBy[oldM[n].semantic], n)
+	}
+	for _, n := range gone {
+		h := oldM[n].semantic
+		if len(goneBy[h]) == 1 && len(arrivedBy[h]) == 1 {
+			renamedTo[n] = arrivedBy[h][0]
+		}
+	}
+	renamedFrom := map[string]string{}
+	for o, n := range renamedTo {
+		renamedFrom[n] = o
+	}
+
+	for _, n := range gone {
+		d := &differ{tool: n}
+		if to, ok := renamedTo[n]; ok {
+			d.tool = to
+			d.add("tool-renamed", "", n, to, "tool renamed from %s to %s (same semantic contract)", n, to)
+			d.compareTool(oldM[n], newM[to])
+		} else {
+			d.add("tool-removed", "", n, nil, "tool removed: %s", n)
+		}
+		out = append(out, d.out...)
+	}
+	for _, n := range arrived {
+		if _, ok := renamedFrom[n]; ok {
+			continue
+		}
+		d := &differ{tool: n}
+		d.add("tool-added", "", nil, n, "tool added: %s", n)
+		out = append(out, d.out...)
+	}
+	for _, od := range oldD {
+		nt, ok := newM[od.Name]
+		if !ok {
+			continue
+		}
+		d := &differ{tool: od.Name}
+		d.compareTool(oldM[od.Name], nt)
+		out = append(out, d.out...)
+	}
+	SortFindings(out)
+	res.Findings = out
+	return res, nil
+}
+
+// SortFindings orders findings by tool, lane (breaking first), path and id.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Tool != b.Tool {
+			return a.Tool < b.Tool
+		}
+		if a.Lane.rank() != b.Lane.rank() {
+			return a.Lane.rank() < b.Lane.rank()
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.Fingerprint < b.Fingerprint
+	})
+}
+
+// differ collects the findings for one tool.
+type differ struct {
+	tool string
+	out  []Finding
+}
+
+var checksByID = checkIndex()
+
+// add records a finding; old and new are decoded JSON values (nil: absent).
+func (d *differ) add(id, path string, old, new any, format string, args ...any) *Finding {
+	c, ok := checksByID[id]
+	if !ok {
+		panic("drift: unknown check id " + id) // a programming error, caught by the tests
+	}
+	o, n := canon(old), canon(new)
+	d.out = append(d.out, Finding{
+		ID: id, Tool: d.tool, Side: c.Side, Path: path, Lane: c.Lane, Security: c.Security,
+		Message: fmt.Sprintf(format, args...), Old: o, New: n,
+		Fingerprint: findingFingerprint(id, d.tool, path, o, n),
+	})
+	return &d.out[len(d.out)-1]
+}
+
+func (d *differ) compareTool(o, n *normalizedTool) {
+	if o.tc.Description != n.tc.Description {
+		d.add("tool-description-changed", "description", strOrNil(o.tc.Description), strOrNil(n.tc.Description),
+			"tool description changed%s", textDelta(o.tc.Description, n.tc.Description))
+	}
+	if o.tc.Title != n.tc.Title {
+		d.add("tool-title-changed", "title", strOrNil(o.tc.Title), strOrNil(n.tc.Title),
+			"tool title changed from %q to %q", o.tc.Title, n.tc.Title)
+	}
+	d.annotations(o, n)
+	d.extras(o.extra, n.extra)
+	d.schema(SideInput, "inputSchema", o.input, n.input)
+	switch {
+	case o.hasOutput && n.hasOutput:
+		d.schema(SideOutput, "outputSchema", o.output, n.output)
+	case !o.hasOutput && n.hasOutput:
+		d.add("output-schema-added", "outputSchema", nil, semantic(n.output), "output schema added: results are now structured")
+	case o.hasOutput && !n.hasOutput:
+		d.add("output-schema-removed", "outputSchema", semantic(o.output), nil, "output schema removed: structured results are no longer promised")
+	}
+}
+
+func strOrNil(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// textDelta says briefly how a prose field changed.
+func textDelta(o, n string) string {
+	switch {
+	case o == "":
+		return " (was empty)"
+	case n == "":
+		return " (now empty)"
+	}
+	return fmt.Sprintf(" (%d to %d characters)", len(o), len(n))
+}
+
+func (d *differ) annotations(o, n *normalizedTool) {
+	oh, nh := o.hints, n.hints
+	path := func(k string) string { return "annotations." + k }
+	if oh.ReadOnly && !nh.ReadOnly {
+		extra := ""
+		if nh.Destructive {
+			extra = " and destructive (destructiveHint defaults to true)"
+		}
+		d.add("annotations-read-only-dropped", path("readOnlyHint"), true, false,
+			"readOnlyHint true → false: the tool may now write%s", extra)
+	}
+	if !oh.ReadOnly && nh.ReadOnly {
+		d.add("annotations-claim-safer", path("readOnlyHint"), false, true,
+			"readOnlyHint false → true: the tool now claims to be read-only (unverified)")
+	}
+	if !oh.ReadOnly && !nh.ReadOnly {
+		switch {
+		case !oh.Destructive && nh.Destructive:
+			d.add("annotations-became-destructive", path("destructiveHint"), false, true,
+				"destructiveHint false → true: the tool may now destroy data")
+		case oh.Destructive && !nh.Destructive:
+			d.add("annotations-claim-safer", path("destructiveHint"), true, false,
+				"destructiveHint true → false: the tool now claims to be non-destructive (unverified)")
+		}
+		switch {
+		case oh.Idempotent && !nh.Idempotent:
+			d.add("annotations-idempotent-dropped", path("idempotentHint"), true, false,
+				"idempotentHint true → false: repeating a call may now have more effect")
+		case !oh.Idempotent && nh.Idempotent:
+			d.add("annotations-claim-safer", path("idempotentHint"), false, true,
+				"idempotentHint false → true: the tool now claims retries are safe (unverified)")
+		}
+	}
+	switch {
+	case !oh.OpenWorld && nh.OpenWorld:
+		d.add("annotations-open-world-enabled", path("openWorldHint"), false, true,
+			"openWorldHint false → true: the tool may now reach outside systems")
+	case oh.OpenWorld && !nh.OpenWorld:
+		d.add("annotations-claim-safer", path("openWorldHint"), true, false,
+			"openWorldHint true → false: the tool now claims a closed world (unverified)")
+	}
+	ot, _ := o.annotations["title"].(string)
+	ntitle, _ := n.annotations["title"].(string)
+	if ot != ntitle {
+		d.add("tool-title-changed", path("title"), strOrNil(ot), strOrNil(ntitle),
+			"annotations.title changed from %q to %q", ot, ntitle)
+	}
+	for _, k := range unionKeys(o.annotations, n.annotations) {
+		switch k {
+		case "title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint":
+			continue
+		}
+		if ov, nv := o.annotations[k], n.annotations[k]; !bytes.Equal(canon(ov), canon(nv)) {
+			d.add("annotations-field-changed", path(k), ov, nv, "annotation %s changed", k)
+		}
+	}
+}
+
+func (d *differ) extras(o, n map[string]any) {
+	for _, k := range unionKeys(o, n) {
+		ov, nv := o[k], n[k]
+		if bytes.Equal(canon(ov), canon(nv)) {
+			continue
+		}
+		if k == "execution" {
+			ots, _ := mapOf(ov)["taskSupport"].(string)
+			nts, _ := mapOf(nv)["taskSupport"].(string)
+			if nts == "required" && ots != "required" {
+				if ots == "" {
+					ots = "forbidden"
+				}
+				d.add("tool-task-support-required", "execution.taskSupport", ots, nts,
+					"execution.taskSupport %s → required: callers must now run the tool as a task", ots)
+				continue
+			}
+		}
+		d.add("tool-field-changed", pathKey("", k), ov, nv, "tool field %s changed", k)
+	}
+}
+
+func mapOf(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func unionKeys(a, b map[string]any) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range []map[string]any{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+
+// pathKey appends an object key to a JSON path, quoting odd names.
+func pathKey(path, key string) string {
+	if identRE.MatchString(key) {
+		if path == "" {
+			return key
+		}
+		return path + "." + key
+	}
+	return path + "[" + strconv.Quote(key) + "]"
+}
+
+func pathIndex(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// id is the check id of suffix on side, like input-type-changed.
+func id(side Side, suffix string) string { return string(side) + "-" + suffix }
+
+// handledKeywords are compared one by one; any other keyword that differs
+// is reported by the side's keyword-changed check.
+var handledKeywords = []string{
+	"description", "title", "examples", "example", "$comment", "$schema", "$defs", "definitions",
+	"type", "enum", "const", "format", "pattern",
+	"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains",
+	"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains",
+	"multipleOf", "uniqueItems", "default", "properties", "required", "additionalProperties",
+	"items", "allOf", "anyOf", "oneOf",
+}
+
+var lowerBounds = []string{"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"}
+var upperBounds = []string{"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"}
+
+// asSchema turns a schema value into a map: absent and true accept anything.
+func asSchema(v any) (map[string]any, bool) {
+	switch x := v.(type) {
+	case nil:
+		return map[string]any{}, true
+	case bool:
+		if x {
+			return map[string]any{}, true
+		}
+		return nil, false
+	case map[string]any:
+		return x, true
+	}
+	return nil, false
+}
+
+// schema compares two resolved schemas at path. o or n may be nil (absent).
+func (d *differ) schema(side Side, path string, ov, nv any) {
+	o, oOK := asSchema(ov)
+	n, nOK := asSchema(nv)
+	if !oOK || !nOK {
+		if !bytes.Equal(canon(semantic(ov)), canon(semantic(nv))) {
+			d.add(id(side, "keyword-changed"), path, semantic(ov), semantic(nv), "schema changed from %s to %s", canon(ov), canon(nv))
+		}
+		return
+	}
+	d.prose(side, path, o, n)
+	if os, ns := o["$schema"], n["$schema"]; !bytes.Equal(canon(os), canon(ns)) {
+		d.add(id(side, "schema-dialect-changed"), pathKey(path, "$schema"), os, ns, "$schema dialect changed")
+	}
+	d.types(side, path, o, n)
+	d.enums(side, path, o, n)
+	d.formats(side, path, o, n)
+	d.bounds(side, path, o, n)
+	if side == SideInput {
+		if od, nd := o["default"], n["default"]; !bytes.Equal(canon(od), canon(nd)) {
+			_, had := o["default"]
+			_, has := n["default"]
+			d.add(id(side, "default-changed"), pathKey(path, "default"), od, nd, "default %s", change(had, has, od, nd))
+		}
+	}
+	d.properties(side, path, o, n)
+	d.additional(side, path, o, n)
+	d.items(side, path, o, n)
+	for _, kw := range []string{"allOf", "anyOf", "oneOf"} {
+		d.composition(side, path, kw, o, n)
+	}
+	for _, k := range unionKeys(o, n) {
+		if containsStr(handledKeywords, k) {
+			continue
+		}
+		ovk, nvk := semantic(o[k]), semantic(n[k])
+		if !bytes.Equal(canon(ovk), canon(nvk)) {
+			d.add(id(side, "keyword-changed"), pathKey(path, k), ovk, nvk, "keyword %s changed", k)
+		}
+	}
+}
+
+func change(had, has bool, o, n any) string {
+	switch {
+	case !had:
+		return fmt.Sprintf("added: %s", canon(n))
+	case !has:
+		return fmt.Sprintf("removed (was %s)", canon(o))
+	}
+	return fmt.Sprintf("changed from %s to %s", canon(o), canon(n))
+}
+
+func (d *differ) prose(side Side, path string, o, n map[string]any) {
+	for _, k := range []string{"description", "title", "$comment"} {
+		if ov, nv := o[k], n[k]; !bytes.Equal(canon(ov), canon(nv)) {
+			os, _ := ov.(string)
+			ns, _ := nv.(string)
+			d.add(id(side, "description-changed"), pathKey(path, k), ov, nv, "%s changed%s", k, textDelta(os, ns))
+		}
+	}
+	for _, k := range []string{"examples", "example"} {
+		if ov, nv := o[k], n[k]; !bytes.Equal(canon(ov), canon(nv)) {
+			_, had := o[k]
+			_, has := n[k]
+			d.add(id(side, "example-changed"), pathKey(path, k), ov, nv, "%s %s", k, change(had, has, ov, nv))
+		}
+	}
+}
+
+func (d *differ) types(side Side, path string, o, n map[string]any) {
+	ot, nt := typeSet(o), typeSet(n)
+	if typesCover(ot, nt) && typesCover(nt, ot) {
+		return
+	}
+	p := pathKey(path, "type")
+	ov, nv := normType(o["type"]), normType(n["type"])
+	desc := fmt.Sprintf("type %s → %s", typeText(ot), typeText(nt))
+	if side == SideInput {
+		if typesCover(nt, ot) {
+			d.add("input-type-widened", p, ov, nv, "%s: accepts more values", desc)
+		} else {
+			d.add("input-type-changed", p, ov, nv, "%s: old values may no longer validate", desc)
+		}
+		return
+	}
+	if typesCover(ot, nt) {
+		d.add("output-type-narrowed", p, ov, nv, "%s: results are narrower", desc)
+	} else {
+		d.add("output-type-changed", p, ov, nv, "%s: results may carry a type the agent did not expect", desc)
+	}
+}
+
+func typeText(ts []string) string {
+	if ts == nil {
+		return "any"
+	}
+	return strings.Join(ts, "|")
+}
+
+func (d *differ) enums(side Side, path string, o, n map[string]any) {
+	oe, oHas := enumSet(o)
+	ne, nHas := enumSet(n)
+	if !oHas && !nHas {
+		return
+	}
+	kw := "enum"
+	if _, c := n["const"]; c {
+		kw = "const"
+	} else if _, c := o["const"]; c && !nHas {
+		kw = "const"
+	}
+	p := pathKey(path, kw)
+	ov, nv := enumValue(o), enumValue(n)
+	narrow, wide := id(side, "enum-narrowed"), id(side, "enum-widened")
+	switch {
+	case !oHas:
+		d.add(narrow, p, nil, nv, "now restricted to %s", strings.Join(ne, ", "))
+	case !nHas:
+		d.add(wide, p, ov, nil, "%s removed: any value now allowed", kw)
+	default:
+		removed, added := minus(oe, ne), minus(ne, oe)
+		if len(removed) > 0 {
+			d.add(narrow, p, ov, nv, "%s value(s) removed: %s", kw, strings.Join(removed, ", "))
+		}
+		if len(added) > 0 {
+			d.add(wide, p, ov, nv, "%s value(s) added: %s", kw, strings.Join(added, ", "))
+		}
+	}
+}
+
+// enumValue is the allowed values as one JSON value for old/new.
+func enumValue(m map[string]any) any {
+	if e, ok := m["enum"]; ok {
+		return sortedSet(e)
+	}
+	if c, ok := m["const"]; ok {
+		return []any{c}
+	}
+	return nil
+}
+
+func (d *differ) formats(side Side, path string, o, n map[string]any) {
+	for _, kw := range []string{"format", "pattern"} {
+		ov, had := o[kw]
+		nv, has := n[kw]
+		if bytes.Equal(canon(ov), canon(nv)) {
+			continue
+		}
+		p := pathKey(path, kw)
+		what := fmt.Sprintf("%s %s", kw, change(had, has, ov, nv))
+		switch {
+		case !has: // removed
+			if side == SideInput {
+				d.add("input-constraint-relaxed", p, ov, nil, "%s", what)
+			} else {
+				d.add("output-constraint-relaxed", p, ov, nil, "%s", what)
+			}
+		case !had: // added
+			if side == SideInput {
+				d.add("input-"+kw+"-tightened", p, nil, nv, "%s", what)
+			} else {
+				d.add("output-constraint-tightened", p, nil, nv, "%s", what)
+			}
+		case kw == "format":
+			if side == SideInput {
+				d.add("input-format-tightened", p, ov, nv, "%s", what)
+			} else {
+				d.add("output-constraint-relaxed", p, ov, nv, "%s: results may no longer match the old format", what)
+			}
+		default:
+			d.add(id(side, "pattern-changed"), p, ov, nv, "%s", what)
+		}
+	}
+}
+
+func (d *differ) bounds(side Side, path string, o, n map[string]any) {
+	tight, relax := "input-bound-tightened", "input-constraint-relaxed"
+	if side == SideOutput {
+		tight, relax = "output-constraint-tightened", "output-constraint-relaxed"
+	}
+	cmp := func(kw string, lower bool) {
+		ov, had := o[kw]
+		nv, has := n[kw]
+		if bytes.Equal(canon(ov), canon(nv)) {
+			return
+		}
+		p := pathKey(path, kw)
+		what := fmt.Sprintf("%s %s", kw, change(had, has, ov, nv))
+		of, oNum := number(ov)
+		nf, nNum := number(nv)
+		switch {
+		case !has:
+			d.add(relax, p, ov, nil, "%s", what)
+		case !had:
+			d.add(tight, p, nil, nv, "%s", what)
+		case oNum && nNum && ((lower && nf < of) || (!lower && nf > of)):
+			d.add(relax, p, ov, nv, "%s", what)
+		default: // tightened, or not comparable as numbers: assume the worst
+			d.add(tight, p, ov, nv, "%s", what)
+		}
+	}
+	for _, kw := range lowerBounds {
+		cmp(kw, true)
+	}
+	for _, kw := range upperBounds {
+		cmp(kw, false)
+	}
+	if ov, nv := o["multipleOf"], n["multipleOf"]; !bytes.Equal(canon(ov), canon(nv)) {
+		_, had := o["multipleOf"]
+		_, has := n["multipleOf"]
+		of, _ := number(ov)
+		nf, _ := number(nv)
+		p := pathKey(path, "multipleOf")
+		what := "multipleOf " + change(had, has, ov, nv)
+		// A multiple of the new step is a multiple of the old one only when
+		// the old step divides the new one.
+		if !has || (had && nf != 0 && of != 0 && isWholeMultiple(of, nf)) {
+			d.add(relax, p, ov, nv, "%s", what)
+		} else {
+			d.add(tight, p, ov, nv, "%s", what)
+		}
+	}
+	ou, _ := o["uniqueItems"].(bool)
+	nu, _ := n["uniqueItems"].(bool)
+	switch {
+	case !ou && nu:
+		d.add(tight, pathKey(path, "uniqueItems"), o["uniqueItems"], true, "uniqueItems set: duplicate items now rejected")
+	case ou && !nu:
+		d.add(relax, pathKey(path, "uniqueItems"), true, n["uniqueItems"], "uniqueItems unset: duplicate items now allowed")
+	}
+}
+
+// isWholeMultiple reports whether o is a whole multiple of n, so every
+// multiple of the old step o is also a multiple of the new step n.
+func isWholeMultiple(o, n float64) bool {
+	q := o / n
+	return q == float64(int64(q))
+}
+
+func requiredSet(m map[string]any) map[string]bool {
+	out := map[string]bool{}
+	if arr, ok := m["required"].([]any); ok {
+		for _, e := range arr {
+			if s, ok := e.(string); ok {
+				out[s] = true
+			}
+		}
+	}
+	return out
+}
+
+func (d *differ) properties(side Side, path string, o, n map[string]any) {
+	op, np := mapOf(o["properties"]), mapOf(n["properties"])
+	oreq, nreq := requiredSet(o), requiredSet(n)
+	names := func(props map[string]any, req map[string]bool) map[string]bool {
+		out := map[string]bool{}
+		for k := range props {
+			out[k] = true
+		}
+		for k := range req {
+			out[k] = true
+		}
+		return out
+	}
+	oNames, nNames := names(op, oreq), names(np, nreq)
+	var removed, added, common []string
+	for k := range oNames {
+		if nNames[k] {
+			common = append(common, k)
+		} else {
+			removed = append(removed, k)
+		}
+	}
+	for k := range nNames {
+		if !oNames[k] {
+			added = append(added, k)
+		}
+	}
+	sort.Strings(removed)
+	sort.Strings(added)
+	sort.Strings(common)
+	propPath := func(name string) string { return pathKey(pathKey(path, "properties"), name) }
+
+	// A removed and an added property with the same schema, each the only
+	// match of the other, is a rename.
+	renamed := map[string]string{}
+	taken := map[string]bool{}
+	for _, r := range removed {
+		var match []string
+		for _, a := range added {
+			if _, ok := op[r]; ok && semanticEqual(op[r], np[a]) {
+				if _, ok := np[a]; ok {
+					match = append(match, a)
+				}
+			}
+		}
+		if len(match) != 1 || taken[match[0]] {
+			continue
+		}
+		back := 0
+		for _, r2 := range removed {
+			if _, ok := op[r2]; ok && semanticEqual(op[r2], np[match[0]]) {
+				back++
+			}
+		}
+		if back == 1 {
+			renamed[r] = match[0]
+			taken[match[0]] = true
+		}
+	}
+	for _, r := range removed {
+		if a, ok := renamed[r]; ok {
+			f := d.add(id(side, "property-renamed"), propPath(a), r, a, "field renamed: %s → %s", r, a)
+			f.instancePath = d.instancePath(side, path, r)
+			if side == SideInput && nreq[a] && !oreq[r] {
+				d.add("input-property-became-required", propPath(a), false, true, "renamed field %s is now required", a)
+			}
+			continue
+		}
+		if side == SideInput {
+			d.add("input-property-removed", propPath(r), semantic(op[r]), nil, "field removed: %s (old calls still send it)", r)
+		} else {
+			f := d.add("output-property-removed", propPath(r), semantic(op[r]), nil, "field removed: %s", r)
+			f.instancePath = d.instancePath(side, path, r)
+		}
+	}
+	for _, a := range added {
+		if taken[a] {
+			continue
+		}
+		switch {
+		case side == SideOutput:
+			d.add("output-property-added", propPath(a), nil, semantic(np[a]), "field added: %s", a)
+		case nreq[a]:
+			d.add("input-property-added-required", propPath(a), nil, semantic(np[a]), "new required field added: %s", a)
+		default:
+			d.add("input-property-added-optional", propPath(a), nil, semantic(np[a]), "new optional field added: %s", a)
+		}
+	}
+	for _, c := range common {
+		p := propPath(c)
+		switch {
+		case !oreq[c] && nreq[c]:
+			if side == SideInput {
+				d.add("input-property-became-required", p, false, true, "field became required: %s", c)
+			} else {
+				d.add("output-property-became-required", p, false, true, "field became required: %s", c)
+			}
+		case oreq[c] && !nreq[c]:
+			if side == SideInput {
+				d.add("input-property-became-optional", p, true, false, "field became optional: %s", c)
+			} else {
+				d.add("output-property-became-optional", p, true, false, "field became optional: %s (results may lack it)", c)
+			}
+		}
+		_, inOld := op[c]
+		_, inNew := np[c]
+		if inOld || inNew {
+			sub := &differ{tool: d.tool}
+			sub.schema(side, p, op[c], np[c])
+			for _, f := range sub.out {
+				if f.instancePath != nil {
+					f.instancePath = append(d.instancePath(side, path, c), f.instancePath...)
+				}
+				d.out = append(d.out, f)
+			}
+		}
+	}
+}
+
+// instancePath is where property name of the object at path sits in a
+// result; only the output side needs it, relative to the current object.
+func (d *differ) instancePath(side Side, path, name string) []string {
+	if side != SideOutput {
+		return nil
+	}
+	return []string{name}
+}
+
+func (d *differ) additional(side Side, path string, o, n map[string]any) {
+	ov, nv := o["additionalProperties"], n["additionalProperties"]
+	state := func(v any) string {
+		switch x := v.(type) {
+		case bool:
+			if !x {
+				return "closed"
+			}
+		case map[string]any:
+			return "schema"
+		}
+		return "open"
+	}
+	os, ns := state(ov), state(nv)
+	p := pathKey(path, "additionalProperties")
+	switch {
+	case os == ns && os == "schema":
+		sub := &differ{tool: d.tool}
+		sub.schema(side, p, ov, nv)
+		for _, f := range sub.out {
+			f.instancePath = nil // the keys of extra properties are not known
+			d.out = append(d.out, f)
+		}
+	case os == ns:
+	case os == "open" || (os == "schema" && ns == "closed"):
+		d.add(id(side, "additional-properties-closed"), p, ov, nv, "unknown properties now %s", map[string]string{"closed": "rejected", "schema": "restricted by a schema"}[ns])
+	default:
+		d.add(id(side, "additional-properties-opened"), p, ov, nv, "unknown properties now %s", map[string]string{"open": "allowed", "schema": "allowed when they match a schema"}[ns])
+	}
+}
+
+func (d *differ) items(side Side, path string, o, n map[string]any) {
+	ov, nv := o["items"], n["items"]
+	if ov == nil && nv == nil {
+		return
+	}
+	if isArray(ov) || isArray(nv) {
+		if !bytes.Equal(canon(semantic(ov)), canon(semantic(nv))) {
+			d.add(id(side, "keyword-changed"), pathKey(path, "items"), semantic(ov), semantic(nv), "tuple items changed")
+		}
+		return
+	}
+	sub := &differ{tool: d.tool}
+	sub.schema(side, pathKey(path, "items"), ov, nv)
+	for _, f := range sub.out {
+		if f.instancePath != nil {
+			f.instancePath = append([]string{"[]"}, f.instancePath...)
+		}
+		d.out = append(d.out, f)
+	}
+}
+
+func (d *differ) composition(side Side, path, kw string, o, n map[string]any) {
+	oa, _ := o[kw].([]any)
+	na, _ := n[kw].([]any)
+	if len(oa) == 0 && len(na) == 0 {
+		return
+	}
+	p := pathKey(path, kw)
+	if len(oa) == len(na) {
+		// Pair each old branch with an equal new one, else by position.
+		used := make([]bool, len(na))
+		pair := make([]int, len(oa))
+		for i := range oa {
+			pair[i] = -1
+			for j := range na {
+				if !used[j] && semanticEqual(oa[i], na[j]) {
+					pair[i], used[j] = j, true
+					break
+				}
+			}
+		}
+		for i := range oa {
+			if pair[i] >= 0 {
+				continue
+			}
+			for j := range na {
+				if !used[j] {
+					pair[i], used[j] = j, true
+					break
+				}
+			}
+		}
+		for i := range oa {
+			d.schema(side, pathIndex(p, pair[i]), oa[i], na[pair[i]])
+		}
+		return
+	}
+	key := func(arr []any) []string {
+		var out []string
+		for _, b := range arr {
+			out = append(out, string(canon(semantic(b))))
+		}
+		return out
+	}
+	ok, nk := key(oa), key(na)
+	grew, shrank := len(minus(ok, nk)) == 0, len(minus(nk, ok)) == 0
+	// More anyOf/oneOf branches accept more; more allOf conjuncts accept less.
+	wider := (grew && kw != "allOf") || (shrank && kw == "allOf")
+	narrower := (shrank && kw != "allOf") || (grew && kw == "allOf")
+	ov, nv := semantic(o[kw]), semantic(n[kw])
+	switch {
+	case wider:
+		d.add(id(side, "composition-widened"), p, ov, nv, "%s went from %d to %d branches: more values accepted", kw, len(oa), len(na))
+	case narrower:
+		d.add(id(side, "composition-narrowed"), p, ov, nv, "%s went from %d to %d branches: fewer values accepted", kw, len(oa), len(na))
+	default:
+		d.add(id(side, "composition-changed"), p, ov, nv, "%s branches changed", kw)
+	}
+}

@@ -1,0 +1,339 @@
+package scoring
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"tracelab/model"
+)
+
+// CaseCall is one tool call a case's trace recorded.
+type CaseCall struct {
+	Tool   string
+	Args   json.RawMessage // the arguments object; empty when not recorded
+	Result json.RawMessage // the result (a CallToolResult or the structured value); empty when none
+}
+
+// CaseTools is what one case's trace says about tools: the calls it made
+// and the names of the tools it was given.
+type CaseTools struct {
+	CaseID string
+	Calls  []CaseCall
+	Listed []string
+}
+
+// Tier ranks the evidence that a drift affects a case; lower is stronger.
+type Tier int
+
+const (
+	TierInputFails  Tier = 1 // recorded args fail the NEW input schema
+	TierOutputFails Tier = 2 // recorded result fails the NEW output schema or has a removed field
+	TierCalled      Tier = 3 // the case called the tool
+	TierListed      Tier = 4 // the tool was only listed in the case's trace
+)
+
+func (t Tier) String() string {
+	switch t {
+	case TierInputFails:
+		return "input fails"
+	case TierOutputFails:
+		return "output fails"
+	case TierCalled:
+		return "called"
+	case TierListed:
+		return "listed"
+	}
+	return "unknown"
+}
+
+// AffectedCase is one case touched by the drift of one tool.
+type AffectedCase struct {
+	CaseID   string `json:"case_id"`
+	Tool     string `json:"tool"` // the NEW name of a renamed tool
+	Tier     Tier   `json:"tier"`
+	Evidence string `json:"evidence"`
+}
+
+// AffectedCases lists, for every tool with a breaking or risky finding,
+// the cases whose traces used it, each with its strongest evidence:
+// recorded arguments that fail the NEW input schema, a recorded result that
+// fails the NEW output schema or holds a field NEW removed, a plain call, or
+// a mere listing. Sorted by tier, case id, tool.
+func AffectedCases(findings []Finding, newTools []model.ToolContract, cases []CaseTools) []AffectedCase {
+	type toolDrift struct {
+		name          string // the NEW name
+		removed       bool
+		removedFields [][]string
+		contract      *model.ToolContract
+	}
+	byOld := map[string]*toolDrift{} // keyed by the name the cases used
+	newByName := map[string]*model.ToolContract{}
+	for i := range newTools {
+		newByName[newTools[i].Name] = &newTools[i]
+	}
+	for _, f := range findings {
+		if f.Lane != LaneBreaking && f.Lane != LaneRisky {
+			continue
+		}
+		name := f.Tool
+		if f.ID == "tool-renamed" {
+			var from string
+			if json.Unmarshal(f.Old, &from) == nil && from != "" {
+				name = from
+			}
+		}
+		td := byOld[name]
+		if td == nil {
+			td = &toolDrift{name: f.Tool, contract: newByName[f.Tool]}
+			byOld[name] = td
+		}
+		if f.ID == "tool-removed" {
+			td.removed = true
+		}
+		if f.instancePath != nil {
+			td.removedFields = append(td.removedFields, f.instancePath)
+		}
+	}
+	validators := map[string]*toolValidator{}
+	var out []AffectedCase
+	for _, c := range cases {
+		names := map[string]bool{}
+		for _, call := range c.Calls {
+			names[call.Tool] = true
+		}
+		for _, l := range c.Listed {
+			names[l] = true
+		}
+		used := make([]string, 0, len(names))
+		for n := range names {
+			if byOld[n] != nil {
+				used = append(used, n)
+			}
+		}
+		sort.Strings(used)
+		for _, usedName := range used {
+			td := byOld[usedName]
+			ac := AffectedCase{CaseID: c.CaseID, Tool: td.name, Tier: TierListed,
+				Evidence: fmt.Sprintf("%s was listed in the trace", usedName)}
+			calls := 0
+			for _, call := range c.Calls {
+				if call.Tool == usedName {
+					calls++
+				}
+			}
+			if calls > 0 {
+				ac.Tier = TierCalled
+				ac.Evidence = fmt.Sprintf("called %s %d time(s)", usedName, calls)
+				switch {
+				case td.removed:
+					ac.Evidence += "; the tool is removed"
+				case usedName != td.name:
+					ac.Evidence += fmt.Sprintf("; renamed to %s", td.name)
+				}
+			}
+			if td.contract != nil && calls > 0 {
+				v := validators[td.name]
+				if v == nil {
+					v = newToolValidator(*td.contract)
+					validators[td.name] = v
+				}
+				if tier, ev := v.check(usedName, c.Calls, td.removedFields); tier != 0 {
+					ac.Tier, ac.Evidence = tier, ev
+				} else if v.err != "" {
+					ac.Evidence += "; " + v.err
+				}
+			}
+			out = append(out, ac)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Tier != b.Tier {
+			return a.Tier < b.Tier
+		}
+		if a.CaseID != b.CaseID {
+			return a.CaseID < b.CaseID
+		}
+		return a.Tool < b.Tool
+	})
+	return out
+}
+
+// toolValidator holds the compiled NEW schemas of one tool.
+type toolValidator struct {
+	input, output *jsonschema.Schema
+	outputProps   map[string]any
+	err           string // why a schema could not be compiled
+}
+
+// noLoader refuses every URL: schemas come from untrusted listings, so a
+// $ref is never followed outside the document (no files, no network).
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, errors.New("external $ref not followed: " + url)
+}
+
+func compileSchema(raw json.RawMessage, name string) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
+	url := "urn:tracelab:" + name
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
+func newToolValidator(tc model.ToolContract) *toolValidator {
+	v := &toolValidator{}
+	var errs []string
+	if len(tc.InputSchema) > 0 {
+		s, err := compileSchema(tc.InputSchema, "input")
+		if err != nil {
+			errs = append(errs, "new input schema does not compile: "+oneLine(err.Error()))
+		}
+		v.input = s
+	}
+	if len(tc.OutputSchema) > 0 {
+		s, err := compileSchema(tc.OutputSchema, "output")
+		if err != nil {
+			errs = append(errs, "new output schema does not compile: "+oneLine(err.Error()))
+		}
+		v.output = s
+		if o, _ := decodeJSON(tc.OutputSchema); o != nil {
+			v.outputProps = mapOf(mapOf(o)["properties"])
+		}
+	}
+	v.err = strings.Join(errs, "; ")
+	return v
+}
+
+// check returns the strongest validation evidence over the calls of tool.
+func (v *toolValidator) check(tool string, calls []CaseCall, removed [][]string) (Tier, string) {
+	var outEvidence string
+	for i, call := range calls {
+		if call.Tool != tool {
+			continue
+		}
+		if v.input != nil {
+			args := call.Args
+			if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+				args = json.RawMessage(`{}`)
+			}
+			if msg := validate(v.input, args); msg != "" {
+				return TierInputFails, fmt.Sprintf("call %d: recorded args fail the new input schema: %s", i+1, msg)
+			}
+		}
+		if outEvidence != "" || len(bytes.TrimSpace(call.Result)) == 0 {
+			continue
+		}
+		value, isErr := v.structured(call.Result)
+		if isErr || value == nil {
+			continue
+		}
+		if v.output != nil {
+			if msg := validate(v.output, value); msg != "" {
+				outEvidence = fmt.Sprintf("call %d: recorded result fails the new output schema: %s", i+1, msg)
+				continue
+			}
+		}
+		decoded, err := decodeJSON(value)
+		if err != nil {
+			continue
+		}
+		for _, p := range removed {
+			if hasPath(decoded, p) {
+				outEvidence = fmt.Sprintf("call %d: recorded result has %s, removed from the new output schema", i+1, strings.Join(p, "."))
+				break
+			}
+		}
+	}
+	if outEvidence != "" {
+		return TierOutputFails, outEvidence
+	}
+	return 0, ""
+}
+
+// structured picks the value an output schema describes from a recorded
+// result: the structuredContent of an MCP CallToolResult, else the result.
+func (v *toolValidator) structured(result json.RawMessage) (json.RawMessage, bool) {
+	var env map[string]json.RawMessage
+	if json.Unmarshal(result, &env) == nil {
+		if _, own := v.outputProps["structuredContent"]; !own {
+			if ie, ok := env["isError"]; ok && string(bytes.TrimSpace(ie)) == "true" {
+				return nil, true
+			}
+			if sc, ok := env["structuredContent"]; ok {
+				return sc, false
+			}
+			if _, ok := env["content"]; ok {
+				return nil, false // unstructured only: nothing to check
+			}
+		}
+	}
+	return result, false
+}
+
+func validate(s *jsonschema.Schema, raw json.RawMessage) string {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return "not valid JSON: " + err.Error()
+	}
+	err = s.Validate(inst)
+	if err == nil {
+		return ""
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return oneLine(err.Error())
+	}
+	var parts []string
+	for _, u := range ve.BasicOutput().Errors {
+		if u.Error == nil {
+			continue
+		}
+		at := u.InstanceLocation
+		if at == "" {
+			at = "/"
+		}
+		parts = append(parts, fmt.Sprintf("at %s: %s", at, u.Error.String()))
+	}
+	if len(parts) == 0 {
+		return oneLine(err.Error())
+	}
+	return strings.Join(parts, "; ")
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// hasPath reports whether v holds a value at p ("[]" = any array element).
+func hasPath(v any, p []string) bool {
+	if len(p) == 0 {
+		return true
+	}
+	if p[0] == "[]" {
+		arr, _ := v.([]any)
+		for _, e := range arr {
+			if hasPath(e, p[1:]) {
+				return true
+			}
+		}
+		return false
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	e, ok := m[p[0]]
+	return ok && hasPath(e, p[1:])
+}
