@@ -121,7 +121,12 @@ func syntaxCheck(data []byte) error {
 	return &ListingError{Msg: "invalid JSON: unexpected end of input (truncated file?)"}
 }
 
+// lineCol turns "after reading off bytes" (how encoding/json reports a
+// position) into the 1-based line and column of the byte at fault.
 func lineCol(data []byte, off int64) (int, int) {
+	if off > 0 {
+		off--
+	}
 	if off > int64(len(data)) {
 		off = int64(len(data))
 	}
