@@ -380,7 +380,7 @@ func (d *differ) annotations(o, n *normalizedTool) {
 	if oh.ReadOnly && !nh.ReadOnly {
 		extra := ""
 		if nh.Destructive {
-			extra = " and destructive (destructiveHint defaults to true)"
+			extra = ", destructively by default (destructiveHint absent or true)"
 		}
 		d.add("annotations-read-only-dropped", path("readOnlyHint"), true, false,
 			"readOnlyHint true → false: the tool may now write%s", extra)

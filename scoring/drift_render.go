@@ -183,6 +183,14 @@ func verdict(s DriftSummary) string {
 	return fmt.Sprintf("PASS: no changes at or above %s", s.FailOn)
 }
 
+// where is a finding's path, or "(tool)" for the tool as a whole.
+func where(f Finding) string {
+	if f.Path == "" {
+		return "(tool)"
+	}
+	return f.Path
+}
+
 func securityMark(f Finding) string {
 	if f.Security {
 		return " [security]"
@@ -208,11 +216,7 @@ func renderText(r DriftReport) string {
 		b.WriteString("Reason:\n")
 		for _, f := range g.findings {
 			fmt.Fprintf(&b, "  - %s: %s%s\n", f.Lane, f.Message, securityMark(f))
-			where := f.Path
-			if where == "" {
-				where = "(tool)"
-			}
-			fmt.Fprintf(&b, "    %s at %s [%s]\n", f.ID, where, f.Fingerprint)
+			fmt.Fprintf(&b, "    %s at %s [%s]\n", f.ID, where(f), f.Fingerprint)
 		}
 		if r.CasesChecked && g.lane != LaneAdditive {
 			b.WriteString("Cases affected:")
@@ -303,9 +307,20 @@ func renderJUnit(r DriftReport) (string, error) {
 	for _, f := range r.Findings {
 		byTool[f.Tool] = append(byTool[f.Tool], f)
 	}
+	// One test case per tool compared; a renamed tool is reported under
+	// its new name only.
+	renamedFrom := map[string]bool{}
+	for _, f := range r.Findings {
+		var from string
+		if f.ID == "tool-renamed" && json.Unmarshal(f.Old, &from) == nil {
+			renamedFrom[from] = true
+		}
+	}
 	names := map[string]bool{}
 	for _, t := range r.Summary.Tools {
-		names[t.Name] = true
+		if !renamedFrom[t.Name] {
+			names[t.Name] = true
+		}
 	}
 	for n := range byTool {
 		names[n] = true
@@ -320,7 +335,7 @@ func renderJUnit(r DriftReport) (string, error) {
 		tc := junitCase{Name: n, Classname: "drift"}
 		var fail, info []string
 		for _, f := range byTool[n] {
-			line := fmt.Sprintf("%s %s at %s: %s%s [%s]", strings.ToUpper(string(f.Lane)), f.ID, f.Path, f.Message, securityMark(f), f.Fingerprint)
+			line := fmt.Sprintf("%s %s at %s: %s%s [%s]", strings.ToUpper(string(f.Lane)), f.ID, where(f), f.Message, securityMark(f), f.Fingerprint)
 			if f.Lane.rank() <= r.Summary.FailOn.rank() {
 				fail = append(fail, line)
 			} else {
@@ -376,7 +391,7 @@ func renderGitHub(r DriftReport) string {
 			level = "warning"
 		}
 		title := fmt.Sprintf("%s %s: %s", strings.ToUpper(string(f.Lane)), f.Tool, f.ID)
-		msg := fmt.Sprintf("%s at %s%s [%s]", f.Message, f.Path, securityMark(f), f.Fingerprint)
+		msg := fmt.Sprintf("%s at %s%s [%s]", f.Message, where(f), securityMark(f), f.Fingerprint)
 		fmt.Fprintf(&b, "::%s file=%s,title=%s::%s\n", level, ghProp(r.Summary.New), ghProp(title), ghEscape(msg))
 	}
 	fmt.Fprintf(&b, "::notice title=%s::%s\n", ghProp("tracelab drift"), ghEscape(summaryLine(r.Summary)+"; "+verdict(r.Summary)))

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tracelab/importers"
+	"tracelab/scoring"
+)
+
+// The -update flag rewrites golden files. Another test file of package
+// main may define it too; register it only once.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files")
+	}
+}
+
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// runDriftCmd runs `tracelab drift args...` and returns its output and
+// exit code (0 on success).
+func runDriftCmd(t *testing.T, stdin string, args ...string) (string, int, error) {
+	t.Helper()
+	cmd := newDriftCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&bytes.Buffer{})
+	cmd.SetIn(strings.NewReader(stdin))
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	if err == nil {
+		return out.String(), 0, nil
+	}
+	var coded interface{ ExitCode() int }
+	if !errors.As(err, &coded) {
+		t.Fatalf("drift %v: error without exit code: %v", args, err)
+	}
+	return out.String(), coded.ExitCode(), err
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "drift", name)
+	if updating() {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestDriftGolden -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (go test -run %s -update rewrites it)\n--- got\n%s", path, t.Name(), got)
+	}
+}
+
+const (
+	oldListing = "testdata/drift/old.json"
+	newListing = "testdata/drift/new.json"
+	traces     = "testdata/drift/traces.jsonl"
+)
+
+func TestDriftGolden(t *testing.T) {
+	for _, format := range scoring.DriftFormats {
+		t.Run(format, func(t *testing.T) {
+			out, code, _ := runDriftCmd(t, "", "--format", format, "--traces", traces, oldListing, newListing)
+			if code != 1 {
+				t.Errorf("exit %d, want 1 (breaking drift)", code)
+			}
+			ext := map[string]string{"json": "json", "junit": "xml", "markdown": "md"}[format]
+			if ext == "" {
+				ext = "txt"
+			}
+			golden(t, format+".golden."+ext, out)
+		})
+	}
+}
+
+func TestDriftJSONShape(t *testing.T) {
+	out, _, _ := runDriftCmd(t, "", "--format", "json", "--traces", traces, oldListing, newListing)
+	var rep struct {
+		Findings []map[string]json.RawMessage `json:"findings"`
+		Summary  map[string]json.RawMessage   `json:"summary"`
+		Cases    []scoring.AffectedCase       `json:"cases"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) == 0 {
+		t.Fatal("no findings")
+	}
+	for _, f := range rep.Findings {
+		for _, k := range []string{"id", "tool", "side", "path", "lane", "security", "message", "old", "new", "fingerprint"} {
+			if _, ok := f[k]; !ok {
+				t.Errorf("finding %s lacks %q", f["id"], k)
+			}
+		}
+	}
+	// The seed's example: a new required field on workspace.read breaks
+	// the recorded call that lacks it, and not the one that sends it.
+	tiers := map[string]scoring.Tier{}
+	for _, c := range rep.Cases {
+		if c.Tool == "workspace.read" {
+			tiers[c.CaseID] = c.Tier
+		}
+	}
+	if tiers["read-basic"] != scoring.TierInputFails || tiers["read-code-window"] != scoring.TierInputFails {
+		t.Errorf("workspace.read tiers %v", tiers)
+	}
+	want := map[string]scoring.Tier{"customer-email/lookup_customer": scoring.TierOutputFails, "legacy-search/legacy.search": scoring.TierCalled,
+		"notes-pull/notes.sync": scoring.TierCalled, "notes-pull/workspace.list": scoring.TierListed}
+	for _, c := range rep.Cases {
+		if w, ok := want[c.CaseID+"/"+c.Tool]; ok && c.Tier != w {
+			t.Errorf("%s/%s: tier %d, want %d (%s)", c.CaseID, c.Tool, c.Tier, w, c.Evidence)
+		}
+	}
+}
+
+func TestDriftJUnitParses(t *testing.T) {
+	out, _, _ := runDriftCmd(t, "", "--format", "junit", oldListing, newListing)
+	var doc struct {
+		XMLName  xml.Name `xml:"testsuites"`
+		Tests    int      `xml:"tests,attr"`
+		Failures int      `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+					Text    string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("junit output is not XML: %v\n%s", err, out)
+	}
+	failed := map[string]string{}
+	for _, c := range doc.Suites[0].Cases {
+		if c.Failure != nil {
+			failed[c.Name] = c.Failure.Text
+		}
+	}
+	for _, tool := range []string{"workspace.read", "lookup_customer", "notes.sync", "legacy.search", "workspace.list"} {
+		if _, ok := failed[tool]; !ok {
+			t.Errorf("%s should fail: %v", tool, failed)
+		}
+	}
+	if _, ok := failed["workspace.grep"]; ok {
+		t.Errorf("an added tool must not fail")
+	}
+	if !strings.Contains(failed["workspace.read"], "input-property-added-required") || doc.Failures != len(failed) || doc.Tests != 6 {
+		t.Errorf("failures %d tests %d: %v", doc.Failures, doc.Tests, failed)
+	}
+}
+
+func TestDriftExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	same := write("same.json", `[{"inputSchema":{"type":"object"},"name":"workspace.read"}]`)
+	base := write("base.json", `{"tools":[{"name":"workspace.read","inputSchema":{"type":"object"}}]}`)
+	risky := write("risky.json", `{"tools":[{"name":"workspace.read","description":"now with a description","inputSchema":{"type":"object"}}]}`)
+	notListing := write("bad.json", `{"name":"x"}`)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // in the output or the error
+	}{
+		{"no change", []string{base, same}, 0, "No tool contract drift"},
+		{"breaking", []string{oldListing, newListing}, 1, "Lane: BREAKING"},
+		{"risky passes by default", []string{base, risky}, 0, "PASS: no changes at or above breaking"},
+		{"fail on risky", []string{"--fail-on", "risky", base, risky}, 1, "FAIL: changes at or above risky"},
+		{"severity lowers a lane", []string{"--severity", write("sev", "tool-description-changed additive\n"), "--fail-on", "risky", base, risky}, 0, "0 risky, 1 additive"},
+		{"severity ignores", []string{"--severity", write("sev2", "tool-description-changed ignore # noise\n"), base, risky}, 0, "1 finding(s) ignored"},
+		{"bad severity file", []string{"--severity", "testdata/drift/bad-severity.txt", oldListing, newListing}, 2, `testdata/drift/bad-severity.txt:2: unknown lane "sometimes"`},
+		{"unknown check id", []string{"--severity", write("sev3", "\n\ninput-typo breaking\n"), base, risky}, 2, `sev3:3: unknown check id "input-typo"`},
+		{"not a listing", []string{base, notListing}, 2, "bad.json: tools: required"},
+		{"missing file", []string{base, filepath.Join(dir, "nope.json")}, 2, "no such file"},
+		{"db source not yet", []string{"db:warehouse@r1", base}, 2, "not supported yet"},
+		{"bad format", []string{"--format", "yaml", base, same}, 2, "unknown format"},
+		{"bad fail-on", []string{"--fail-on", "ignore", base, same}, 2, "--fail-on"},
+		{"bad traces", []string{"--traces", notListing, base, risky}, 2, "not a supported trace format"},
+		{"stdin", []string{"-", same}, 0, "No tool contract drift"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdin := ""
+			if tt.name == "stdin" {
+				stdin = `[{"name":"workspace.read","inputSchema":{"type":"object"}}]`
+			}
+			out, code, err := runDriftCmd(t, stdin, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d (err %v)\n%s", code, tt.code, err, out)
+			}
+			text := out
+			if err != nil {
+				text += "\n" + err.Error()
+			}
+			if !strings.Contains(text, tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, text)
+			}
+		})
+	}
+}
+
+// The same tool given to OpenAI, Anthropic and over MCP has different wire
+// hashes (what the model saw differs) but one semantic hash, so switching
+// provider reports no contract change.
+func TestDriftAcrossShapes(t *testing.T) {
+	listings := map[string]string{
+		// platform.openai.com/docs/guides/function-calling
+		"openai": `[{"type":"function","function":{"name":"get_weather","description":"Weather now","parameters":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}}]`,
+		// docs.anthropic.com/en/docs/agents-and-tools/tool-use/overview
+		"anthropic": `[{"name":"get_weather","description":"Weather now","input_schema":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}]`,
+		// modelcontextprotocol.io/specification/2025-11-25/server/tools
+		"mcp": `{"tools":[{"name":"get_weather","description":"Weather now","inputSchema":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}]}`,
+	}
+	wire, sem := map[string]bool{}, map[string]bool{}
+	var first []string
+	for name, l := range listings {
+		tools, err := importers.ParseToolListing([]byte(l))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		h, err := scoring.SemanticFingerprint(tools[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		wire[tools[0].Fingerprint()], sem[h] = true, true
+		first = append(first, name)
+	}
+	if len(wire) != 3 || len(sem) != 1 {
+		t.Errorf("wire hashes %d (want 3), semantic hashes %d (want 1)", len(wire), len(sem))
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	os.WriteFile(a, []byte(listings["openai"]), 0o644)
+	os.WriteFile(b, []byte(listings["mcp"]), 0o644)
+	out, code, err := runDriftCmd(t, "", a, b)
+	if code != 0 || !strings.Contains(out, "No tool contract drift") {
+		t.Errorf("openai vs mcp shape of one tool: exit %d %v\n%s", code, err, out)
+	}
+}
