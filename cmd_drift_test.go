@@ -79,11 +79,7 @@ func TestDriftGolden(t *testing.T) {
 			if code != 1 {
 				t.Errorf("exit %d, want 1 (breaking drift)", code)
 			}
-			ext := map[string]string{"json": "json", "junit": "xml", "markdown": "md"}[format]
-			if ext == "" {
-				ext = "txt"
-			}
-			golden(t, format+".golden."+ext, out)
+			golden(t, format+".golden", out)
 		})
 	}
 }
@@ -191,6 +187,8 @@ func TestDriftExitCodes(t *testing.T) {
 		{"fail on risky", []string{"--fail-on", "risky", base, risky}, 1, "FAIL: changes at or above risky"},
 		{"severity lowers a lane", []string{"--severity", write("sev", "tool-description-changed additive\n"), "--fail-on", "risky", base, risky}, 0, "0 risky, 1 additive"},
 		{"severity ignores", []string{"--severity", write("sev2", "tool-description-changed ignore # noise\n"), base, risky}, 0, "1 finding(s) ignored"},
+		{"severity file lowers output-enum-widened", []string{"--severity", "testdata/drift/severity.txt", "--format", "json", oldListing, newListing}, 1, `"risky": 2,
+    "additive": 2,`},
 		{"bad severity file", []string{"--severity", "testdata/drift/bad-severity.txt", oldListing, newListing}, 2, `testdata/drift/bad-severity.txt:2: unknown lane "sometimes"`},
 		{"unknown check id", []string{"--severity", write("sev3", "\n\ninput-typo breaking\n"), base, risky}, 2, `sev3:3: unknown check id "input-typo"`},
 		{"not a listing", []string{base, notListing}, 2, "bad.json: tools: required"},
