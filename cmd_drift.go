@@ -39,13 +39,14 @@ type driftOptions struct {
 	severity string
 	traces   []string
 	stdin    io.Reader
-	// load reads one side; loadContracts unless a test or a later phase
+	stderr   io.Writer // warnings (a paginated listing)
+	// load reads one side: fileLoader unless a later phase (db:SERVER@RUN)
 	// plugs in another source.
 	load contractLoader
 }
 
 func newDriftCmd() *cobra.Command {
-	opts := &driftOptions{load: loadContracts}
+	opts := &driftOptions{}
 	cmd := &cobra.Command{
 		Use:   "drift OLD NEW",
 		Short: "Diff two tool listings and classify every change as breaking, risky or additive",
@@ -64,6 +65,9 @@ Check ids and lanes: docs/drift-checks.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.stdin == nil {
 				opts.stdin = cmd.InOrStdin()
+			}
+			if opts.stderr == nil {
+				opts.stderr = cmd.ErrOrStderr()
 			}
 			return runDrift(cmd.Context(), opts, args[0], args[1], cmd.OutOrStdout())
 		},
@@ -100,15 +104,18 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 	if oldArg == "-" && newArg == "-" {
 		return badInput(errors.New("only one of OLD and NEW can be read from stdin"))
 	}
+	if opts.stderr == nil {
+		opts.stderr = io.Discard
+	}
 	load := opts.load
 	if load == nil {
-		load = loadContracts
+		load = fileLoader(opts.stderr)
 	}
-	oldTools, err := loadSide(ctx, load, opts.stdin, oldArg)
+	oldTools, err := loadSide(ctx, load, opts.stdin, opts.stderr, oldArg)
 	if err != nil {
 		return badInput(err)
 	}
-	newTools, err := loadSide(ctx, load, opts.stdin, newArg)
+	newTools, err := loadSide(ctx, load, opts.stdin, opts.stderr, newArg)
 	if err != nil {
 		return badInput(err)
 	}
@@ -147,36 +154,44 @@ func isDriftFormat(f string) bool {
 	return false
 }
 
-func loadSide(ctx context.Context, load contractLoader, stdin io.Reader, arg string) ([]model.ToolContract, error) {
-	if arg == "-" {
-		data, err := io.ReadAll(stdin)
-		if err != nil {
-			return nil, fmt.Errorf("stdin: %w", err)
-		}
-		tools, err := importers.ParseToolListing(data)
-		if err != nil {
-			return nil, fmt.Errorf("stdin: %w", err)
-		}
-		return tools, nil
+func loadSide(ctx context.Context, load contractLoader, stdin io.Reader, stderr io.Writer, arg string) ([]model.ToolContract, error) {
+	if arg != "-" {
+		return load(ctx, arg)
 	}
-	return load(ctx, arg)
+	data, err := io.ReadAll(stdin)
+	if err != nil {
+		return nil, fmt.Errorf("stdin: %w", err)
+	}
+	return parseListing("stdin", data, stderr)
 }
 
-// loadContracts reads a tool listing file. `db:SERVER@RUN` (the tools a
-// stored run saw) is the next source to plug in here.
-func loadContracts(_ context.Context, arg string) ([]model.ToolContract, error) {
-	if strings.HasPrefix(arg, "db:") {
-		return nil, fmt.Errorf("%s: database sources (db:SERVER@RUN) are not supported yet; export the listing to a file", arg)
-	}
-	data, err := os.ReadFile(arg)
-	if err != nil {
-		return nil, err
-	}
+// parseListing parses a listing and warns when it is one page of many:
+// tools on the other pages would look removed.
+func parseListing(name string, data []byte, stderr io.Writer) ([]model.ToolContract, error) {
 	tools, err := importers.ParseToolListing(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", arg, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if c := importers.ListingNextCursor(data); c != "" && stderr != nil {
+		fmt.Fprintf(stderr, "warning: %s is one page of a paginated tools/list (nextCursor %q): tools on other pages will look removed\n", name, c)
 	}
 	return tools, nil
+}
+
+// fileLoader reads tool listing files, warning on stderr about partial
+// ones. `db:SERVER@RUN` (the tools a stored run saw) is the next source to
+// plug in here; until then it is refused with a clear message.
+func fileLoader(stderr io.Writer) contractLoader {
+	return func(_ context.Context, arg string) ([]model.ToolContract, error) {
+		if strings.HasPrefix(arg, "db:") {
+			return nil, fmt.Errorf("%s: database sources (db:SERVER@RUN) are not supported yet; export the listing to a file", arg)
+		}
+		data, err := os.ReadFile(arg)
+		if err != nil {
+			return nil, err
+		}
+		return parseListing(arg, data, stderr)
+	}
 }
 
 // caseTools reads trace files and keeps, per trace, what affected-case

@@ -31,22 +31,42 @@ func updating() bool {
 // runDriftCmd runs `tracelab drift args...` and returns its output and
 // exit code (0 on success).
 func runDriftCmd(t *testing.T, stdin string, args ...string) (string, int, error) {
+	out, _, code, err := runDriftCmdErr(t, stdin, args...)
+	return out, code, err
+}
+
+func runDriftCmdErr(t *testing.T, stdin string, args ...string) (string, string, int, error) {
 	t.Helper()
 	cmd := newDriftCmd()
-	var out bytes.Buffer
+	var out, stderr bytes.Buffer
 	cmd.SetOut(&out)
-	cmd.SetErr(&bytes.Buffer{})
+	cmd.SetErr(&stderr)
 	cmd.SetIn(strings.NewReader(stdin))
 	cmd.SetArgs(args)
 	err := cmd.Execute()
 	if err == nil {
-		return out.String(), 0, nil
+		return out.String(), stderr.String(), 0, nil
 	}
 	var coded interface{ ExitCode() int }
 	if !errors.As(err, &coded) {
 		t.Fatalf("drift %v: error without exit code: %v", args, err)
 	}
-	return out.String(), coded.ExitCode(), err
+	return out.String(), stderr.String(), coded.ExitCode(), err
+}
+
+func TestDriftWarnsOnPartialListing(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "page1.json")
+	if err := os.WriteFile(page, []byte(`{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"p2"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code, _ := runDriftCmdErr(t, "", page, page)
+	if code != 0 || !strings.Contains(stderr, `page1.json is one page of a paginated tools/list (nextCursor "p2")`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, _, _ = runDriftCmdErr(t, "", oldListing, newListing)
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("unexpected warning %q", stderr)
+	}
 }
 
 func golden(t *testing.T, name, got string) {

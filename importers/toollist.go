@@ -285,3 +285,22 @@ func compactRaw(raw json.RawMessage) json.RawMessage {
 	}
 	return b.Bytes()
 }
+
+// ListingNextCursor returns the nextCursor of a tools/list result (bare or
+// in a JSON-RPC response): when set, the listing is one page and tools on
+// other pages are missing from it. Empty when absent or not a listing.
+func ListingNextCursor(data []byte) string {
+	var top struct {
+		NextCursor string `json:"nextCursor"`
+		Result     *struct {
+			NextCursor string `json:"nextCursor"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(stripBOM(data)), &top) != nil {
+		return ""
+	}
+	if top.Result != nil && top.Result.NextCursor != "" {
+		return top.Result.NextCursor
+	}
+	return top.NextCursor
+}

@@ -138,6 +138,22 @@ func TestParseToolListingErrors(t *testing.T) {
 	}
 }
 
+func TestListingNextCursor(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{mcpListing, "c2"},
+		{`{"jsonrpc":"2.0","id":1,"result":{"tools":[],"nextCursor":"p2"}}`, "p2"},
+		{rpcListing, ""},
+		{openaiChat, ""},
+		{`{"nextCursor":7}`, ""},
+		{`not json`, ""},
+	}
+	for _, tt := range tests {
+		if got := ListingNextCursor([]byte(tt.in)); got != tt.want {
+			t.Errorf("%.40s: got %q want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 const samplesDir = "../../shared/samples"
 
 func samples(t *testing.T) string {
