@@ -807,29 +807,29 @@ func (d *differ) properties(side Side, path string, o, n map[string]any) {
 
 	// A removed and an added property with the same schema, each the only
 	// match of the other, is a rename.
+	keyOf := func(props map[string]any, name string) string {
+		if s, ok := props[name]; ok {
+			return string(canon(semantic(s)))
+		}
+		return "" // only named in required: never a rename candidate
+	}
+	removedBy, addedBy := map[string][]string{}, map[string][]string{}
+	for _, r := range removed {
+		if k := keyOf(op, r); k != "" {
+			removedBy[k] = append(removedBy[k], r)
+		}
+	}
+	for _, a := range added {
+		if k := keyOf(np, a); k != "" {
+			addedBy[k] = append(addedBy[k], a)
+		}
+	}
 	renamed := map[string]string{}
 	taken := map[string]bool{}
-	for _, r := range removed {
-		var match []string
-		for _, a := range added {
-			if _, ok := op[r]; ok && semanticEqual(op[r], np[a]) {
-				if _, ok := np[a]; ok {
-					match = append(match, a)
-				}
-			}
-		}
-		if len(match) != 1 || taken[match[0]] {
-			continue
-		}
-		back := 0
-		for _, r2 := range removed {
-			if _, ok := op[r2]; ok && semanticEqual(op[r2], np[match[0]]) {
-				back++
-			}
-		}
-		if back == 1 {
-			renamed[r] = match[0]
-			taken[match[0]] = true
+	for k, rs := range removedBy {
+		if as := addedBy[k]; len(rs) == 1 && len(as) == 1 {
+			renamed[rs[0]] = as[0]
+			taken[as[0]] = true
 		}
 	}
 	for _, r := range removed {
