@@ -278,3 +278,42 @@ func TestDriftAcrossShapes(t *testing.T) {
 		t.Errorf("openai vs mcp shape of one tool: exit %d %v\n%s", code, err, out)
 	}
 }
+
+// TestDriftMCPSpecSamples diffs the official get_weather listing of MCP
+// 2025-11-25 against the one of 2026-07-28: only `execution` went away.
+func TestDriftMCPSpecSamples(t *testing.T) {
+	dir := "../shared/samples/mcp"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("real-world samples not found at %s (they live beside the repo in CI): %v", dir, err)
+	}
+	old := filepath.Join(dir, "spec-2025-11-25-tools-mdx-blocks/block02-tools-list-response.json")
+	new := filepath.Join(dir, "schema-2026-07-28-examples/ListToolsResult/tools-list-with-cursor-and-ttl.json")
+	out, stderr, code, err := runDriftCmdErr(t, "", "--format", "json", old, new)
+	if code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	var rep struct {
+		Findings []scoring.Finding `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "tool-field-changed" || rep.Findings[0].Path != "execution" {
+		t.Errorf("findings %+v", rep.Findings)
+	}
+	if strings.Count(stderr, "one page of a paginated tools/list") != 2 {
+		t.Errorf("both samples carry nextCursor; stderr %q", stderr)
+	}
+	// The draft-07 and 2020-12 versions of calculate_sum differ in dialect only.
+	a, _ := os.ReadFile(filepath.Join(dir, "schema-2026-07-28-examples/Tool/with-default-2020-12-input-schema.json"))
+	b, _ := os.ReadFile(filepath.Join(dir, "schema-2026-07-28-examples/Tool/with-explicit-draft-07-input-schema.json"))
+	ta, err1 := importers.ParseToolListing(append(append([]byte("["), a...), ']'))
+	tb, err2 := importers.ParseToolListing(append(append([]byte("["), b...), ']'))
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	res, err := scoring.DiffContracts(ta, tb)
+	if err != nil || len(res.Findings) != 1 || res.Findings[0].ID != "input-schema-dialect-changed" {
+		t.Errorf("%v %+v", err, res.Findings)
+	}
+}
