@@ -855,6 +855,8 @@ func (d *differ) properties(side Side, path string, o, n map[string]any) {
 		switch {
 		case side == SideOutput:
 			d.add("output-property-added", propPath(a), nil, semantic(np[a]), "field added: %s", a)
+		case nreq[a] && hasDefault(np[a]):
+			d.add("input-property-added-required-with-default", propPath(a), nil, semantic(np[a]), "new required field added: %s (has a default, but old calls still fail validation)", a)
 		case nreq[a]:
 			d.add("input-property-added-required", propPath(a), nil, semantic(np[a]), "new required field added: %s", a)
 		default:
@@ -890,6 +892,11 @@ func (d *differ) properties(side Side, path string, o, n map[string]any) {
 			}
 		}
 	}
+}
+
+func hasDefault(schema any) bool {
+	_, ok := mapOf(schema)["default"]
+	return ok
 }
 
 // instancePath is where property name of the object at path sits in a

@@ -80,6 +80,7 @@ func DriftChecks() []Check {
 		{"annotations-field-changed", SideAnnotations, LaneRisky, false, "another annotation key changed"},
 
 		{"input-property-added-required", SideInput, LaneBreaking, false, "a new input property is required: old calls lack it"},
+		{"input-property-added-required-with-default", SideInput, LaneBreaking, false, "a new required input property that has a default: the server may fill it, validation still rejects old calls"},
 		{"input-property-added-optional", SideInput, LaneAdditive, false, "a new optional input property"},
 		{"input-property-became-required", SideInput, LaneBreaking, false, "an optional input property became required"},
 		{"input-property-became-optional", SideInput, LaneAdditive, false, "a required input property became optional"},

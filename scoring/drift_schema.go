@@ -108,17 +108,65 @@ func (r *refResolver) schema(v any) any {
 	}
 	ref, isRef := m["$ref"].(string)
 	if !isRef || !strings.HasPrefix(ref, "#") || slices.Contains(r.stack, ref) || r.budget <= 0 {
-		return out
+		return unwrapNullable(out)
 	}
 	target, found := lookupPointer(r.root, ref[1:])
 	if !found {
-		return out
+		return unwrapNullable(out)
 	}
 	r.stack = append(r.stack, ref)
 	inlined := r.schema(target)
 	r.stack = r.stack[:len(r.stack)-1]
 	delete(out, "$ref")
 	return mergeRef(inlined, out)
+}
+
+// unwrapNullable rewrites the common spelling of a nullable value,
+// {"oneOf":[X,{"type":"null"}]} (or anyOf, either order), as X with "null"
+// added to its type list, so that it compares like {"type":[T,"null"]}.
+// Only a node holding nothing but the composition and prose is rewritten,
+// and only when X states its type.
+func unwrapNullable(m map[string]any) map[string]any {
+	for _, kw := range []string{"oneOf", "anyOf"} {
+		arr, ok := m[kw].([]any)
+		if !ok || len(arr) != 2 {
+			continue
+		}
+		for k := range m {
+			if k != kw && !slices.Contains(proseKeywords, k) {
+				return m
+			}
+		}
+		for i := range arr {
+			null, _ := arr[i].(map[string]any)
+			x, _ := arr[1-i].(map[string]any)
+			if len(null) != 1 || null["type"] != "null" || x == nil {
+				continue
+			}
+			ts := typeSet(x)
+			if ts == nil {
+				return m
+			}
+			out := make(map[string]any, len(x)+len(m))
+			for k, v := range x {
+				out[k] = v
+			}
+			for k, v := range m {
+				if k != kw {
+					out[k] = v // the outer description wins, as in a $ref
+				}
+			}
+			types := []any{"null"}
+			for _, t := range ts {
+				if t != "null" {
+					types = append(types, t)
+				}
+			}
+			out["type"] = types
+			return out
+		}
+	}
+	return m
 }
 
 func isArray(v any) bool { _, ok := v.([]any); return ok }

@@ -82,6 +82,9 @@ var driftCases = []driftCase{
 	{"new required input (seed)", in(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 		in(`{"type":"object","properties":{"path":{"type":"string"},"recursive":{"type":"boolean"}},"required":["path","recursive"]}`),
 		"input-property-added-required", LaneBreaking, "inputSchema.properties.recursive"},
+	{"new required input with default", in(`{"type":"object","properties":{"path":{"type":"string"}}}`),
+		in(`{"type":"object","properties":{"path":{"type":"string"},"depth":{"type":"integer","default":1}},"required":["depth"]}`),
+		"input-property-added-required-with-default", LaneBreaking, "inputSchema.properties.depth"},
 	{"new optional input", in(`{"type":"object","properties":{"path":{"type":"string"}}}`),
 		in(`{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"}}}`), "input-property-added-optional", LaneAdditive, "inputSchema.properties.limit"},
 	{"input became required", in(`{"type":"object","properties":{"a":{"type":"string"}}}`),
@@ -162,6 +165,8 @@ var driftCases = []driftCase{
 		out(`{"type":"object","properties":{"a":{"type":"integer"}}}`), "output-type-changed", LaneBreaking, "outputSchema.properties.a.type"},
 	{"output became nullable", out(`{"type":"object","properties":{"a":{"type":"string"}}}`),
 		out(`{"type":"object","properties":{"a":{"type":["string","null"]}}}`), "output-type-changed", LaneBreaking, "outputSchema.properties.a.type"},
+	{"output became nullable via oneOf", out(`{"type":"object","properties":{"a":{"type":"string"}}}`),
+		out(`{"type":"object","properties":{"a":{"oneOf":[{"type":"null"},{"type":"string"}]}}}`), "output-type-changed", LaneBreaking, "outputSchema.properties.a.type"},
 	{"output type narrowed", out(`{"type":"object","properties":{"a":{"type":"number"}}}`),
 		out(`{"type":"object","properties":{"a":{"type":"integer"}}}`), "output-type-narrowed", LaneAdditive, "outputSchema.properties.a.type"},
 	{"output enum widened", out(`{"type":"object","properties":{"s":{"enum":["active","closed"]}}}`),
@@ -364,6 +369,34 @@ func TestSemanticFingerprint(t *testing.T) {
 		if (h == h0) != tt.same {
 			t.Errorf("%s: same=%v, want %v", tt.name, h == h0, tt.same)
 		}
+	}
+}
+
+func TestNullableSpellingsAgree(t *testing.T) {
+	spellings := []string{
+		`{"type":["string","null"]}`,
+		`{"type":["null","string"],"description":"d"}`,
+		`{"oneOf":[{"type":"string"},{"type":"null"}]}`,
+		`{"anyOf":[{"type":"null"},{"type":"string"}],"description":"d"}`,
+		`{"anyOf":[{"type":"null"},{"$ref":"#/$defs/s"}]}`,
+	}
+	var first string
+	for i, sp := range spellings {
+		js := `{"name":"a","inputSchema":{"type":"object","$defs":{"s":{"type":"string"}},"properties":{"p":` + sp + `}}}`
+		h, err := SemanticFingerprint(mcpTool(t, js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = h
+		} else if h != first {
+			t.Errorf("%s hashes differently from %s", sp, spellings[0])
+		}
+	}
+	// A oneOf with other keywords beside it is left alone.
+	h, _ := SemanticFingerprint(mcpTool(t, `{"name":"a","inputSchema":{"type":"object","properties":{"p":{"minLength":1,"oneOf":[{"type":"string"},{"type":"null"}]}}}}`))
+	if h == first {
+		t.Error("oneOf with a sibling keyword was unwrapped")
 	}
 }
 
