@@ -28,11 +28,6 @@ type Finding struct {
 	// Fingerprint is a short hash over id, tool, path and the old and new
 	// values (not the message), so acknowledgements survive re-snapshots.
 	Fingerprint string `json:"fingerprint"`
-
-	// instancePath locates a removed output property inside a result
-	// ("[]" stands for any array element); set on output-property-removed
-	// and output-property-renamed only.
-	instancePath []string
 }
 
 // ToolDigest carries a tool's two hashes: Wire over the exact contract the
@@ -320,7 +315,7 @@ type differ struct {
 var checksByID = checkIndex()
 
 // add records a finding; old and new are decoded JSON values (nil: absent).
-func (d *differ) add(id, path string, old, new any, format string, args ...any) *Finding {
+func (d *differ) add(id, path string, old, new any, format string, args ...any) {
 	c, ok := checksByID[id]
 	if !ok {
 		panic("drift: unknown check id " + id) // a programming error, caught by the tests
@@ -331,7 +326,6 @@ func (d *differ) add(id, path string, old, new any, format string, args ...any) 
 		Message: fmt.Sprintf(format, args...), Old: o, New: n,
 		Fingerprint: findingFingerprint(id, d.tool, path, o, n),
 	})
-	return &d.out[len(d.out)-1]
 }
 
 func (d *differ) compareTool(o, n *normalizedTool) {
@@ -834,8 +828,7 @@ func (d *differ) properties(side Side, path string, o, n map[string]any) {
 	}
 	for _, r := range removed {
 		if a, ok := renamed[r]; ok {
-			f := d.add(id(side, "property-renamed"), propPath(a), r, a, "field renamed: %s → %s", r, a)
-			f.instancePath = d.instancePath(side, path, r)
+			d.add(id(side, "property-renamed"), propPath(a), r, a, "field renamed: %s → %s", r, a)
 			if side == SideInput && nreq[a] && !oreq[r] {
 				d.add("input-property-became-required", propPath(a), false, true, "renamed field %s is now required", a)
 			}
@@ -844,8 +837,7 @@ func (d *differ) properties(side Side, path string, o, n map[string]any) {
 		if side == SideInput {
 			d.add("input-property-removed", propPath(r), semantic(op[r]), nil, "field removed: %s (old calls still send it)", r)
 		} else {
-			f := d.add("output-property-removed", propPath(r), semantic(op[r]), nil, "field removed: %s", r)
-			f.instancePath = d.instancePath(side, path, r)
+			d.add("output-property-removed", propPath(r), semantic(op[r]), nil, "field removed: %s", r)
 		}
 	}
 	for _, a := range added {
@@ -882,14 +874,7 @@ func (d *differ) properties(side Side, path string, o, n map[string]any) {
 		_, inOld := op[c]
 		_, inNew := np[c]
 		if inOld || inNew {
-			sub := &differ{tool: d.tool}
-			sub.schema(side, p, op[c], np[c])
-			for _, f := range sub.out {
-				if f.instancePath != nil {
-					f.instancePath = append(d.instancePath(side, path, c), f.instancePath...)
-				}
-				d.out = append(d.out, f)
-			}
+			d.schema(side, p, op[c], np[c])
 		}
 	}
 }
@@ -897,15 +882,6 @@ func (d *differ) properties(side Side, path string, o, n map[string]any) {
 func hasDefault(schema any) bool {
 	_, ok := mapOf(schema)["default"]
 	return ok
-}
-
-// instancePath is where property name of the object at path sits in a
-// result; only the output side needs it, relative to the current object.
-func (d *differ) instancePath(side Side, path, name string) []string {
-	if side != SideOutput {
-		return nil
-	}
-	return []string{name}
 }
 
 func (d *differ) additional(side Side, path string, o, n map[string]any) {
@@ -925,12 +901,7 @@ func (d *differ) additional(side Side, path string, o, n map[string]any) {
 	p := pathKey(path, "additionalProperties")
 	switch {
 	case os == ns && os == "schema":
-		sub := &differ{tool: d.tool}
-		sub.schema(side, p, ov, nv)
-		for _, f := range sub.out {
-			f.instancePath = nil // the keys of extra properties are not known
-			d.out = append(d.out, f)
-		}
+		d.schema(side, p, ov, nv)
 	case os == ns:
 	case os == "open" || (os == "schema" && ns == "closed"):
 		d.add(id(side, "additional-properties-closed"), p, ov, nv, "unknown properties now %s", map[string]string{"closed": "rejected", "schema": "restricted by a schema"}[ns])
@@ -950,14 +921,7 @@ func (d *differ) items(side Side, path string, o, n map[string]any) {
 		}
 		return
 	}
-	sub := &differ{tool: d.tool}
-	sub.schema(side, pathKey(path, "items"), ov, nv)
-	for _, f := range sub.out {
-		if f.instancePath != nil {
-			f.instancePath = append([]string{"[]"}, f.instancePath...)
-		}
-		d.out = append(d.out, f)
-	}
+	d.schema(side, pathKey(path, "items"), ov, nv)
 }
 
 func (d *differ) composition(side Side, path, kw string, o, n map[string]any) {

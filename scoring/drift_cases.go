@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -96,8 +97,10 @@ func AffectedCases(findings []Finding, newTools []model.ToolContract, cases []Ca
 		if f.ID == "tool-removed" {
 			td.removed = true
 		}
-		if f.instancePath != nil {
-			td.removedFields = append(td.removedFields, f.instancePath)
+		if f.ID == "output-property-removed" || f.ID == "output-property-renamed" {
+			if ip, ok := instancePathOf(f.Path, f.ID == "output-property-renamed", f.Old); ok {
+				td.removedFields = append(td.removedFields, ip)
+			}
 		}
 	}
 	validators := map[string]*toolValidator{}
@@ -253,7 +256,7 @@ func (v *toolValidator) check(tool string, calls []CaseCall, removed [][]string)
 		}
 		for _, p := range removed {
 			if hasPath(decoded, p) {
-				outEvidence = fmt.Sprintf("call %d: recorded result has %s, removed from the new output schema", i+1, strings.Join(p, "."))
+				outEvidence = fmt.Sprintf("call %d: recorded result has %s, removed from the new output schema", i+1, joinInstancePath(p))
 				break
 			}
 		}
@@ -336,4 +339,101 @@ func hasPath(v any, p []string) bool {
 	}
 	e, ok := m[p[0]]
 	return ok && hasPath(e, p[1:])
+}
+
+// joinInstancePath writes an instance path as obs[].temp.
+func joinInstancePath(p []string) string {
+	var b strings.Builder
+	for i, s := range p {
+		if s != "[]" && i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// pathSeg is one step of a finding's JSON path: an object key or an index.
+type pathSeg struct {
+	key     string
+	index   int
+	isIndex bool
+}
+
+// parsePath reads a path written by pathKey and pathIndex, like
+// outputSchema.properties["a.b"].items.oneOf[1].
+func parsePath(p string) ([]pathSeg, bool) {
+	var out []pathSeg
+	for i := 0; i < len(p); {
+		switch p[i] {
+		case '.':
+			i++
+		case '[':
+			if i+1 < len(p) && p[i+1] == '"' {
+				q, err := strconv.QuotedPrefix(p[i+1:])
+				if err != nil {
+					return nil, false
+				}
+				name, _ := strconv.Unquote(q)
+				i += 1 + len(q)
+				if i >= len(p) || p[i] != ']' {
+					return nil, false
+				}
+				i++
+				out = append(out, pathSeg{key: name})
+				continue
+			}
+			j := strings.IndexByte(p[i:], ']')
+			if j < 0 {
+				return nil, false
+			}
+			n, err := strconv.Atoi(p[i+1 : i+j])
+			if err != nil {
+				return nil, false
+			}
+			out = append(out, pathSeg{index: n, isIndex: true})
+			i += j + 1
+		default:
+			j := i
+			for j < len(p) && p[j] != '.' && p[j] != '[' {
+				j++
+			}
+			out = append(out, pathSeg{key: p[i:j]})
+			i = j
+		}
+	}
+	return out, true
+}
+
+// instancePathOf maps the schema path of an output property to where the
+// property sits in a result ("[]" = any array element). For a rename the
+// path names the new property; the result holds the old one, given in old.
+func instancePathOf(schemaPath string, rename bool, old json.RawMessage) ([]string, bool) {
+	segs, ok := parsePath(schemaPath)
+	if !ok || len(segs) < 3 || segs[0].key != "outputSchema" {
+		return nil, false
+	}
+	var out []string
+	for i := 1; i < len(segs); i++ {
+		s := segs[i]
+		switch {
+		case s.key == "properties" && i+1 < len(segs) && !segs[i+1].isIndex:
+			out = append(out, segs[i+1].key)
+			i++
+		case s.key == "items" && !s.isIndex:
+			out = append(out, "[]")
+		case (s.key == "oneOf" || s.key == "anyOf" || s.key == "allOf") && i+1 < len(segs) && segs[i+1].isIndex:
+			i++ // a branch describes the same value
+		default:
+			return nil, false // additionalProperties, patternProperties, ...: keys unknown
+		}
+	}
+	if rename {
+		var from string
+		if json.Unmarshal(old, &from) != nil || len(out) == 0 {
+			return nil, false
+		}
+		out[len(out)-1] = from
+	}
+	return out, len(out) > 0
 }

@@ -99,3 +99,54 @@ func TestAffectedCasesNeverLoadsRefs(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
+
+func TestInstancePathOf(t *testing.T) {
+	tests := []struct {
+		path   string
+		rename bool
+		old    string
+		want   string // joined with "/"; "!" when not mappable
+	}{
+		{"outputSchema.properties.email", false, "", "email"},
+		{pathKey(pathKey(pathKey(pathKey("outputSchema", "properties"), "a.b"), "properties"), `we"ird`), false, "", `a.b/we"ird`},
+		{"outputSchema.items.properties.rows.items.properties.v", false, "", "[]/rows/[]/v"},
+		{"outputSchema.oneOf[1].properties.id", false, "", "id"},
+		{"outputSchema.properties.temperature", true, `"temp"`, "temp"},
+		{"outputSchema.additionalProperties.properties.x", false, "", "!"},
+		{"inputSchema.properties.x", false, "", "!"},
+		{`outputSchema.properties["unterminated`, false, "", "!"},
+		{"outputSchema", false, "", "!"},
+	}
+	for _, tt := range tests {
+		got, ok := instancePathOf(tt.path, tt.rename, json.RawMessage(tt.old))
+		s := strings.Join(got, "/")
+		if !ok {
+			s = "!"
+		}
+		if s != tt.want {
+			t.Errorf("%s: got %q want %q", tt.path, s, tt.want)
+		}
+	}
+}
+
+// Findings read back from JSON (as a store would keep them) still find
+// results that read a renamed output field.
+func TestAffectedCasesFromStoredFindings(t *testing.T) {
+	old := `[{"name":"w","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"obs":{"type":"array","items":{"type":"object","properties":{"temp":{"type":"number"}}}}}}}]`
+	new := `[{"name":"w","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"obs":{"type":"array","items":{"type":"object","properties":{"temperature":{"type":"number"}}}}}}}]`
+	newTools := contracts(t, new)
+	res, err := DiffContracts(contracts(t, old), newTools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.Findings)
+	var stored []Finding
+	if err := json.Unmarshal(b, &stored); err != nil {
+		t.Fatal(err)
+	}
+	got := AffectedCases(stored, newTools, []CaseTools{{CaseID: "c", Calls: []CaseCall{{Tool: "w",
+		Result: json.RawMessage(`{"obs":[{"temp":3.5}]}`)}}}})
+	if len(got) != 1 || got[0].Tier != TierOutputFails || !strings.Contains(got[0].Evidence, "recorded result has obs[].temp") {
+		t.Errorf("got %+v\nfindings:\n%s", got, dumpFindings(res.Findings))
+	}
+}
