@@ -110,3 +110,30 @@ func BenchmarkDiffContracts(b *testing.B) {
 	b.ReportMetric(float64(len(old))*float64(b.N)/b.Elapsed().Seconds(), "tools/s")
 	b.ReportMetric(float64(findings), "findings")
 }
+
+// FuzzInstancePathOf: finding paths may come back from stored JSON.
+func FuzzInstancePathOf(f *testing.F) {
+	for _, s := range []string{"outputSchema.properties.a", `outputSchema.properties["a.b"].items`, "outputSchema.oneOf[2]", `x["`, "[", "a[99999999999999999999]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		segs, ok := parsePath(p)
+		if !ok {
+			return
+		}
+		// What parses re-renders to a path that parses to the same steps.
+		var b string
+		for _, s := range segs {
+			if s.isIndex {
+				b = pathIndex(b, s.index)
+			} else {
+				b = pathKey(b, s.key)
+			}
+		}
+		again, ok := parsePath(b)
+		if !ok || fmt.Sprint(again) != fmt.Sprint(segs) {
+			t.Fatalf("%q -> %q: %v vs %v", p, b, segs, again)
+		}
+		instancePathOf(p, true, json.RawMessage(`"x"`))
+	})
+}
