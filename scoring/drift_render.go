@@ -229,9 +229,21 @@ func renderText(r DriftReport) string {
 				}
 			}
 		}
+		fmt.Fprintf(&b, "Recommended action: %s\n", recommendation(g.lane))
 	}
 	fmt.Fprintf(&b, "\nSummary: %s\n%s\n", summaryLine(r.Summary), verdict(r.Summary))
 	return b.String()
+}
+
+// recommendation is what the seed's CI output suggests per lane.
+func recommendation(l Lane) string {
+	switch l {
+	case LaneBreaking:
+		return "restore backward compatibility, or version the tool and update adapters and fixtures in the same change"
+	case LaneRisky:
+		return "review the change and the affected cases before accepting the new snapshot"
+	}
+	return "accept the new snapshot"
 }
 
 func mdCell(s string) string {
