@@ -266,7 +266,7 @@ func renderMarkdown(r DriftReport) string {
 			if f.Security {
 				lane += " (security)"
 			}
-			fmt.Fprintf(&b, "| %s | `%s` | `%s` | `%s` | %s |\n", lane, mdCell(f.Tool), f.ID, mdCell(f.Path), mdCell(f.Message))
+			fmt.Fprintf(&b, "| %s | `%s` | `%s` | `%s` | %s |\n", lane, mdCell(f.Tool), f.ID, mdCell(where(f)), mdCell(f.Message))
 		}
 	}
 	if r.CasesChecked {
