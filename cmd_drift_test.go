@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"tracelab/importers"
 	"tracelab/scoring"
 )
@@ -140,6 +142,41 @@ func TestDriftJSONShape(t *testing.T) {
 	for _, c := range rep.Cases {
 		if w, ok := want[c.CaseID+"/"+c.Tool]; ok && c.Tier != w {
 			t.Errorf("%s/%s: tier %d, want %d (%s)", c.CaseID, c.Tool, c.Tier, w, c.Evidence)
+		}
+	}
+}
+
+// TestDriftJSONSchema checks the json output, with and without cases and
+// findings, against the schema CI consumers can rely on.
+func TestDriftJSONSchema(t *testing.T) {
+	schema, err := os.ReadFile("testdata/drift/report.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("report.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("report.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--format", "json", "--traces", traces, oldListing, newListing},
+		{"--format", "json", oldListing, oldListing},
+		{"--format", "json", "--severity", "testdata/drift/severity.txt", newListing, oldListing},
+	} {
+		out, _, _ := runDriftCmd(t, "", args...)
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(out))
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if err := sch.Validate(inst); err != nil {
+			t.Errorf("%v: output does not match report.schema.json: %v", args, err)
 		}
 	}
 }
