@@ -360,8 +360,11 @@ func typeSet(m map[string]any) []string {
 		}
 		sort.Strings(out)
 		return slices.Compact(out)
+	case nil:
+		return nil
+	default: // malformed: compare it as written rather than ignore it
+		return []string{string(canon(t))}
 	}
-	return nil
 }
 
 // typesCover reports whether every value of types sub is also a value of

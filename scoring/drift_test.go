@@ -99,6 +99,8 @@ var driftCases = []driftCase{
 		in(`{"type":"object","properties":{"id":{"type":"string"}}}`), "input-type-changed", LaneBreaking, "inputSchema.properties.id.type"},
 	{"input type narrowed", in(`{"type":"object","properties":{"n":{"type":"number"}}}`),
 		in(`{"type":"object","properties":{"n":{"type":"integer"}}}`), "input-type-changed", LaneBreaking, "inputSchema.properties.n.type"},
+	{"malformed type compared as written", in(`{"type":"object","properties":{"n":{"type":5}}}`),
+		in(`{"type":"object","properties":{"n":{"type":6}}}`), "input-type-changed", LaneBreaking, "inputSchema.properties.n.type"},
 	{"input type widened", in(`{"type":"object","properties":{"n":{"type":"integer"}}}`),
 		in(`{"type":"object","properties":{"n":{"type":["number","null"]}}}`), "input-type-widened", LaneAdditive, "inputSchema.properties.n.type"},
 	{"input enum narrowed", in(`{"type":"object","properties":{"u":{"enum":["c","f","k"]}}}`),
