@@ -548,7 +548,7 @@ func (d *differ) schema(side Side, path string, ov, nv any) {
 		d.composition(side, path, kw, o, n)
 	}
 	for _, k := range unionKeys(o, n) {
-		if containsStr(handledKeywords, k) {
+		if containsStr(handledKeywords, k) && wellFormed(k, o[k]) && wellFormed(k, n[k]) {
 			continue
 		}
 		ovk, nvk := semantic(o[k]), semantic(n[k])
@@ -556,6 +556,24 @@ func (d *differ) schema(side Side, path string, ov, nv any) {
 			d.add(id(side, "keyword-changed"), pathKey(path, k), ovk, nvk, "keyword %s changed", k)
 		}
 	}
+}
+
+// wellFormed reports whether a keyword the walk compares one by one has
+// the shape it reads (absent counts); a malformed one is compared as a
+// whole by keyword-changed instead of being skipped.
+func wellFormed(k string, v any) bool {
+	if v == nil {
+		return true
+	}
+	switch k {
+	case "properties":
+		_, ok := v.(map[string]any)
+		return ok
+	case "required", "enum", "allOf", "anyOf", "oneOf":
+		_, ok := v.([]any)
+		return ok
+	}
+	return true
 }
 
 func change(had, has bool, o, n any) string {

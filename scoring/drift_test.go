@@ -135,6 +135,8 @@ var driftCases = []driftCase{
 		in(`{"type":"object","properties":{"k":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}`), "input-composition-widened", LaneAdditive, "inputSchema.properties.k.anyOf"},
 	{"input branches swapped", in(`{"type":"object","properties":{"k":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}`),
 		in(`{"type":"object","properties":{"k":{"anyOf":[{"type":"boolean"}]}}}`), "input-composition-changed", LaneRisky, "inputSchema.properties.k.anyOf"},
+	{"malformed required compared as written", in(`{"type":"object","required":"a"}`), in(`{"type":"object","required":"b"}`),
+		"input-keyword-changed", LaneRisky, "inputSchema.required"},
 	{"input dialect", in(`{"type":"object"}`), in(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`),
 		"input-schema-dialect-changed", LaneRisky, "inputSchema.$schema"},
 	{"input other keyword", in(`{"type":"object","properties":{"s":{"type":"string"}}}`),
