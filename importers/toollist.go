@@ -35,7 +35,9 @@ func (e *ListingError) Error() string {
 //     "name","parameters"}) or Anthropic shape ({name, description,
 //     input_schema}).
 //
-// Tool names must be unique within a listing.
+// Any other object with a "tools" array, such as a Chat Completions,
+// Responses or Messages request body, is read the same way. Tool names
+// must be unique within a listing.
 func ParseToolListing(data []byte) ([]model.ToolContract, error) {
 	data = bytes.TrimSpace(stripBOM(data))
 	if len(data) == 0 {

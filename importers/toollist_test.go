@@ -54,6 +54,8 @@ func TestParseToolListing(t *testing.T) {
 			`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`, false},
 		{"mcp array", `[{"name":"a","inputSchema":{"type":"object"}}]`, []string{"a"}, `{"type":"object"}`, false},
 		{"empty list", `{"tools":[]}`, nil, "", false},
+		{"request body", `{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[],"tools":` + anthropic + `}`, []string{"get_weather"},
+			`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`, false},
 		{"bom and spaces", "\xef\xbb\xbf  " + anthropic + "\n", []string{"get_weather"},
 			`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`, false},
 	}
