@@ -183,6 +183,30 @@ func verdict(s DriftSummary) string {
 	return fmt.Sprintf("PASS: no changes at or above %s", s.FailOn)
 }
 
+// clean makes untrusted text (tool and property names come from the
+// listings) safe to print: control characters, which could move the
+// cursor, recolor a terminal or start a new CI log line, and Unicode
+// bidirectional overrides, which could reorder what a reviewer reads, are
+// shown as escapes instead.
+func clean(s string) string {
+	bad := func(r rune) bool {
+		return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) ||
+			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+	}
+	if !strings.ContainsFunc(s, bad) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if bad(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // where is a finding's path, or "(tool)" for the tool as a whole.
 func where(f Finding) string {
 	if f.Path == "" {
@@ -201,7 +225,7 @@ func securityMark(f Finding) string {
 func renderText(r DriftReport) string {
 	var b strings.Builder
 	if len(r.Findings) == 0 {
-		fmt.Fprintf(&b, "No tool contract drift between %s and %s (%d tool(s) compared).\n", r.Summary.Old, r.Summary.New, len(r.Summary.Tools))
+		fmt.Fprintf(&b, "No tool contract drift between %s and %s (%d tool(s) compared).\n", clean(r.Summary.Old), clean(r.Summary.New), len(r.Summary.Tools))
 		if r.Summary.Ignored > 0 {
 			fmt.Fprintf(&b, "%d finding(s) ignored by the severity file.\n", r.Summary.Ignored)
 		}
@@ -211,12 +235,12 @@ func renderText(r DriftReport) string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "Schema drift detected for tool: %s\n", g.tool)
+		fmt.Fprintf(&b, "Schema drift detected for tool: %s\n", clean(g.tool))
 		fmt.Fprintf(&b, "Lane: %s\n", strings.ToUpper(string(g.lane)))
 		b.WriteString("Reason:\n")
 		for _, f := range g.findings {
-			fmt.Fprintf(&b, "  - %s: %s%s\n", f.Lane, f.Message, securityMark(f))
-			fmt.Fprintf(&b, "    %s at %s [%s]\n", f.ID, where(f), f.Fingerprint)
+			fmt.Fprintf(&b, "  - %s: %s%s\n", f.Lane, clean(f.Message), securityMark(f))
+			fmt.Fprintf(&b, "    %s at %s [%s]\n", f.ID, clean(where(f)), f.Fingerprint)
 		}
 		if r.CasesChecked && g.lane != LaneAdditive {
 			b.WriteString("Cases affected:")
@@ -225,7 +249,7 @@ func renderText(r DriftReport) string {
 			} else {
 				b.WriteString("\n")
 				for _, c := range g.cases {
-					fmt.Fprintf(&b, "  - %s (tier %d, %s): %s\n", c.CaseID, c.Tier, c.Tier, c.Evidence)
+					fmt.Fprintf(&b, "  - %s (tier %d, %s): %s\n", clean(c.CaseID), c.Tier, c.Tier, clean(c.Evidence))
 				}
 			}
 		}
@@ -247,7 +271,7 @@ func recommendation(l Lane) string {
 }
 
 func mdCell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(clean(s), "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
@@ -342,12 +366,12 @@ func renderJUnit(r DriftReport) (string, error) {
 		sorted = append(sorted, n)
 	}
 	sort.Strings(sorted)
-	suite := junitSuite{Name: "tracelab drift " + r.Summary.Old + " → " + r.Summary.New}
+	suite := junitSuite{Name: clean("tracelab drift " + r.Summary.Old + " → " + r.Summary.New)}
 	for _, n := range sorted {
-		tc := junitCase{Name: n, Classname: "drift"}
+		tc := junitCase{Name: clean(n), Classname: "drift"}
 		var fail, info []string
 		for _, f := range byTool[n] {
-			line := fmt.Sprintf("%s %s at %s: %s%s [%s]", strings.ToUpper(string(f.Lane)), f.ID, where(f), f.Message, securityMark(f), f.Fingerprint)
+			line := clean(fmt.Sprintf("%s %s at %s: %s%s [%s]", strings.ToUpper(string(f.Lane)), f.ID, where(f), f.Message, securityMark(f), f.Fingerprint))
 			if f.Lane.rank() <= r.Summary.FailOn.rank() {
 				fail = append(fail, line)
 			} else {
@@ -356,7 +380,7 @@ func renderJUnit(r DriftReport) (string, error) {
 		}
 		for _, c := range r.Cases {
 			if c.Tool == n {
-				info = append(info, fmt.Sprintf("case %s (tier %d, %s): %s", c.CaseID, c.Tier, c.Tier, c.Evidence))
+				info = append(info, clean(fmt.Sprintf("case %s (tier %d, %s): %s", c.CaseID, c.Tier, c.Tier, c.Evidence)))
 			}
 		}
 		if len(fail) > 0 {
@@ -402,9 +426,9 @@ func renderGitHub(r DriftReport) string {
 		case f.Lane == LaneRisky:
 			level = "warning"
 		}
-		title := fmt.Sprintf("%s %s: %s", strings.ToUpper(string(f.Lane)), f.Tool, f.ID)
-		msg := fmt.Sprintf("%s at %s%s [%s]", f.Message, where(f), securityMark(f), f.Fingerprint)
-		fmt.Fprintf(&b, "::%s file=%s,title=%s::%s\n", level, ghProp(r.Summary.New), ghProp(title), ghEscape(msg))
+		title := clean(fmt.Sprintf("%s %s: %s", strings.ToUpper(string(f.Lane)), f.Tool, f.ID))
+		msg := clean(fmt.Sprintf("%s at %s%s [%s]", f.Message, where(f), securityMark(f), f.Fingerprint))
+		fmt.Fprintf(&b, "::%s file=%s,title=%s::%s\n", level, ghProp(clean(r.Summary.New)), ghProp(title), ghEscape(msg))
 	}
 	fmt.Fprintf(&b, "::notice title=%s::%s\n", ghProp("tracelab drift"), ghEscape(summaryLine(r.Summary)+"; "+verdict(r.Summary)))
 	return b.String()
