@@ -15,19 +15,19 @@ import (
 	"tracelab/scoring"
 )
 
-// exitError carries the exit code a command wants; main maps it with
+// driftExitError carries the exit code a command wants; main maps it with
 // errors.As on interface{ ExitCode() int }. Exit 1 means the check ran and
 // failed (drift at or above --fail-on); exit 2 means bad input.
-type exitError struct {
+type driftExitError struct {
 	code int
 	err  error
 }
 
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-func (e *exitError) ExitCode() int { return e.code }
+func (e *driftExitError) Error() string { return e.err.Error() }
+func (e *driftExitError) Unwrap() error { return e.err }
+func (e *driftExitError) ExitCode() int { return e.code }
 
-func badInput(err error) error { return &exitError{code: 2, err: err} }
+func driftBadInput(err error) error { return &driftExitError{code: 2, err: err} }
 
 // contractLoader reads the tool contracts one argument of `drift` names.
 type contractLoader func(ctx context.Context, arg string) ([]model.ToolContract, error)
@@ -85,24 +85,24 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 		ctx = context.Background()
 	}
 	if !isDriftFormat(opts.format) {
-		return badInput(fmt.Errorf("--format: unknown format %q (supported: %s)", opts.format, strings.Join(scoring.DriftFormats, ", ")))
+		return driftBadInput(fmt.Errorf("--format: unknown format %q (supported: %s)", opts.format, strings.Join(scoring.DriftFormats, ", ")))
 	}
 	failOn, ok := scoring.ParseLane(opts.failOn)
 	if !ok || failOn == scoring.LaneIgnore {
-		return badInput(fmt.Errorf("--fail-on: %q is not one of breaking, risky, additive", opts.failOn))
+		return driftBadInput(fmt.Errorf("--fail-on: %q is not one of breaking, risky, additive", opts.failOn))
 	}
-	var sev scoring.Severity
+	var sev scoring.DriftSeverity
 	if opts.severity != "" {
 		data, err := os.ReadFile(opts.severity)
 		if err != nil {
-			return badInput(err)
+			return driftBadInput(err)
 		}
-		if sev, err = scoring.ParseSeverity(opts.severity, data); err != nil {
-			return badInput(err)
+		if sev, err = scoring.ParseDriftSeverity(opts.severity, data); err != nil {
+			return driftBadInput(err)
 		}
 	}
 	if oldArg == "-" && newArg == "-" {
-		return badInput(errors.New("only one of OLD and NEW can be read from stdin"))
+		return driftBadInput(errors.New("only one of OLD and NEW can be read from stdin"))
 	}
 	if opts.stderr == nil {
 		opts.stderr = io.Discard
@@ -113,33 +113,33 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 	}
 	oldTools, err := loadSide(ctx, load, opts.stdin, opts.stderr, oldArg)
 	if err != nil {
-		return badInput(err)
+		return driftBadInput(err)
 	}
 	newTools, err := loadSide(ctx, load, opts.stdin, opts.stderr, newArg)
 	if err != nil {
-		return badInput(err)
+		return driftBadInput(err)
 	}
 	res, err := scoring.DiffContracts(oldTools, newTools)
 	if err != nil {
-		return badInput(err)
+		return driftBadInput(err)
 	}
 	rep := scoring.NewDriftReport(oldArg, newArg, res, sev, failOn)
 	if len(opts.traces) > 0 {
 		cases, err := caseTools(ctx, opts.traces)
 		if err != nil {
-			return badInput(err)
+			return driftBadInput(err)
 		}
 		rep = rep.WithCases(scoring.AffectedCases(rep.Findings, newTools, cases))
 	}
 	out, err := scoring.RenderDrift(opts.format, rep)
 	if err != nil {
-		return badInput(err)
+		return driftBadInput(err)
 	}
 	if _, err := io.WriteString(w, out); err != nil {
 		return err
 	}
 	if rep.Summary.Failed {
-		return &exitError{code: 1, err: fmt.Errorf("tool contract drift at or above %s: %d breaking, %d risky, %d additive",
+		return &driftExitError{code: 1, err: fmt.Errorf("tool contract drift at or above %s: %d breaking, %d risky, %d additive",
 			failOn, rep.Summary.Breaking, rep.Summary.Risky, rep.Summary.Additive)}
 	}
 	return nil

@@ -25,7 +25,7 @@ func init() {
 	}
 }
 
-func updating() bool {
+func driftUpdating() bool {
 	f := flag.Lookup("update")
 	return f != nil && f.Value.String() == "true"
 }
@@ -65,16 +65,16 @@ func TestDriftWarnsOnPartialListing(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, `page1.json is one page of a paginated tools/list (nextCursor "p2")`) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
-	_, stderr, _, _ = runDriftCmdErr(t, "", oldListing, newListing)
+	_, stderr, _, _ = runDriftCmdErr(t, "", driftOldListing, driftNewListing)
 	if strings.Contains(stderr, "warning") {
 		t.Errorf("unexpected warning %q", stderr)
 	}
 }
 
-func golden(t *testing.T, name, got string) {
+func driftGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", "drift", name)
-	if updating() {
+	if driftUpdating() {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -89,25 +89,25 @@ func golden(t *testing.T, name, got string) {
 }
 
 const (
-	oldListing = "testdata/drift/old.json"
-	newListing = "testdata/drift/new.json"
-	traces     = "testdata/drift/traces.jsonl"
+	driftOldListing = "testdata/drift/old.json"
+	driftNewListing = "testdata/drift/new.json"
+	driftTraces     = "testdata/drift/traces.jsonl"
 )
 
 func TestDriftGolden(t *testing.T) {
 	for _, format := range scoring.DriftFormats {
 		t.Run(format, func(t *testing.T) {
-			out, code, _ := runDriftCmd(t, "", "--format", format, "--traces", traces, oldListing, newListing)
+			out, code, _ := runDriftCmd(t, "", "--format", format, "--traces", driftTraces, driftOldListing, driftNewListing)
 			if code != 1 {
 				t.Errorf("exit %d, want 1 (breaking drift)", code)
 			}
-			golden(t, format+".golden", out)
+			driftGolden(t, format+".golden", out)
 		})
 	}
 }
 
 func TestDriftJSONShape(t *testing.T) {
-	out, _, _ := runDriftCmd(t, "", "--format", "json", "--traces", traces, oldListing, newListing)
+	out, _, _ := runDriftCmd(t, "", "--format", "json", "--traces", driftTraces, driftOldListing, driftNewListing)
 	var rep struct {
 		Findings []map[string]json.RawMessage `json:"findings"`
 		Summary  map[string]json.RawMessage   `json:"summary"`
@@ -166,9 +166,9 @@ func TestDriftJSONSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{
-		{"--format", "json", "--traces", traces, oldListing, newListing},
-		{"--format", "json", oldListing, oldListing},
-		{"--format", "json", "--severity", "testdata/drift/severity.txt", newListing, oldListing},
+		{"--format", "json", "--traces", driftTraces, driftOldListing, driftNewListing},
+		{"--format", "json", driftOldListing, driftOldListing},
+		{"--format", "json", "--severity", "testdata/drift/severity.txt", driftNewListing, driftOldListing},
 	} {
 		out, _, _ := runDriftCmd(t, "", args...)
 		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(out))
@@ -182,7 +182,7 @@ func TestDriftJSONSchema(t *testing.T) {
 }
 
 func TestDriftJUnitParses(t *testing.T) {
-	out, _, _ := runDriftCmd(t, "", "--format", "junit", oldListing, newListing)
+	out, _, _ := runDriftCmd(t, "", "--format", "junit", driftOldListing, driftNewListing)
 	var doc struct {
 		XMLName  xml.Name `xml:"testsuites"`
 		Tests    int      `xml:"tests,attr"`
@@ -239,14 +239,14 @@ func TestDriftExitCodes(t *testing.T) {
 		want string // in the output or the error
 	}{
 		{"no change", []string{base, same}, 0, "No tool contract drift"},
-		{"breaking", []string{oldListing, newListing}, 1, "Lane: BREAKING"},
+		{"breaking", []string{driftOldListing, driftNewListing}, 1, "Lane: BREAKING"},
 		{"risky passes by default", []string{base, risky}, 0, "PASS: no changes at or above breaking"},
 		{"fail on risky", []string{"--fail-on", "risky", base, risky}, 1, "FAIL: changes at or above risky"},
 		{"severity lowers a lane", []string{"--severity", write("sev", "tool-description-changed additive\n"), "--fail-on", "risky", base, risky}, 0, "0 risky, 1 additive"},
 		{"severity ignores", []string{"--severity", write("sev2", "tool-description-changed ignore # noise\n"), base, risky}, 0, "1 finding(s) ignored"},
-		{"severity file lowers output-enum-widened", []string{"--severity", "testdata/drift/severity.txt", "--format", "json", oldListing, newListing}, 1, `"risky": 2,
+		{"severity file lowers output-enum-widened", []string{"--severity", "testdata/drift/severity.txt", "--format", "json", driftOldListing, driftNewListing}, 1, `"risky": 2,
     "additive": 2,`},
-		{"bad severity file", []string{"--severity", "testdata/drift/bad-severity.txt", oldListing, newListing}, 2, `testdata/drift/bad-severity.txt:2: unknown lane "sometimes"`},
+		{"bad severity file", []string{"--severity", "testdata/drift/bad-severity.txt", driftOldListing, driftNewListing}, 2, `testdata/drift/bad-severity.txt:2: unknown lane "sometimes"`},
 		{"unknown check id", []string{"--severity", write("sev3", "\n\ninput-typo breaking\n"), base, risky}, 2, `sev3:3: unknown check id "input-typo"`},
 		{"not a listing", []string{base, notListing}, 2, "bad.json: tools: required"},
 		{"missing file", []string{base, filepath.Join(dir, "nope.json")}, 2, "no such file"},
@@ -330,7 +330,7 @@ func TestDriftMCPSpecSamples(t *testing.T) {
 		t.Fatalf("exit %d: %v", code, err)
 	}
 	var rep struct {
-		Findings []scoring.Finding `json:"findings"`
+		Findings []scoring.DriftFinding `json:"findings"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)

@@ -13,8 +13,8 @@ import (
 	"tracelab/model"
 )
 
-// Finding is one classified difference between two tool contracts.
-type Finding struct {
+// DriftFinding is one classified difference between two tool contracts.
+type DriftFinding struct {
 	ID       string          `json:"id"`   // a check id from DriftChecks
 	Tool     string          `json:"tool"` // the NEW name for a rename, else the tool's name
 	Side     Side            `json:"side"`
@@ -39,7 +39,7 @@ type ToolDigest struct {
 
 // DriftResult is everything DiffContracts found.
 type DriftResult struct {
-	Findings []Finding
+	Findings []DriftFinding
 	Old, New []ToolDigest // sorted by name
 }
 
@@ -63,23 +63,23 @@ func nullIfEmpty(b json.RawMessage) []byte {
 // normalizedTool is a contract decoded once: resolved schemas with prose
 // kept (for diffing), effective annotations, and the semantic hash.
 type normalizedTool struct {
-	tc          model.ToolContract
-	input       any // resolved inputSchema; nil when absent
-	output      any
-	hasOutput   bool
-	annotations map[string]any
-	hints       hints
-	extra       map[string]any // other top-level fields of an MCP-shaped Raw
-	semantic    string
+	tc           model.ToolContract
+	input        any // resolved inputSchema; nil when absent
+	output       any
+	hasOutput    bool
+	annotations  map[string]any
+	hints        toolHints
+	extra        map[string]any // other top-level fields of an MCP-shaped Raw
+	semanticHash string
 }
 
-// hints are the four MCP tool annotations with the spec's defaults applied.
-type hints struct {
+// toolHints are the four MCP tool annotations with the spec's defaults applied.
+type toolHints struct {
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
 }
 
-func effectiveHints(ann map[string]any) hints {
-	h := hints{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true}
+func effectiveHints(ann map[string]any) toolHints {
+	h := toolHints{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true}
 	get := func(k string, def bool) bool {
 		if b, ok := ann[k].(bool); ok {
 			return b
@@ -98,15 +98,15 @@ var mcpToolKeys = []string{"name", "title", "description", "inputSchema", "outpu
 
 func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 	nt := &normalizedTool{tc: tc}
-	in, err := decodeJSON(tc.InputSchema)
+	in, err := decodeSchemaJSON(tc.InputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: inputSchema: %v", tc.Name, err)
 	}
-	out, err := decodeJSON(tc.OutputSchema)
+	out, err := decodeSchemaJSON(tc.OutputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: outputSchema: %v", tc.Name, err)
 	}
-	ann, err := decodeJSON(tc.Annotations)
+	ann, err := decodeSchemaJSON(tc.Annotations)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: annotations: %v", tc.Name, err)
 	}
@@ -123,7 +123,7 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 	// The semantic body: what validates and what the tool may do, without
 	// its name (so renames match) and without prose.
 	body := map[string]any{
-		"inputSchema": semantic(nt.input),
+		"inputSchema": semanticSchema(nt.input),
 		"annotations": map[string]any{
 			"readOnlyHint": nt.hints.ReadOnly, "destructiveHint": nt.hints.Destructive,
 			"idempotentHint": nt.hints.Idempotent, "openWorldHint": nt.hints.OpenWorld,
@@ -135,13 +135,13 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 		}
 	}
 	if nt.hasOutput {
-		body["outputSchema"] = semantic(nt.output)
+		body["outputSchema"] = semanticSchema(nt.output)
 	}
 	if ex, ok := nt.extra["execution"]; ok {
 		body["execution"] = ex
 	}
-	sum := sha256.Sum256(canon(body))
-	nt.semantic = hex.EncodeToString(sum[:])
+	sum := sha256.Sum256(canonOf(body))
+	nt.semanticHash = hex.EncodeToString(sum[:])
 	return nt, nil
 }
 
@@ -149,7 +149,7 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 // the engine does not compare one by one (icons, execution, ...). Tools in
 // OpenAI or Anthropic shape have none: their wrappers are not contract.
 func rawExtras(raw json.RawMessage) map[string]any {
-	v, err := decodeJSON(raw)
+	v, err := decodeSchemaJSON(raw)
 	m, ok := v.(map[string]any)
 	if err != nil || !ok {
 		return nil
@@ -185,7 +185,7 @@ func SemanticFingerprint(tc model.ToolContract) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return nt.semantic, nil
+	return nt.semanticHash, nil
 }
 
 // DiffContracts compares the tools of OLD and NEW by name and classifies
@@ -205,7 +205,7 @@ func DiffContracts(oldTools, newTools []model.ToolContract) (DriftResult, error)
 				return nil, nil, fmt.Errorf("tool %q is listed twice", tc.Name)
 			}
 			m[tc.Name] = nt
-			digests = append(digests, ToolDigest{Name: tc.Name, Wire: tc.Fingerprint(), Semantic: nt.semantic})
+			digests = append(digests, ToolDigest{Name: tc.Name, Wire: tc.Fingerprint(), Semantic: nt.semanticHash})
 		}
 		sort.Slice(digests, func(i, j int) bool { return digests[i].Name < digests[j].Name })
 		return m, digests, nil
@@ -231,18 +231,18 @@ func DiffContracts(oldTools, newTools []model.ToolContract) (DriftResult, error)
 			arrived = append(arrived, d.Name)
 		}
 	}
-	var out []Finding
+	var out []DriftFinding
 	renamedTo := map[string]string{}
 	arrivedBy := map[string][]string{}
 	for _, n := range arrived {
-		arrivedBy[newM[n].semantic] = append(arrivedBy[newM[n].semantic], n)
+		arrivedBy[newM[n].semanticHash] = append(arrivedBy[newM[n].semanticHash], n)
 	}
 	goneBy := map[string][]string{}
 	for _, n := range gone {
-		goneBy[oldM[n].semantic] = append(goneBy[oldM[n].semantic], n)
+		goneBy[oldM[n].semanticHash] = append(goneBy[oldM[n].semanticHash], n)
 	}
 	for _, n := range gone {
-		h := oldM[n].semantic
+		h := oldM[n].semanticHash
 		if len(goneBy[h]) == 1 && len(arrivedBy[h]) == 1 {
 			renamedTo[n] = arrivedBy[h][0]
 		}
@@ -253,7 +253,7 @@ func DiffContracts(oldTools, newTools []model.ToolContract) (DriftResult, error)
 	}
 
 	for _, n := range gone {
-		d := &differ{tool: n}
+		d := &schemaDiffer{tool: n}
 		if to, ok := renamedTo[n]; ok {
 			d.tool = to
 			d.add("tool-renamed", "", n, to, "tool renamed from %s to %s (same semantic contract)", n, to)
@@ -267,7 +267,7 @@ func DiffContracts(oldTools, newTools []model.ToolContract) (DriftResult, error)
 		if _, ok := renamedFrom[n]; ok {
 			continue
 		}
-		d := &differ{tool: n}
+		d := &schemaDiffer{tool: n}
 		d.add("tool-added", "", nil, n, "tool added: %s", n)
 		out = append(out, d.out...)
 	}
@@ -276,17 +276,17 @@ func DiffContracts(oldTools, newTools []model.ToolContract) (DriftResult, error)
 		if !ok {
 			continue
 		}
-		d := &differ{tool: od.Name}
+		d := &schemaDiffer{tool: od.Name}
 		d.compareTool(oldM[od.Name], nt)
 		out = append(out, d.out...)
 	}
-	SortFindings(out)
+	SortDriftFindings(out)
 	res.Findings = out
 	return res, nil
 }
 
-// SortFindings orders findings by tool, lane (breaking first), path and id.
-func SortFindings(fs []Finding) {
+// SortDriftFindings orders findings by tool, lane (breaking first), path and id.
+func SortDriftFindings(fs []DriftFinding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
 		if a.Tool != b.Tool {
@@ -305,29 +305,29 @@ func SortFindings(fs []Finding) {
 	})
 }
 
-// differ collects the findings for one tool.
-type differ struct {
+// schemaDiffer collects the findings for one tool.
+type schemaDiffer struct {
 	tool string
-	out  []Finding
+	out  []DriftFinding
 }
 
 var checksByID = checkIndex()
 
 // add records a finding; old and new are decoded JSON values (nil: absent).
-func (d *differ) add(id, path string, old, new any, format string, args ...any) {
+func (d *schemaDiffer) add(id, path string, old, new any, format string, args ...any) {
 	c, ok := checksByID[id]
 	if !ok {
 		panic("drift: unknown check id " + id) // a programming error, caught by the tests
 	}
-	o, n := canon(old), canon(new)
-	d.out = append(d.out, Finding{
+	o, n := canonOf(old), canonOf(new)
+	d.out = append(d.out, DriftFinding{
 		ID: id, Tool: d.tool, Side: c.Side, Path: path, Lane: c.Lane, Security: c.Security,
 		Message: fmt.Sprintf(format, args...), Old: o, New: n,
 		Fingerprint: findingFingerprint(id, d.tool, path, o, n),
 	})
 }
 
-func (d *differ) compareTool(o, n *normalizedTool) {
+func (d *schemaDiffer) compareTool(o, n *normalizedTool) {
 	if o.tc.Description != n.tc.Description {
 		d.add("tool-description-changed", "description", strOrNil(o.tc.Description), strOrNil(n.tc.Description),
 			"tool description changed%s", textDelta(o.tc.Description, n.tc.Description))
@@ -343,9 +343,9 @@ func (d *differ) compareTool(o, n *normalizedTool) {
 	case o.hasOutput && n.hasOutput:
 		d.schema(SideOutput, "outputSchema", o.output, n.output)
 	case !o.hasOutput && n.hasOutput:
-		d.add("output-schema-added", "outputSchema", nil, semantic(n.output), "output schema added: results are now structured")
+		d.add("output-schema-added", "outputSchema", nil, semanticSchema(n.output), "output schema added: results are now structured")
 	case o.hasOutput && !n.hasOutput:
-		d.add("output-schema-removed", "outputSchema", semantic(o.output), nil, "output schema removed: structured results are no longer promised")
+		d.add("output-schema-removed", "outputSchema", semanticSchema(o.output), nil, "output schema removed: structured results are no longer promised")
 	}
 }
 
@@ -367,7 +367,7 @@ func textDelta(o, n string) string {
 	return fmt.Sprintf(" (%d to %d characters)", len(o), len(n))
 }
 
-func (d *differ) annotations(o, n *normalizedTool) {
+func (d *schemaDiffer) annotations(o, n *normalizedTool) {
 	oh, nh := o.hints, n.hints
 	path := func(k string) string { return "annotations." + k }
 	if oh.ReadOnly && !nh.ReadOnly {
@@ -419,21 +419,21 @@ func (d *differ) annotations(o, n *normalizedTool) {
 		case "title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint":
 			continue
 		}
-		if ov, nv := o.annotations[k], n.annotations[k]; !bytes.Equal(canon(ov), canon(nv)) {
+		if ov, nv := o.annotations[k], n.annotations[k]; !bytes.Equal(canonOf(ov), canonOf(nv)) {
 			d.add("annotations-field-changed", path(k), ov, nv, "annotation %s changed", k)
 		}
 	}
 }
 
-func (d *differ) extras(o, n map[string]any) {
+func (d *schemaDiffer) extras(o, n map[string]any) {
 	for _, k := range unionKeys(o, n) {
 		ov, nv := o[k], n[k]
-		if bytes.Equal(canon(ov), canon(nv)) {
+		if bytes.Equal(canonOf(ov), canonOf(nv)) {
 			continue
 		}
 		if k == "execution" {
-			ots, _ := mapOf(ov)["taskSupport"].(string)
-			nts, _ := mapOf(nv)["taskSupport"].(string)
+			ots, _ := asObject(ov)["taskSupport"].(string)
+			nts, _ := asObject(nv)["taskSupport"].(string)
 			if nts == "required" && ots != "required" {
 				if ots == "" {
 					ots = "forbidden"
@@ -443,11 +443,11 @@ func (d *differ) extras(o, n map[string]any) {
 				continue
 			}
 		}
-		d.add("tool-field-changed", pathKey("", k), ov, nv, "tool field %s changed", k)
+		d.add("tool-field-changed", jsonPathKey("", k), ov, nv, "tool field %s changed", k)
 	}
 }
 
-func mapOf(v any) map[string]any {
+func asObject(v any) map[string]any {
 	m, _ := v.(map[string]any)
 	return m
 }
@@ -469,8 +469,8 @@ func unionKeys(a, b map[string]any) []string {
 
 var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
 
-// pathKey appends an object key to a JSON path, quoting odd names.
-func pathKey(path, key string) string {
+// jsonPathKey appends an object key to a JSON path, quoting odd names.
+func jsonPathKey(path, key string) string {
 	if identRE.MatchString(key) {
 		if path == "" {
 			return key
@@ -480,7 +480,7 @@ func pathKey(path, key string) string {
 	return path + "[" + strconv.Quote(key) + "]"
 }
 
-func pathIndex(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+func jsonPathIndex(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
 
 // id is the check id of suffix on side, like input-type-changed.
-func id(side Side, suffix string) string { return string(side) + "-" + suffix }
+func sideID(side Side, suffix string) string { return string(side) + "-" + suffix }

@@ -66,7 +66,7 @@ type AffectedCase struct {
 // recorded arguments that fail the NEW input schema, a recorded result that
 // fails the NEW output schema or holds a field NEW removed, a plain call, or
 // a mere listing. Sorted by tier, case id, tool.
-func AffectedCases(findings []Finding, newTools []model.ToolContract, cases []CaseTools) []AffectedCase {
+func AffectedCases(findings []DriftFinding, newTools []model.ToolContract, cases []CaseTools) []AffectedCase {
 	type toolDrift struct {
 		name          string // the NEW name
 		removed       bool
@@ -203,18 +203,18 @@ func newToolValidator(tc model.ToolContract) *toolValidator {
 	if len(tc.InputSchema) > 0 {
 		s, err := compileSchema(tc.InputSchema, "input")
 		if err != nil {
-			errs = append(errs, "new input schema does not compile: "+oneLine(err.Error()))
+			errs = append(errs, "new input schema does not compile: "+collapseSpace(err.Error()))
 		}
 		v.input = s
 	}
 	if len(tc.OutputSchema) > 0 {
 		s, err := compileSchema(tc.OutputSchema, "output")
 		if err != nil {
-			errs = append(errs, "new output schema does not compile: "+oneLine(err.Error()))
+			errs = append(errs, "new output schema does not compile: "+collapseSpace(err.Error()))
 		}
 		v.output = s
-		if o, _ := decodeJSON(tc.OutputSchema); o != nil {
-			v.outputProps = mapOf(mapOf(o)["properties"])
+		if o, _ := decodeSchemaJSON(tc.OutputSchema); o != nil {
+			v.outputProps = asObject(asObject(o)["properties"])
 		}
 	}
 	v.err = strings.Join(errs, "; ")
@@ -233,7 +233,7 @@ func (v *toolValidator) check(tool string, calls []CaseCall, removed [][]string)
 			if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 				args = json.RawMessage(`{}`)
 			}
-			if msg := validate(v.input, args); msg != "" {
+			if msg := validateInstance(v.input, args); msg != "" {
 				return TierInputFails, fmt.Sprintf("call %d: recorded args fail the new input schema: %s", i+1, msg)
 			}
 		}
@@ -245,17 +245,17 @@ func (v *toolValidator) check(tool string, calls []CaseCall, removed [][]string)
 			continue
 		}
 		if v.output != nil {
-			if msg := validate(v.output, value); msg != "" {
+			if msg := validateInstance(v.output, value); msg != "" {
 				outEvidence = fmt.Sprintf("call %d: recorded result fails the new output schema: %s", i+1, msg)
 				continue
 			}
 		}
-		decoded, err := decodeJSON(value)
+		decoded, err := decodeSchemaJSON(value)
 		if err != nil {
 			continue
 		}
 		for _, p := range removed {
-			if hasPath(decoded, p) {
+			if resultHasPath(decoded, p) {
 				outEvidence = fmt.Sprintf("call %d: recorded result has %s, removed from the new output schema", i+1, joinInstancePath(p))
 				break
 			}
@@ -287,7 +287,7 @@ func (v *toolValidator) structured(result json.RawMessage) (json.RawMessage, boo
 	return result, false
 }
 
-func validate(s *jsonschema.Schema, raw json.RawMessage) string {
+func validateInstance(s *jsonschema.Schema, raw json.RawMessage) string {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return "not valid JSON: " + err.Error()
@@ -298,7 +298,7 @@ func validate(s *jsonschema.Schema, raw json.RawMessage) string {
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return oneLine(err.Error())
+		return collapseSpace(err.Error())
 	}
 	var parts []string
 	for _, u := range ve.BasicOutput().Errors {
@@ -312,22 +312,22 @@ func validate(s *jsonschema.Schema, raw json.RawMessage) string {
 		parts = append(parts, fmt.Sprintf("at %s: %s", at, u.Error.String()))
 	}
 	if len(parts) == 0 {
-		return oneLine(err.Error())
+		return collapseSpace(err.Error())
 	}
 	return strings.Join(parts, "; ")
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// hasPath reports whether v holds a value at p ("[]" = any array element).
-func hasPath(v any, p []string) bool {
+// resultHasPath reports whether v holds a value at p ("[]" = any array element).
+func resultHasPath(v any, p []string) bool {
 	if len(p) == 0 {
 		return true
 	}
 	if p[0] == "[]" {
 		arr, _ := v.([]any)
 		for _, e := range arr {
-			if hasPath(e, p[1:]) {
+			if resultHasPath(e, p[1:]) {
 				return true
 			}
 		}
@@ -338,7 +338,7 @@ func hasPath(v any, p []string) bool {
 		return false
 	}
 	e, ok := m[p[0]]
-	return ok && hasPath(e, p[1:])
+	return ok && resultHasPath(e, p[1:])
 }
 
 // joinInstancePath writes an instance path as obs[].temp.
@@ -360,7 +360,7 @@ type pathSeg struct {
 	isIndex bool
 }
 
-// parsePath reads a path written by pathKey and pathIndex, like
+// parsePath reads a path written by jsonPathKey and jsonPathIndex, like
 // outputSchema.properties["a.b"].items.oneOf[1].
 func parsePath(p string) ([]pathSeg, bool) {
 	var out []pathSeg

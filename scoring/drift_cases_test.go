@@ -21,8 +21,8 @@ func TestAffectedCases(t *testing.T) {
 	  "outputSchema":{"type":"object","properties":{"temp":{"type":"integer"}}}},
 	 {"name":"notes","description":"Read notes. Prefer this tool.","inputSchema":{"type":"object"}},
 	 {"name":"tidy","inputSchema":{"type":"object"}}]`
-	newTools := contracts(t, new)
-	res, err := DiffContracts(contracts(t, old), newTools)
+	newTools := testContracts(t, new)
+	res, err := DiffContracts(testContracts(t, old), newTools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,8 +70,8 @@ func TestAffectedCases(t *testing.T) {
 func TestAffectedCasesRename(t *testing.T) {
 	old := `[{"name":"read_file","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}]`
 	new := `[{"name":"workspace.read","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}]`
-	newTools := contracts(t, new)
-	res, err := DiffContracts(contracts(t, old), newTools)
+	newTools := testContracts(t, new)
+	res, err := DiffContracts(testContracts(t, old), newTools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +89,8 @@ func TestAffectedCasesNeverLoadsRefs(t *testing.T) {
 	// A schema pointing outside the document must not be fetched or read.
 	new := `[{"name":"t","inputSchema":{"type":"object","properties":{"p":{"$ref":"file:///etc/passwd"}}}}]`
 	old := `[{"name":"t","inputSchema":{"type":"object","properties":{"p":{"type":"string"}}}}]`
-	newTools := contracts(t, new)
-	res, err := DiffContracts(contracts(t, old), newTools)
+	newTools := testContracts(t, new)
+	res, err := DiffContracts(testContracts(t, old), newTools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestInstancePathOf(t *testing.T) {
 		want   string // joined with "/"; "!" when not mappable
 	}{
 		{"outputSchema.properties.email", false, "", "email"},
-		{pathKey(pathKey(pathKey(pathKey("outputSchema", "properties"), "a.b"), "properties"), `we"ird`), false, "", `a.b/we"ird`},
+		{jsonPathKey(jsonPathKey(jsonPathKey(jsonPathKey("outputSchema", "properties"), "a.b"), "properties"), `we"ird`), false, "", `a.b/we"ird`},
 		{"outputSchema.items.properties.rows.items.properties.v", false, "", "[]/rows/[]/v"},
 		{"outputSchema.oneOf[1].properties.id", false, "", "id"},
 		{"outputSchema.properties.temperature", true, `"temp"`, "temp"},
@@ -134,19 +134,19 @@ func TestInstancePathOf(t *testing.T) {
 func TestAffectedCasesFromStoredFindings(t *testing.T) {
 	old := `[{"name":"w","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"obs":{"type":"array","items":{"type":"object","properties":{"temp":{"type":"number"}}}}}}}]`
 	new := `[{"name":"w","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"obs":{"type":"array","items":{"type":"object","properties":{"temperature":{"type":"number"}}}}}}}]`
-	newTools := contracts(t, new)
-	res, err := DiffContracts(contracts(t, old), newTools)
+	newTools := testContracts(t, new)
+	res, err := DiffContracts(testContracts(t, old), newTools)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(res.Findings)
-	var stored []Finding
+	var stored []DriftFinding
 	if err := json.Unmarshal(b, &stored); err != nil {
 		t.Fatal(err)
 	}
 	got := AffectedCases(stored, newTools, []CaseTools{{CaseID: "c", Calls: []CaseCall{{Tool: "w",
 		Result: json.RawMessage(`{"obs":[{"temp":3.5}]}`)}}}})
 	if len(got) != 1 || got[0].Tier != TierOutputFails || !strings.Contains(got[0].Evidence, "recorded result has obs[].temp") {
-		t.Errorf("got %+v\nfindings:\n%s", got, dumpFindings(res.Findings))
+		t.Errorf("got %+v\nfindings:\n%s", got, dumpDriftFindings(res.Findings))
 	}
 }

@@ -46,8 +46,8 @@ const (
 	SideTool        Side = "tool"
 )
 
-// Check is one kind of contract change with a stable id and default lane.
-type Check struct {
+// DriftCheck is one kind of contract change with a stable id and default lane.
+type DriftCheck struct {
 	ID       string
 	Side     Side
 	Lane     Lane
@@ -57,8 +57,8 @@ type Check struct {
 
 // DriftChecks lists every check the drift engine can report, in
 // documentation order. Ids never change once released.
-func DriftChecks() []Check {
-	return []Check{
+func DriftChecks() []DriftCheck {
+	return []DriftCheck{
 		{"tool-removed", SideTool, LaneBreaking, false, "a tool of OLD is missing from NEW and no NEW tool has its semantic hash"},
 		{"tool-renamed", SideTool, LaneBreaking, false, "a tool disappeared while a new one appeared with the same semantic hash"},
 		{"tool-added", SideTool, LaneAdditive, false, "a tool of NEW is not in OLD"},
@@ -129,8 +129,8 @@ func DriftChecks() []Check {
 }
 
 // checkIndex maps ids to their check.
-func checkIndex() map[string]Check {
-	m := map[string]Check{}
+func checkIndex() map[string]DriftCheck {
+	m := map[string]DriftCheck{}
 	for _, c := range DriftChecks() {
 		m[c.ID] = c
 	}

@@ -9,9 +9,9 @@ import (
 	"tracelab/model"
 )
 
-// listing decodes a JSON array of MCP-shaped tools without the importers
+// fuzzListing decodes a JSON array of MCP-shaped tools without the importers
 // (scoring depends on model only); nil when data is not such an array.
-func listing(data []byte) []model.ToolContract {
+func fuzzListing(data []byte) []model.ToolContract {
 	var raws []json.RawMessage
 	if json.Unmarshal(data, &raws) != nil {
 		return nil
@@ -48,7 +48,7 @@ func FuzzDiffContracts(f *testing.F) {
 	}
 	f.Add([]byte(`[{"name":"t","inputSchema":{"$ref":"#"}}]`), []byte(`[{"name":"t","inputSchema":{"items":[{"$ref":"#/items/0"}],"enum":[null,{"a":1}]}}]`))
 	f.Fuzz(func(t *testing.T, oldData, newData []byte) {
-		old, new := listing(oldData), listing(newData)
+		old, new := fuzzListing(oldData), fuzzListing(newData)
 		if old == nil || new == nil {
 			return
 		}
@@ -67,7 +67,7 @@ func FuzzDiffContracts(f *testing.F) {
 		}
 		self, err := DiffContracts(old, old)
 		if err != nil || len(self.Findings) != 0 {
-			t.Fatalf("listing differs from itself: %v\n%s", err, dumpFindings(self.Findings))
+			t.Fatalf("listing differs from itself: %v\n%s", err, dumpDriftFindings(self.Findings))
 		}
 		for _, format := range DriftFormats {
 			if _, err := RenderDrift(format, NewDriftReport("o", "n", res, nil, LaneBreaking)); err != nil {
@@ -94,7 +94,7 @@ func BenchmarkDiffContracts(b *testing.B) {
 		olds = append(olds, mk(i, false))
 		news = append(news, mk(i, i%10 == 0))
 	}
-	old, new := listing([]byte("["+strings.Join(olds, ",")+"]")), listing([]byte("["+strings.Join(news, ",")+"]"))
+	old, new := fuzzListing([]byte("["+strings.Join(olds, ",")+"]")), fuzzListing([]byte("["+strings.Join(news, ",")+"]"))
 	if len(old) != 200 || len(new) != 200 {
 		b.Fatal("bad benchmark listing")
 	}
@@ -125,9 +125,9 @@ func FuzzInstancePathOf(f *testing.F) {
 		var b string
 		for _, s := range segs {
 			if s.isIndex {
-				b = pathIndex(b, s.index)
+				b = jsonPathIndex(b, s.index)
 			} else {
-				b = pathKey(b, s.key)
+				b = jsonPathKey(b, s.key)
 			}
 		}
 		again, ok := parsePath(b)

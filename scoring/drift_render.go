@@ -14,7 +14,7 @@ var DriftFormats = []string{"text", "json", "markdown", "junit", "github"}
 
 // DriftReport is what `tracelab drift` prints.
 type DriftReport struct {
-	Findings []Finding      `json:"findings"`
+	Findings []DriftFinding `json:"findings"`
 	Summary  DriftSummary   `json:"summary"`
 	Cases    []AffectedCase `json:"cases,omitempty"` // nil when no cases were given
 	// CasesChecked says whether cases were given at all (text says "none").
@@ -46,7 +46,7 @@ type ToolHashes struct {
 
 // NewDriftReport assembles the report: severity overrides applied, lanes
 // counted, and whether the findings reach failOn (breaking by default).
-func NewDriftReport(oldName, newName string, res DriftResult, sev Severity, failOn Lane) DriftReport {
+func NewDriftReport(oldName, newName string, res DriftResult, sev DriftSeverity, failOn Lane) DriftReport {
 	fs, ignored := sev.Apply(res.Findings)
 	if failOn == "" {
 		failOn = LaneBreaking
@@ -88,7 +88,7 @@ func NewDriftReport(oldName, newName string, res DriftResult, sev Severity, fail
 	}
 	sort.Slice(s.Tools, func(i, j int) bool { return s.Tools[i].Name < s.Tools[j].Name })
 	if fs == nil {
-		fs = []Finding{}
+		fs = []DriftFinding{}
 	}
 	return DriftReport{Findings: fs, Summary: s}
 }
@@ -131,7 +131,7 @@ func RenderDrift(format string, r DriftReport) (string, error) {
 type toolGroup struct {
 	tool     string
 	lane     Lane
-	findings []Finding
+	findings []DriftFinding
 	cases    []AffectedCase
 }
 
@@ -183,12 +183,12 @@ func verdict(s DriftSummary) string {
 	return fmt.Sprintf("PASS: no changes at or above %s", s.FailOn)
 }
 
-// clean makes untrusted text (tool and property names come from the
+// printable makes untrusted text (tool and property names come from the
 // listings) safe to print: control characters, which could move the
 // cursor, recolor a terminal or start a new CI log line, and Unicode
 // bidirectional overrides, which could reorder what a reviewer reads, are
 // shown as escapes instead.
-func clean(s string) string {
+func printable(s string) string {
 	bad := func(r rune) bool {
 		return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) ||
 			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
@@ -207,15 +207,15 @@ func clean(s string) string {
 	return b.String()
 }
 
-// where is a finding's path, or "(tool)" for the tool as a whole.
-func where(f Finding) string {
+// findingWhere is a finding's path, or "(tool)" for the tool as a whole.
+func findingWhere(f DriftFinding) string {
 	if f.Path == "" {
 		return "(tool)"
 	}
 	return f.Path
 }
 
-func securityMark(f Finding) string {
+func securityMark(f DriftFinding) string {
 	if f.Security {
 		return " [security]"
 	}
@@ -225,7 +225,7 @@ func securityMark(f Finding) string {
 func renderText(r DriftReport) string {
 	var b strings.Builder
 	if len(r.Findings) == 0 {
-		fmt.Fprintf(&b, "No tool contract drift between %s and %s (%d tool(s) compared).\n", clean(r.Summary.Old), clean(r.Summary.New), len(r.Summary.Tools))
+		fmt.Fprintf(&b, "No tool contract drift between %s and %s (%d tool(s) compared).\n", printable(r.Summary.Old), printable(r.Summary.New), len(r.Summary.Tools))
 		if r.Summary.Ignored > 0 {
 			fmt.Fprintf(&b, "%d finding(s) ignored by the severity file.\n", r.Summary.Ignored)
 		}
@@ -235,12 +235,12 @@ func renderText(r DriftReport) string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "Schema drift detected for tool: %s\n", clean(g.tool))
+		fmt.Fprintf(&b, "Schema drift detected for tool: %s\n", printable(g.tool))
 		fmt.Fprintf(&b, "Lane: %s\n", strings.ToUpper(string(g.lane)))
 		b.WriteString("Reason:\n")
 		for _, f := range g.findings {
-			fmt.Fprintf(&b, "  - %s: %s%s\n", f.Lane, clean(f.Message), securityMark(f))
-			fmt.Fprintf(&b, "    %s at %s [%s]\n", f.ID, clean(where(f)), f.Fingerprint)
+			fmt.Fprintf(&b, "  - %s: %s%s\n", f.Lane, printable(f.Message), securityMark(f))
+			fmt.Fprintf(&b, "    %s at %s [%s]\n", f.ID, printable(findingWhere(f)), f.Fingerprint)
 		}
 		if r.CasesChecked && g.lane != LaneAdditive {
 			b.WriteString("Cases affected:")
@@ -249,7 +249,7 @@ func renderText(r DriftReport) string {
 			} else {
 				b.WriteString("\n")
 				for _, c := range g.cases {
-					fmt.Fprintf(&b, "  - %s (tier %d, %s): %s\n", clean(c.CaseID), c.Tier, c.Tier, clean(c.Evidence))
+					fmt.Fprintf(&b, "  - %s (tier %d, %s): %s\n", printable(c.CaseID), c.Tier, c.Tier, printable(c.Evidence))
 				}
 			}
 		}
@@ -271,7 +271,7 @@ func recommendation(l Lane) string {
 }
 
 func mdCell(s string) string {
-	s = strings.ReplaceAll(clean(s), "|", `\|`)
+	s = strings.ReplaceAll(printable(s), "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
@@ -290,7 +290,7 @@ func renderMarkdown(r DriftReport) string {
 			if f.Security {
 				lane += " (security)"
 			}
-			fmt.Fprintf(&b, "| %s | `%s` | `%s` | `%s` | %s |\n", lane, mdCell(f.Tool), f.ID, mdCell(where(f)), mdCell(f.Message))
+			fmt.Fprintf(&b, "| %s | `%s` | `%s` | `%s` | %s |\n", lane, mdCell(f.Tool), f.ID, mdCell(findingWhere(f)), mdCell(f.Message))
 		}
 	}
 	if r.CasesChecked {
@@ -339,7 +339,7 @@ type junitFailure struct {
 // renderJUnit writes one test case per tool compared: it fails when any
 // of its findings reaches the fail-on lane; the rest go to system-out.
 func renderJUnit(r DriftReport) (string, error) {
-	byTool := map[string][]Finding{}
+	byTool := map[string][]DriftFinding{}
 	for _, f := range r.Findings {
 		byTool[f.Tool] = append(byTool[f.Tool], f)
 	}
@@ -366,12 +366,12 @@ func renderJUnit(r DriftReport) (string, error) {
 		sorted = append(sorted, n)
 	}
 	sort.Strings(sorted)
-	suite := junitSuite{Name: clean("tracelab drift " + r.Summary.Old + " → " + r.Summary.New)}
+	suite := junitSuite{Name: printable("tracelab drift " + r.Summary.Old + " → " + r.Summary.New)}
 	for _, n := range sorted {
-		tc := junitCase{Name: clean(n), Classname: "drift"}
+		tc := junitCase{Name: printable(n), Classname: "drift"}
 		var fail, info []string
 		for _, f := range byTool[n] {
-			line := clean(fmt.Sprintf("%s %s at %s: %s%s [%s]", strings.ToUpper(string(f.Lane)), f.ID, where(f), f.Message, securityMark(f), f.Fingerprint))
+			line := printable(fmt.Sprintf("%s %s at %s: %s%s [%s]", strings.ToUpper(string(f.Lane)), f.ID, findingWhere(f), f.Message, securityMark(f), f.Fingerprint))
 			if f.Lane.rank() <= r.Summary.FailOn.rank() {
 				fail = append(fail, line)
 			} else {
@@ -380,7 +380,7 @@ func renderJUnit(r DriftReport) (string, error) {
 		}
 		for _, c := range r.Cases {
 			if c.Tool == n {
-				info = append(info, clean(fmt.Sprintf("case %s (tier %d, %s): %s", c.CaseID, c.Tier, c.Tier, c.Evidence)))
+				info = append(info, printable(fmt.Sprintf("case %s (tier %d, %s): %s", c.CaseID, c.Tier, c.Tier, c.Evidence)))
 			}
 		}
 		if len(fail) > 0 {
@@ -426,9 +426,9 @@ func renderGitHub(r DriftReport) string {
 		case f.Lane == LaneRisky:
 			level = "warning"
 		}
-		title := clean(fmt.Sprintf("%s %s: %s", strings.ToUpper(string(f.Lane)), f.Tool, f.ID))
-		msg := clean(fmt.Sprintf("%s at %s%s [%s]", f.Message, where(f), securityMark(f), f.Fingerprint))
-		fmt.Fprintf(&b, "::%s file=%s,title=%s::%s\n", level, ghProp(clean(r.Summary.New)), ghProp(title), ghEscape(msg))
+		title := printable(fmt.Sprintf("%s %s: %s", strings.ToUpper(string(f.Lane)), f.Tool, f.ID))
+		msg := printable(fmt.Sprintf("%s at %s%s [%s]", f.Message, findingWhere(f), securityMark(f), f.Fingerprint))
+		fmt.Fprintf(&b, "::%s file=%s,title=%s::%s\n", level, ghProp(printable(r.Summary.New)), ghProp(title), ghEscape(msg))
 	}
 	fmt.Fprintf(&b, "::notice title=%s::%s\n", ghProp("tracelab drift"), ghEscape(summaryLine(r.Summary)+"; "+verdict(r.Summary)))
 	return b.String()

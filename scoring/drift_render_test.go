@@ -13,7 +13,7 @@ func TestRenderHostileNames(t *testing.T) {
 	evil := "x\n::error title=pwned::owned\x1b[2J\u202e|gnp.exe"
 	old := []string{`{"name":"safe","inputSchema":{"type":"object","properties":{` + jsonStr(evil) + `:{"type":"string"}}}}`}
 	newer := `{"name":` + jsonStr(evil) + `,"inputSchema":{"type":"object"}}`
-	res, err := DiffContracts(contracts(t, "["+old[0]+"]"), contracts(t, "["+newer+"]"))
+	res, err := DiffContracts(testContracts(t, "["+old[0]+"]"), testContracts(t, "["+newer+"]"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,8 @@ var (
 	proseKeywords = []string{"description", "title", "examples", "example", "$comment"}
 )
 
-// decodeJSON decodes raw with numbers kept exact; nil for empty input.
-func decodeJSON(raw []byte) (any, error) {
+// decodeSchemaJSON decodes raw with numbers kept exact; nil for empty input.
+func decodeSchemaJSON(raw []byte) (any, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, nil
 	}
@@ -37,8 +37,8 @@ func decodeJSON(raw []byte) (any, error) {
 	return v, nil
 }
 
-// canon is the canonical JSON of a decoded value; nil stays nil.
-func canon(v any) json.RawMessage {
+// canonOf is the canonical JSON of a decoded value; nil stays nil.
+func canonOf(v any) json.RawMessage {
 	if v == nil {
 		return nil
 	}
@@ -80,7 +80,7 @@ func (r *refResolver) schema(v any) any {
 		switch {
 		case k == "$defs" || k == "definitions":
 			continue
-		case slices.Contains(schemaArrayKeywords, k) || (k == "items" && isArray(e)):
+		case slices.Contains(schemaArrayKeywords, k) || (k == "items" && isJSONArray(e)):
 			if arr, ok := e.([]any); ok {
 				cp := make([]any, len(arr))
 				for i, s := range arr {
@@ -169,7 +169,7 @@ func unwrapNullable(m map[string]any) map[string]any {
 	return m
 }
 
-func isArray(v any) bool { _, ok := v.([]any); return ok }
+func isJSONArray(v any) bool { _, ok := v.([]any); return ok }
 
 // mergeRef applies the siblings of a $ref to the schema it pointed at.
 // Prose siblings override the target's; a structural keyword both define is
@@ -237,10 +237,10 @@ func lookupPointer(doc any, ptr string) (any, bool) {
 	return cur, true
 }
 
-// semantic strips prose from a resolved schema and puts every keyword
+// semanticSchema strips prose from a resolved schema and puts every keyword
 // whose order carries no meaning (required, enum, a type list) in sorted
 // order, so two schemas that accept the same values compare equal.
-func semantic(v any) any {
+func semanticSchema(v any) any {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return v
@@ -253,28 +253,28 @@ func semantic(v any) any {
 		case k == "additionalProperties" && e == true:
 			continue // the same as absent
 		case k == "required":
-			out[k] = sortedStrings(e)
+			out[k] = sortedStringSet(e)
 		case k == "enum":
 			out[k] = sortedSet(e)
 		case k == "type":
 			out[k] = normType(e)
-		case slices.Contains(schemaArrayKeywords, k) || (k == "items" && isArray(e)):
+		case slices.Contains(schemaArrayKeywords, k) || (k == "items" && isJSONArray(e)):
 			if arr, ok := e.([]any); ok {
 				cp := make([]any, len(arr))
 				for i, s := range arr {
-					cp[i] = semantic(s)
+					cp[i] = semanticSchema(s)
 				}
 				out[k] = cp
 			} else {
 				out[k] = e
 			}
 		case slices.Contains(schemaKeywords, k):
-			out[k] = semantic(e)
+			out[k] = semanticSchema(e)
 		case slices.Contains(schemaMapKeywords, k):
 			if sub, ok := e.(map[string]any); ok {
 				cp := make(map[string]any, len(sub))
 				for name, s := range sub {
-					cp[name] = semantic(s)
+					cp[name] = semanticSchema(s)
 				}
 				out[k] = cp
 			} else {
@@ -287,7 +287,7 @@ func semantic(v any) any {
 	return out
 }
 
-func sortedStrings(v any) any {
+func sortedStringSet(v any) any {
 	arr, ok := v.([]any)
 	if !ok {
 		return v
@@ -321,7 +321,7 @@ func sortedSet(v any) any {
 	}
 	items := make([]kv, 0, len(arr))
 	for _, e := range arr {
-		items = append(items, kv{string(canon(e)), e})
+		items = append(items, kv{string(canonOf(e)), e})
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].key < items[j].key })
 	out := make([]any, 0, len(items))
@@ -339,7 +339,7 @@ func normType(v any) any {
 	if !ok {
 		return v
 	}
-	s := sortedStrings(arr)
+	s := sortedStringSet(arr)
 	if sa, ok := s.([]any); ok && len(sa) == 1 {
 		return sa[0]
 	}
@@ -363,7 +363,7 @@ func typeSet(m map[string]any) []string {
 	case nil:
 		return nil
 	default: // malformed: compare it as written rather than ignore it
-		return []string{string(canon(t))}
+		return []string{string(canonOf(t))}
 	}
 }
 
@@ -390,7 +390,7 @@ func enumSet(m map[string]any) ([]string, bool) {
 	var set []string
 	has := false
 	if c, ok := m["const"]; ok {
-		set, has = []string{string(canon(c))}, true
+		set, has = []string{string(canonOf(c))}, true
 		if c == nil {
 			set = []string{"null"}
 		}
@@ -402,7 +402,7 @@ func enumSet(m map[string]any) ([]string, bool) {
 				es = append(es, "null")
 				continue
 			}
-			es = append(es, string(canon(e)))
+			es = append(es, string(canonOf(e)))
 		}
 		sort.Strings(es)
 		es = slices.Compact(es)
@@ -423,7 +423,7 @@ func enumSet(m map[string]any) ([]string, bool) {
 	return set, has
 }
 
-func minus(a, b []string) []string {
+func setMinus(a, b []string) []string {
 	var out []string
 	for _, x := range a {
 		if !slices.Contains(b, x) {
@@ -433,8 +433,8 @@ func minus(a, b []string) []string {
 	return out
 }
 
-// number reads a JSON number keyword.
-func number(v any) (float64, bool) {
+// schemaNumber reads a JSON number keyword.
+func schemaNumber(v any) (float64, bool) {
 	switch x := v.(type) {
 	case json.Number:
 		f, err := x.Float64()
@@ -448,5 +448,5 @@ func number(v any) (float64, bool) {
 // semanticEqual reports whether two resolved schemas accept the same
 // values as far as their normalized forms tell.
 func semanticEqual(a, b any) bool {
-	return bytes.Equal(canon(semantic(a)), canon(semantic(b)))
+	return bytes.Equal(canonOf(semanticSchema(a)), canonOf(semanticSchema(b)))
 }

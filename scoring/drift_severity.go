@@ -5,24 +5,24 @@ import (
 	"strings"
 )
 
-// Severity overrides the lane of checks by id.
-type Severity map[string]Lane
+// DriftSeverity overrides the lane of checks by id.
+type DriftSeverity map[string]Lane
 
-// SeverityError names the file and line of a bad severity line.
-type SeverityError struct {
+// DriftSeverityError names the file and line of a bad severity line.
+type DriftSeverityError struct {
 	File string
 	Line int
 	Msg  string
 }
 
-func (e *SeverityError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+func (e *DriftSeverityError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
-// ParseSeverity reads a severity file: one `CHECK-ID LANE` per line, where
+// ParseDriftSeverity reads a severity file: one `CHECK-ID LANE` per line, where
 // LANE is breaking, risky, additive or ignore; blank lines and text after
 // # are skipped. Unknown ids, unknown lanes and repeated ids are errors.
-func ParseSeverity(file string, data []byte) (Severity, error) {
+func ParseDriftSeverity(file string, data []byte) (DriftSeverity, error) {
 	known := checkIndex()
-	sev := Severity{}
+	sev := DriftSeverity{}
 	seenAt := map[string]int{}
 	for i, line := range strings.Split(string(data), "\n") {
 		n := i + 1
@@ -33,8 +33,8 @@ func ParseSeverity(file string, data []byte) (Severity, error) {
 		if len(fields) == 0 {
 			continue
 		}
-		bad := func(format string, args ...any) (Severity, error) {
-			return nil, &SeverityError{File: file, Line: n, Msg: fmt.Sprintf(format, args...)}
+		bad := func(format string, args ...any) (DriftSeverity, error) {
+			return nil, &DriftSeverityError{File: file, Line: n, Msg: fmt.Sprintf(format, args...)}
 		}
 		if len(fields) != 2 {
 			return bad("expected `CHECK-ID LANE`, got %d fields", len(fields))
@@ -58,8 +58,8 @@ func ParseSeverity(file string, data []byte) (Severity, error) {
 
 // Apply returns the findings with overridden lanes, without the ignored
 // ones, and how many were ignored. Fingerprints do not change.
-func (s Severity) Apply(fs []Finding) ([]Finding, int) {
-	out := make([]Finding, 0, len(fs))
+func (s DriftSeverity) Apply(fs []DriftFinding) ([]DriftFinding, int) {
+	out := make([]DriftFinding, 0, len(fs))
 	ignored := 0
 	for _, f := range fs {
 		if l, ok := s[f.ID]; ok {
@@ -71,6 +71,6 @@ func (s Severity) Apply(fs []Finding) ([]Finding, int) {
 		}
 		out = append(out, f)
 	}
-	SortFindings(out)
+	SortDriftFindings(out)
 	return out, ignored
 }

@@ -8,13 +8,13 @@ import (
 func TestParseSeverity(t *testing.T) {
 	tests := []struct {
 		name, in string
-		want     Severity
+		want     DriftSeverity
 		err      string
 	}{
-		{"empty", "", Severity{}, ""},
+		{"empty", "", DriftSeverity{}, ""},
 		{"comments and blanks", "# header\n\n  output-enum-widened   additive  # we allow new states\n\ttool-title-changed ignore\n",
-			Severity{"output-enum-widened": LaneAdditive, "tool-title-changed": LaneIgnore}, ""},
-		{"crlf", "input-default-changed breaking\r\n", Severity{"input-default-changed": LaneBreaking}, ""},
+			DriftSeverity{"output-enum-widened": LaneAdditive, "tool-title-changed": LaneIgnore}, ""},
+		{"crlf", "input-default-changed breaking\r\n", DriftSeverity{"input-default-changed": LaneBreaking}, ""},
 		{"unknown lane", "input-default-changed fatal\n", nil, "sev.txt:1: unknown lane \"fatal\""},
 		{"unknown id", "# x\ninput-defualt-changed risky\n", nil, "sev.txt:2: unknown check id \"input-defualt-changed\""},
 		{"one field", "\n\ntool-removed\n", nil, "sev.txt:3: expected `CHECK-ID LANE`, got 1 fields"},
@@ -24,7 +24,7 @@ func TestParseSeverity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseSeverity("sev.txt", []byte(tt.in))
+			got, err := ParseDriftSeverity("sev.txt", []byte(tt.in))
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want %q", err, tt.err)
@@ -47,12 +47,12 @@ func TestParseSeverity(t *testing.T) {
 }
 
 func TestSeverityApply(t *testing.T) {
-	fs := []Finding{
+	fs := []DriftFinding{
 		{ID: "output-enum-widened", Tool: "a", Lane: LaneRisky, Fingerprint: "f1"},
 		{ID: "tool-title-changed", Tool: "a", Lane: LaneRisky, Fingerprint: "f2"},
 		{ID: "tool-removed", Tool: "b", Lane: LaneBreaking, Fingerprint: "f3"},
 	}
-	sev := Severity{"output-enum-widened": LaneBreaking, "tool-title-changed": LaneIgnore}
+	sev := DriftSeverity{"output-enum-widened": LaneBreaking, "tool-title-changed": LaneIgnore}
 	got, ignored := sev.Apply(fs)
 	if ignored != 1 || len(got) != 2 || got[0].Lane != LaneBreaking || got[0].Fingerprint != "f1" || got[1].ID != "tool-removed" {
 		t.Errorf("got %+v ignored %d", got, ignored)
@@ -71,7 +71,7 @@ func FuzzParseSeverity(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sev, err := ParseSeverity("f", data)
+		sev, err := ParseDriftSeverity("f", data)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f:") {
 				t.Fatalf("error without file:line: %v", err)

@@ -41,28 +41,28 @@ func asSchema(v any) (map[string]any, bool) {
 }
 
 // schema compares two resolved schemas at path. o or n may be nil (absent).
-func (d *differ) schema(side Side, path string, ov, nv any) {
+func (d *schemaDiffer) schema(side Side, path string, ov, nv any) {
 	o, oOK := asSchema(ov)
 	n, nOK := asSchema(nv)
 	if !oOK || !nOK {
-		if !bytes.Equal(canon(semantic(ov)), canon(semantic(nv))) {
-			d.add(id(side, "keyword-changed"), path, semantic(ov), semantic(nv), "schema changed from %s to %s", canon(ov), canon(nv))
+		if !bytes.Equal(canonOf(semanticSchema(ov)), canonOf(semanticSchema(nv))) {
+			d.add(sideID(side, "keyword-changed"), path, semanticSchema(ov), semanticSchema(nv), "schema changed from %s to %s", canonOf(ov), canonOf(nv))
 		}
 		return
 	}
 	d.prose(side, path, o, n)
-	if os, ns := o["$schema"], n["$schema"]; !bytes.Equal(canon(os), canon(ns)) {
-		d.add(id(side, "schema-dialect-changed"), pathKey(path, "$schema"), os, ns, "$schema dialect changed")
+	if os, ns := o["$schema"], n["$schema"]; !bytes.Equal(canonOf(os), canonOf(ns)) {
+		d.add(sideID(side, "schema-dialect-changed"), jsonPathKey(path, "$schema"), os, ns, "$schema dialect changed")
 	}
 	d.types(side, path, o, n)
 	d.enums(side, path, o, n)
 	d.formats(side, path, o, n)
 	d.bounds(side, path, o, n)
 	if side == SideInput {
-		if od, nd := o["default"], n["default"]; !bytes.Equal(canon(od), canon(nd)) {
+		if od, nd := o["default"], n["default"]; !bytes.Equal(canonOf(od), canonOf(nd)) {
 			_, had := o["default"]
 			_, has := n["default"]
-			d.add(id(side, "default-changed"), pathKey(path, "default"), od, nd, "default %s", change(had, has, od, nd))
+			d.add(sideID(side, "default-changed"), jsonPathKey(path, "default"), od, nd, "default %s", change(had, has, od, nd))
 		}
 	}
 	d.properties(side, path, o, n)
@@ -75,9 +75,9 @@ func (d *differ) schema(side Side, path string, ov, nv any) {
 		if containsStr(handledKeywords, k) && wellFormed(k, o[k]) && wellFormed(k, n[k]) {
 			continue
 		}
-		ovk, nvk := semantic(o[k]), semantic(n[k])
-		if !bytes.Equal(canon(ovk), canon(nvk)) {
-			d.add(id(side, "keyword-changed"), pathKey(path, k), ovk, nvk, "keyword %s changed", k)
+		ovk, nvk := semanticSchema(o[k]), semanticSchema(n[k])
+		if !bytes.Equal(canonOf(ovk), canonOf(nvk)) {
+			d.add(sideID(side, "keyword-changed"), jsonPathKey(path, k), ovk, nvk, "keyword %s changed", k)
 		}
 	}
 }
@@ -103,36 +103,36 @@ func wellFormed(k string, v any) bool {
 func change(had, has bool, o, n any) string {
 	switch {
 	case !had:
-		return fmt.Sprintf("added: %s", canon(n))
+		return fmt.Sprintf("added: %s", canonOf(n))
 	case !has:
-		return fmt.Sprintf("removed (was %s)", canon(o))
+		return fmt.Sprintf("removed (was %s)", canonOf(o))
 	}
-	return fmt.Sprintf("changed from %s to %s", canon(o), canon(n))
+	return fmt.Sprintf("changed from %s to %s", canonOf(o), canonOf(n))
 }
 
-func (d *differ) prose(side Side, path string, o, n map[string]any) {
+func (d *schemaDiffer) prose(side Side, path string, o, n map[string]any) {
 	for _, k := range []string{"description", "title", "$comment"} {
-		if ov, nv := o[k], n[k]; !bytes.Equal(canon(ov), canon(nv)) {
+		if ov, nv := o[k], n[k]; !bytes.Equal(canonOf(ov), canonOf(nv)) {
 			os, _ := ov.(string)
 			ns, _ := nv.(string)
-			d.add(id(side, "description-changed"), pathKey(path, k), ov, nv, "%s changed%s", k, textDelta(os, ns))
+			d.add(sideID(side, "description-changed"), jsonPathKey(path, k), ov, nv, "%s changed%s", k, textDelta(os, ns))
 		}
 	}
 	for _, k := range []string{"examples", "example"} {
-		if ov, nv := o[k], n[k]; !bytes.Equal(canon(ov), canon(nv)) {
+		if ov, nv := o[k], n[k]; !bytes.Equal(canonOf(ov), canonOf(nv)) {
 			_, had := o[k]
 			_, has := n[k]
-			d.add(id(side, "example-changed"), pathKey(path, k), ov, nv, "%s %s", k, change(had, has, ov, nv))
+			d.add(sideID(side, "example-changed"), jsonPathKey(path, k), ov, nv, "%s %s", k, change(had, has, ov, nv))
 		}
 	}
 }
 
-func (d *differ) types(side Side, path string, o, n map[string]any) {
+func (d *schemaDiffer) types(side Side, path string, o, n map[string]any) {
 	ot, nt := typeSet(o), typeSet(n)
 	if typesCover(ot, nt) && typesCover(nt, ot) {
 		return
 	}
-	p := pathKey(path, "type")
+	p := jsonPathKey(path, "type")
 	ov, nv := normType(o["type"]), normType(n["type"])
 	desc := fmt.Sprintf("type %s → %s", typeText(ot), typeText(nt))
 	if side == SideInput {
@@ -157,7 +157,7 @@ func typeText(ts []string) string {
 	return strings.Join(ts, "|")
 }
 
-func (d *differ) enums(side Side, path string, o, n map[string]any) {
+func (d *schemaDiffer) enums(side Side, path string, o, n map[string]any) {
 	oe, oHas := enumSet(o)
 	ne, nHas := enumSet(n)
 	if !oHas && !nHas {
@@ -169,16 +169,16 @@ func (d *differ) enums(side Side, path string, o, n map[string]any) {
 	} else if _, c := o["const"]; c && !nHas {
 		kw = "const"
 	}
-	p := pathKey(path, kw)
+	p := jsonPathKey(path, kw)
 	ov, nv := enumValue(o), enumValue(n)
-	narrow, wide := id(side, "enum-narrowed"), id(side, "enum-widened")
+	narrow, wide := sideID(side, "enum-narrowed"), sideID(side, "enum-widened")
 	switch {
 	case !oHas:
 		d.add(narrow, p, nil, nv, "now restricted to %s", strings.Join(ne, ", "))
 	case !nHas:
 		d.add(wide, p, ov, nil, "%s removed: any value now allowed", kw)
 	default:
-		removed, added := minus(oe, ne), minus(ne, oe)
+		removed, added := setMinus(oe, ne), setMinus(ne, oe)
 		if len(removed) > 0 {
 			d.add(narrow, p, ov, nv, "%s value(s) removed: %s", kw, strings.Join(removed, ", "))
 		}
@@ -199,14 +199,14 @@ func enumValue(m map[string]any) any {
 	return nil
 }
 
-func (d *differ) formats(side Side, path string, o, n map[string]any) {
+func (d *schemaDiffer) formats(side Side, path string, o, n map[string]any) {
 	for _, kw := range []string{"format", "pattern"} {
 		ov, had := o[kw]
 		nv, has := n[kw]
-		if bytes.Equal(canon(ov), canon(nv)) {
+		if bytes.Equal(canonOf(ov), canonOf(nv)) {
 			continue
 		}
-		p := pathKey(path, kw)
+		p := jsonPathKey(path, kw)
 		what := fmt.Sprintf("%s %s", kw, change(had, has, ov, nv))
 		switch {
 		case !has: // removed
@@ -228,12 +228,12 @@ func (d *differ) formats(side Side, path string, o, n map[string]any) {
 				d.add("output-constraint-relaxed", p, ov, nv, "%s: results may no longer match the old format", what)
 			}
 		default:
-			d.add(id(side, "pattern-changed"), p, ov, nv, "%s", what)
+			d.add(sideID(side, "pattern-changed"), p, ov, nv, "%s", what)
 		}
 	}
 }
 
-func (d *differ) bounds(side Side, path string, o, n map[string]any) {
+func (d *schemaDiffer) bounds(side Side, path string, o, n map[string]any) {
 	tight, relax := "input-bound-tightened", "input-constraint-relaxed"
 	if side == SideOutput {
 		tight, relax = "output-constraint-tightened", "output-constraint-relaxed"
@@ -241,13 +241,13 @@ func (d *differ) bounds(side Side, path string, o, n map[string]any) {
 	cmp := func(kw string, lower bool) {
 		ov, had := o[kw]
 		nv, has := n[kw]
-		if bytes.Equal(canon(ov), canon(nv)) {
+		if bytes.Equal(canonOf(ov), canonOf(nv)) {
 			return
 		}
-		p := pathKey(path, kw)
+		p := jsonPathKey(path, kw)
 		what := fmt.Sprintf("%s %s", kw, change(had, has, ov, nv))
-		of, oNum := number(ov)
-		nf, nNum := number(nv)
+		of, oNum := schemaNumber(ov)
+		nf, nNum := schemaNumber(nv)
 		switch {
 		case !has:
 			d.add(relax, p, ov, nil, "%s", what)
@@ -265,12 +265,12 @@ func (d *differ) bounds(side Side, path string, o, n map[string]any) {
 	for _, kw := range upperBounds {
 		cmp(kw, false)
 	}
-	if ov, nv := o["multipleOf"], n["multipleOf"]; !bytes.Equal(canon(ov), canon(nv)) {
+	if ov, nv := o["multipleOf"], n["multipleOf"]; !bytes.Equal(canonOf(ov), canonOf(nv)) {
 		_, had := o["multipleOf"]
 		_, has := n["multipleOf"]
-		of, _ := number(ov)
-		nf, _ := number(nv)
-		p := pathKey(path, "multipleOf")
+		of, _ := schemaNumber(ov)
+		nf, _ := schemaNumber(nv)
+		p := jsonPathKey(path, "multipleOf")
 		what := "multipleOf " + change(had, has, ov, nv)
 		// A multiple of the new step is a multiple of the old one only when
 		// the old step divides the new one.
@@ -284,9 +284,9 @@ func (d *differ) bounds(side Side, path string, o, n map[string]any) {
 	nu, _ := n["uniqueItems"].(bool)
 	switch {
 	case !ou && nu:
-		d.add(tight, pathKey(path, "uniqueItems"), o["uniqueItems"], true, "uniqueItems set: duplicate items now rejected")
+		d.add(tight, jsonPathKey(path, "uniqueItems"), o["uniqueItems"], true, "uniqueItems set: duplicate items now rejected")
 	case ou && !nu:
-		d.add(relax, pathKey(path, "uniqueItems"), true, n["uniqueItems"], "uniqueItems unset: duplicate items now allowed")
+		d.add(relax, jsonPathKey(path, "uniqueItems"), true, n["uniqueItems"], "uniqueItems unset: duplicate items now allowed")
 	}
 }
 
@@ -309,8 +309,8 @@ func requiredSet(m map[string]any) map[string]bool {
 	return out
 }
 
-func (d *differ) properties(side Side, path string, o, n map[string]any) {
-	op, np := mapOf(o["properties"]), mapOf(n["properties"])
+func (d *schemaDiffer) properties(side Side, path string, o, n map[string]any) {
+	op, np := asObject(o["properties"]), asObject(n["properties"])
 	oreq, nreq := requiredSet(o), requiredSet(n)
 	names := func(props map[string]any, req map[string]bool) map[string]bool {
 		out := map[string]bool{}
@@ -339,13 +339,13 @@ func (d *differ) properties(side Side, path string, o, n map[string]any) {
 	sort.Strings(removed)
 	sort.Strings(added)
 	sort.Strings(common)
-	propPath := func(name string) string { return pathKey(pathKey(path, "properties"), name) }
+	propPath := func(name string) string { return jsonPathKey(jsonPathKey(path, "properties"), name) }
 
 	// A removed and an added property with the same schema, each the only
 	// match of the other, is a rename.
 	keyOf := func(props map[string]any, name string) string {
 		if s, ok := props[name]; ok {
-			return string(canon(semantic(s)))
+			return string(canonOf(semanticSchema(s)))
 		}
 		return "" // only named in required: never a rename candidate
 	}
@@ -370,16 +370,16 @@ func (d *differ) properties(side Side, path string, o, n map[string]any) {
 	}
 	for _, r := range removed {
 		if a, ok := renamed[r]; ok {
-			d.add(id(side, "property-renamed"), propPath(a), r, a, "field renamed: %s → %s", r, a)
+			d.add(sideID(side, "property-renamed"), propPath(a), r, a, "field renamed: %s → %s", r, a)
 			if side == SideInput && nreq[a] && !oreq[r] {
 				d.add("input-property-became-required", propPath(a), false, true, "renamed field %s is now required", a)
 			}
 			continue
 		}
 		if side == SideInput {
-			d.add("input-property-removed", propPath(r), semantic(op[r]), nil, "field removed: %s (old calls still send it)", r)
+			d.add("input-property-removed", propPath(r), semanticSchema(op[r]), nil, "field removed: %s (old calls still send it)", r)
 		} else {
-			d.add("output-property-removed", propPath(r), semantic(op[r]), nil, "field removed: %s", r)
+			d.add("output-property-removed", propPath(r), semanticSchema(op[r]), nil, "field removed: %s", r)
 		}
 	}
 	for _, a := range added {
@@ -388,13 +388,13 @@ func (d *differ) properties(side Side, path string, o, n map[string]any) {
 		}
 		switch {
 		case side == SideOutput:
-			d.add("output-property-added", propPath(a), nil, semantic(np[a]), "field added: %s", a)
+			d.add("output-property-added", propPath(a), nil, semanticSchema(np[a]), "field added: %s", a)
 		case nreq[a] && hasDefault(np[a]):
-			d.add("input-property-added-required-with-default", propPath(a), nil, semantic(np[a]), "new required field added: %s (has a default, but old calls still fail validation)", a)
+			d.add("input-property-added-required-with-default", propPath(a), nil, semanticSchema(np[a]), "new required field added: %s (has a default, but old calls still fail validation)", a)
 		case nreq[a]:
-			d.add("input-property-added-required", propPath(a), nil, semantic(np[a]), "new required field added: %s", a)
+			d.add("input-property-added-required", propPath(a), nil, semanticSchema(np[a]), "new required field added: %s", a)
 		default:
-			d.add("input-property-added-optional", propPath(a), nil, semantic(np[a]), "new optional field added: %s", a)
+			d.add("input-property-added-optional", propPath(a), nil, semanticSchema(np[a]), "new optional field added: %s", a)
 		}
 	}
 	for _, c := range common {
@@ -422,11 +422,11 @@ func (d *differ) properties(side Side, path string, o, n map[string]any) {
 }
 
 func hasDefault(schema any) bool {
-	_, ok := mapOf(schema)["default"]
+	_, ok := asObject(schema)["default"]
 	return ok
 }
 
-func (d *differ) additional(side Side, path string, o, n map[string]any) {
+func (d *schemaDiffer) additional(side Side, path string, o, n map[string]any) {
 	ov, nv := o["additionalProperties"], n["additionalProperties"]
 	state := func(v any) string {
 		switch x := v.(type) {
@@ -440,39 +440,39 @@ func (d *differ) additional(side Side, path string, o, n map[string]any) {
 		return "open"
 	}
 	os, ns := state(ov), state(nv)
-	p := pathKey(path, "additionalProperties")
+	p := jsonPathKey(path, "additionalProperties")
 	switch {
 	case os == ns && os == "schema":
 		d.schema(side, p, ov, nv)
 	case os == ns:
 	case os == "open" || (os == "schema" && ns == "closed"):
-		d.add(id(side, "additional-properties-closed"), p, ov, nv, "unknown properties now %s", map[string]string{"closed": "rejected", "schema": "restricted by a schema"}[ns])
+		d.add(sideID(side, "additional-properties-closed"), p, ov, nv, "unknown properties now %s", map[string]string{"closed": "rejected", "schema": "restricted by a schema"}[ns])
 	default:
-		d.add(id(side, "additional-properties-opened"), p, ov, nv, "unknown properties now %s", map[string]string{"open": "allowed", "schema": "allowed when they match a schema"}[ns])
+		d.add(sideID(side, "additional-properties-opened"), p, ov, nv, "unknown properties now %s", map[string]string{"open": "allowed", "schema": "allowed when they match a schema"}[ns])
 	}
 }
 
-func (d *differ) items(side Side, path string, o, n map[string]any) {
+func (d *schemaDiffer) items(side Side, path string, o, n map[string]any) {
 	ov, nv := o["items"], n["items"]
 	if ov == nil && nv == nil {
 		return
 	}
-	if isArray(ov) || isArray(nv) {
-		if !bytes.Equal(canon(semantic(ov)), canon(semantic(nv))) {
-			d.add(id(side, "keyword-changed"), pathKey(path, "items"), semantic(ov), semantic(nv), "tuple items changed")
+	if isJSONArray(ov) || isJSONArray(nv) {
+		if !bytes.Equal(canonOf(semanticSchema(ov)), canonOf(semanticSchema(nv))) {
+			d.add(sideID(side, "keyword-changed"), jsonPathKey(path, "items"), semanticSchema(ov), semanticSchema(nv), "tuple items changed")
 		}
 		return
 	}
-	d.schema(side, pathKey(path, "items"), ov, nv)
+	d.schema(side, jsonPathKey(path, "items"), ov, nv)
 }
 
-func (d *differ) composition(side Side, path, kw string, o, n map[string]any) {
+func (d *schemaDiffer) composition(side Side, path, kw string, o, n map[string]any) {
 	oa, _ := o[kw].([]any)
 	na, _ := n[kw].([]any)
 	if len(oa) == 0 && len(na) == 0 {
 		return
 	}
-	p := pathKey(path, kw)
+	p := jsonPathKey(path, kw)
 	if len(oa) == len(na) {
 		// Pair each old branch with an equal new one, else by position.
 		used := make([]bool, len(na))
@@ -498,29 +498,29 @@ func (d *differ) composition(side Side, path, kw string, o, n map[string]any) {
 			}
 		}
 		for i := range oa {
-			d.schema(side, pathIndex(p, pair[i]), oa[i], na[pair[i]])
+			d.schema(side, jsonPathIndex(p, pair[i]), oa[i], na[pair[i]])
 		}
 		return
 	}
 	key := func(arr []any) []string {
 		var out []string
 		for _, b := range arr {
-			out = append(out, string(canon(semantic(b))))
+			out = append(out, string(canonOf(semanticSchema(b))))
 		}
 		return out
 	}
 	ok, nk := key(oa), key(na)
-	grew, shrank := len(minus(ok, nk)) == 0, len(minus(nk, ok)) == 0
+	grew, shrank := len(setMinus(ok, nk)) == 0, len(setMinus(nk, ok)) == 0
 	// More anyOf/oneOf branches accept more; more allOf conjuncts accept less.
 	wider := (grew && kw != "allOf") || (shrank && kw == "allOf")
 	narrower := (shrank && kw != "allOf") || (grew && kw == "allOf")
-	ov, nv := semantic(o[kw]), semantic(n[kw])
+	ov, nv := semanticSchema(o[kw]), semanticSchema(n[kw])
 	switch {
 	case wider:
-		d.add(id(side, "composition-widened"), p, ov, nv, "%s went from %d to %d branches: more values accepted", kw, len(oa), len(na))
+		d.add(sideID(side, "composition-widened"), p, ov, nv, "%s went from %d to %d branches: more values accepted", kw, len(oa), len(na))
 	case narrower:
-		d.add(id(side, "composition-narrowed"), p, ov, nv, "%s went from %d to %d branches: fewer values accepted", kw, len(oa), len(na))
+		d.add(sideID(side, "composition-narrowed"), p, ov, nv, "%s went from %d to %d branches: fewer values accepted", kw, len(oa), len(na))
 	default:
-		d.add(id(side, "composition-changed"), p, ov, nv, "%s branches changed", kw)
+		d.add(sideID(side, "composition-changed"), p, ov, nv, "%s branches changed", kw)
 	}
 }
