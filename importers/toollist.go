@@ -43,7 +43,7 @@ func ParseToolListing(data []byte) ([]model.ToolContract, error) {
 	if len(data) == 0 {
 		return nil, &ListingError{Msg: "empty document: expected a tools/list result or a JSON array of tools"}
 	}
-	if err := syntaxCheck(data); err != nil {
+	if err := listingSyntaxCheck(data); err != nil {
 		return nil, err
 	}
 	var items []json.RawMessage
@@ -61,7 +61,7 @@ func ParseToolListing(data []byte) ([]model.ToolContract, error) {
 		tools, ok := top["tools"]
 		at = "tools"
 		if res, isRPC := top["result"]; !ok && isRPC {
-			if e, hasErr := top["error"]; hasErr && !isNull(e) {
+			if e, hasErr := top["error"]; hasErr && !listingIsNull(e) {
 				return nil, &ListingError{Path: "error", Msg: "a JSON-RPC error response, not a tools/list result"}
 			}
 			var inner map[string]json.RawMessage
@@ -101,8 +101,8 @@ func ParseToolListing(data []byte) ([]model.ToolContract, error) {
 	return out, nil
 }
 
-// syntaxCheck reports invalid JSON with its line and column.
-func syntaxCheck(data []byte) error {
+// listingSyntaxCheck reports invalid JSON with its line and column.
+func listingSyntaxCheck(data []byte) error {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -110,22 +110,22 @@ func syntaxCheck(data []byte) error {
 	if err == nil {
 		if _, terr := dec.Token(); terr == nil {
 			off := dec.InputOffset()
-			line, col := lineCol(data, off)
+			line, col := listingLineCol(data, off)
 			return &ListingError{Msg: fmt.Sprintf("line %d, column %d: trailing data after the JSON document", line, col)}
 		}
 		return nil
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := lineCol(data, se.Offset)
+		line, col := listingLineCol(data, se.Offset)
 		return &ListingError{Msg: fmt.Sprintf("line %d, column %d: invalid JSON: %s", line, col, se.Error())}
 	}
 	return &ListingError{Msg: "invalid JSON: unexpected end of input (truncated file?)"}
 }
 
-// lineCol turns "after reading off bytes" (how encoding/json reports a
+// listingLineCol turns "after reading off bytes" (how encoding/json reports a
 // position) into the 1-based line and column of the byte at fault.
-func lineCol(data []byte, off int64) (int, int) {
+func listingLineCol(data []byte, off int64) (int, int) {
 	if off > 0 {
 		off--
 	}
@@ -138,7 +138,7 @@ func lineCol(data []byte, off int64) (int, int) {
 	return line, col
 }
 
-func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+func listingIsNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // listedTool is the union of the fields of every supported tool shape.
 type listedTool struct {
@@ -178,7 +178,7 @@ func parseListedTool(path string, raw json.RawMessage) (model.ToolContract, erro
 	tc.Raw = compact.Bytes()
 
 	if lt.Type != nil {
-		typ, ok := jsonString(lt.Type)
+		typ, ok := listingString(lt.Type)
 		if !ok {
 			return bad("type", "expected a string")
 		}
@@ -218,56 +218,56 @@ func fillContract(tc model.ToolContract, path string, name, title, desc, input j
 	if name == nil {
 		return bad("name", "required, a non-empty string")
 	}
-	if tc.Name, ok = jsonString(name); !ok || tc.Name == "" {
+	if tc.Name, ok = listingString(name); !ok || tc.Name == "" {
 		return bad("name", "expected a non-empty string")
 	}
-	if title != nil && !isNull(title) {
-		if tc.Title, ok = jsonString(title); !ok {
+	if title != nil && !listingIsNull(title) {
+		if tc.Title, ok = listingString(title); !ok {
 			return bad("title", "expected a string")
 		}
 	}
-	if desc != nil && !isNull(desc) {
-		if tc.Description, ok = jsonString(desc); !ok {
+	if desc != nil && !listingIsNull(desc) {
+		if tc.Description, ok = listingString(desc); !ok {
 			return bad("description", "expected a string")
 		}
 	}
-	if input != nil && !isNull(input) {
-		if !isObject(input) {
+	if input != nil && !listingIsNull(input) {
+		if !listingIsObject(input) {
 			return bad(inputKey, "expected a JSON Schema object")
 		}
-		tc.InputSchema = compactRaw(input)
+		tc.InputSchema = listingCompact(input)
 	}
-	if output != nil && !isNull(output) {
+	if output != nil && !listingIsNull(output) {
 		t := bytes.TrimSpace(output)
-		if !isObject(t) && string(t) != "true" && string(t) != "false" {
+		if !listingIsObject(t) && string(t) != "true" && string(t) != "false" {
 			return bad("outputSchema", "expected a JSON Schema (an object or a boolean)")
 		}
-		tc.OutputSchema = compactRaw(output)
+		tc.OutputSchema = listingCompact(output)
 	}
-	if annotations != nil && !isNull(annotations) {
-		if !isObject(annotations) {
+	if annotations != nil && !listingIsNull(annotations) {
+		if !listingIsObject(annotations) {
 			return bad("annotations", "expected an object of hints")
 		}
 		var hints map[string]json.RawMessage
 		_ = json.Unmarshal(annotations, &hints) // an object: cannot fail
 		for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
-			if v, has := hints[k]; has && !isNull(v) {
+			if v, has := hints[k]; has && !listingIsNull(v) {
 				if s := string(bytes.TrimSpace(v)); s != "true" && s != "false" {
 					return bad("annotations."+k, "expected true or false")
 				}
 			}
 		}
-		if t, has := hints["title"]; has && !isNull(t) {
-			if _, isStr := jsonString(t); !isStr {
+		if t, has := hints["title"]; has && !listingIsNull(t) {
+			if _, isStr := listingString(t); !isStr {
 				return bad("annotations.title", "expected a string")
 			}
 		}
-		tc.Annotations = compactRaw(annotations)
+		tc.Annotations = listingCompact(annotations)
 	}
 	return tc, nil
 }
 
-func jsonString(raw json.RawMessage) (string, bool) {
+func listingString(raw json.RawMessage) (string, bool) {
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", false
@@ -275,12 +275,12 @@ func jsonString(raw json.RawMessage) (string, bool) {
 	return s, true
 }
 
-func isObject(raw json.RawMessage) bool {
+func listingIsObject(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)
 	return len(t) > 0 && t[0] == '{'
 }
 
-func compactRaw(raw json.RawMessage) json.RawMessage {
+func listingCompact(raw json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
 	if json.Compact(&b, raw) != nil {
 		return raw

@@ -20,18 +20,18 @@ import (
 //   - Anthropic Messages: docs.anthropic.com/en/docs/agents-and-tools/tool-use/overview
 //     ({"name","description","input_schema"}).
 const (
-	mcpListing = `{"tools":[{"name":"workspace.read","title":"Read a file","description":"Read a file from the workspace",
+	fixtureMCPListing = `{"tools":[{"name":"workspace.read","title":"Read a file","description":"Read a file from the workspace",
 	 "inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]},
 	 "outputSchema":{"type":"object","properties":{"text":{"type":"string"}}},
 	 "annotations":{"readOnlyHint":true}},
 	 {"name":"workspace.write","inputSchema":{"type":"object"}}],"nextCursor":"c2"}`
-	rpcListing = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get_weather","description":"Weather",
+	fixtureRPCListing = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get_weather","description":"Weather",
 	 "inputSchema":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}]}}`
-	openaiChat = `[{"type":"function","function":{"name":"get_weather","description":"Weather","strict":true,
+	fixtureOpenAIChat = `[{"type":"function","function":{"name":"get_weather","description":"Weather","strict":true,
 	 "parameters":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"],"additionalProperties":false}}}]`
-	openaiResponses = `[{"type":"function","name":"get_weather","description":"Weather","strict":true,
+	fixtureOpenAIResponses = `[{"type":"function","name":"get_weather","description":"Weather","strict":true,
 	 "parameters":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"],"additionalProperties":false}}]`
-	anthropic = `[{"name":"get_weather","description":"Weather",
+	fixtureAnthropic = `[{"name":"get_weather","description":"Weather",
 	 "input_schema":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}]`
 )
 
@@ -42,21 +42,21 @@ func TestParseToolListing(t *testing.T) {
 		wantInput  string // compact inputSchema of the first tool
 		wantOutput bool
 	}{
-		{"mcp bare", mcpListing, []string{"workspace.read", "workspace.write"},
+		{"mcp bare", fixtureMCPListing, []string{"workspace.read", "workspace.write"},
 			`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`, true},
-		{"mcp json-rpc", rpcListing, []string{"get_weather"},
+		{"mcp json-rpc", fixtureRPCListing, []string{"get_weather"},
 			`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`, false},
-		{"openai chat", openaiChat, []string{"get_weather"},
+		{"openai chat", fixtureOpenAIChat, []string{"get_weather"},
 			`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"],"additionalProperties":false}`, false},
-		{"openai responses", openaiResponses, []string{"get_weather"},
+		{"openai responses", fixtureOpenAIResponses, []string{"get_weather"},
 			`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"],"additionalProperties":false}`, false},
-		{"anthropic", anthropic, []string{"get_weather"},
+		{"anthropic", fixtureAnthropic, []string{"get_weather"},
 			`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`, false},
 		{"mcp array", `[{"name":"a","inputSchema":{"type":"object"}}]`, []string{"a"}, `{"type":"object"}`, false},
 		{"empty list", `{"tools":[]}`, nil, "", false},
-		{"request body", `{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[],"tools":` + anthropic + `}`, []string{"get_weather"},
+		{"request body", `{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[],"tools":` + fixtureAnthropic + `}`, []string{"get_weather"},
 			`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`, false},
-		{"bom and spaces", "\xef\xbb\xbf  " + anthropic + "\n", []string{"get_weather"},
+		{"bom and spaces", "\xef\xbb\xbf  " + fixtureAnthropic + "\n", []string{"get_weather"},
 			`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`, false},
 	}
 	for _, tt := range tests {
@@ -91,11 +91,11 @@ func TestParseToolListing(t *testing.T) {
 	}
 	// Raw is the element as given (compacted), wrapper included, so the
 	// wire hash covers what the model saw, strict flag and all.
-	tools, _ := ParseToolListing([]byte(openaiChat))
+	tools, _ := ParseToolListing([]byte(fixtureOpenAIChat))
 	if !bytes.Contains(tools[0].Raw, []byte(`"strict":true`)) || !bytes.HasPrefix(tools[0].Raw, []byte(`{"type":"function"`)) {
 		t.Errorf("Raw = %s", tools[0].Raw)
 	}
-	tools, _ = ParseToolListing([]byte(mcpListing))
+	tools, _ = ParseToolListing([]byte(fixtureMCPListing))
 	if tools[0].Title != "Read a file" || string(tools[0].Annotations) != `{"readOnlyHint":true}` {
 		t.Errorf("title/annotations lost: %+v", tools[0])
 	}
@@ -142,10 +142,10 @@ func TestParseToolListingErrors(t *testing.T) {
 
 func TestListingNextCursor(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{mcpListing, "c2"},
+		{fixtureMCPListing, "c2"},
 		{`{"jsonrpc":"2.0","id":1,"result":{"tools":[],"nextCursor":"p2"}}`, "p2"},
-		{rpcListing, ""},
-		{openaiChat, ""},
+		{fixtureRPCListing, ""},
+		{fixtureOpenAIChat, ""},
 		{`{"nextCursor":7}`, ""},
 		{`not json`, ""},
 	}
@@ -156,18 +156,18 @@ func TestListingNextCursor(t *testing.T) {
 	}
 }
 
-const samplesDir = "../../shared/samples"
+const toolListingSamplesDir = "../../shared/samples"
 
-func samples(t *testing.T) string {
+func toolListingSamples(t *testing.T) string {
 	t.Helper()
-	if _, err := os.Stat(samplesDir); err != nil {
-		t.Skipf("real-world samples not found at %s (they live beside the repo in CI): %v", samplesDir, err)
+	if _, err := os.Stat(toolListingSamplesDir); err != nil {
+		t.Skipf("real-world samples not found at %s (they live beside the repo in CI): %v", toolListingSamplesDir, err)
 	}
-	return samplesDir
+	return toolListingSamplesDir
 }
 
 func TestParseToolListingMCPSamples(t *testing.T) {
-	dir := samples(t)
+	dir := toolListingSamples(t)
 	listings := []string{
 		"mcp/schema-2026-07-28-examples/ListToolsResult/tools-list-with-cursor-and-ttl.json",
 		"mcp/schema-2026-07-28-examples/ListToolsResultResponse/list-tools-result-response.json",
@@ -211,7 +211,7 @@ func TestParseToolListingMCPSamples(t *testing.T) {
 // TestParseToolListingCassettes reads the tools[] of real OpenAI and
 // Anthropic requests recorded in VCR cassettes.
 func TestParseToolListingCassettes(t *testing.T) {
-	dir := samples(t)
+	dir := toolListingSamples(t)
 	files := map[string][]string{
 		"openai_chat_completions/test_chat_completion_tool_calls_with_content.yaml": {"get_current_weather"},
 		"openai_responses/test_responses_with_function_call_output.yaml":            {"get_weather"},
@@ -280,7 +280,7 @@ func cassetteBodies(doc string) []string {
 			out = append(out, b.String())
 		case strings.HasPrefix(trimmed, "body: '"):
 			text := strings.TrimPrefix(trimmed, "body: '")
-			for !closesQuote(text) && i+1 < len(lines) {
+			for !cassetteClosesQuote(text) && i+1 < len(lines) {
 				i++
 				text += " " + strings.TrimSpace(lines[i])
 			}
@@ -291,14 +291,14 @@ func cassetteBodies(doc string) []string {
 	return out
 }
 
-func closesQuote(s string) bool {
+func cassetteClosesQuote(s string) bool {
 	s = strings.TrimRight(s, " ")
 	return strings.HasSuffix(s, "'") && !strings.HasSuffix(strings.ReplaceAll(s, "''", ""), "''") &&
 		strings.Count(s, "'")%2 == 1
 }
 
 func FuzzParseToolListing(f *testing.F) {
-	for _, s := range []string{mcpListing, rpcListing, openaiChat, openaiResponses, anthropic,
+	for _, s := range []string{fixtureMCPListing, fixtureRPCListing, fixtureOpenAIChat, fixtureOpenAIResponses, fixtureAnthropic,
 		`[]`, `{"tools":null}`, `{"result":{"tools":[{"name":""}]}}`, `[{"type":"custom","name":"x","input_schema":{}}]`,
 		`{"tools":[{"name":"a","outputSchema":false,"annotations":{"readOnlyHint":null}}]}`} {
 		f.Add([]byte(s))
