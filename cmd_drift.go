@@ -29,8 +29,8 @@ func (e *driftExitError) ExitCode() int { return e.code }
 
 func driftBadInput(err error) error { return &driftExitError{code: 2, err: err} }
 
-// contractLoader reads the tool contracts one argument of `drift` names.
-type contractLoader func(ctx context.Context, arg string) ([]model.ToolContract, error)
+// driftContractLoader reads the tool contracts one argument of `drift` names.
+type driftContractLoader func(ctx context.Context, arg string) ([]model.ToolContract, error)
 
 // driftOptions are the flags of `tracelab drift`.
 type driftOptions struct {
@@ -40,9 +40,9 @@ type driftOptions struct {
 	traces   []string
 	stdin    io.Reader
 	stderr   io.Writer // warnings (a paginated listing)
-	// load reads one side: fileLoader unless a later phase (db:SERVER@RUN)
+	// load reads one side: driftFileLoader unless a later phase (db:SERVER@RUN)
 	// plugs in another source.
-	load contractLoader
+	load driftContractLoader
 }
 
 func newDriftCmd() *cobra.Command {
@@ -109,13 +109,13 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 	}
 	load := opts.load
 	if load == nil {
-		load = fileLoader(opts.stderr)
+		load = driftFileLoader(opts.stderr)
 	}
-	oldTools, err := loadSide(ctx, load, opts.stdin, opts.stderr, oldArg)
+	oldTools, err := loadDriftSide(ctx, load, opts.stdin, opts.stderr, oldArg)
 	if err != nil {
 		return driftBadInput(err)
 	}
-	newTools, err := loadSide(ctx, load, opts.stdin, opts.stderr, newArg)
+	newTools, err := loadDriftSide(ctx, load, opts.stdin, opts.stderr, newArg)
 	if err != nil {
 		return driftBadInput(err)
 	}
@@ -125,7 +125,7 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 	}
 	rep := scoring.NewDriftReport(oldArg, newArg, res, sev, failOn)
 	if len(opts.traces) > 0 {
-		cases, err := caseTools(ctx, opts.traces)
+		cases, err := driftCaseTools(ctx, opts.traces)
 		if err != nil {
 			return driftBadInput(err)
 		}
@@ -154,7 +154,7 @@ func isDriftFormat(f string) bool {
 	return false
 }
 
-func loadSide(ctx context.Context, load contractLoader, stdin io.Reader, stderr io.Writer, arg string) ([]model.ToolContract, error) {
+func loadDriftSide(ctx context.Context, load driftContractLoader, stdin io.Reader, stderr io.Writer, arg string) ([]model.ToolContract, error) {
 	if arg != "-" {
 		return load(ctx, arg)
 	}
@@ -162,12 +162,12 @@ func loadSide(ctx context.Context, load contractLoader, stdin io.Reader, stderr 
 	if err != nil {
 		return nil, fmt.Errorf("stdin: %w", err)
 	}
-	return parseListing("stdin", data, stderr)
+	return parseDriftListing("stdin", data, stderr)
 }
 
-// parseListing parses a listing and warns when it is one page of many:
+// parseDriftListing parses a listing and warns when it is one page of many:
 // tools on the other pages would look removed.
-func parseListing(name string, data []byte, stderr io.Writer) ([]model.ToolContract, error) {
+func parseDriftListing(name string, data []byte, stderr io.Writer) ([]model.ToolContract, error) {
 	tools, err := importers.ParseToolListing(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -178,10 +178,10 @@ func parseListing(name string, data []byte, stderr io.Writer) ([]model.ToolContr
 	return tools, nil
 }
 
-// fileLoader reads tool listing files, warning on stderr about partial
+// driftFileLoader reads tool listing files, warning on stderr about partial
 // ones. `db:SERVER@RUN` (the tools a stored run saw) is the next source to
 // plug in here; until then it is refused with a clear message.
-func fileLoader(stderr io.Writer) contractLoader {
+func driftFileLoader(stderr io.Writer) driftContractLoader {
 	return func(_ context.Context, arg string) ([]model.ToolContract, error) {
 		if strings.HasPrefix(arg, "db:") {
 			return nil, fmt.Errorf("%s: database sources (db:SERVER@RUN) are not supported yet; export the listing to a file", arg)
@@ -190,14 +190,14 @@ func fileLoader(stderr io.Writer) contractLoader {
 		if err != nil {
 			return nil, err
 		}
-		return parseListing(arg, data, stderr)
+		return parseDriftListing(arg, data, stderr)
 	}
 }
 
-// caseTools reads trace files and keeps, per trace, what affected-case
+// driftCaseTools reads trace files and keeps, per trace, what affected-case
 // matching needs: the case id (metadata.case_id, else the trace id), the
 // calls with their results, and the tools the trace listed.
-func caseTools(ctx context.Context, files []string) ([]scoring.CaseTools, error) {
+func driftCaseTools(ctx context.Context, files []string) ([]scoring.CaseTools, error) {
 	var out []scoring.CaseTools
 	for _, file := range files {
 		f, err := os.Open(file)
