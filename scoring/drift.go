@@ -330,7 +330,7 @@ func (d *schemaDiffer) add(id, path string, old, new any, format string, args ..
 func (d *schemaDiffer) compareTool(o, n *normalizedTool) {
 	if o.tc.Description != n.tc.Description {
 		d.add("tool-description-changed", "description", strOrNil(o.tc.Description), strOrNil(n.tc.Description),
-			"tool description changed%s", textDelta(o.tc.Description, n.tc.Description))
+			"tool description changed%s", proseDelta(o.tc.Description, n.tc.Description))
 	}
 	if o.tc.Title != n.tc.Title {
 		d.add("tool-title-changed", "title", strOrNil(o.tc.Title), strOrNil(n.tc.Title),
@@ -356,8 +356,8 @@ func strOrNil(s string) any {
 	return s
 }
 
-// textDelta says briefly how a prose field changed.
-func textDelta(o, n string) string {
+// proseDelta says briefly how a prose field changed.
+func proseDelta(o, n string) string {
 	switch {
 	case o == "":
 		return " (was empty)"

@@ -103,7 +103,7 @@ func AffectedCases(findings []DriftFinding, newTools []model.ToolContract, cases
 			}
 		}
 	}
-	validators := map[string]*toolValidator{}
+	validators := map[string]*driftValidator{}
 	var out []AffectedCase
 	for _, c := range cases {
 		names := map[string]bool{}
@@ -143,7 +143,7 @@ func AffectedCases(findings []DriftFinding, newTools []model.ToolContract, cases
 			if td.contract != nil && calls > 0 {
 				v := validators[td.name]
 				if v == nil {
-					v = newToolValidator(*td.contract)
+					v = newDriftValidator(*td.contract)
 					validators[td.name] = v
 				}
 				if tier, ev := v.check(usedName, c.Calls, td.removedFields); tier != 0 {
@@ -168,28 +168,28 @@ func AffectedCases(findings []DriftFinding, newTools []model.ToolContract, cases
 	return out
 }
 
-// toolValidator holds the compiled NEW schemas of one tool.
-type toolValidator struct {
+// driftValidator holds the compiled NEW schemas of one tool.
+type driftValidator struct {
 	input, output *jsonschema.Schema
 	outputProps   map[string]any
 	err           string // why a schema could not be compiled
 }
 
-// noLoader refuses every URL: schemas come from untrusted listings, so a
+// refusingLoader refuses every URL: schemas come from untrusted listings, so a
 // $ref is never followed outside the document (no files, no network).
-type noLoader struct{}
+type refusingLoader struct{}
 
-func (noLoader) Load(url string) (any, error) {
+func (refusingLoader) Load(url string) (any, error) {
 	return nil, errors.New("external $ref not followed: " + url)
 }
 
-func compileSchema(raw json.RawMessage, name string) (*jsonschema.Schema, error) {
+func compileDriftSchema(raw json.RawMessage, name string) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, err
 	}
 	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
+	c.UseLoader(refusingLoader{})
 	url := "urn:tracelab:" + name
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, err
@@ -197,18 +197,18 @@ func compileSchema(raw json.RawMessage, name string) (*jsonschema.Schema, error)
 	return c.Compile(url)
 }
 
-func newToolValidator(tc model.ToolContract) *toolValidator {
-	v := &toolValidator{}
+func newDriftValidator(tc model.ToolContract) *driftValidator {
+	v := &driftValidator{}
 	var errs []string
 	if len(tc.InputSchema) > 0 {
-		s, err := compileSchema(tc.InputSchema, "input")
+		s, err := compileDriftSchema(tc.InputSchema, "input")
 		if err != nil {
 			errs = append(errs, "new input schema does not compile: "+collapseSpace(err.Error()))
 		}
 		v.input = s
 	}
 	if len(tc.OutputSchema) > 0 {
-		s, err := compileSchema(tc.OutputSchema, "output")
+		s, err := compileDriftSchema(tc.OutputSchema, "output")
 		if err != nil {
 			errs = append(errs, "new output schema does not compile: "+collapseSpace(err.Error()))
 		}
@@ -222,7 +222,7 @@ func newToolValidator(tc model.ToolContract) *toolValidator {
 }
 
 // check returns the strongest validation evidence over the calls of tool.
-func (v *toolValidator) check(tool string, calls []CaseCall, removed [][]string) (Tier, string) {
+func (v *driftValidator) check(tool string, calls []CaseCall, removed [][]string) (Tier, string) {
 	var outEvidence string
 	for i, call := range calls {
 		if call.Tool != tool {
@@ -269,7 +269,7 @@ func (v *toolValidator) check(tool string, calls []CaseCall, removed [][]string)
 
 // structured picks the value an output schema describes from a recorded
 // result: the structuredContent of an MCP CallToolResult, else the result.
-func (v *toolValidator) structured(result json.RawMessage) (json.RawMessage, bool) {
+func (v *driftValidator) structured(result json.RawMessage) (json.RawMessage, bool) {
 	var env map[string]json.RawMessage
 	if json.Unmarshal(result, &env) == nil {
 		if _, own := v.outputProps["structuredContent"]; !own {
@@ -353,17 +353,17 @@ func joinInstancePath(p []string) string {
 	return b.String()
 }
 
-// pathSeg is one step of a finding's JSON path: an object key or an index.
-type pathSeg struct {
+// findingPathSeg is one step of a finding's JSON path: an object key or an index.
+type findingPathSeg struct {
 	key     string
 	index   int
 	isIndex bool
 }
 
-// parsePath reads a path written by jsonPathKey and jsonPathIndex, like
+// parseFindingPath reads a path written by jsonPathKey and jsonPathIndex, like
 // outputSchema.properties["a.b"].items.oneOf[1].
-func parsePath(p string) ([]pathSeg, bool) {
-	var out []pathSeg
+func parseFindingPath(p string) ([]findingPathSeg, bool) {
+	var out []findingPathSeg
 	for i := 0; i < len(p); {
 		switch p[i] {
 		case '.':
@@ -380,7 +380,7 @@ func parsePath(p string) ([]pathSeg, bool) {
 					return nil, false
 				}
 				i++
-				out = append(out, pathSeg{key: name})
+				out = append(out, findingPathSeg{key: name})
 				continue
 			}
 			j := strings.IndexByte(p[i:], ']')
@@ -391,14 +391,14 @@ func parsePath(p string) ([]pathSeg, bool) {
 			if err != nil {
 				return nil, false
 			}
-			out = append(out, pathSeg{index: n, isIndex: true})
+			out = append(out, findingPathSeg{index: n, isIndex: true})
 			i += j + 1
 		default:
 			j := i
 			for j < len(p) && p[j] != '.' && p[j] != '[' {
 				j++
 			}
-			out = append(out, pathSeg{key: p[i:j]})
+			out = append(out, findingPathSeg{key: p[i:j]})
 			i = j
 		}
 	}
@@ -409,7 +409,7 @@ func parsePath(p string) ([]pathSeg, bool) {
 // property sits in a result ("[]" = any array element). For a rename the
 // path names the new property; the result holds the old one, given in old.
 func instancePathOf(schemaPath string, rename bool, old json.RawMessage) ([]string, bool) {
-	segs, ok := parsePath(schemaPath)
+	segs, ok := parseFindingPath(schemaPath)
 	if !ok || len(segs) < 3 || segs[0].key != "outputSchema" {
 		return nil, false
 	}

@@ -117,7 +117,7 @@ func FuzzInstancePathOf(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
-		segs, ok := parsePath(p)
+		segs, ok := parseFindingPath(p)
 		if !ok {
 			return
 		}
@@ -130,7 +130,7 @@ func FuzzInstancePathOf(f *testing.F) {
 				b = jsonPathKey(b, s.key)
 			}
 		}
-		again, ok := parsePath(b)
+		again, ok := parseFindingPath(b)
 		if !ok || fmt.Sprint(again) != fmt.Sprint(segs) {
 			t.Fatalf("%q -> %q: %v vs %v", p, b, segs, again)
 		}

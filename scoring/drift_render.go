@@ -127,23 +127,23 @@ func RenderDrift(format string, r DriftReport) (string, error) {
 	return "", fmt.Errorf("unknown format %q (supported: %s)", format, strings.Join(DriftFormats, ", "))
 }
 
-// toolGroup is the findings of one tool with its worst lane.
-type toolGroup struct {
+// driftToolGroup is the findings of one tool with its worst lane.
+type driftToolGroup struct {
 	tool     string
 	lane     Lane
 	findings []DriftFinding
 	cases    []AffectedCase
 }
 
-func groupByTool(r DriftReport) []toolGroup {
-	var gs []toolGroup
+func groupDriftByTool(r DriftReport) []driftToolGroup {
+	var gs []driftToolGroup
 	idx := map[string]int{}
 	for _, f := range r.Findings {
 		i, ok := idx[f.Tool]
 		if !ok {
 			i = len(gs)
 			idx[f.Tool] = i
-			gs = append(gs, toolGroup{tool: f.Tool, lane: f.Lane})
+			gs = append(gs, driftToolGroup{tool: f.Tool, lane: f.Lane})
 		}
 		g := &gs[i]
 		g.findings = append(g.findings, f)
@@ -165,7 +165,7 @@ func groupByTool(r DriftReport) []toolGroup {
 	return gs
 }
 
-func summaryLine(s DriftSummary) string {
+func driftSummaryLine(s DriftSummary) string {
 	line := fmt.Sprintf("%d breaking, %d risky, %d additive", s.Breaking, s.Risky, s.Additive)
 	if s.Security > 0 {
 		line += fmt.Sprintf(" (%d security)", s.Security)
@@ -176,7 +176,7 @@ func summaryLine(s DriftSummary) string {
 	return line + fmt.Sprintf(" across %d tool(s)", len(s.Tools))
 }
 
-func verdict(s DriftSummary) string {
+func driftVerdict(s DriftSummary) string {
 	if s.Failed {
 		return fmt.Sprintf("FAIL: changes at or above %s", s.FailOn)
 	}
@@ -231,7 +231,7 @@ func renderText(r DriftReport) string {
 		}
 		return b.String()
 	}
-	for i, g := range groupByTool(r) {
+	for i, g := range groupDriftByTool(r) {
 		if i > 0 {
 			b.WriteString("\n")
 		}
@@ -253,14 +253,14 @@ func renderText(r DriftReport) string {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "Recommended action: %s\n", recommendation(g.lane))
+		fmt.Fprintf(&b, "Recommended action: %s\n", driftRecommendation(g.lane))
 	}
-	fmt.Fprintf(&b, "\nSummary: %s\n%s\n", summaryLine(r.Summary), verdict(r.Summary))
+	fmt.Fprintf(&b, "\nSummary: %s\n%s\n", driftSummaryLine(r.Summary), driftVerdict(r.Summary))
 	return b.String()
 }
 
-// recommendation is what the seed's CI output suggests per lane.
-func recommendation(l Lane) string {
+// driftRecommendation is what the seed's CI output suggests per lane.
+func driftRecommendation(l Lane) string {
 	switch l {
 	case LaneBreaking:
 		return "restore backward compatibility, or version the tool and update adapters and fixtures in the same change"
@@ -270,27 +270,27 @@ func recommendation(l Lane) string {
 	return "accept the new snapshot"
 }
 
-func mdCell(s string) string {
+func markdownCell(s string) string {
 	s = strings.ReplaceAll(printable(s), "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
 func renderMarkdown(r DriftReport) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Tool contract drift: `%s` → `%s`\n\n", mdCell(r.Summary.Old), mdCell(r.Summary.New))
-	fmt.Fprintf(&b, "**%s**: %s\n\n", verdict(r.Summary), summaryLine(r.Summary))
+	fmt.Fprintf(&b, "## Tool contract drift: `%s` → `%s`\n\n", markdownCell(r.Summary.Old), markdownCell(r.Summary.New))
+	fmt.Fprintf(&b, "**%s**: %s\n\n", driftVerdict(r.Summary), driftSummaryLine(r.Summary))
 	if len(r.Findings) == 0 {
 		b.WriteString("No changes.\n")
 		return b.String()
 	}
 	b.WriteString("| Lane | Tool | Check | Path | Change |\n|---|---|---|---|---|\n")
-	for _, g := range groupByTool(r) {
+	for _, g := range groupDriftByTool(r) {
 		for _, f := range g.findings {
 			lane := strings.ToUpper(string(f.Lane))
 			if f.Security {
 				lane += " (security)"
 			}
-			fmt.Fprintf(&b, "| %s | `%s` | `%s` | `%s` | %s |\n", lane, mdCell(f.Tool), f.ID, mdCell(findingWhere(f)), mdCell(f.Message))
+			fmt.Fprintf(&b, "| %s | `%s` | `%s` | `%s` | %s |\n", lane, markdownCell(f.Tool), f.ID, markdownCell(findingWhere(f)), markdownCell(f.Message))
 		}
 	}
 	if r.CasesChecked {
@@ -300,7 +300,7 @@ func renderMarkdown(r DriftReport) string {
 		} else {
 			b.WriteString("| Case | Tool | Tier | Evidence |\n|---|---|---|---|\n")
 			for _, c := range r.Cases {
-				fmt.Fprintf(&b, "| `%s` | `%s` | %d (%s) | %s |\n", mdCell(c.CaseID), mdCell(c.Tool), c.Tier, c.Tier, mdCell(c.Evidence))
+				fmt.Fprintf(&b, "| `%s` | `%s` | %d (%s) | %s |\n", markdownCell(c.CaseID), markdownCell(c.Tool), c.Tier, c.Tier, markdownCell(c.Evidence))
 			}
 		}
 	}
@@ -308,29 +308,29 @@ func renderMarkdown(r DriftReport) string {
 }
 
 // JUnit shapes, as read by GitLab, Jenkins and most CI test reporters.
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+type driftJUnitSuites struct {
+	XMLName  xml.Name          `xml:"testsuites"`
+	Name     string            `xml:"name,attr"`
+	Tests    int               `xml:"tests,attr"`
+	Failures int               `xml:"failures,attr"`
+	Suites   []driftJUnitSuite `xml:"testsuite"`
 }
 
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Cases    []junitCase `xml:"testcase"`
+type driftJUnitSuite struct {
+	Name     string           `xml:"name,attr"`
+	Tests    int              `xml:"tests,attr"`
+	Failures int              `xml:"failures,attr"`
+	Cases    []driftJUnitCase `xml:"testcase"`
 }
 
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
+type driftJUnitCase struct {
+	Name      string             `xml:"name,attr"`
+	Classname string             `xml:"classname,attr"`
+	Failure   *driftJUnitFailure `xml:"failure,omitempty"`
+	SystemOut string             `xml:"system-out,omitempty"`
 }
 
-type junitFailure struct {
+type driftJUnitFailure struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr"`
 	Text    string `xml:",chardata"`
@@ -366,9 +366,9 @@ func renderJUnit(r DriftReport) (string, error) {
 		sorted = append(sorted, n)
 	}
 	sort.Strings(sorted)
-	suite := junitSuite{Name: printable("tracelab drift " + r.Summary.Old + " → " + r.Summary.New)}
+	suite := driftJUnitSuite{Name: printable("tracelab drift " + r.Summary.Old + " → " + r.Summary.New)}
 	for _, n := range sorted {
-		tc := junitCase{Name: printable(n), Classname: "drift"}
+		tc := driftJUnitCase{Name: printable(n), Classname: "drift"}
 		var fail, info []string
 		for _, f := range byTool[n] {
 			line := printable(fmt.Sprintf("%s %s at %s: %s%s [%s]", strings.ToUpper(string(f.Lane)), f.ID, findingWhere(f), f.Message, securityMark(f), f.Fingerprint))
@@ -384,7 +384,7 @@ func renderJUnit(r DriftReport) (string, error) {
 			}
 		}
 		if len(fail) > 0 {
-			tc.Failure = &junitFailure{
+			tc.Failure = &driftJUnitFailure{
 				Message: fmt.Sprintf("%d change(s) at or above %s", len(fail), r.Summary.FailOn),
 				Type:    "drift",
 				Text:    strings.Join(fail, "\n"),
@@ -395,7 +395,7 @@ func renderJUnit(r DriftReport) (string, error) {
 		suite.Cases = append(suite.Cases, tc)
 		suite.Tests++
 	}
-	doc := junitSuites{Name: "tracelab", Tests: suite.Tests, Failures: suite.Failures, Suites: []junitSuite{suite}}
+	doc := driftJUnitSuites{Name: "tracelab", Tests: suite.Tests, Failures: suite.Failures, Suites: []driftJUnitSuite{suite}}
 	out, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return "", err
@@ -430,6 +430,6 @@ func renderGitHub(r DriftReport) string {
 		msg := printable(fmt.Sprintf("%s at %s%s [%s]", f.Message, findingWhere(f), securityMark(f), f.Fingerprint))
 		fmt.Fprintf(&b, "::%s file=%s,title=%s::%s\n", level, ghProp(printable(r.Summary.New)), ghProp(title), ghEscape(msg))
 	}
-	fmt.Fprintf(&b, "::notice title=%s::%s\n", ghProp("tracelab drift"), ghEscape(summaryLine(r.Summary)+"; "+verdict(r.Summary)))
+	fmt.Fprintf(&b, "::notice title=%s::%s\n", ghProp("tracelab drift"), ghEscape(driftSummaryLine(r.Summary)+"; "+driftVerdict(r.Summary)))
 	return b.String()
 }

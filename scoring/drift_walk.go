@@ -24,8 +24,8 @@ var handledKeywords = []string{
 var lowerBounds = []string{"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"}
 var upperBounds = []string{"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"}
 
-// asSchema turns a schema value into a map: absent and true accept anything.
-func asSchema(v any) (map[string]any, bool) {
+// asSchemaObject turns a schema value into a map: absent and true accept anything.
+func asSchemaObject(v any) (map[string]any, bool) {
 	switch x := v.(type) {
 	case nil:
 		return map[string]any{}, true
@@ -42,8 +42,8 @@ func asSchema(v any) (map[string]any, bool) {
 
 // schema compares two resolved schemas at path. o or n may be nil (absent).
 func (d *schemaDiffer) schema(side Side, path string, ov, nv any) {
-	o, oOK := asSchema(ov)
-	n, nOK := asSchema(nv)
+	o, oOK := asSchemaObject(ov)
+	n, nOK := asSchemaObject(nv)
 	if !oOK || !nOK {
 		if !bytes.Equal(canonOf(semanticSchema(ov)), canonOf(semanticSchema(nv))) {
 			d.add(sideID(side, "keyword-changed"), path, semanticSchema(ov), semanticSchema(nv), "schema changed from %s to %s", canonOf(ov), canonOf(nv))
@@ -115,7 +115,7 @@ func (d *schemaDiffer) prose(side Side, path string, o, n map[string]any) {
 		if ov, nv := o[k], n[k]; !bytes.Equal(canonOf(ov), canonOf(nv)) {
 			os, _ := ov.(string)
 			ns, _ := nv.(string)
-			d.add(sideID(side, "description-changed"), jsonPathKey(path, k), ov, nv, "%s changed%s", k, textDelta(os, ns))
+			d.add(sideID(side, "description-changed"), jsonPathKey(path, k), ov, nv, "%s changed%s", k, proseDelta(os, ns))
 		}
 	}
 	for _, k := range []string{"examples", "example"} {
@@ -297,7 +297,7 @@ func isWholeMultiple(o, n float64) bool {
 	return q == float64(int64(q))
 }
 
-func requiredSet(m map[string]any) map[string]bool {
+func requiredNames(m map[string]any) map[string]bool {
 	out := map[string]bool{}
 	if arr, ok := m["required"].([]any); ok {
 		for _, e := range arr {
@@ -311,7 +311,7 @@ func requiredSet(m map[string]any) map[string]bool {
 
 func (d *schemaDiffer) properties(side Side, path string, o, n map[string]any) {
 	op, np := asObject(o["properties"]), asObject(n["properties"])
-	oreq, nreq := requiredSet(o), requiredSet(n)
+	oreq, nreq := requiredNames(o), requiredNames(n)
 	names := func(props map[string]any, req map[string]bool) map[string]bool {
 		out := map[string]bool{}
 		for k := range props {
