@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -84,7 +85,7 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if !isDriftFormat(opts.format) {
+	if !slices.Contains(scoring.DriftFormats, opts.format) {
 		return driftBadInput(fmt.Errorf("--format: unknown format %q (supported: %s)", opts.format, strings.Join(scoring.DriftFormats, ", ")))
 	}
 	failOn, ok := scoring.ParseLane(opts.failOn)
@@ -145,15 +146,7 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 	return nil
 }
 
-func isDriftFormat(f string) bool {
-	for _, s := range scoring.DriftFormats {
-		if s == f {
-			return true
-		}
-	}
-	return false
-}
-
+// loadDriftSide reads one side of the diff: stdin for "-", else load.
 func loadDriftSide(ctx context.Context, load driftContractLoader, stdin io.Reader, stderr io.Writer, arg string) ([]model.ToolContract, error) {
 	if arg != "-" {
 		return load(ctx, arg)
