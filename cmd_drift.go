@@ -130,7 +130,7 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 		if err != nil {
 			return driftBadInput(err)
 		}
-		rep = rep.WithCases(scoring.AffectedCases(rep.Findings, newTools, cases))
+		rep = rep.WithCases(scoring.AffectedCasesBetween(rep.Findings, oldTools, newTools, cases))
 	}
 	out, err := scoring.RenderDrift(opts.format, rep)
 	if err != nil {

@@ -67,6 +67,13 @@ type AffectedCase struct {
 // fails the NEW output schema or holds a field NEW removed, a plain call, or
 // a mere listing. Sorted by tier, case id, tool.
 func AffectedCases(findings []DriftFinding, newTools []model.ToolContract, cases []CaseTools) []AffectedCase {
+	return AffectedCasesBetween(findings, nil, newTools, cases)
+}
+
+// AffectedCasesBetween is AffectedCases with the OLD contracts as well: a
+// recorded call that already failed the OLD schema is not evidence of the
+// drift, so it does not raise the case to tier 1 or 2.
+func AffectedCasesBetween(findings []DriftFinding, oldTools, newTools []model.ToolContract, cases []CaseTools) []AffectedCase {
 	type toolDrift struct {
 		name          string // the NEW name
 		removed       bool
@@ -77,6 +84,10 @@ func AffectedCases(findings []DriftFinding, newTools []model.ToolContract, cases
 	newByName := map[string]*model.ToolContract{}
 	for i := range newTools {
 		newByName[newTools[i].Name] = &newTools[i]
+	}
+	oldByName := map[string]*model.ToolContract{}
+	for i := range oldTools {
+		oldByName[oldTools[i].Name] = &oldTools[i]
 	}
 	for _, f := range findings {
 		if f.Lane != LaneBreaking && f.Lane != LaneRisky {
@@ -141,14 +152,18 @@ func AffectedCases(findings []DriftFinding, newTools []model.ToolContract, cases
 				}
 			}
 			if td.contract != nil && calls > 0 {
-				v := validators[td.name]
+				v := validators[usedName]
 				if v == nil {
-					v = newDriftValidator(*td.contract)
-					validators[td.name] = v
+					v = newDriftValidator(*td.contract, oldByName[usedName])
+					validators[usedName] = v
 				}
-				if tier, ev := v.check(usedName, c.Calls, td.removedFields); tier != 0 {
+				tier, ev, note := v.check(usedName, c.Calls, td.removedFields)
+				switch {
+				case tier != 0:
 					ac.Tier, ac.Evidence = tier, ev
-				} else if v.err != "" {
+				case note != "":
+					ac.Evidence += "; " + note
+				case v.err != "":
 					ac.Evidence += "; " + v.err
 				}
 			}
@@ -168,11 +183,13 @@ func AffectedCases(findings []DriftFinding, newTools []model.ToolContract, cases
 	return out
 }
 
-// driftValidator holds the compiled NEW schemas of one tool.
+// driftValidator holds the compiled NEW schemas of one tool, and its OLD
+// ones when known.
 type driftValidator struct {
-	input, output *jsonschema.Schema
-	outputProps   map[string]any
-	err           string // why a schema could not be compiled
+	input, output       *jsonschema.Schema
+	oldInput, oldOutput *jsonschema.Schema
+	outputProps         map[string]any
+	err                 string // why a schema could not be compiled
 }
 
 // refusingLoader refuses every URL: schemas come from untrusted listings, so a
@@ -197,8 +214,17 @@ func compileDriftSchema(raw json.RawMessage, name string) (*jsonschema.Schema, e
 	return c.Compile(url)
 }
 
-func newDriftValidator(tc model.ToolContract) *driftValidator {
+func newDriftValidator(tc model.ToolContract, old *model.ToolContract) *driftValidator {
 	v := &driftValidator{}
+	if old != nil {
+		// An OLD schema that does not compile just gives no baseline.
+		if len(old.InputSchema) > 0 {
+			v.oldInput, _ = compileDriftSchema(old.InputSchema, "old-input")
+		}
+		if len(old.OutputSchema) > 0 {
+			v.oldOutput, _ = compileDriftSchema(old.OutputSchema, "old-output")
+		}
+	}
 	var errs []string
 	if len(tc.InputSchema) > 0 {
 		s, err := compileDriftSchema(tc.InputSchema, "input")
@@ -221,9 +247,10 @@ func newDriftValidator(tc model.ToolContract) *driftValidator {
 	return v
 }
 
-// check returns the strongest validation evidence over the calls of tool.
-func (v *driftValidator) check(tool string, calls []CaseCall, removed [][]string) (Tier, string) {
-	var outEvidence string
+// check returns the strongest validation evidence over the calls of tool,
+// or a note when the only failures were already failures under OLD.
+func (v *driftValidator) check(tool string, calls []CaseCall, removed [][]string) (Tier, string, string) {
+	var outEvidence, note string
 	for i, call := range calls {
 		if call.Tool != tool {
 			continue
@@ -234,7 +261,10 @@ func (v *driftValidator) check(tool string, calls []CaseCall, removed [][]string
 				args = json.RawMessage(`{}`)
 			}
 			if msg := validateInstance(v.input, args); msg != "" {
-				return TierInputFails, fmt.Sprintf("call %d: recorded args fail the new input schema: %s", i+1, msg)
+				if v.oldInput == nil || validateInstance(v.oldInput, args) == "" {
+					return TierInputFails, fmt.Sprintf("call %d: recorded args fail the new input schema: %s", i+1, msg), ""
+				}
+				note = fmt.Sprintf("call %d: recorded args already failed the old input schema", i+1)
 			}
 		}
 		if outEvidence != "" || len(bytes.TrimSpace(call.Result)) == 0 {
@@ -246,8 +276,11 @@ func (v *driftValidator) check(tool string, calls []CaseCall, removed [][]string
 		}
 		if v.output != nil {
 			if msg := validateInstance(v.output, value); msg != "" {
-				outEvidence = fmt.Sprintf("call %d: recorded result fails the new output schema: %s", i+1, msg)
-				continue
+				if v.oldOutput == nil || validateInstance(v.oldOutput, value) == "" {
+					outEvidence = fmt.Sprintf("call %d: recorded result fails the new output schema: %s", i+1, msg)
+					continue
+				}
+				note = fmt.Sprintf("call %d: recorded result already failed the old output schema", i+1)
 			}
 		}
 		decoded, err := decodeSchemaJSON(value)
@@ -262,9 +295,9 @@ func (v *driftValidator) check(tool string, calls []CaseCall, removed [][]string
 		}
 	}
 	if outEvidence != "" {
-		return TierOutputFails, outEvidence
+		return TierOutputFails, outEvidence, ""
 	}
-	return 0, ""
+	return 0, "", note
 }
 
 // structured picks the value an output schema describes from a recorded

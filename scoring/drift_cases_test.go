@@ -150,3 +150,28 @@ func TestAffectedCasesFromStoredFindings(t *testing.T) {
 		t.Errorf("got %+v\nfindings:\n%s", got, dumpDriftFindings(res.Findings))
 	}
 }
+
+// A call that already broke the OLD contract is not evidence of the drift.
+func TestAffectedCasesBetweenIgnoresOldFailures(t *testing.T) {
+	old := `[{"name":"read","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}]`
+	new := `[{"name":"read","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"recursive":{"type":"boolean"}},"required":["path","recursive"]}}]`
+	oldTools, newTools := testContracts(t, old), testContracts(t, new)
+	res, err := DiffContracts(oldTools, newTools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []CaseTools{
+		{CaseID: "already-bad", Calls: []CaseCall{{Tool: "read", Args: json.RawMessage(`{"recursive":true}`)}}},
+		{CaseID: "broken-now", Calls: []CaseCall{{Tool: "read", Args: json.RawMessage(`{"path":"a"}`)}}},
+	}
+	got := AffectedCasesBetween(res.Findings, oldTools, newTools, cases)
+	if len(got) != 2 || got[0].CaseID != "broken-now" || got[0].Tier != TierInputFails ||
+		got[1].CaseID != "already-bad" || got[1].Tier != TierCalled || !strings.Contains(got[1].Evidence, "already failed the old input schema") {
+		t.Errorf("with OLD: %+v", got)
+	}
+	// Without OLD there is no baseline: both count as tier 1.
+	got = AffectedCases(res.Findings, newTools, cases)
+	if len(got) != 2 || got[0].Tier != TierInputFails || got[1].Tier != TierInputFails {
+		t.Errorf("without OLD: %+v", got)
+	}
+}
