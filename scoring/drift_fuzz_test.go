@@ -69,6 +69,20 @@ func FuzzDiffContracts(f *testing.F) {
 		if err != nil || len(self.Findings) != 0 {
 			t.Fatalf("listing differs from itself: %v\n%s", err, dumpDriftFindings(self.Findings))
 		}
+		// Every tool called once with empty args and an empty result: the
+		// NEW and OLD schemas compile and validate without panicking.
+		var calls []CaseCall
+		var listed []string
+		for _, tc := range append(append([]model.ToolContract(nil), old...), new...) {
+			calls = append(calls, CaseCall{Tool: tc.Name, Args: json.RawMessage(`{}`), Result: json.RawMessage(`{"a":[1]}`)})
+			listed = append(listed, tc.Name)
+		}
+		cases := AffectedCasesBetween(res.Findings, old, new, []CaseTools{{CaseID: "c", Calls: calls, Listed: listed}})
+		for _, c := range cases {
+			if c.Tier < TierInputFails || c.Tier > TierListed || c.Evidence == "" {
+				t.Fatalf("bad affected case %+v", c)
+			}
+		}
 		for _, format := range DriftFormats {
 			if _, err := RenderDrift(format, NewDriftReport("o", "n", res, nil, LaneBreaking)); err != nil {
 				t.Fatalf("%s: %v", format, err)
