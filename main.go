@@ -44,7 +44,8 @@ The database is ./tracelab.db unless --db or TRACELAB_DB says otherwise.`,
 		},
 	}
 	root.PersistentFlags().String("db", "", "database file (default $TRACELAB_DB or ./tracelab.db)")
-	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(), newFieldsCmd(), newScoreCmd(), newReportCmd())
+	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(), newFieldsCmd(), newScoreCmd(), newReportCmd(),
+		newDriftCmd())
 	return root
 }
 
@@ -72,6 +73,10 @@ func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &coded) {
+		return coded.ExitCode()
 	}
 	return 1
 }
