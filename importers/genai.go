@@ -17,6 +17,7 @@ import (
 	"errors"
 	"hash/fnv"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -944,6 +945,10 @@ func (c *genConvo) finish(t *model.Trace) {
 		t.Outcome = model.OutcomeUnknown
 	}
 }
+
+// genUSD rounds a summed cost to a billionth of a dollar, so float sums
+// read as the source wrote them.
+func genUSD(usd float64) float64 { return math.Round(usd*1e9) / 1e9 }
 
 // genTime renders unix nanoseconds as RFC 3339 UTC.
 func genTime(ns int64) string {
