@@ -133,6 +133,12 @@ func gFloat(v any) float64 {
 // genMaybeJSON decodes s when it looks like a JSON object or array.
 func genMaybeJSON(s string) (any, bool) {
 	t := strings.TrimSpace(s)
+	if len(t) > 2 && t[0] == '"' {
+		var inner string
+		if json.Unmarshal([]byte(t), &inner) == nil {
+			return genMaybeJSON(inner) // a JSON document encoded twice
+		}
+	}
 	if len(t) < 2 || (t[0] != '{' && t[0] != '[') {
 		return nil, false
 	}
@@ -172,6 +178,9 @@ func genResult(v any) (json.RawMessage, bool) {
 		return json.RawMessage(`null`), false
 	case string:
 		if d, err := genDecode([]byte(strings.TrimSpace(x))); err == nil {
+			if m, ok := d.(map[string]any); ok {
+				return genResult(m)
+			}
 			return genJSON(d), false
 		}
 		return genJSON(x), false
@@ -299,9 +308,14 @@ func (g *genGather) container(v any, def string, depth int) {
 		case x["new_message"] != nil:
 			g.container(x["new_message"], def, depth+1)
 		case x["content"] != nil && x["role"] == nil && x["type"] == nil:
-			if c, ok := x["content"].(map[string]any); ok {
+			switch c := x["content"].(type) {
+			case map[string]any:
 				g.container(c, def, depth+1)
-			} else {
+			case string:
+				if def == "assistant" { // a completion's {"content": "..."}
+					g.message(x, def)
+				}
+			default:
 				g.message(x, def)
 			}
 		case x["role"] != nil || x["parts"] != nil || x["type"] != nil || x["toolCallId"] != nil:
@@ -767,6 +781,18 @@ func (c *genConvo) add(s model.Step) {
 	c.steps = append(c.steps, s)
 }
 
+// prependUser puts a user step first, shifting the recorded indexes.
+func (c *genConvo) prependUser(text string) {
+	c.steps = append([]model.Step{{Kind: model.KindUser, Text: text}}, c.steps...)
+	c.texts["user\x00"+text] = true
+	for id := range c.calls {
+		c.calls[id]++
+	}
+	for i := range c.answers {
+		c.answers[i]++
+	}
+}
+
 func (c *genConvo) user(text string) {
 	c.add(model.Step{Kind: model.KindUser, Text: text})
 }
@@ -837,6 +863,9 @@ func (c *genConvo) result(id, name string, result json.RawMessage, isErr bool) {
 	if id != "" && !c.hasCall(id) {
 		id = "" // a result whose call is not in the trace stays unpaired
 	}
+	if id == "" && name != "" && c.answered(name) {
+		return // history: a call of that tool was already answered
+	}
 	if id != "" {
 		c.paired[id] = true
 	}
@@ -846,6 +875,16 @@ func (c *genConvo) result(id, name string, result json.RawMessage, isErr bool) {
 	s := model.Step{Kind: model.KindToolResult, CallID: id, Result: result, IsError: isErr}
 	genPaging(&s)
 	c.add(s)
+}
+
+// answered reports whether some call of the tool already has a result.
+func (c *genConvo) answered(name string) bool {
+	for id, i := range c.calls {
+		if c.paired[id] && c.steps[i].Tool == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *genConvo) hasCall(id string) bool { _, ok := c.calls[id]; return ok }
@@ -911,19 +950,23 @@ func (c *genConvo) addContract(tc model.ToolContract) {
 }
 
 // finish decides, for every assistant text that did not call a tool,
-// whether it answered or asked the user something they then replied to,
-// and fills the trace's question, tools and steps.
+// whether it answered, asked the user something they then replied to
+// (the text ends with a question), or narrated before calling tools, and
+// fills the trace's question, tools and steps.
 func (c *genConvo) finish(t *model.Trace) {
 	for _, i := range c.answers {
-		if !strings.Contains(c.steps[i].Text, "?") {
-			continue
-		}
+		asks := strings.HasSuffix(strings.TrimRight(c.steps[i].Text, " \t\r\n\"')*_"), "?")
 		for _, s := range c.steps[i+1:] {
 			if s.Kind == model.KindUser {
-				c.steps[i].Kind = model.KindClarification
+				if asks {
+					c.steps[i].Kind = model.KindClarification
+				}
 				break
 			}
 			if s.Kind == model.KindToolCall {
+				// Text the model said before calling tools, with no
+				// user turn between: narration, not the answer.
+				c.steps[i].Kind = model.KindReasoning
 				break
 			}
 		}
