@@ -20,9 +20,9 @@ import (
 
 // Helpers shared by the otel, openinference, mcp and langfuse tests.
 
-// goldenRecord is how a parsed record is written to a golden file: the
+// genGoldenRecord is how a parsed record is written to a golden file: the
 // trace as model JSON plus what json:"-" hides (source line, raw contracts).
-type goldenRecord struct {
+type genGoldenRecord struct {
 	Line     int               `json:"line"`
 	Error    string            `json:"error,omitempty"`
 	Trace    *model.Trace      `json:"trace,omitempty"`
@@ -62,9 +62,9 @@ func checkGoldenFormat(t *testing.T, format, dir string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out []goldenRecord
+			var out []genGoldenRecord
 			err = f.Parse(context.Background(), bytes.NewReader(data), filepath.Base(path), func(r Record) error {
-				g := goldenRecord{Line: r.Line, Trace: r.Trace}
+				g := genGoldenRecord{Line: r.Line, Trace: r.Trace}
 				if r.Err != nil {
 					g.Error = r.Err.Error()
 				}
@@ -282,7 +282,7 @@ func checkFuzzRecord(t *testing.T, r Record) {
 	}
 }
 
-// benchImport parses data b.N times and reports steps per second and, sampled
+// benchImportFormat parses data b.N times and reports steps per second and, sampled
 // every 256 records above the level before the parse, the peak heap in use
 // (HeapInuse: live data plus garbage not yet collected) and the peak live
 // heap (as marked by the last GC), which is what must stay flat.
@@ -295,7 +295,7 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func benchImport(b *testing.B, data []byte, parse func(context.Context, *bytes.Reader, string, Emit) error) {
+func benchImportFormat(b *testing.B, data []byte, parse func(context.Context, *bytes.Reader, string, Emit) error) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	var steps int64

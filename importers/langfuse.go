@@ -203,7 +203,7 @@ func lfObservations(t *model.Trace, tr map[string]any, obs []map[string]any) {
 				}
 			}
 		case "TOOL":
-			name := firstNonEmpty(gStr(attrs, "gen_ai.tool.name", "ai.toolCall.name", "tool.name"), gStr(o, "name"))
+			name := genFirstString(gStr(attrs, "gen_ai.tool.name", "ai.toolCall.name", "tool.name"), gStr(o, "name"))
 			id := gStr(attrs, "gen_ai.tool.call.id", "ai.toolCall.id", "tool_call.id")
 			var args, result json.RawMessage
 			if in := o["input"]; in != nil {

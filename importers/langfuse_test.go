@@ -173,6 +173,6 @@ func lfBenchInput(steps int) []byte {
 func BenchmarkImportLangfuse(b *testing.B) {
 	for _, steps := range []int{10_000, 100_000} {
 		data := lfBenchInput(steps)
-		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) { benchImport(b, data, parseLF) })
+		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) { benchImportFormat(b, data, parseLF) })
 	}
 }

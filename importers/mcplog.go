@@ -168,12 +168,12 @@ func (p *mcpParser) entry(rec, n int, raw []byte, path, sid string, ts any) erro
 				inner = json.RawMessage(str)
 			}
 		}
-		return p.entry(rec, n, inner, path+"message.", firstNonEmpty(l.SessionID, l.SessionID2, sid), firstNonNil(l.Timestamp, l.Time, l.TS, ts))
+		return p.entry(rec, n, inner, path+"message.", genFirstString(l.SessionID, l.SessionID2, sid), firstNonNil(l.Timestamp, l.Time, l.TS, ts))
 	}
 	if l.JSONRPC == "" {
 		return p.bad(n, path+"jsonrpc", `required, "2.0" (not a JSON-RPC message)`)
 	}
-	sid = firstNonEmpty(l.SessionID, l.SessionID2, sid)
+	sid = genFirstString(l.SessionID, l.SessionID2, sid)
 	s := p.sessions[sid]
 	if s == nil {
 		s = &mcpSession{id: sid, line: n, convo: newGenConvo(), pending: map[string]mcpPending{}, seen: map[string]int{}}

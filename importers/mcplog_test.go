@@ -177,6 +177,6 @@ func mcpBenchInput(steps int) []byte {
 func BenchmarkImportMCP(b *testing.B) {
 	for _, steps := range []int{10_000, 100_000} {
 		data := mcpBenchInput(steps)
-		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) { benchImport(b, data, parseMCPBytes) })
+		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) { benchImportFormat(b, data, parseMCPBytes) })
 	}
 }

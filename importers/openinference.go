@@ -278,7 +278,7 @@ func oiTrace(t *model.Trace, spans []*genSpan) {
 		inValue, outValue := gPath(a, "input", "value"), gPath(a, "output", "value")
 		switch k := kind(sp); {
 		case k == "TOOL":
-			name := firstNonEmpty(gPathStr(a, "tool", "name"), gPathStr(a, "tool_call", "function", "name"), sp.Name)
+			name := genFirstString(gPathStr(a, "tool", "name"), gPathStr(a, "tool_call", "function", "name"), sp.Name)
 			var args json.RawMessage
 			if v := firstNonNil(gPath(a, "tool_call", "function", "arguments"), inValue); v != nil {
 				args = genArgs(v)

@@ -147,6 +147,6 @@ func oiBenchInput(steps int) []byte {
 func BenchmarkImportOpenInference(b *testing.B) {
 	for _, steps := range []int{10_000, 100_000} {
 		data := oiBenchInput(steps)
-		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) { benchImport(b, data, parseOI) })
+		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) { benchImportFormat(b, data, parseOI) })
 	}
 }

@@ -423,7 +423,7 @@ func otelTrace(t *model.Trace, spans []*genSpan) {
 			start = sp.Start
 		}
 		if t.AsUser == "" {
-			t.AsUser = firstNonEmpty(sp.str("enduser.id", "user.id"), gStr(sp.Res, "enduser.id", "user.id"))
+			t.AsUser = genFirstString(sp.str("enduser.id", "user.id"), gStr(sp.Res, "enduser.id", "user.id"))
 		}
 		if t.Server == "" {
 			if s := gStr(sp.Res, "service.name"); s != "" && !strings.HasPrefix(s, "unknown_service") {
@@ -486,7 +486,7 @@ func otelTrace(t *model.Trace, spans []*genSpan) {
 	c.finish(t)
 }
 
-func firstNonEmpty(ss ...string) string {
+func genFirstString(ss ...string) string {
 	for _, s := range ss {
 		if s != "" {
 			return s

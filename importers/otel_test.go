@@ -169,7 +169,7 @@ func BenchmarkImportOtel(b *testing.B) {
 	for _, steps := range []int{10_000, 100_000} {
 		data := otelBenchInput(steps)
 		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) {
-			benchImport(b, data, func(ctx context.Context, r *bytes.Reader, f string, e Emit) error { return parseOtel(ctx, r, f, e) })
+			benchImportFormat(b, data, func(ctx context.Context, r *bytes.Reader, f string, e Emit) error { return parseOtel(ctx, r, f, e) })
 		})
 	}
 }
