@@ -1,6 +1,7 @@
 package importers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,11 @@ func init() {
 			m := headObject(head)
 			if m == nil {
 				return false
+			}
+			if t, ok := m["trace"]; ok && t == nil && len(m) == 1 {
+				// {"trace": {...}} longer than the head: observations
+				// come after it.
+				return bytes.Contains(head, []byte(`"userId"`)) || bytes.Contains(head, []byte(`"projectId"`))
 			}
 			if _, ok := m["observations"]; !ok {
 				return false

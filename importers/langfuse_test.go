@@ -176,3 +176,13 @@ func BenchmarkImportLangfuse(b *testing.B) {
 		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) { benchImportFormat(b, data, parseLF) })
 	}
 }
+
+// A {trace, observations} record whose trace is longer than the detection
+// head is still recognized from the trace's own keys.
+func TestLangfuseDetectLongTrace(t *testing.T) {
+	long := `{"trace":{"id":"t1","projectId":"p","userId":"u","input":"` + strings.Repeat("x", HeadSize) + `"},"observations":[]}`
+	f, err := Detect("big.json", []byte(long)[:HeadSize])
+	if err != nil || f.Name != "langfuse" {
+		t.Fatalf("detected %q, %v; want langfuse", f.Name, err)
+	}
+}

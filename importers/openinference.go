@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 
 	"tracelab/model"
@@ -111,7 +112,7 @@ func oiDecode(file string, n int, raw []byte) ([]*genSpan, *LineError) {
 	for i, it := range items {
 		m, ok := it.(map[string]any)
 		if !ok {
-			return nil, &LineError{File: file, Line: n, Path: "[" + itoa(i) + "]", Msg: "expected a span object"}
+			return nil, &LineError{File: file, Line: n, Path: "[" + strconv.Itoa(i) + "]", Msg: "expected a span object"}
 		}
 		tree := genTree(m)
 		sp := &genSpan{Line: n, Name: gStr(tree, "name")}
@@ -134,10 +135,6 @@ func oiDecode(file string, n int, raw []byte) ([]*genSpan, *LineError) {
 	}
 	return out, nil
 }
-
-func itoa(i int) string { return jsonInt(i) }
-
-func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 // gPath walks nested maps.
 func gPath(m map[string]any, keys ...string) any {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -181,7 +182,11 @@ func (a otlpAny) value() any {
 		case float64:
 			return json.Number(strconv.FormatFloat(d, 'g', -1, 64))
 		case string:
-			return json.Number(d)
+			// The JSON mapping writes NaN and the infinities as strings.
+			if f, err := strconv.ParseFloat(d, 64); err == nil && json.Valid([]byte(d)) && !math.IsInf(f, 0) {
+				return json.Number(d)
+			}
+			return d
 		}
 		return nil
 	case a.BytesValue != nil:
