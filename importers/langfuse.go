@@ -63,7 +63,7 @@ func ParseLangfuseTrace(file string, line int, raw []byte) (*model.Trace, *LineE
 	if err != nil {
 		return nil, jsonError(file, line, raw, err)
 	}
-	doc := v.(map[string]any)
+	doc, _ := v.(map[string]any)
 	tr := doc
 	tracePath := ""
 	if t, ok := doc["trace"]; ok {

@@ -261,7 +261,8 @@ func oiTrace(t *model.Trace, spans []*genSpan) {
 			}
 		}
 		for _, tool := range genList(gPath(a, "llm", "tools")) {
-			schema := gPath(tool.(map[string]any), "tool", "json_schema")
+			tm, _ := tool.(map[string]any)
+			schema := gPath(tm, "tool", "json_schema")
 			if s, ok := schema.(string); ok {
 				schema, _ = genMaybeJSON(s)
 			}
