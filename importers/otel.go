@@ -435,6 +435,12 @@ func otelTrace(t *model.Trace, spans []*genSpan) {
 				t.Server = s
 			}
 		}
+		if s := genFirstString(sp.str("gen_ai.conversation.id", "session.id"), gStr(sp.Res, "session.id")); s != "" && t.Metadata["session_id"] == nil {
+			if t.Metadata == nil {
+				t.Metadata = map[string]any{}
+			}
+			t.Metadata["session_id"] = s
+		}
 		otelContracts(c, sp)
 		op := sp.str("gen_ai.operation.name")
 		agent := op == "invoke_agent" || op == "create_agent"
