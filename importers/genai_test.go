@@ -345,3 +345,58 @@ func benchImportFormat(b *testing.B, data []byte, parse func(context.Context, *b
 	b.ReportMetric(float64(peakLive)/(1<<20), "peak-live-MB")
 	b.ReportMetric(float64(steps)/float64(b.N), "steps/op")
 }
+
+func TestGenRecords(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string // line:record
+	}{
+		{"jsonl", "{\"a\":1}\n\n{\"b\":2}\n", []string{`1:{"a":1}`, `3:{"b":2}`}},
+		{"pretty documents", "{\n  \"a\": 1\n}\n{\n \"b\": [\n 2]}\n", []string{"1:{\n  \"a\": 1\n}", "4:{\n \"b\": [\n 2]}"}},
+		{"bad second document", "{\n \"a\": 1\n}\n\n  {\"b\": \n", []string{"1:{\n \"a\": 1\n}", "5:{\"b\": \n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			err := genRecords(context.Background(), strings.NewReader(tt.in), func(n int, raw []byte) error {
+				got = append(got, fmt.Sprintf("%d:%s", n, raw))
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestGenArgsAndResult(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      any
+		args    string
+		result  string
+		isError bool
+	}{
+		{"object", map[string]any{"b": json.Number("1"), "a": "x"}, `{"a":"x","b":1}`, `{"a":"x","b":1}`, false},
+		{"JSON string", `{"sql":"SELECT 1"}`, `{"sql":"SELECT 1"}`, `{"sql":"SELECT 1"}`, false},
+		{"plain text", "rainy, 57°F", `{"input":"rainy, 57°F"}`, `"rainy, 57°F"`, false},
+		{"JSON array text", "[1,2]", `{"input":"[1,2]"}`, `[1,2]`, false},
+		{"empty", "", `{}`, `""`, false},
+		{"MCP result", map[string]any{"content": []any{map[string]any{"type": "text", "text": `{"n":1}`}}, "isError": true},
+			`{"content":[{"text":"{\"n\":1}","type":"text"}],"isError":true}`, `{"n":1}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(genArgs(tt.in)); got != tt.args {
+				t.Errorf("genArgs = %s, want %s", got, tt.args)
+			}
+			r, isErr := genResult(tt.in)
+			if string(r) != tt.result || isErr != tt.isError {
+				t.Errorf("genResult = %s %v, want %s %v", r, isErr, tt.result, tt.isError)
+			}
+		})
+	}
+}
