@@ -576,6 +576,10 @@ func genParts(ps []any) []genPart {
 		case "tool_call_response":
 			r, _ := genResult(pm["response"])
 			out = append(out, genPart{Kind: "result", ID: gStr(pm, "id"), Result: r})
+		case "server_tool_call": // a provider-run tool (code interpreter, web search)
+			out = append(out, genPart{Kind: "call", ID: gStr(pm, "id"), Name: gStr(pm, "name"), Args: genArgs(pm["server_tool_call"])})
+		case "server_tool_call_response":
+			out = append(out, genPart{Kind: "result", ID: gStr(pm, "id"), Result: genJSON(pm["server_tool_call_response"])})
 		case "":
 			if t, ok := pm["text"].(string); ok && t != "" {
 				kind := "text"
@@ -743,17 +747,20 @@ func (c *genConvo) message(m genMsg) {
 			c.user(strings.Join(texts, "\n"))
 		}
 	case "assistant":
-		hasCall := false
-		for _, p := range m.Parts {
-			hasCall = hasCall || p.Kind == "call"
+		lastCall := -1
+		for i, p := range m.Parts {
+			if p.Kind == "call" {
+				lastCall = i
+			}
 		}
 		var texts []string
-		for _, p := range m.Parts {
+		for i, p := range m.Parts {
 			switch p.Kind {
 			case "reasoning":
 				c.add(model.Step{Kind: model.KindReasoning, Text: p.Text})
 			case "text":
-				if hasCall {
+				if i < lastCall {
+					// Said before calling a tool: narration, not the answer.
 					c.add(model.Step{Kind: model.KindReasoning, Text: p.Text})
 				} else {
 					texts = append(texts, p.Text)
