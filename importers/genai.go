@@ -638,7 +638,8 @@ type genConvo struct {
 	steps   []model.Step
 	calls   map[string]int // call id -> step index
 	paired  map[string]bool
-	hist    []uint64 // message hashes of the conversation so far
+	results map[string]int // call id -> index of its tool_result step
+	hist    []uint64       // message hashes of the conversation so far
 	tools   []model.ToolContract
 	toolIdx map[string]int
 	answers []int // assistant text steps awaiting answer/clarification
@@ -647,7 +648,7 @@ type genConvo struct {
 }
 
 func newGenConvo() *genConvo {
-	return &genConvo{calls: map[string]int{}, paired: map[string]bool{}, toolIdx: map[string]int{}, texts: map[string]bool{}}
+	return &genConvo{calls: map[string]int{}, paired: map[string]bool{}, results: map[string]int{}, toolIdx: map[string]int{}, texts: map[string]bool{}}
 }
 
 // turn adds one model call: the messages it was sent (the history the
@@ -795,6 +796,9 @@ func (c *genConvo) prependUser(text string) {
 	for id := range c.calls {
 		c.calls[id]++
 	}
+	for id := range c.results {
+		c.results[id]++
+	}
 	for i := range c.answers {
 		c.answers[i]++
 	}
@@ -865,16 +869,26 @@ func (c *genConvo) result(id, name string, result json.RawMessage, isErr bool) {
 		}
 	}
 	if id != "" && c.paired[id] {
+		// Already answered; an empty result (a framework logging {})
+		// gives way to the one the model was sent.
+		if i, ok := c.results[id]; ok && genEmpty(c.steps[i].Result) && !genEmpty(result) {
+			c.steps[i].Result, c.steps[i].IsError = result, isErr
+			genPaging(&c.steps[i])
+		}
 		return
 	}
 	if id != "" && !c.hasCall(id) {
 		id = "" // a result whose call is not in the trace stays unpaired
 	}
-	if id == "" && name != "" && c.answered(name) {
-		return // history: a call of that tool was already answered
+	if id == "" && name != "" {
+		if pid, ok := c.answered(name); ok {
+			c.result(pid, name, result, isErr) // history of an answered call
+			return
+		}
 	}
 	if id != "" {
 		c.paired[id] = true
+		c.results[id] = len(c.steps)
 	}
 	if len(result) == 0 {
 		result = json.RawMessage(`null`)
@@ -884,12 +898,22 @@ func (c *genConvo) result(id, name string, result json.RawMessage, isErr bool) {
 	c.add(s)
 }
 
-// answered reports whether some call of the tool already has a result.
-func (c *genConvo) answered(name string) bool {
+// answered finds the latest call of the tool that already has a result.
+func (c *genConvo) answered(name string) (string, bool) {
+	best, bestIdx := "", -1
 	for id, i := range c.calls {
-		if c.paired[id] && c.steps[i].Tool == name {
-			return true
+		if c.paired[id] && c.steps[i].Tool == name && i > bestIdx {
+			best, bestIdx = id, i
 		}
+	}
+	return best, bestIdx >= 0
+}
+
+// genEmpty reports whether a result says nothing: {}, [], null or "".
+func genEmpty(r json.RawMessage) bool {
+	switch string(bytes.TrimSpace(r)) {
+	case "", "{}", "[]", "null", `""`:
+		return true
 	}
 	return false
 }
