@@ -182,12 +182,6 @@ func checkDetectFormat(t *testing.T, format, dir string) {
 	}
 }
 
-// sampleOutcome is what the samples test expects of one real-world file:
-// imported, or refused with a reason found in the error.
-type sampleOutcome struct {
-	reason string // "" = must import
-}
-
 // checkSamples walks a samples folder: every file detected as one of
 // formats imports (no error, at least one trace with steps) unless listed
 // in refused with a substring of the error it must give. Files of no
