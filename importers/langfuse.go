@@ -1,0 +1,343 @@
+package importers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"tracelab/model"
+)
+
+// Langfuse trace exports: the public API's trace with nested
+// observations[], or {trace, observations} side by side, one per file or
+// one per line; input, output and metadata may be JSON-encoded strings.
+func init() {
+	register(Format{
+		Name:     "langfuse",
+		Priority: 50,
+		Doc:      "Langfuse trace exports: a trace with observations[] (GENERATION, TOOL, SPAN...), or {trace, observations}",
+		Detect: func(head []byte) bool {
+			m := headObject(head)
+			if m == nil {
+				return false
+			}
+			if t, ok := m["trace"]; ok && t == nil && len(m) == 1 {
+				// {"trace": {...}} longer than the head: observations
+				// come after it.
+				return bytes.Contains(head, []byte(`"userId"`)) || bytes.Contains(head, []byte(`"projectId"`))
+			}
+			if _, ok := m["observations"]; !ok {
+				return false
+			}
+			_, trace := m["trace"]
+			_, id := m["id"]
+			_, project := m["projectId"]
+			return trace || id || project
+		},
+		Parse: parseLangfuse,
+	})
+}
+
+func parseLangfuse(ctx context.Context, r io.Reader, file string, emit Emit) error {
+	return genRecords(ctx, r, func(n int, raw []byte) error {
+		t, lerr := ParseLangfuseTrace(file, n, raw)
+		if lerr != nil {
+			return emit(Record{Line: n, Err: lerr})
+		}
+		return emit(Record{Line: n, Trace: t})
+	})
+}
+
+// ParseLangfuseTrace reads one exported trace.
+func ParseLangfuseTrace(file string, line int, raw []byte) (*model.Trace, *LineError) {
+	bad := func(path, format string, args ...any) (*model.Trace, *LineError) {
+		return nil, &LineError{File: file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		return bad("", "expected a JSON object: a Langfuse trace with observations, or {trace, observations}")
+	}
+	v, err := genDecode(raw)
+	if err != nil {
+		return nil, jsonError(file, line, raw, err)
+	}
+	doc, _ := v.(map[string]any)
+	tr := doc
+	tracePath := ""
+	if t, ok := doc["trace"]; ok {
+		if tr, ok = t.(map[string]any); !ok {
+			return bad("trace", "expected an object")
+		}
+		tracePath = "trace."
+	}
+	obsPath := "observations"
+	obsV, ok := doc["observations"]
+	if !ok {
+		obsV, obsPath = tr["observations"], tracePath+"observations"
+	}
+	list, ok := obsV.([]any)
+	if !ok {
+		return bad(obsPath, "expected an array of observations")
+	}
+	var obs []map[string]any
+	for i, o := range list {
+		switch om := o.(type) {
+		case map[string]any:
+			if gStr(om, "type") == "" {
+				return bad(fmt.Sprintf("%s[%d].type", obsPath, i), "required: GENERATION, SPAN, EVENT, TOOL, AGENT, ...")
+			}
+			obs = append(obs, om)
+		case string:
+			// Some exports list observation ids only: nothing to read.
+		default:
+			return bad(fmt.Sprintf("%s[%d]", obsPath, i), "expected an observation object")
+		}
+	}
+	for _, k := range []string{"id", "userId", "sessionId", "timestamp"} {
+		if x, ok := tr[k]; ok && x != nil {
+			if _, isStr := x.(string); !isStr {
+				return bad(tracePath+k, "expected a string")
+			}
+		}
+	}
+	t := &model.Trace{TraceID: gStr(tr, "id"), AsUser: gStr(tr, "userId")}
+	if t.TraceID == "" {
+		t.TraceID = genID("langfuse", raw)
+	}
+	if ts := gStr(tr, "timestamp"); ts != "" {
+		if validTime(ts) {
+			t.StartedAt = ts
+		} else {
+			t.StartedAt = genTime(genParseTime(ts))
+		}
+	}
+	if s := gStr(tr, "sessionId"); s != "" {
+		t.Metadata = map[string]any{"session_id": s}
+	}
+	if md := lfObject(tr["metadata"]); md != nil {
+		if id := gStr(md, "case_id"); id != "" {
+			if t.Metadata == nil {
+				t.Metadata = map[string]any{}
+			}
+			t.Metadata["case_id"] = id
+		}
+	}
+	lfObservations(t, tr, obs)
+	if len(t.Steps) == 0 {
+		return bad(obsPath, "no conversation in the trace's %d observation(s): no generation messages and no tool observations", len(obs))
+	}
+	if t.Question == "" {
+		return bad("", "no user message in the generations nor in the trace input, so no question")
+	}
+	t.Source = model.Source{File: file, Format: "langfuse", Line: line}
+	return t, nil
+}
+
+// lfObject reads an object that may be JSON-encoded as a string.
+func lfObject(v any) map[string]any {
+	if s, ok := v.(string); ok {
+		v, _ = genMaybeJSON(s)
+	}
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func lfObservations(t *model.Trace, tr map[string]any, obs []map[string]any) {
+	start := func(i int) int64 { return genParseTime(gStr(obs[i], "startTime")) }
+	order := genSpanOrder(len(obs),
+		func(i int) string { return gStr(obs[i], "id") },
+		func(i int) string { return gStr(obs[i], "parentObservationId") },
+		start)
+	// Usage and cost count on generations with no generation below them:
+	// frameworks roll their children's usage up into the parent.
+	byID := map[string]int{}
+	for i, o := range obs {
+		byID[gStr(o, "id")] = i
+	}
+	parentOfGen := map[int]bool{}
+	for _, o := range obs {
+		if gStr(o, "type") != "GENERATION" {
+			continue
+		}
+		p, seen := gStr(o, "parentObservationId"), 0
+		for p != "" && seen < len(obs) {
+			j, ok := byID[p]
+			if !ok {
+				break
+			}
+			parentOfGen[j] = true
+			p = gStr(obs[j], "parentObservationId")
+			seen++
+		}
+	}
+	c := newGenConvo()
+	var usd float64
+	hasCost := false
+	for _, i := range order {
+		o := obs[i]
+		md := lfObject(o["metadata"])
+		attrs := gObj(md, "attributes")
+		if t.Server == "" {
+			if s := gStr(gObj(md, "resourceAttributes"), "service.name"); s != "" && !strings.HasPrefix(s, "unknown_service") {
+				t.Server = s
+			}
+		}
+		if t.AsUser == "" {
+			t.AsUser = gStr(attrs, "user.id", "enduser.id")
+		}
+		isErr := gStr(o, "level") == "ERROR"
+		switch gStr(o, "type") {
+		case "GENERATION":
+			in, tools := genMessages(o["input"], "user")
+			out, _ := genMessages(o["output"], "assistant")
+			for _, d := range tools {
+				c.contract(d)
+			}
+			for _, d := range lfToolDefinitions(o["toolDefinitions"]) {
+				c.contract(d)
+			}
+			c.turn(in, out)
+			if !parentOfGen[i] {
+				u := lfUsage(o)
+				t.Usage.InputTokens += u.InputTokens
+				t.Usage.OutputTokens += u.OutputTokens
+				if cost, ok := lfCost(o); ok {
+					usd += cost
+					hasCost = true
+				}
+			}
+		case "TOOL":
+			name := genFirstString(gStr(attrs, "gen_ai.tool.name", "ai.toolCall.name", "tool.name"), gStr(o, "name"))
+			id := gStr(attrs, "gen_ai.tool.call.id", "ai.toolCall.id", "tool_call.id")
+			var args, result json.RawMessage
+			if in := o["input"]; in != nil {
+				args = genArgs(in)
+			}
+			if out, ok := o["output"]; ok {
+				var e2 bool
+				result, e2 = genResult(out)
+				isErr = isErr || e2
+			}
+			c.execution(id, name, args, result, isErr)
+			if d := gStr(attrs, "gen_ai.tool.description"); d != "" {
+				c.contract(map[string]any{"name": name, "description": d})
+			}
+		}
+	}
+	if hasCost {
+		t.Usage.USD = genUSD(usd)
+	}
+	// The trace's own input and output stand in when no generation
+	// carried the user's words or the final answer.
+	hasUser, hasAnswer := false, false
+	for _, s := range c.steps {
+		hasUser = hasUser || s.Kind == model.KindUser
+		hasAnswer = hasAnswer || s.Kind == model.KindAnswer
+	}
+	// The trace input names the user's question when a framework sends
+	// instructions as user messages too (LangGraph).
+	var question string
+	in, _ := genMessages(tr["input"], "user")
+	for _, m := range in {
+		if m.Role != "user" {
+			continue
+		}
+		var texts []string
+		for _, p := range m.Parts {
+			if p.Kind == "text" {
+				texts = append(texts, p.Text)
+			}
+		}
+		if len(texts) > 0 {
+			question = strings.Join(texts, "\n")
+			break
+		}
+	}
+	if !hasUser && question != "" {
+		c.prependUser(question)
+	}
+	if question != "" && c.texts["user\x00"+question] {
+		t.Question = question
+	}
+	if !hasAnswer && len(c.steps) > 0 {
+		out, _ := genMessages(tr["output"], "assistant")
+		var last *genMsg
+		for i := range out {
+			if out[i].Role == "assistant" {
+				last = &out[i]
+			}
+		}
+		if last != nil {
+			c.message(genMsg{Role: "assistant", Parts: onlyText(last.Parts)})
+		}
+	}
+	c.finish(t)
+}
+
+func onlyText(ps []genPart) []genPart {
+	var out []genPart
+	for _, p := range ps {
+		if p.Kind == "text" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// lfToolDefinitions reads an observation's toolDefinitions: an array of
+// definitions or a map of name to definition.
+func lfToolDefinitions(v any) []map[string]any {
+	var out []map[string]any
+	switch x := v.(type) {
+	case []any:
+		for _, d := range x {
+			if dm, ok := d.(map[string]any); ok {
+				out = append(out, dm)
+			}
+		}
+	case map[string]any:
+		for name, d := range x {
+			dm, ok := d.(map[string]any)
+			if !ok {
+				if s, ok := d.(string); ok {
+					dm = map[string]any{"description": s}
+				} else {
+					continue
+				}
+			}
+			if gStr(dm, "name") == "" {
+				cp := map[string]any{"name": name}
+				for k, v := range dm {
+					cp[k] = v
+				}
+				dm = cp
+			}
+			out = append(out, dm)
+		}
+	}
+	return out
+}
+
+func lfUsage(o map[string]any) model.Usage {
+	for _, k := range []string{"usageDetails", "usage"} {
+		if u := gObj(o, k); u != nil {
+			in := gInt(firstNonNil(u["input"], u["promptTokens"], u["prompt_tokens"], u["input_tokens"]))
+			out := gInt(firstNonNil(u["output"], u["completionTokens"], u["completion_tokens"], u["output_tokens"]))
+			if in != 0 || out != 0 {
+				return model.Usage{InputTokens: in, OutputTokens: out}
+			}
+		}
+	}
+	return model.Usage{InputTokens: gInt(o["inputUsage"]), OutputTokens: gInt(o["outputUsage"])}
+}
+
+func lfCost(o map[string]any) (float64, bool) {
+	for _, v := range []any{o["totalCost"], o["calculatedTotalCost"], gObj(o, "costDetails")["total"]} {
+		if v != nil {
+			return gFloat(v), true
+		}
+	}
+	return 0, false
+}
