@@ -233,9 +233,9 @@ func anthTraceOf(file string, line int, raw []byte, rec *anthRecord) (*model.Tra
 	}
 	if resp != nil {
 		if lerr := addAnthMessage(b, "assistant", resp.Content); lerr != nil {
-			at := "content"
+			at := ""
 			if prefix != "" {
-				at = "response.content"
+				at = "response"
 			}
 			return fail(lerr, at)
 		}

@@ -285,13 +285,26 @@ func addRespItem(b *convBuilder, t *model.Trace, servers map[string]bool, it *re
 		}
 	case "reasoning":
 		var texts []string
-		for _, field := range []json.RawMessage{it.Summary, it.Content} {
-			text, lerr := partsText(field, "summary")
-			if lerr != nil {
+		for _, f := range []struct {
+			name string
+			raw  json.RawMessage
+		}{{"summary", it.Summary}, {"content", it.Content}} {
+			if raw := trimJSON(f.raw); len(raw) == 0 || string(raw) == "null" {
+				continue
+			}
+			// summary_text and reasoning_text parts: {type, text}.
+			var parts []struct {
+				Text string `json:"text"`
+			}
+			if err := json.Unmarshal(f.raw, &parts); err != nil {
+				lerr := jsonError("", 0, f.raw, err)
+				lerr.Path = joinPath(f.name, lerr.Path)
 				return lerr
 			}
-			if text != "" {
-				texts = append(texts, text)
+			for _, p := range parts {
+				if p.Text != "" {
+					texts = append(texts, p.Text)
+				}
 			}
 		}
 		b.think(strings.Join(texts, "\n"))
