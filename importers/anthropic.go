@@ -33,6 +33,9 @@ func init() {
 }
 
 func detectAnthropic(head []byte) bool {
+	if isCassette(head, "/v1/messages") {
+		return true
+	}
 	s := sniff(head)
 	switch {
 	case s.has("type=message") && s.has("role=assistant") && (s.has("stop_reason") || s.has("usage.input_tokens")):
@@ -148,7 +151,12 @@ func parseAnthropic(ctx context.Context, r io.Reader, file string, emit Emit) er
 		t.TraceID = orHash(t.TraceID, &s.hash, "anthropic")
 		return emit(Record{Line: s.line, Trace: t})
 	}
+	merge := &prefixMerger{emit: emit}
 	err := jsonValues(ctx, r, file, func(v jsonValue) error {
+		emit := emit
+		if v.cassette {
+			emit = func(r Record) error { return merge.add(r, "") }
+		}
 		var rec anthRecord
 		if lerr := decodeLine(file, v.line, v.raw, &rec); lerr != nil {
 			lerr.Path = joinPath(v.path, lerr.Path)
@@ -180,6 +188,9 @@ func parseAnthropic(ctx context.Context, r io.Reader, file string, emit Emit) er
 		return emit(Record{Line: v.line, Trace: t})
 	})
 	if err != nil {
+		return err
+	}
+	if err := merge.flush(); err != nil {
 		return err
 	}
 	return flush()

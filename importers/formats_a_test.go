@@ -207,6 +207,20 @@ func TestFormatTraces(t *testing.T) {
 		{"openai_chat/stream.sse", []want{
 			{id: "chatcmpl-stream-2", started: "2025-07-03T09:12:01Z", outcome: model.OutcomeUnknown, kinds: "answer"},
 		}},
+		{"openai_chat/cassette.yaml", []want{
+			{id: "chatcmpl-cas-2", question: "Weather in Oslo?", started: "2025-07-03T09:12:00Z", outcome: model.OutcomeUnknown,
+				kinds: "user,tool_call,tool_result,answer", tools: "get_weather", in: 50 + 80, out: 10 + 8,
+				pairs: map[string]string{"call_o": "get_weather"}},
+		}},
+		{"openai_responses/cassette.yaml", []want{
+			{id: "resp_cas_2", question: "Weather in Lima?", started: "2025-07-03T09:12:00Z", outcome: model.OutcomeUnknown,
+				kinds: "user,tool_call,tool_result,answer", tools: "get_weather", in: 40 + 60, out: 12 + 7,
+				pairs: map[string]string{"call_l": "get_weather"}},
+		}},
+		{"anthropic/cassette.yaml", []want{
+			{id: "msg_cas_1", question: "What time is it in Tokyo?", outcome: model.OutcomeUnknown,
+				kinds: "user,tool_call", tools: "get_time", in: 300, out: 20},
+		}},
 		{"openai_responses/response.json", []want{
 			{id: "resp_fixture_1", question: "How many active customers in EMEA?", user: "fin.analyst.02",
 				started: "2025-07-03T09:12:00Z", outcome: model.OutcomeUnknown,
@@ -251,6 +265,9 @@ func TestFormatTraces(t *testing.T) {
 			_, recs, err := parseFile(t, filepath.Join(formatsDir, tt.file), "")
 			if err != nil {
 				t.Fatal(err)
+			}
+			if n := len(recs); n != len(tt.want) && !strings.HasSuffix(tt.file, ".jsonl") {
+				t.Errorf("%d records, want %d", n, len(tt.want))
 			}
 			for _, w := range tt.want {
 				if w.rec >= len(recs) || recs[w.rec].Trace == nil {

@@ -3,6 +3,7 @@ package importers
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"tracelab/model"
 )
@@ -39,6 +42,9 @@ func init() {
 }
 
 func detectOpenAIChat(head []byte) bool {
+	if isCassette(head, "/chat/completions") {
+		return true
+	}
 	s := sniff(head)
 	switch {
 	case s.has("object=chat.completion"), s.has("object=chat.completion.chunk"),
@@ -132,7 +138,12 @@ type chatRecord struct {
 
 func parseOpenAIChat(ctx context.Context, r io.Reader, file string, emit Emit) error {
 	var stream *chatStream // set while reading a streamed response
+	merge := &prefixMerger{emit: emit}
 	err := jsonValues(ctx, r, file, func(v jsonValue) error {
+		emit := emit
+		if v.cassette {
+			emit = func(r Record) error { return merge.add(r, "") }
+		}
 		var rec chatRecord
 		if lerr := decodeLine(file, v.line, v.raw, &rec); lerr != nil {
 			lerr.Path = joinPath(v.path, lerr.Path)
@@ -159,6 +170,9 @@ func parseOpenAIChat(ctx context.Context, r io.Reader, file string, emit Emit) e
 		return emit(Record{Line: v.line, Trace: t})
 	})
 	if err != nil {
+		return err
+	}
+	if err := merge.flush(); err != nil {
 		return err
 	}
 	if stream != nil {
@@ -524,6 +538,8 @@ type jsonValue struct {
 	line int    // 1-based line where the value starts
 	path string // "[3]" for an element of a top-level array; "body" inside an HTTP recording
 	raw  []byte
+	// cassette marks one interaction of a VCR cassette.
+	cassette bool
 }
 
 // jsonValues calls fn for every top-level value of r: each line of JSONL,
@@ -559,6 +575,11 @@ func jsonValues(ctx context.Context, r io.Reader, file string, fn func(jsonValue
 		}
 	}
 	base := line - 1 // lines consumed before the first value
+	if first == 'i' {
+		if head, _ := br.Peek(len("interactions:")); string(head) == "interactions:" {
+			return cassetteValues(br, file, fn)
+		}
+	}
 	switch {
 	case first == 'e' || first == 'd' || first == ':':
 		return lines(ctx, br, func(n int, l []byte) error {
@@ -1123,4 +1144,202 @@ func joinPath(prefix, path string) string {
 		return prefix + path
 	}
 	return prefix + "." + path
+}
+
+// VCR cassettes (vcrpy and its ports record HTTP exchanges in YAML:
+// interactions[].request.{uri, body} and .response.body.string, the body a
+// JSON string, SSE text, or gzip bytes as !!binary) are read as one
+// {request, response} value per interaction. A cassette records one
+// conversation, so an interaction whose trace is a prefix of the next one's
+// is not emitted again (see prefixMerger).
+
+// isCassette reports whether head is a VCR cassette calling an API whose
+// URI path ends with one of suffixes.
+func isCassette(head []byte, suffixes ...string) bool {
+	if !bytes.HasPrefix(head, []byte("interactions:")) {
+		return false
+	}
+	for rest := head; len(rest) > 0; {
+		i := bytes.Index(rest, []byte("uri: "))
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+5:]
+		uri, _, _ := bytes.Cut(rest, []byte("\n"))
+		uri, _, _ = bytes.Cut(bytes.TrimSpace(uri), []byte("?"))
+		for _, s := range suffixes {
+			if bytes.HasSuffix(uri, []byte(s)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type cassette struct {
+	Interactions []yaml.Node `yaml:"interactions"`
+}
+
+type cassetteInteraction struct {
+	Request struct {
+		URI  string `yaml:"uri"`
+		Body string `yaml:"body"`
+	} `yaml:"request"`
+	Response struct {
+		Body struct {
+			String string `yaml:"string"`
+		} `yaml:"body"`
+	} `yaml:"response"`
+}
+
+// cassetteValues reads a cassette whole (cassettes are test recordings,
+// small) and calls fn with {"request": body, "response": body} per
+// interaction.
+func cassetteValues(r io.Reader, file string, fn func(jsonValue) error) error {
+	data, err := io.ReadAll(io.LimitReader(r, 256<<20))
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	var c cassette
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		return &LineError{File: file, Msg: "invalid VCR cassette YAML: " + err.Error()}
+	}
+	for i, node := range c.Interactions {
+		path := fmt.Sprintf("interactions[%d]", i)
+		var in cassetteInteraction
+		if err := node.Decode(&in); err != nil {
+			return &LineError{File: file, Line: node.Line, Path: path, Msg: "expected {request: {uri, body}, response: {body: {string}}}: " + err.Error()}
+		}
+		req := cassetteBody(in.Request.Body)
+		resp := cassetteBody(in.Response.Body.String)
+		if resp == nil && strings.TrimSpace(in.Response.Body.String) != "" {
+			resp, _ = json.Marshal(gunzipText(in.Response.Body.String)) // SSE text
+		}
+		if req == nil {
+			req = json.RawMessage("null")
+		}
+		if resp == nil {
+			resp = json.RawMessage("null")
+		}
+		raw := []byte(`{"request":` + string(req) + `,"response":` + string(resp) + `}`)
+		if err := fn(jsonValue{line: node.Line, path: path, raw: raw, cassette: true}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cassetteBody is a recorded body as JSON, or nil when it is not JSON.
+func cassetteBody(s string) json.RawMessage {
+	t := strings.TrimSpace(gunzipText(s))
+	if t == "" || !json.Valid([]byte(t)) {
+		return nil
+	}
+	return compactJSON([]byte(t))
+}
+
+// gunzipText undoes a gzip Content-Encoding kept in a recorded body.
+func gunzipText(s string) string {
+	if !strings.HasPrefix(s, "\x1f\x8b") {
+		return s
+	}
+	zr, err := gzip.NewReader(strings.NewReader(s))
+	if err != nil {
+		return s
+	}
+	b, err := io.ReadAll(io.LimitReader(zr, 256<<20))
+	if err != nil {
+		return s
+	}
+	return string(b)
+}
+
+// prefixMerger holds back a cassette's trace until the next one shows
+// whether it is only the start of the same conversation: a trace whose
+// steps the next one repeats, or a response the next request continues
+// (Responses API previous_response_id), is folded into the next one, its
+// usage added, so the conversation is one trace.
+type prefixMerger struct {
+	emit Emit
+	held *Record
+}
+
+// add takes the next record; prev is the id of the response its request
+// continues, if any.
+func (m *prefixMerger) add(r Record, prev string) error {
+	if h := m.held; h != nil && r.Trace != nil {
+		switch {
+		case prev != "" && prev == h.Trace.TraceID:
+			r.Trace.Steps = append(append([]model.Step(nil), h.Trace.Steps...), r.Trace.Steps...)
+			tools := map[string]string{}
+			for i, st := range r.Trace.Steps {
+				if st.Kind == model.KindToolCall {
+					tools[st.ID] = st.Tool
+				} else if st.Kind == model.KindToolResult && st.Tool == "" {
+					r.Trace.Steps[i].Tool = tools[st.CallID]
+				}
+			}
+			foldInto(r.Trace, h.Trace)
+			r.Line, m.held = h.Line, nil
+		case stepsPrefix(h.Trace.Steps, r.Trace.Steps):
+			foldInto(r.Trace, h.Trace)
+			r.Line, m.held = h.Line, nil
+		}
+	}
+	if m.held != nil {
+		if err := m.emit(*m.held); err != nil {
+			return err
+		}
+		m.held = nil
+	}
+	if r.Trace == nil {
+		return m.emit(r)
+	}
+	m.held = &r
+	return nil
+}
+
+// foldInto adds what an earlier part of the conversation carried to t.
+func foldInto(t, earlier *model.Trace) {
+	t.Usage.InputTokens += earlier.Usage.InputTokens
+	t.Usage.OutputTokens += earlier.Usage.OutputTokens
+	t.Usage.USD += earlier.Usage.USD
+	if earlier.StartedAt != "" {
+		t.StartedAt = earlier.StartedAt
+	}
+	if t.Question == "" {
+		t.Question = earlier.Question
+	}
+	t.AsUser = firstNonEmpty(t.AsUser, earlier.AsUser)
+	t.Server = firstNonEmpty(t.Server, earlier.Server)
+	for _, tc := range earlier.Tools {
+		addContract(t, tc, tc.Raw)
+	}
+	t.Source.Line = earlier.Source.Line
+}
+
+func (m *prefixMerger) flush() error {
+	if m.held == nil {
+		return nil
+	}
+	r := *m.held
+	m.held = nil
+	return m.emit(r)
+}
+
+// stepsPrefix reports whether a is b's beginning (the kind of an open
+// turn's text may change once the conversation goes on, so kinds of text
+// steps are not compared).
+func stepsPrefix(a, b []model.Step) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if (x.Kind != y.Kind && (x.Text == "" || y.Text == "")) || x.Text != y.Text || x.Tool != y.Tool ||
+			x.ID != y.ID || x.CallID != y.CallID || !bytes.Equal(x.Args, y.Args) || !bytes.Equal(x.Result, y.Result) {
+			return false
+		}
+	}
+	return true
 }

@@ -34,6 +34,9 @@ func init() {
 }
 
 func detectOpenAIResponses(head []byte) bool {
+	if isCassette(head, "/v1/responses") {
+		return true
+	}
 	s := sniff(head)
 	return s.has("object=response") || s.has("response.object=response") ||
 		s.has("type=response.created") || s.has("type=response.completed") ||
@@ -72,6 +75,8 @@ type respRecord struct {
 	Usage            *respUsage        `json:"usage"`
 	User             string            `json:"user"`
 	SafetyIdentifier string            `json:"safety_identifier"`
+	// PreviousResponseID chains a request to an earlier response.
+	PreviousResponseID string `json:"previous_response_id"`
 	// A log {request, response}; in a stream event, response is the
 	// response so far.
 	Request  *respRecord     `json:"request"`
@@ -101,9 +106,19 @@ func parseOpenAIResponses(ctx context.Context, r io.Reader, file string, emit Em
 		t.TraceID = orHash(t.TraceID, &s.hash, "openai_responses")
 		return emit(Record{Line: s.line, Trace: t})
 	}
+	merge := &prefixMerger{emit: emit}
 	err := jsonValues(ctx, r, file, func(v jsonValue) error {
 		var rec respRecord
-		if lerr := decodeLine(file, v.line, v.raw, &rec); lerr != nil {
+		lerr := decodeLine(file, v.line, v.raw, &rec)
+		emit := emit
+		if v.cassette {
+			prev := ""
+			if rec.Request != nil {
+				prev = rec.Request.PreviousResponseID
+			}
+			emit = func(r Record) error { return merge.add(r, prev) }
+		}
+		if lerr != nil {
 			lerr.Path = joinPath(v.path, lerr.Path)
 			return emit(Record{Line: v.line, Err: lerr})
 		}
@@ -148,6 +163,9 @@ func parseOpenAIResponses(ctx context.Context, r io.Reader, file string, emit Em
 	if err != nil {
 		return err
 	}
+	if err := merge.flush(); err != nil {
+		return err
+	}
 	return flush()
 }
 
@@ -170,7 +188,12 @@ func respTraceOf(file string, line int, raw []byte, rec *respRecord) (*model.Tra
 	switch {
 	case rec.Request != nil || len(rec.Response) > 0:
 		req, resp, reqPath, respPath = rec.Request, nil, "request", "response"
-		if r := trimJSON(rec.Response); len(r) > 0 && string(r) != "null" {
+		if r := trimJSON(rec.Response); len(r) > 0 && r[0] == '"' {
+			var lerr *LineError
+			if resp, lerr = respFromSSE(file, line, r); lerr != nil {
+				return fail(lerr, "response")
+			}
+		} else if len(r) > 0 && string(r) != "null" {
 			resp = &respRecord{}
 			if lerr := decodeLine(file, line, r, resp); lerr != nil {
 				return fail(lerr, "response")
@@ -389,4 +412,38 @@ func respContracts(t *model.Trace, tools []json.RawMessage) *LineError {
 		}
 	}
 	return nil
+}
+
+// respFromSSE reads a streamed response body (SSE text in a JSON string):
+// the response of its last response.* event that carries one, with the
+// output_item.done items when that response has no output.
+func respFromSSE(file string, line int, raw json.RawMessage) (*respRecord, *LineError) {
+	var body string
+	if json.Unmarshal(raw, &body) != nil {
+		return nil, &LineError{Msg: "invalid JSON string"}
+	}
+	var resp respRecord
+	var items []respItem
+	var lerr *LineError
+	eachSSEData(body, func(_ int, data string) bool {
+		var ev respRecord
+		if lerr = decodeLine(file, line, []byte(data), &ev); lerr != nil {
+			return false
+		}
+		if ev.Item != nil && ev.Type == "response.output_item.done" {
+			items = append(items, *ev.Item)
+		}
+		if r := trimJSON(ev.Response); len(r) > 0 && r[0] == '{' {
+			resp = respRecord{}
+			lerr = decodeLine(file, line, r, &resp)
+		}
+		return lerr == nil
+	})
+	if lerr != nil {
+		return nil, lerr
+	}
+	if len(resp.Output) == 0 {
+		resp.Output = items
+	}
+	return &resp, nil
 }
