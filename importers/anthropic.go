@@ -37,6 +37,9 @@ func detectAnthropic(head []byte) bool {
 		return true
 	}
 	s := sniff(head)
+	if mcpSampling(s) {
+		return false
+	}
 	switch {
 	case s.has("type=message") && s.has("role=assistant") && (s.has("stop_reason") || s.has("usage.input_tokens")):
 		return true

@@ -46,6 +46,9 @@ func detectOpenAIChat(head []byte) bool {
 		return true
 	}
 	s := sniff(head)
+	if mcpSampling(s) {
+		return false
+	}
 	switch {
 	case s.has("object=chat.completion"), s.has("object=chat.completion.chunk"),
 		s.has("response.object=chat.completion"), s.has("response.object=chat.completion.chunk"):
@@ -60,6 +63,15 @@ func detectOpenAIChat(head []byte) bool {
 		return true
 	}
 	return false
+}
+
+// mcpSampling reports an MCP sampling request or result
+// (sampling/createMessage: messages with camelCase maxTokens, systemPrompt,
+// modelPreferences, tool_result blocks with toolUseId): the MCP log
+// importer's business, though its messages look like a chat.
+func mcpSampling(s shape) bool {
+	return s.has("maxTokens") || s.has("systemPrompt") || s.has("modelPreferences") ||
+		s.has("includeContext") || s.has("messages.content.toolUseId") || s.has("stopReason")
 }
 
 type chatFunction struct {

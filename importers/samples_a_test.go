@@ -1,10 +1,13 @@
 package importers
 
 import (
+	"bytes"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -83,4 +86,43 @@ func TestSamplesA(t *testing.T) {
 // file of these folders imports today, VCR cassettes included.
 func refusedA(rel string) string {
 	return ""
+}
+
+// TestSamplesNotClaimedA: no real-world file of another format's folder is
+// claimed by these importers' detectors, so detection stays unambiguous.
+func TestSamplesNotClaimedA(t *testing.T) {
+	if _, err := os.Stat(samplesDir); err != nil {
+		t.Skipf("real-world samples not found at %s (they live beside the repository): %v", samplesDir, err)
+	}
+	mineDirs := map[string]bool{"openai_chat_completions": true, "openai_responses": true, "anthropic_messages": true,
+		"inspect_ai": true, "tau_bench": true, "agent_sql_trajectories": true}
+	checked := 0
+	err := filepath.WalkDir(samplesDir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(samplesDir, path)
+		if mineDirs[strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]] {
+			return nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		head := make([]byte, HeadSize)
+		n, _ := io.ReadFull(f, head)
+		head = bytes.TrimSpace(stripBOM(head[:n]))
+		checked++
+		for _, name := range []string{"openai_chat", "openai_responses", "anthropic", "inspect"} {
+			if fm, _ := Lookup(name); len(head) > 0 && fm.Detect(head) {
+				t.Errorf("%s claims %s", name, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d files of other formats checked", checked)
 }
