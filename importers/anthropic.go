@@ -156,12 +156,15 @@ func parseAnthropic(ctx context.Context, r io.Reader, file string, emit Emit) er
 	}
 	merge := &prefixMerger{emit: emit}
 	err := jsonValues(ctx, r, file, func(v jsonValue) error {
-		emit := emit
-		if v.cassette {
-			emit = func(r Record) error { return merge.add(r, "") }
-		}
 		var rec anthRecord
-		if lerr := decodeLine(file, v.line, v.raw, &rec); lerr != nil {
+		lerr := decodeLine(file, v.line, v.raw, &rec)
+		emit := emit
+		if v.cassette || rec.Request != nil || len(rec.Response) > 0 {
+			emit = func(r Record) error { return merge.add(r, "") }
+		} else if err := merge.flush(); err != nil {
+			return err
+		}
+		if lerr != nil {
 			lerr.Path = joinPath(v.path, lerr.Path)
 			return emit(Record{Line: v.line, Err: lerr})
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -400,6 +401,43 @@ func TestDetectFormatsA(t *testing.T) {
 			if f.Detect([]byte(line)) {
 				t.Errorf("%s claims %s", name, line)
 			}
+		}
+	}
+}
+
+// TestLogMergeA: an agent run logged one API call per line becomes one
+// trace (usage summed); an unrelated conversation stays its own trace.
+func TestLogMergeA(t *testing.T) {
+	tests := []struct {
+		format, in string
+		want       []string // per trace: id kinds in/out
+	}{
+		{"openai_chat",
+			`{"request":{"messages":[{"role":"user","content":"q?"}]},"response":{"id":"r1","choices":[{"message":{"role":"assistant","tool_calls":[{"id":"c1","function":{"name":"f","arguments":"{}"}}]}}],"usage":{"prompt_tokens":10,"completion_tokens":1}}}` + "\n" +
+				`{"request":{"messages":[{"role":"user","content":"q?"},{"role":"assistant","tool_calls":[{"id":"c1","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"1"}]},"response":{"id":"r2","choices":[{"message":{"role":"assistant","content":"one"}}],"usage":{"prompt_tokens":20,"completion_tokens":2}}}` + "\n" +
+				`{"request":{"messages":[{"role":"user","content":"other"}]},"response":{"id":"r3","choices":[{"message":{"role":"assistant","content":"ok"}}]}}`,
+			[]string{"r2 user,tool_call,tool_result,answer 30/3", "r3 user,answer 0/0"}},
+		{"anthropic",
+			`{"request":{"system":"s","messages":[{"role":"user","content":"q?"}]},"response":{"id":"m1","type":"message","role":"assistant","content":[{"type":"text","text":"Which year?"}],"usage":{"input_tokens":5,"output_tokens":1}}}` + "\n" +
+				`{"request":{"system":"s","messages":[{"role":"user","content":"q?"},{"role":"assistant","content":"Which year?"},{"role":"user","content":"2025"}]},"response":{"id":"m2","type":"message","role":"assistant","content":[{"type":"text","text":"42"}],"usage":{"input_tokens":9,"output_tokens":1}}}`,
+			[]string{"m2 user,clarification,user,answer 14/2"}},
+		{"openai_responses",
+			`{"request":{"input":"q?"},"response":{"id":"resp_a","object":"response","output":[{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}],"usage":{"input_tokens":3,"output_tokens":1}}}` + "\n" +
+				`{"request":{"previous_response_id":"resp_a","input":[{"type":"function_call_output","call_id":"c","output":"1"}]},"response":{"id":"resp_b","object":"response","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"one"}]}],"usage":{"input_tokens":4,"output_tokens":1}}}`,
+			[]string{"resp_b user,tool_call,tool_result,answer 7/2"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		_, err := Parse(context.Background(), strings.NewReader(tt.in), "f", tt.format, func(r Record) error {
+			if r.Err != nil {
+				return r.Err
+			}
+			tr := r.Trace
+			got = append(got, fmt.Sprintf("%s %s %d/%d", tr.TraceID, kinds(tr), tr.Usage.InputTokens, tr.Usage.OutputTokens))
+			return nil
+		})
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%s: got %q (err %v), want %q", tt.format, got, err, tt.want)
 		}
 	}
 }

@@ -152,12 +152,15 @@ func parseOpenAIChat(ctx context.Context, r io.Reader, file string, emit Emit) e
 	var stream *chatStream // set while reading a streamed response
 	merge := &prefixMerger{emit: emit}
 	err := jsonValues(ctx, r, file, func(v jsonValue) error {
-		emit := emit
-		if v.cassette {
-			emit = func(r Record) error { return merge.add(r, "") }
-		}
 		var rec chatRecord
-		if lerr := decodeLine(file, v.line, v.raw, &rec); lerr != nil {
+		lerr := decodeLine(file, v.line, v.raw, &rec)
+		emit := emit
+		if v.cassette || rec.Request != nil || len(rec.Response) > 0 {
+			emit = func(r Record) error { return merge.add(r, "") }
+		} else if err := merge.flush(); err != nil {
+			return err
+		}
+		if lerr != nil {
 			lerr.Path = joinPath(v.path, lerr.Path)
 			return emit(Record{Line: v.line, Err: lerr})
 		}
@@ -1266,8 +1269,10 @@ func gunzipText(s string) string {
 	return string(b)
 }
 
-// prefixMerger holds back a cassette's trace until the next one shows
-// whether it is only the start of the same conversation: a trace whose
+// prefixMerger holds back the trace of a logged API call ({request,
+// response} record or cassette interaction) until the next record shows
+// whether it is only the start of the same conversation (an agent run logs
+// one call per turn, each request repeating the history): a trace whose
 // steps the next one repeats, or a response the next request continues
 // (Responses API previous_response_id), is folded into the next one, its
 // usage added, so the conversation is one trace.

@@ -111,12 +111,14 @@ func parseOpenAIResponses(ctx context.Context, r io.Reader, file string, emit Em
 		var rec respRecord
 		lerr := decodeLine(file, v.line, v.raw, &rec)
 		emit := emit
-		if v.cassette {
+		if v.cassette || rec.Request != nil || len(rec.Response) > 0 && !strings.HasPrefix(rec.Type, "response.") {
 			prev := ""
 			if rec.Request != nil {
 				prev = rec.Request.PreviousResponseID
 			}
 			emit = func(r Record) error { return merge.add(r, prev) }
+		} else if err := merge.flush(); err != nil {
+			return err
 		}
 		if lerr != nil {
 			lerr.Path = joinPath(v.path, lerr.Path)
