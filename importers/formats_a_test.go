@@ -425,6 +425,9 @@ func TestLogMergeA(t *testing.T) {
 			`{"request":{"input":"q?"},"response":{"id":"resp_a","object":"response","output":[{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}],"usage":{"input_tokens":3,"output_tokens":1}}}` + "\n" +
 				`{"request":{"previous_response_id":"resp_a","input":[{"type":"function_call_output","call_id":"c","output":"1"}]},"response":{"id":"resp_b","object":"response","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"one"}]}],"usage":{"input_tokens":4,"output_tokens":1}}}`,
 			[]string{"resp_b user,tool_call,tool_result,answer 7/2"}},
+		{"openai_chat", // a request and its response flattened into one object
+			`{"id":"x","messages":[{"role":"user","content":"q"}],"choices":[{"message":{"content":"a"}}],"usage":{"prompt_tokens":2,"completion_tokens":1}}`,
+			[]string{"x user,answer 2/1"}},
 	}
 	for _, tt := range tests {
 		var got []string

@@ -259,6 +259,9 @@ func chatTraceOf(file string, line int, raw []byte, rec *chatRecord) (*model.Tra
 	case rec.Messages != nil:
 		msgs = rec.Messages
 		t.AsUser = rec.User
+		if m, ok := firstChoice(rec.Choices); ok { // request and response flattened into one object
+			msgs = append(msgs[:len(msgs):len(msgs)], m)
+		}
 	case rec.Choices != nil:
 		if m, ok := firstChoice(rec.Choices); ok {
 			msgs, msgPath = []chatMessage{m}, "choices[0].message"
