@@ -444,3 +444,65 @@ func TestLogMergeA(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamShapesA: a stream of events reads the same whether it comes as
+// SSE text, JSONL, a JSON array, or the SSE body of a recorded HTTP
+// response.
+func TestStreamShapesA(t *testing.T) {
+	for _, tt := range []struct{ format, file string }{
+		{"anthropic", "anthropic/stream.sse"},
+		{"openai_chat", "openai_chat/stream.sse"},
+		{"openai_chat", "openai_chat/stream.jsonl"},
+	} {
+		b, err := os.ReadFile(filepath.Join(formatsDir, tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var events []string
+		for _, l := range strings.Split(string(b), "\n") {
+			l = strings.TrimSpace(strings.TrimPrefix(l, "data:"))
+			if strings.HasPrefix(l, "{") {
+				events = append(events, l)
+			}
+		}
+		sse := ""
+		for _, e := range events {
+			sse += "data: " + e + "\n\n"
+		}
+		body, _ := json.Marshal(sse)
+		shapes := map[string]string{
+			"sse":   sse,
+			"jsonl": strings.Join(events, "\n"),
+			"array": "[\n" + strings.Join(events, ",\n") + "\n]",
+			"http":  `{"status": 200, "headers": {"content-type": "text/event-stream"}, "body": ` + string(body) + `}`,
+		}
+		var first string
+		for _, name := range []string{"sse", "jsonl", "array", "http"} {
+			in := shapes[name]
+			fm, err := Detect("f", []byte(in))
+			if err != nil || fm.Name != tt.format {
+				t.Errorf("%s as %s: detected %q (%v)", tt.file, name, fm.Name, err)
+			}
+			var got []string
+			if _, err := Parse(context.Background(), strings.NewReader(in), "f", tt.format, func(r Record) error {
+				if r.Err != nil {
+					return r.Err
+				}
+				r.Trace.Source = model.Source{}
+				b, _ := json.Marshal(r.Trace)
+				got = append(got, string(b))
+				return nil
+			}); err != nil {
+				t.Fatalf("%s as %s: %v", tt.file, name, err)
+			}
+			if len(got) != 1 {
+				t.Fatalf("%s as %s: %d traces, want 1", tt.file, name, len(got))
+			}
+			if first == "" {
+				first = got[0]
+			} else if got[0] != first {
+				t.Errorf("%s as %s:\n got %s\nwant %s", tt.file, name, got[0], first)
+			}
+		}
+	}
+}
