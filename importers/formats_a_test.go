@@ -1,6 +1,7 @@
 package importers
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -504,5 +505,40 @@ func TestStreamShapesA(t *testing.T) {
 				t.Errorf("%s as %s:\n got %s\nwant %s", tt.file, name, got[0], first)
 			}
 		}
+	}
+}
+
+// TestInspectEvalZipA: the binary .eval log gives the traces its JSON twin
+// gives (only the source line differs: a zip entry has none).
+func TestInspectEvalZipA(t *testing.T) {
+	traces := func(name string) []string {
+		format, recs, err := parseFile(t, filepath.Join(formatsDir, "inspect", name), "")
+		if err != nil || format.Name != "inspect" {
+			t.Fatalf("%s: format %q, err %v", name, format.Name, err)
+		}
+		var out []string
+		for _, r := range recs {
+			if r.Err != nil {
+				t.Fatalf("%s: %v", name, r.Err)
+			}
+			r.Trace.Source = model.Source{}
+			b, _ := json.Marshal(r.Trace)
+			out = append(out, string(b))
+		}
+		return out
+	}
+	zipped, plain := traces("eval.eval"), traces("eval.json")
+	if len(plain) != 2 || !slices.Equal(zipped, plain) {
+		t.Errorf("eval.eval gives\n%q\neval.json gives\n%q", zipped, plain)
+	}
+	// An archive that is not an Inspect log is refused with a reason.
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("samples/1_epoch_1.json")
+	w.Write([]byte(`{}`))
+	zw.Close()
+	_, err := Parse(context.Background(), &buf, "x.eval", "inspect", func(Record) error { return nil })
+	if err == nil || err.Error() != "x.eval: an .eval archive without header.json or _journal/start.json" {
+		t.Errorf("headerless archive: %v", err)
 	}
 }

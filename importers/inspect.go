@@ -1,7 +1,9 @@
 package importers
 
 import (
+	"archive/zip"
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,8 +21,10 @@ import (
 //
 // Reference: https://inspect.aisi.org.uk/eval-logs.html and the EvalLog,
 // EvalSample and ChatMessage types of inspect_ai (log/_log.py,
-// model/_chat_message.py). Binary .eval (zip) logs are not read; convert
-// them with `inspect log convert --to json`.
+// model/_chat_message.py). The binary .eval log (a zip archive holding
+// header.json, or _journal/start.json while running, and one
+// samples/<id>_epoch_<n>.json per sample) is read too, one sample at a
+// time; the archive itself is held in memory, as zip needs random access.
 func init() {
 	register(Format{
 		Name:     "inspect",
@@ -32,6 +36,10 @@ func init() {
 }
 
 func detectInspect(head []byte) bool {
+	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
+		return bytes.Contains(head, []byte("header.json")) || bytes.Contains(head, []byte("_journal/start.json")) ||
+			bytes.Contains(head, []byte("samples/"))
+	}
 	s := sniff(head)
 	return s.has("eval.task") && (s.has("version") || s.has("status") || s.has("samples"))
 }
@@ -96,6 +104,9 @@ func parseInspect(ctx context.Context, r io.Reader, file string, emit Emit) erro
 	}
 	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
 		br.Discard(3)
+	}
+	if magic, _ := br.Peek(4); string(magic) == "PK\x03\x04" {
+		return parseInspectZip(ctx, br, file, emit)
 	}
 	lc := &lineCounter{r: br}
 	dec := json.NewDecoder(lc)
@@ -397,4 +408,80 @@ func inspectOutcome(s *inspectSample) model.Outcome {
 		out = o
 	}
 	return out
+}
+
+// parseInspectZip reads a binary .eval log: the header (eval spec and
+// stats) and then each sample entry in archive order.
+func parseInspectZip(ctx context.Context, r io.Reader, file string, emit Emit) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return &LineError{File: file, Msg: "not a readable .eval (zip) archive: " + err.Error()}
+	}
+	read := func(f *zip.File) ([]byte, *LineError) {
+		rc, err := f.Open()
+		if err != nil {
+			return nil, &LineError{File: file, Path: f.Name, Msg: err.Error()}
+		}
+		defer rc.Close()
+		b, err := io.ReadAll(rc)
+		if err != nil {
+			return nil, &LineError{File: file, Path: f.Name, Msg: err.Error()}
+		}
+		return b, nil
+	}
+	var head struct {
+		Eval  inspectEval  `json:"eval"`
+		Stats inspectStats `json:"stats"`
+	}
+	found := false
+	for _, name := range []string{"header.json", "_journal/start.json"} {
+		for _, f := range zr.File {
+			if f.Name != name || found {
+				continue
+			}
+			b, lerr := read(f)
+			if lerr == nil {
+				lerr = decodeLine(file, 0, b, &head)
+			}
+			if lerr != nil {
+				lerr.Path = joinPath(name, lerr.Path)
+				return lerr
+			}
+			found = true
+		}
+	}
+	if !found {
+		return &LineError{File: file, Msg: "an .eval archive without header.json or _journal/start.json"}
+	}
+	for _, f := range zr.File {
+		if !strings.HasPrefix(f.Name, "samples/") || !strings.HasSuffix(f.Name, ".json") {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b, lerr := read(f)
+		if lerr != nil {
+			if err := emit(Record{Err: lerr}); err != nil {
+				return err
+			}
+			continue
+		}
+		t, lerr := inspectTrace(file, jsonValue{path: f.Name, raw: b}, &head.Eval, &head.Stats)
+		if lerr != nil {
+			lerr.Path = strings.Replace(lerr.Path, f.Name+".", f.Name+": ", 1)
+			if err := emit(Record{Err: lerr}); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := emit(Record{Trace: t}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
