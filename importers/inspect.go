@@ -1,0 +1,487 @@
+package importers
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"tracelab/model"
+)
+
+// Inspect AI eval logs in JSON: one file is one eval log {version, status,
+// eval, plan, results, stats, samples[]}; each sample becomes a trace. The
+// log is read with a streaming decoder, one sample at a time, so a log with
+// thousands of samples is never held whole.
+//
+// Reference: https://inspect.aisi.org.uk/eval-logs.html and the EvalLog,
+// EvalSample and ChatMessage types of inspect_ai (log/_log.py,
+// model/_chat_message.py). The binary .eval log (a zip archive holding
+// header.json, or _journal/start.json while running, and one
+// samples/<id>_epoch_<n>.json per sample) is read too, one sample at a
+// time; the archive itself is held in memory, as zip needs random access.
+func init() {
+	register(Format{
+		Name:     "inspect",
+		Priority: 30,
+		Doc:      "Inspect AI eval log (JSON): one trace per sample",
+		Detect:   detectInspect,
+		Parse:    parseInspect,
+	})
+}
+
+func detectInspect(head []byte) bool {
+	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
+		return bytes.Contains(head, []byte("header.json")) || bytes.Contains(head, []byte("_journal/start.json")) ||
+			bytes.Contains(head, []byte("samples/"))
+	}
+	s := sniff(head)
+	return s.has("eval.task") && (s.has("version") || s.has("status") || s.has("samples"))
+}
+
+type inspectEval struct {
+	EvalID  string `json:"eval_id"`
+	RunID   string `json:"run_id"`
+	TaskID  string `json:"task_id"`
+	Created string `json:"created"`
+}
+
+type inspectStats struct {
+	StartedAt string `json:"started_at"`
+}
+
+type inspectUsage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	TotalTokens  int64 `json:"total_tokens"`
+}
+
+type inspectToolCall struct {
+	ID        string          `json:"id"`
+	Function  string          `json:"function"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+type inspectMessage struct {
+	Role       string            `json:"role"`
+	Content    json.RawMessage   `json:"content"` // a string or a list of content parts
+	ToolCalls  []inspectToolCall `json:"tool_calls"`
+	ToolCallID string            `json:"tool_call_id"`
+	Function   string            `json:"function"`
+	Error      *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+type inspectSample struct {
+	ID       json.RawMessage  `json:"id"`
+	Epoch    int              `json:"epoch"`
+	Input    json.RawMessage  `json:"input"`
+	Messages []inspectMessage `json:"messages"`
+	Scores   map[string]struct {
+		Value json.RawMessage `json:"value"`
+	} `json:"scores"`
+	ModelUsage map[string]inspectUsage `json:"model_usage"`
+	Events     []struct {
+		Event     string            `json:"event"`
+		Timestamp string            `json:"timestamp"`
+		Tools     []json.RawMessage `json:"tools"`
+	} `json:"events"`
+	Attachments map[string]string `json:"attachments"`
+	Error       json.RawMessage   `json:"error"`
+}
+
+func parseInspect(ctx context.Context, r io.Reader, file string, emit Emit) error {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		br.Discard(3)
+	}
+	if magic, _ := br.Peek(4); string(magic) == "PK\x03\x04" {
+		return parseInspectZip(ctx, br, file, emit)
+	}
+	lc := &lineCounter{r: br}
+	dec := json.NewDecoder(lc)
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		if err != nil {
+			return docError(file, lc, err)
+		}
+		return &LineError{File: file, Line: 1, Msg: "expected an Inspect eval log object {version, eval, samples}"}
+	}
+	var (
+		ev      inspectEval
+		stats   inspectStats
+		seenEv  bool
+		pending []jsonValue // samples read before eval, rare
+	)
+	emitSample := func(v jsonValue) error {
+		t, lerr := inspectTrace(file, v, &ev, &stats)
+		if lerr != nil {
+			return emit(Record{Line: v.line, Err: lerr})
+		}
+		return emit(Record{Line: v.line, Trace: t})
+	}
+	decodeAt := func(key string, v any) error {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return docError(file, lc, err)
+		}
+		line := lc.lineAt(dec.InputOffset() - int64(len(raw)))
+		if lerr := decodeLine(file, line, raw, v); lerr != nil {
+			lerr.Path = joinPath(key, lerr.Path)
+			return lerr
+		}
+		return nil
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return docError(file, lc, err)
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "eval":
+			if err := decodeAt("eval", &ev); err != nil {
+				return err
+			}
+			seenEv = true
+			for _, v := range pending {
+				if err := emitSample(v); err != nil {
+					return err
+				}
+			}
+			pending = nil
+		case "stats":
+			if err := decodeAt("stats", &stats); err != nil {
+				return err
+			}
+		case "samples":
+			tok, err := dec.Token()
+			if err != nil {
+				return docError(file, lc, err)
+			}
+			if tok == nil { // "samples": null
+				continue
+			}
+			if tok != json.Delim('[') {
+				return &LineError{File: file, Line: lc.lineAt(dec.InputOffset()), Path: "samples", Msg: "expected an array of samples"}
+			}
+			for i := 0; dec.More(); i++ {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return docError(file, lc, err)
+				}
+				v := jsonValue{line: lc.lineAt(dec.InputOffset() - int64(len(raw))), path: fmt.Sprintf("samples[%d]", i), raw: raw}
+				if !seenEv {
+					pending = append(pending, v)
+					continue
+				}
+				if err := emitSample(v); err != nil {
+					return err
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return docError(file, lc, err)
+			}
+		default: // version, status, plan, results, reductions, …
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return docError(file, lc, err)
+			}
+		}
+	}
+	for _, v := range pending {
+		if err := emitSample(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func inspectTrace(file string, v jsonValue, ev *inspectEval, stats *inspectStats) (*model.Trace, *LineError) {
+	fail := func(lerr *LineError) (*model.Trace, *LineError) {
+		lerr.File, lerr.Line, lerr.Path = file, v.line, joinPath(v.path, lerr.Path)
+		return nil, lerr
+	}
+	if len(v.raw) == 0 || v.raw[0] != '{' {
+		return fail(&LineError{Msg: "expected a sample object {id, epoch, input, messages}"})
+	}
+	var s inspectSample
+	if lerr := decodeLine(file, v.line, v.raw, &s); lerr != nil {
+		return fail(lerr)
+	}
+	t := &model.Trace{Outcome: model.OutcomeUnknown, RunID: ev.RunID,
+		Source: model.Source{File: file, Format: "inspect", Line: v.line}}
+	att := func(text string) string {
+		if h, ok := strings.CutPrefix(text, "attachment://"); ok {
+			if full, ok := s.Attachments[h]; ok {
+				return full
+			}
+		}
+		return text
+	}
+	b := newConvBuilder(t)
+	for i, m := range s.Messages {
+		at := fmt.Sprintf("messages[%d]", i)
+		texts, reasoning, lerr := inspectContent(m.Content, att)
+		if lerr != nil {
+			lerr.Path = joinPath(at, lerr.Path)
+			return fail(lerr)
+		}
+		switch m.Role {
+		case "system":
+		case "user":
+			b.user(texts)
+		case "assistant":
+			for _, r := range reasoning {
+				b.think(r)
+			}
+			b.say(texts)
+			for j, c := range m.ToolCalls {
+				if c.Function == "" {
+					return fail(&LineError{Path: fmt.Sprintf("%s.tool_calls[%d].function", at, j), Msg: "required, the name of the called tool"})
+				}
+				b.call(c.ID, c.Function, convArgs(inspectArgs(c.Arguments, att)))
+			}
+		case "tool":
+			res := texts
+			if res == "" && m.Error != nil {
+				res = m.Error.Message
+			}
+			b.result(m.ToolCallID, m.Function, convResult(res), m.Error != nil)
+		default:
+			return fail(&LineError{Path: at + ".role", Msg: fmt.Sprintf("%q is not one of system, user, assistant, tool", m.Role)})
+		}
+	}
+	b.finish()
+	if t.Question == "" {
+		if q, _ := partsText(s.Input, ""); q != "" {
+			t.Question = att(q)
+		}
+	}
+	if len(t.Steps) == 0 {
+		return fail(&LineError{Path: "messages", Msg: "no user, assistant or tool message to import"})
+	}
+	for _, e := range s.Events {
+		if t.StartedAt == "" && validTime(e.Timestamp) {
+			t.StartedAt = e.Timestamp
+		}
+		for _, raw := range e.Tools {
+			var tool struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				Parameters  json.RawMessage `json:"parameters"`
+			}
+			if json.Unmarshal(raw, &tool) == nil && tool.Name != "" {
+				addContract(t, model.ToolContract{Name: tool.Name, Description: tool.Description, InputSchema: tool.Parameters}, raw)
+			}
+		}
+	}
+	for _, ts := range []string{stats.StartedAt, ev.Created} {
+		if t.StartedAt == "" && validTime(ts) {
+			t.StartedAt = ts
+		}
+	}
+	for _, u := range s.ModelUsage {
+		// OpenAI counts cached input inside input_tokens, Anthropic beside
+		// it; total_tokens covers both ways.
+		t.Usage.InputTokens += max(u.InputTokens, u.TotalTokens-u.OutputTokens)
+		t.Usage.OutputTokens += u.OutputTokens
+	}
+	t.Outcome = inspectOutcome(&s)
+	id := firstNonEmpty(ev.EvalID, ev.RunID, ev.TaskID)
+	sid := strings.Trim(string(trimJSON(s.ID)), `"`)
+	if id != "" && sid != "" {
+		t.TraceID = id + "/" + sid + "/" + strconv.Itoa(s.Epoch)
+	} else {
+		t.TraceID = hashID("inspect", v.raw)
+	}
+	return t, nil
+}
+
+// inspectContent reads message content: a string, or parts {type:text,
+// text} and {type:reasoning, reasoning, redacted}; other parts (images,
+// audio) carry no text.
+func inspectContent(raw json.RawMessage, att func(string) string) (string, []string, *LineError) {
+	raw = trimJSON(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		text, lerr := partsText(raw, "content")
+		return att(text), nil, lerr
+	}
+	var parts []struct {
+		Type      string `json:"type"`
+		Text      string `json:"text"`
+		Reasoning string `json:"reasoning"`
+		Summary   string `json:"summary"`
+		Redacted  bool   `json:"redacted"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		lerr := jsonError("", 0, raw, err)
+		lerr.Path = joinPath("content", lerr.Path)
+		return "", nil, lerr
+	}
+	var texts, reasoning []string
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			if p.Text != "" {
+				texts = append(texts, att(p.Text))
+			}
+		case "reasoning":
+			switch {
+			case p.Redacted && p.Summary != "":
+				reasoning = append(reasoning, att(p.Summary))
+			case p.Redacted:
+				reasoning = append(reasoning, "[redacted thinking]")
+			case p.Reasoning != "":
+				reasoning = append(reasoning, att(p.Reasoning))
+			}
+		}
+	}
+	return strings.Join(texts, "\n"), reasoning, nil
+}
+
+// inspectArgs resolves attachment:// references inside call arguments.
+func inspectArgs(raw json.RawMessage, att func(string) string) json.RawMessage {
+	if !strings.Contains(string(raw), "attachment://") {
+		return raw
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	var walk func(any) any
+	walk = func(x any) any {
+		switch x := x.(type) {
+		case string:
+			return att(x)
+		case map[string]any:
+			for k, e := range x {
+				x[k] = walk(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = walk(e)
+			}
+		}
+		return x
+	}
+	out, err := json.Marshal(walk(v))
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// inspectOutcome reads the scorers' verdicts: every score correct ("C",
+// true, 1) is pass, every score incorrect ("I", false, 0) or a sample error
+// is failure; anything else (partial credit, mixed verdicts) is unknown.
+func inspectOutcome(s *inspectSample) model.Outcome {
+	if e := trimJSON(s.Error); len(e) > 0 && string(e) != "null" {
+		return model.OutcomeFailure
+	}
+	out := model.OutcomeUnknown
+	for _, sc := range s.Scores {
+		var o model.Outcome
+		switch strings.Trim(string(trimJSON(sc.Value)), `"`) {
+		case "C", "true", "1", "1.0":
+			o = model.OutcomePass
+		case "I", "false", "0", "0.0":
+			o = model.OutcomeFailure
+		default:
+			return model.OutcomeUnknown
+		}
+		if out != model.OutcomeUnknown && out != o {
+			return model.OutcomeUnknown
+		}
+		out = o
+	}
+	return out
+}
+
+// parseInspectZip reads a binary .eval log: the header (eval spec and
+// stats) and then each sample entry in archive order.
+func parseInspectZip(ctx context.Context, r io.Reader, file string, emit Emit) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return &LineError{File: file, Msg: "not a readable .eval (zip) archive: " + err.Error()}
+	}
+	read := func(f *zip.File) ([]byte, *LineError) {
+		rc, err := f.Open()
+		if err != nil {
+			return nil, &LineError{File: file, Path: f.Name, Msg: err.Error()}
+		}
+		defer rc.Close()
+		b, err := io.ReadAll(rc)
+		if err != nil {
+			return nil, &LineError{File: file, Path: f.Name, Msg: err.Error()}
+		}
+		return b, nil
+	}
+	var head struct {
+		Eval  inspectEval  `json:"eval"`
+		Stats inspectStats `json:"stats"`
+	}
+	found := false
+	for _, name := range []string{"header.json", "_journal/start.json"} {
+		for _, f := range zr.File {
+			if f.Name != name || found {
+				continue
+			}
+			b, lerr := read(f)
+			if lerr == nil {
+				lerr = decodeLine(file, 0, b, &head)
+			}
+			if lerr != nil {
+				lerr.Path = joinPath(name, lerr.Path)
+				return lerr
+			}
+			found = true
+		}
+	}
+	if !found {
+		return &LineError{File: file, Msg: "an .eval archive without header.json or _journal/start.json"}
+	}
+	for _, f := range zr.File {
+		if !strings.HasPrefix(f.Name, "samples/") || !strings.HasSuffix(f.Name, ".json") {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b, lerr := read(f)
+		if lerr != nil {
+			if err := emit(Record{Err: lerr}); err != nil {
+				return err
+			}
+			continue
+		}
+		t, lerr := inspectTrace(file, jsonValue{path: f.Name, raw: b}, &head.Eval, &head.Stats)
+		if lerr != nil {
+			lerr.Path = strings.Replace(lerr.Path, f.Name+".", f.Name+": ", 1)
+			if err := emit(Record{Err: lerr}); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := emit(Record{Trace: t}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
