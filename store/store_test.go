@@ -449,3 +449,30 @@ func TestSuggestCaseNeverOverwritesAPerson(t *testing.T) {
 		t.Fatalf("LoadTraces: %v %+v", err, ts)
 	}
 }
+
+// Cancelling an import (Ctrl-C) rolls the file in progress back.
+func TestCancelledImportRollsBack(t *testing.T) {
+	st := openTemp(t)
+	if _, err := importString(t, st, "first.jsonl", goodTraces, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, st)
+	var b strings.Builder
+	for i := 0; i < 5000; i++ {
+		b.WriteString(`{"trace_id":"big` + itoa(i) + `","question":"q","steps":[{"kind":"answer","text":"` +
+			strings.Repeat("x", 200) + `"}]}` + "\n")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	opts := ImportOptions{Progress: func(n int64, records int) {
+		if records > 100 {
+			cancel()
+		}
+	}}
+	_, err := st.Import(ctx, strings.NewReader(b.String()), "big.jsonl", opts)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if after := snapshot(t, st); after != before {
+		t.Error("a cancelled import left rows behind")
+	}
+}
