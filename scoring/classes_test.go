@@ -149,3 +149,24 @@ func TestClassesWithoutSQL(t *testing.T) {
 		})
 	}
 }
+
+// A malformed part of a contract does not hide the rest of it.
+func TestParseContractTolerant(t *testing.T) {
+	tc, err := importers.ParseContract(json.RawMessage(`{"name":"t","description":"d",
+		"inputSchema":{"type":"object","properties":{"customer_id":{"type":"string","pattern":"^C2-[0-9]{6}$","examples":"C2-000001"},"other":{"pattern":"(unclosed"}}},
+		"_meta":{"lineage":{"customer_id":["tickets.cust_id_v2"],"bad":"not a list","$tool":["Sales.Tickets.Status"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := parseContract(tc)
+	if c.patterns["customer_id"] == nil || c.patterns["customer_id"].MatchString("ACC-00412") {
+		t.Errorf("pattern lost: %+v", c.props)
+	}
+	if _, ok := c.patterns["other"]; ok {
+		t.Error("a pattern RE2 cannot compile must not be checked")
+	}
+	want := Lineage{"t.customer_id": {"tickets.cust_id_v2"}, "t.$tool": {"tickets.status"}}
+	if fmt.Sprint(c.lineage) != fmt.Sprint(want) {
+		t.Errorf("lineage = %v, want %v", c.lineage, want)
+	}
+}
