@@ -213,6 +213,11 @@ func (st *state) crosswalkRule(wrong map[int]bool) {
 				}
 				targets := st.lineage[c.tool+"."+name]
 				if len(targets) == 0 {
+					// No lineage: the id schemes the argument's description
+					// names ("Customer id (cust_id_v2), e.g. C2-004127").
+					targets = dedupe(schemeName.FindAllString(strings.ToLower(c.contract.props[name].Description), -1))
+				}
+				if len(targets) == 0 {
 					continue
 				}
 				match, other := false, ""
@@ -251,6 +256,10 @@ func (st *state) crosswalkRule(wrong map[int]bool) {
 		}
 	}
 }
+
+// schemeName finds identifier column names in prose: account_id,
+// billing_account_no, cust_id_v2.
+var schemeName = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:id|no|num|number|key)(?:_v[0-9]+)?\b`)
 
 func lookupCol(row map[string]any, col string) (any, bool) {
 	_, v, ok := lookupFold(row, col)
