@@ -56,14 +56,40 @@ type dialectResult struct {
 func normalizeDialect(sql string) dialectResult {
 	sql = stripFence(sql)
 	toks := lexSQL(sql)
-	toks = rewriteStringAliases(toks)
-	toks = rewriteLimitComma(toks)
-	toks = rewriteTop(toks)
-	toks = rewriteInterval(toks)
-	toks = rewriteRegexpOps(toks)
-	toks = rewriteQualify(toks)
-	toks = quoteDateUnits(toks)
-	toks = addMissingJoinOn(toks)
+	// Each pass runs only when its keyword occurs somewhere in the text.
+	lower := strings.ToLower(sql)
+	has := func(words ...string) bool {
+		for _, w := range words {
+			if strings.Contains(lower, w) {
+				return true
+			}
+		}
+		return false
+	}
+	if has("'") {
+		toks = rewriteStringAliases(toks)
+	}
+	if has("limit") {
+		toks = rewriteLimitComma(toks)
+	}
+	if has("top") {
+		toks = rewriteTop(toks)
+	}
+	if has("interval") {
+		toks = rewriteInterval(toks)
+	}
+	if has("regexp", "rlike", "glob") {
+		toks = rewriteRegexpOps(toks)
+	}
+	if has("qualify") {
+		toks = rewriteQualify(toks)
+	}
+	if has("date", "time", "last_day") {
+		toks = quoteDateUnits(toks)
+	}
+	if has("join") {
+		toks = addMissingJoinOn(toks)
+	}
 	var b strings.Builder
 	b.Grow(len(sql) + 8)
 	var dq map[int]bool
