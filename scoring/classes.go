@@ -180,7 +180,9 @@ func (st *state) entityRules() map[int]bool {
 			if !resultEmpty(c.resVal) {
 				continue
 			}
-			conf, why := 0.5, ""
+			// Alone, an empty result read as "none" may be a true negative:
+			// listed, below the suggestion threshold.
+			conf, why := 0.4, ""
 			if wrong[c.step] {
 				conf, why = 0.9, " after a wrong-scheme id"
 			}

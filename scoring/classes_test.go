@@ -60,6 +60,12 @@ func TestClassesWithoutSQL(t *testing.T) {
 				 {"kind":"tool_result","call_id":"c2","result":{"columns":["signal"],"rows":[["usage drop"]]}},
 				 {"kind":"answer","text":"Umbrella Health has 1 open churn-risk signal."}`),
 			nil, "", nil},
+		{"entity listed, not suggested: an empty result read as none, with a valid id",
+			classTrace("e5", "sup.agent.01", ticketsTool,
+				`{"kind":"tool_call","id":"c1","tool":"list_open_tickets","args":{"customer_id":"C2-004211"},"credential":"sup.agent.01"},
+				 {"kind":"tool_result","call_id":"c1","result":{"tickets":[],"total":0}},
+				 {"kind":"answer","text":"Acme has no open tickets."}`),
+			nil, "", []string{"entity@1"}},
 		{"entity quiet: id in the documented scheme",
 			classTrace("e2", "sup.agent.01", ticketsTool,
 				`{"kind":"tool_call","id":"c1","tool":"list_open_tickets","args":{"customer_id":"C2-004211"},"credential":"sup.agent.01"},
@@ -158,7 +164,7 @@ func TestClassesWithoutSQL(t *testing.T) {
 					t.Errorf("missing evidence %s; classes %s", w, mustJSON(t, ts.Classes))
 				}
 			}
-			if tt.wantClass == "" && len(ts.Classes) != 0 {
+			if tt.wantClass == "" && len(tt.wantEv) == 0 && len(ts.Classes) != 0 {
 				t.Errorf("clean trace has classes %s", mustJSON(t, ts.Classes))
 			}
 			if tt.wantClass == "" && tt.gold != nil && (ts.Grounded == nil || !*ts.Grounded) {
