@@ -389,7 +389,7 @@ func (st *state) semanticRules() {
 		dateCol[NormField(p.Field)] = true
 	}
 	for _, fs := range st.fieldStatusesCached() {
-		if fs.Status != StatusForbidden {
+		if fs.Status != FieldForbidden {
 			continue
 		}
 		if dateCol[fs.Field] {
