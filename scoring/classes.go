@@ -180,7 +180,9 @@ func (st *state) entityRules() map[int]bool {
 			if !resultEmpty(c.resVal) {
 				continue
 			}
-			conf, why := 0.5, ""
+			// Alone, an empty result read as "none" may be a true negative:
+			// listed, below the suggestion threshold.
+			conf, why := 0.4, ""
 			if wrong[c.step] {
 				conf, why = 0.9, " after a wrong-scheme id"
 			}
@@ -212,6 +214,11 @@ func (st *state) crosswalkRule(wrong map[int]bool) {
 					continue
 				}
 				targets := st.lineage[c.tool+"."+name]
+				if len(targets) == 0 {
+					// No lineage: the id schemes the argument's description
+					// names ("Customer id (cust_id_v2), e.g. C2-004127").
+					targets = dedupe(schemeName.FindAllString(strings.ToLower(c.contract.props[name].Description), -1))
+				}
 				if len(targets) == 0 {
 					continue
 				}
@@ -251,6 +258,10 @@ func (st *state) crosswalkRule(wrong map[int]bool) {
 		}
 	}
 }
+
+// schemeName finds identifier column names in prose: account_id,
+// billing_account_no, cust_id_v2.
+var schemeName = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:id|no|num|number|key)(?:_v[0-9]+)?\b`)
 
 func lookupCol(row map[string]any, col string) (any, bool) {
 	_, v, ok := lookupFold(row, col)
@@ -378,7 +389,7 @@ func (st *state) semanticRules() {
 		dateCol[NormField(p.Field)] = true
 	}
 	for _, fs := range st.fieldStatusesCached() {
-		if fs.Status != StatusForbidden {
+		if fs.Status != FieldForbidden {
 			continue
 		}
 		if dateCol[fs.Field] {
@@ -550,6 +561,11 @@ func (st *state) paginated(c *call) bool {
 	m, ok := c.resVal.(map[string]any)
 	if !ok {
 		return false
+	}
+	for _, k := range []string{"has_more", "hasMore"} {
+		if v, ok := m[k].(bool); ok && !v {
+			return false // a cursor may still be echoed; the result says it is the last page
+		}
 	}
 	for _, k := range []string{"next_cursor", "nextCursor", "next_page_token", "nextPageToken", "cursor_next"} {
 		if v, ok := m[k].(string); ok && v != "" {
@@ -752,6 +768,27 @@ func (st *state) temporalRules() {
 		case b.upperOp == "<=" && !b.upper.Equal(end) || b.upperOp == "<" && !b.upper.Equal(end.Add(day)):
 			st.evidence(model.ClassTemporal, "window", 0.75, b.step,
 				fmt.Sprintf("the filter on %s ends %s %s; the %s window ends %s", f, b.upperOp, b.upper.Format(time.DateOnly), w.Calendar, w.End))
+		}
+	}
+	// A tool that reports the window it resolved ({"window":{start,end,calendar}}).
+	for _, c := range st.dataResults() {
+		m, ok := c.resVal.(map[string]any)
+		if !ok {
+			continue
+		}
+		rw, ok := m["window"].(map[string]any)
+		if !ok {
+			continue
+		}
+		rs, _ := rw["start"].(string)
+		re, _ := rw["end"].(string)
+		rc, _ := rw["calendar"].(string)
+		if rs != "" && re != "" && (rs != w.Start || re != w.End) {
+			st.evidence(model.ClassTemporal, "window", 0.8, c.result,
+				fmt.Sprintf("%s resolved the window %s..%s; the %s window is %s..%s", c.tool, rs, re, w.Calendar, w.Start, w.End))
+		} else if rc != "" && w.Calendar != "" && !strings.EqualFold(rc, w.Calendar) {
+			st.evidence(model.ClassTemporal, "window", 0.6, c.result,
+				fmt.Sprintf("%s resolved a %s window; the case's window is %s", c.tool, rc, w.Calendar))
 		}
 	}
 	// Date arguments of non-SQL tools against the window.

@@ -55,9 +55,9 @@ type FieldStatus struct {
 
 // Field statuses.
 const (
-	StatusRequired  = "required"
-	StatusForbidden = "forbidden"
-	StatusNeutral   = "neutral"
+	FieldRequired  = "required"
+	FieldForbidden = "forbidden"
+	FieldNeutral   = "neutral"
 )
 
 // Evidence is one line of support for a class: the step and why.
@@ -415,11 +415,11 @@ func (st *state) usedFields() []string {
 func (st *state) fieldStatuses() []FieldStatus {
 	out := []FieldStatus{}
 	for _, f := range st.usedFields() {
-		fs := FieldStatus{Field: f, Status: StatusNeutral, Steps: []int{}}
+		fs := FieldStatus{Field: f, Status: FieldNeutral, Steps: []int{}}
 		if st.required[f] {
-			fs.Status = StatusRequired
+			fs.Status = FieldRequired
 		} else if st.forbidden[f] {
-			fs.Status = StatusForbidden
+			fs.Status = FieldForbidden
 		}
 		roles := map[Role]bool{}
 		for _, c := range st.calls {
@@ -692,7 +692,7 @@ func (st *state) grounded(ts TraceScore) *bool {
 		ts.FreshnessPass != nil && !*ts.FreshnessPass ||
 		ts.PolicyViolations != nil && *ts.PolicyViolations > 0
 	for _, f := range ts.FieldsUsed {
-		if f.Status == StatusForbidden {
+		if f.Status == FieldForbidden {
 			fail = true
 		}
 	}
