@@ -40,6 +40,14 @@ func ParseDefinition(text string) (term string, preds []Predicate, err error) {
 		} else if !errors.Is(err, errNoPredicate) {
 			return "", nil, err
 		}
+		// "bookings = SUM(amount_usd) of opportunities with stage = closed_won":
+		// the predicate follows a measure; look for it after a word that
+		// introduces a condition.
+		if p, err := embeddedPredicates(toks[i+sep:]); err == nil {
+			return termText(toks[:i]), p, nil
+		} else if !errors.Is(err, errNoPredicate) {
+			return "", nil, err
+		}
 		break
 	}
 	p, err := parsePredicates(toks)
@@ -50,6 +58,20 @@ func ParseDefinition(text string) (term string, preds []Predicate, err error) {
 }
 
 var errNoPredicate = errors.New("no predicate found")
+
+// embeddedPredicates finds the first predicate introduced by a condition
+// word (with, where, when, whose, having, if) inside prose.
+func embeddedPredicates(toks []sqlToken) ([]Predicate, error) {
+	for j := 0; j+1 < len(toks); j++ {
+		switch strings.ToLower(toks[j].text) {
+		case "with", "where", "when", "whose", "having", "if":
+			if p, err := parsePredicates(toks[j+1:]); !errors.Is(err, errNoPredicate) {
+				return p, err
+			}
+		}
+	}
+	return nil, errNoPredicate
+}
 
 // isCompareHead reports whether the "=" at i is the tail of <=, >=, !=.
 func isCompareHead(toks []sqlToken, i int) bool {

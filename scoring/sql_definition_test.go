@@ -104,3 +104,24 @@ func TestDefinitionAppliedSeedServers(t *testing.T) {
 		t.Errorf("server B does not apply the definition? where = %v", serverB.Where)
 	}
 }
+
+func TestParseDefinitionFindsAPredicateAfterAMeasure(t *testing.T) {
+	tests := []struct{ text, term, field, op, val string }{
+		{"bookings = SUM(amount_usd) of opportunities with stage = closed_won, by closed_at", "bookings", "stage", "=", "closed_won"},
+		{"churned = customers where cancelled_at is not null", "churned", "cancelled_at", "is not null", ""},
+	}
+	for _, tt := range tests {
+		term, preds, err := ParseDefinition(tt.text)
+		if err != nil || term != tt.term || len(preds) != 1 || preds[0].Field != tt.field || preds[0].Op != tt.op {
+			t.Errorf("%q: term %q preds %+v err %v", tt.text, term, preds, err)
+			continue
+		}
+		if tt.val != "" && (len(preds[0].Values) != 1 || preds[0].Values[0] != tt.val) {
+			t.Errorf("%q: values %v", tt.text, preds[0].Values)
+		}
+	}
+	// Prose with no condition stays undecidable.
+	if _, _, err := ParseDefinition("revenue = SUM(orders.total) of closed orders by closed_at, at order grain"); err == nil {
+		t.Error("a definition without a predicate parsed")
+	}
+}
