@@ -3,6 +3,14 @@
 // Nothing here does I/O or reads the clock: callers pass everything in.
 package scoring
 
+import (
+	"sort"
+	"strings"
+	"sync"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
 // Role is how a statement uses a column.
 type Role string
 
@@ -57,9 +65,257 @@ type SQLAnalysis struct {
 	Err         string // the parser's message when the statement did not parse
 }
 
-// AnalyzeSQL parses one statement and resolves its column references.
-// Placeholder until the pg_query extractor lands: it reports every
-// statement as unparsed, which callers already treat as needs-review.
+// AnalyzeSQL parses one SQL text (several statements are merged into one
+// analysis) and resolves its column references against schema, which may
+// be nil. Results are cached, so the analysis must be treated as read-only;
+// it is safe to call from many goroutines.
 func AnalyzeSQL(sql string, schema Schema) *SQLAnalysis {
-	return &SQLAnalysis{SQL: sql, Err: "SQL analysis not available"}
+	return defaultSQLCache.analyze(sql, indexSchema(schema))
+}
+
+// SQLAnalyzer analyzes statements against one schema with its own cache.
+// Use it when scoring many statements of one trace: the schema is indexed
+// once instead of once per call.
+type SQLAnalyzer struct {
+	idx   *schemaIndex
+	cache *sqlCache
+}
+
+// NewSQLAnalyzer indexes schema (which may be nil) for repeated analysis.
+func NewSQLAnalyzer(schema Schema) *SQLAnalyzer {
+	return &SQLAnalyzer{idx: indexSchema(schema), cache: newSQLCache(4096)}
+}
+
+// Analyze is AnalyzeSQL against the analyzer's schema.
+func (a *SQLAnalyzer) Analyze(sql string) *SQLAnalysis { return a.cache.analyze(sql, a.idx) }
+
+// schemaIndex is a Schema as sets, plus a key that identifies its content.
+type schemaIndex struct {
+	cols map[string]map[string]bool
+	key  uint64
+}
+
+// indexSchema lower-cases names and drops schema qualifiers from table
+// names ("public.orders" is "orders"), as column references are resolved
+// by table name.
+func indexSchema(s Schema) *schemaIndex {
+	idx := &schemaIndex{cols: make(map[string]map[string]bool, len(s))}
+	for t, cols := range s {
+		t = strings.ToLower(t)
+		if i := strings.LastIndexByte(t, '.'); i >= 0 {
+			t = t[i+1:]
+		}
+		set := idx.cols[t]
+		if set == nil {
+			set = make(map[string]bool, len(cols))
+			idx.cols[t] = set
+		}
+		th := fnv64(t)
+		for _, c := range cols {
+			c = strings.ToLower(c)
+			if !set[c] {
+				set[c] = true
+				// Order-independent: a sum of per-column hashes.
+				idx.key += mix64(th ^ fnv64(c))
+			}
+		}
+		idx.key += mix64(th)
+	}
+	return idx
+}
+
+func fnv64(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+func mix64(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb3fe1a85ec53
+	x ^= x >> 33
+	return x
+}
+
+// sqlCache remembers analyses by exact SQL text and schema. It does not key
+// by pg_query fingerprint alone: the fingerprint ignores constants, so
+// "x = 'A'" and "x = 'B'" (or ORDER BY 1 and ORDER BY 2) share one, yet
+// their predicates and ordinal fields differ. The fingerprint is still
+// computed and reported in SQLAnalysis.Fingerprint for grouping queries.
+type sqlCache struct {
+	mu  sync.RWMutex
+	m   map[sqlCacheKey]*SQLAnalysis
+	max int
+}
+
+type sqlCacheKey struct {
+	schema uint64
+	sql    string
+}
+
+// defaultSQLCache serves AnalyzeSQL.
+var defaultSQLCache = newSQLCache(1 << 14)
+
+func newSQLCache(max int) *sqlCache {
+	return &sqlCache{m: map[sqlCacheKey]*SQLAnalysis{}, max: max}
+}
+
+func (c *sqlCache) analyze(sql string, idx *schemaIndex) *SQLAnalysis {
+	key := sqlCacheKey{idx.key, sql}
+	c.mu.RLock()
+	a, ok := c.m[key]
+	c.mu.RUnlock()
+	if ok {
+		return a
+	}
+	a = analyzeUncached(sql, idx)
+	c.mu.Lock()
+	if len(c.m) >= c.max {
+		clear(c.m) // simple bound: start over rather than grow without limit
+	}
+	c.m[key] = a
+	c.mu.Unlock()
+	return a
+}
+
+// sqlAnalyzer collects what one SQL text uses while the tree is walked.
+type sqlAnalyzer struct {
+	idx    *schemaIndex
+	dq     map[int]bool // offsets of identifiers the author double-quoted
+	fields map[string]uint8
+	amb    map[string]bool
+	tables map[string]bool
+	joins  map[Join]bool
+	aggs   map[Aggregate]bool
+	where  []Predicate
+
+	// dry walks resolve without recording (used to look at an
+	// expression's columns a second time); dryAmbiguous notes whether a
+	// dry walk met an unresolved column.
+	dry          bool
+	dryAmbiguous bool
+}
+
+var roleOrder = []Role{RoleSelect, RoleWhere, RoleJoin, RoleGroup, RoleOrder, RoleAggregate}
+
+func roleBit(r Role) uint8 {
+	for i, x := range roleOrder {
+		if x == r {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+// use records a field in a role. Inside an aggregate the field's role is
+// aggregate, plus the clause's role unless that clause is the select list.
+func (an *sqlAnalyzer) use(field string, ctx walkCtx) {
+	if an.dry {
+		return
+	}
+	bits := an.fields[field]
+	if ctx.agg == "" || ctx.role != RoleSelect {
+		bits |= roleBit(ctx.role)
+	}
+	if ctx.agg != "" {
+		bits |= roleBit(RoleAggregate)
+	}
+	an.fields[field] = bits
+}
+
+func (an *sqlAnalyzer) ambiguousField(f string) {
+	if an.dry {
+		an.dryAmbiguous = true
+		return
+	}
+	an.amb[f] = true
+}
+
+func (an *sqlAnalyzer) aggregate(fn, field string) {
+	if !an.dry {
+		an.aggs[Aggregate{Func: fn, Field: field}] = true
+	}
+}
+
+func (an *sqlAnalyzer) join(a, b string) {
+	if an.dry || a == b {
+		return
+	}
+	if b < a {
+		a, b = b, a
+	}
+	an.joins[Join{Left: a, Right: b}] = true
+}
+
+func analyzeUncached(sql string, idx *schemaIndex) *SQLAnalysis {
+	out := &SQLAnalysis{SQL: sql}
+	norm := normalizeDialect(sql)
+	tree, err := pg.Parse(norm.sql)
+	if err != nil {
+		out.Err = err.Error()
+		return out
+	}
+	if len(tree.GetStmts()) == 0 {
+		out.Err = "no SQL statement"
+		return out
+	}
+	if fp, err := pg.Fingerprint(norm.sql); err == nil {
+		out.Fingerprint = fp
+	}
+	an := &sqlAnalyzer{
+		idx: idx, dq: norm.dqStarts,
+		fields: map[string]uint8{}, amb: map[string]bool{}, tables: map[string]bool{},
+		joins: map[Join]bool{}, aggs: map[Aggregate]bool{},
+	}
+	for _, raw := range tree.GetStmts() {
+		an.query(raw.GetStmt(), nil)
+	}
+	an.fill(out)
+	return out
+}
+
+// fill copies the collected sets into the analysis, sorted.
+func (an *sqlAnalyzer) fill(out *SQLAnalysis) {
+	for f, bits := range an.fields {
+		use := FieldUse{Field: f, Roles: []Role{}}
+		for i, r := range roleOrder {
+			if bits&(1<<i) != 0 {
+				use.Roles = append(use.Roles, r)
+			}
+		}
+		out.Fields = append(out.Fields, use)
+	}
+	sort.Slice(out.Fields, func(i, j int) bool { return out.Fields[i].Field < out.Fields[j].Field })
+	for f := range an.amb {
+		out.Ambiguous = append(out.Ambiguous, f)
+	}
+	sort.Strings(out.Ambiguous)
+	for t := range an.tables {
+		out.Tables = append(out.Tables, t)
+	}
+	sort.Strings(out.Tables)
+	for j := range an.joins {
+		out.Joins = append(out.Joins, j)
+	}
+	sort.Slice(out.Joins, func(i, j int) bool {
+		if out.Joins[i].Left != out.Joins[j].Left {
+			return out.Joins[i].Left < out.Joins[j].Left
+		}
+		return out.Joins[i].Right < out.Joins[j].Right
+	})
+	for a := range an.aggs {
+		out.Aggregates = append(out.Aggregates, a)
+	}
+	sort.Slice(out.Aggregates, func(i, j int) bool {
+		if out.Aggregates[i].Func != out.Aggregates[j].Func {
+			return out.Aggregates[i].Func < out.Aggregates[j].Func
+		}
+		return out.Aggregates[i].Field < out.Aggregates[j].Field
+	})
+	out.Where = an.where
 }

@@ -1,0 +1,744 @@
+package scoring
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"tracelab/model"
+)
+
+// kindEvidence is the evidence of one kind (one symptom) for a class; a
+// class's confidence combines the strongest line of each kind, so ten
+// results without as_of weigh as one symptom, not ten.
+type kindEvidence struct {
+	conf  float64
+	lines []Evidence
+}
+
+func (st *state) evidence(class model.FailureClass, kind string, conf float64, step int, reason string) {
+	if st.ev == nil {
+		st.ev = map[model.FailureClass]map[string]*kindEvidence{}
+	}
+	byKind := st.ev[class]
+	if byKind == nil {
+		byKind = map[string]*kindEvidence{}
+		st.ev[class] = byKind
+	}
+	k := byKind[kind]
+	if k == nil {
+		k = &kindEvidence{}
+		byKind[kind] = k
+	}
+	k.conf = math.Max(k.conf, conf)
+	for _, l := range k.lines {
+		if l.Step == step && l.Reason == reason {
+			return
+		}
+	}
+	k.lines = append(k.lines, Evidence{Step: step, Reason: reason})
+}
+
+// classify runs every class rule and ranks the classes that have evidence:
+// by confidence, ties in the seed's order.
+func (st *state) classify() []ClassSuggestion {
+	wrongID := st.entityRules()
+	st.semanticRules()
+	st.structuralRules(wrongID)
+	st.temporalRules()
+	st.policyRules()
+	out := []ClassSuggestion{}
+	for _, class := range model.Classes {
+		byKind := st.ev[class]
+		if len(byKind) == 0 {
+			continue
+		}
+		miss := 1.0
+		var lines []Evidence
+		for _, k := range byKind {
+			miss *= 1 - k.conf
+			lines = append(lines, k.lines...)
+		}
+		sort.SliceStable(lines, func(i, j int) bool {
+			if lines[i].Step != lines[j].Step {
+				return lines[i].Step < lines[j].Step
+			}
+			return lines[i].Reason < lines[j].Reason
+		})
+		out = append(out, ClassSuggestion{Class: class, Confidence: math.Round((1-miss)*100) / 100, Evidence: lines})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Confidence > out[j].Confidence })
+	return out
+}
+
+// --- entity ---
+
+var idToken = regexp.MustCompile(`\b[A-Za-z]{1,8}[0-9]*[-_][0-9]{3,}\b|\b[A-Za-z]{1,5}[0-9]{4,}\b`)
+
+func isIDArg(name string) bool {
+	n := strings.ToLower(name)
+	for _, suf := range []string{"id", "_no", "_num", "_number", "_key", "_ref"} {
+		if strings.HasSuffix(n, suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// idShape collapses an identifier to its scheme: letter runs to A, digit
+// runs to 9, separators kept, plus its letter prefix (ACC-00412 -> "A-9", "ACC").
+func idShape(s string) (string, string) {
+	var b strings.Builder
+	last := byte(0)
+	prefix := ""
+	seenDigit := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var k byte
+		switch {
+		case c >= '0' && c <= '9':
+			k = '9'
+			seenDigit = true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			k = 'A'
+			if !seenDigit {
+				prefix += strings.ToUpper(string(c))
+			}
+		default:
+			k = c
+		}
+		if k != last || k != 'A' && k != '9' {
+			b.WriteByte(k)
+		}
+		last = k
+	}
+	return b.String(), prefix
+}
+
+// entityRules: an ID argument outside its documented scheme, and an empty
+// result the answer reads as a true negative. It returns the call steps
+// with a wrong-scheme argument.
+func (st *state) entityRules() map[int]bool {
+	wrong := map[int]bool{}
+	for _, c := range st.calls {
+		if c.contract == nil || len(c.sql) > 0 {
+			continue
+		}
+		for _, name := range c.argOrder {
+			v, ok := c.args[name].(string)
+			if !ok || v == "" {
+				continue
+			}
+			prop, ok := c.contract.props[name]
+			if !ok {
+				continue
+			}
+			if !isIDArg(name) && !idToken.MatchString(v) {
+				continue // a period or a label in the wrong format is not an entity error
+			}
+			if prop.Pattern != "" {
+				if re := c.contract.patterns[name]; re != nil && !re.MatchString(v) {
+					wrong[c.step] = true
+					st.evidence(model.ClassEntity, "wrong_scheme", 0.9, c.step,
+						fmt.Sprintf("%s(%s=%q): the contract documents the pattern %s", c.tool, name, v, prop.Pattern))
+				}
+				continue
+			}
+			if !isIDArg(name) {
+				continue
+			}
+			var examples []string
+			examples = append(examples, idToken.FindAllString(prop.Description, -1)...)
+			for _, e := range prop.Examples {
+				if s, ok := e.(string); ok {
+					examples = append(examples, s)
+				}
+			}
+			if len(examples) == 0 {
+				continue
+			}
+			vs, vp := idShape(v)
+			match := false
+			for _, e := range examples {
+				if es, ep := idShape(e); es == vs && ep == vp {
+					match = true
+				}
+			}
+			if !match {
+				wrong[c.step] = true
+				st.evidence(model.ClassEntity, "wrong_scheme", 0.7, c.step,
+					fmt.Sprintf("%s(%s=%q): the contract documents ids like %s", c.tool, name, v, examples[0]))
+			}
+		}
+	}
+	if answerNegative.MatchString(st.answer) {
+		for _, c := range st.dataResults() {
+			if !resultEmpty(c.resVal) {
+				continue
+			}
+			conf, why := 0.5, ""
+			if wrong[c.step] {
+				conf, why = 0.9, " after a wrong-scheme id"
+			}
+			st.evidence(model.ClassEntity, "empty_true_negative", conf, c.result,
+				fmt.Sprintf("%s returned nothing%s and the answer reports it as a true negative", c.tool, why))
+		}
+	}
+	return wrong
+}
+
+var answerNegative = regexp.MustCompile(`(?i)\b(no|none|zero|nothing|not any|no one|nobody)\b|\b0\b|n[o']t (find|found|have|any)|does not have|do not have`)
+
+// resultEmpty: an empty array, or an object whose arrays are all empty
+// (rows, items, tickets...), or whose row_count/total/count is 0.
+func resultEmpty(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		sawArray, sawZero := false, false
+		for k, val := range x {
+			switch y := val.(type) {
+			case []any:
+				if k == "columns" {
+					continue
+				}
+				if len(y) > 0 {
+					return false
+				}
+				sawArray = true
+			case float64:
+				switch k {
+				case "row_count", "total", "count", "total_count":
+					if y > 0 {
+						return false
+					}
+					sawZero = true
+				}
+			}
+		}
+		return sawArray || sawZero
+	}
+	return false
+}
+
+// --- semantic ---
+
+func isRangeOp(op string) bool {
+	switch op {
+	case "<", "<=", ">", ">=", "between", "not between":
+		return true
+	}
+	return false
+}
+
+// dateLiteral reads the date at the start of a literal: 2026-07-01,
+// 2026-07-01 00:00:00, 2026-07-01T00:00:00Z.
+func dateLiteral(v string) (time.Time, bool) {
+	if len(v) < 10 {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.DateOnly, v[:10])
+	return t, err == nil
+}
+
+func hasDate(vals []string) bool {
+	for _, v := range vals {
+		if _, ok := dateLiteral(v); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// dateFilters lists the WHERE conjuncts of parsed SQL that compare a column
+// with a date, with the call step.
+func (st *state) dateFilters() (steps []int, preds []Predicate) {
+	for _, c := range st.calls {
+		if st.isError(c) {
+			continue
+		}
+		for _, a := range c.sql {
+			for _, p := range a.Where {
+				if (isRangeOp(p.Op) || p.Op == "=") && hasDate(p.Values) {
+					steps = append(steps, c.step)
+					preds = append(preds, p)
+				}
+			}
+		}
+	}
+	return steps, preds
+}
+
+func (st *state) semanticRules() {
+	// A hedge in the model's reasoning before it calls a tool.
+	lastCall := -1
+	for _, c := range st.calls {
+		if !c.discovery {
+			lastCall = max(lastCall, c.step)
+		}
+	}
+	byStep := map[int][]string{}
+	var stepsOrder []int
+	for _, m := range st.markers {
+		if st.t.Steps[m.Step].Kind != model.KindReasoning || m.Step > lastCall {
+			continue
+		}
+		if _, ok := byStep[m.Step]; !ok {
+			stepsOrder = append(stepsOrder, m.Step)
+		}
+		byStep[m.Step] = append(byStep[m.Step], fmt.Sprintf("%q", m.Text))
+	}
+	for _, s := range stepsOrder {
+		next := -1
+		for _, c := range st.calls {
+			if c.step > s && !c.discovery {
+				next = c.step
+				break
+			}
+		}
+		st.evidence(model.ClassSemantic, "guess_marker", 0.5, s,
+			fmt.Sprintf("guess marker %s before the call at step %d", strings.Join(byStep[s], ", "), next))
+	}
+
+	// A forbidden field: a date-range filter on it is temporal evidence.
+	_, dfs := st.dateFilters()
+	dateCol := map[string]bool{}
+	for _, p := range dfs {
+		dateCol[NormField(p.Field)] = true
+	}
+	for _, fs := range st.fieldStatusesCached() {
+		if fs.Status != StatusForbidden {
+			continue
+		}
+		if dateCol[fs.Field] {
+			continue // reported by temporalRules
+		}
+		st.evidence(model.ClassSemantic, "forbidden_field", 0.9, fs.Steps[0],
+			fmt.Sprintf("forbidden field %s used", fs.Field))
+	}
+
+	// The WHERE does not apply the governed definition; a look-alike column
+	// named like the term stands in for it.
+	for i, d := range st.defs {
+		if i >= len(st.defMatch) || st.defMatch[i] == nil || *st.defMatch[i] {
+			continue
+		}
+		st.evidence(model.ClassSemantic, "definition_mismatch", 0.8, st.defStep[i],
+			fmt.Sprintf("WHERE does not apply the definition of %q (%s)", d.term, predText(d.preds)))
+		if d.term == "" {
+			continue
+		}
+		govCols := map[string]bool{}
+		for _, p := range d.preds {
+			govCols[column(strings.ToLower(p.Field))] = true
+		}
+		for _, c := range st.calls {
+			for _, a := range c.sql {
+				for _, p := range a.Where {
+					col := column(strings.ToLower(p.Field))
+					if govCols[col] || !nameHasPart(col, d.term) {
+						continue
+					}
+					st.evidence(model.ClassSemantic, "lookalike_column", 0.6, c.step,
+						fmt.Sprintf("%s resembles the term %q, whose governed predicate is %s", p.Field, d.term, predText(d.preds)))
+				}
+			}
+		}
+	}
+}
+
+func (st *state) fieldStatusesCached() []FieldStatus { return st.fieldStatuses() }
+
+// nameHasPart: is_active has the part "active"; a multi-word term matches
+// its words joined by underscores.
+func nameHasPart(col, term string) bool {
+	t := strings.Join(strings.Fields(strings.ToLower(term)), "_")
+	return col == t || strings.HasPrefix(col, t+"_") || strings.HasSuffix(col, "_"+t) || strings.Contains(col, "_"+t+"_")
+}
+
+func predText(ps []Predicate) string {
+	var parts []string
+	for _, p := range ps {
+		switch p.Op {
+		case "in", "not in":
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", p.Field, p.Op, strings.Join(p.Values, ", ")))
+		default:
+			parts = append(parts, strings.TrimSpace(fmt.Sprintf("%s %s %s", p.Field, p.Op, strings.Join(p.Values, " and "))))
+		}
+	}
+	return strings.Join(parts, " and ")
+}
+
+// --- structural ---
+
+func singular(t string) string {
+	switch {
+	case strings.HasSuffix(t, "ies"):
+		return t[:len(t)-3] + "y"
+	case strings.HasSuffix(t, "sses"), strings.HasSuffix(t, "xes"):
+		return t[:len(t)-2]
+	case strings.HasSuffix(t, "s"):
+		return t[:len(t)-1]
+	}
+	return t
+}
+
+func table(f string) string {
+	if i := strings.LastIndexByte(f, '.'); i >= 0 {
+		return f[:i]
+	}
+	return ""
+}
+
+// fansOut: the join goes from parent's key to a child's foreign key on it
+// (orders.id = order_lines.order_id), so each parent row repeats per child.
+func fansOut(parent string, j Join) (child string, ok bool) {
+	for _, side := range [][2]string{{j.Left, j.Right}, {j.Right, j.Left}} {
+		p, c := strings.ToLower(side[0]), strings.ToLower(side[1])
+		if table(p) != parent || table(c) == parent || table(c) == "" {
+			continue
+		}
+		one := singular(parent)
+		pk := column(p) == "id" || column(p) == one+"_id"
+		fk := column(c) == one+"_id" || column(c) == parent+"_id"
+		if pk && fk {
+			return table(c), true
+		}
+	}
+	return "", false
+}
+
+// distinctAgg: the statement applies fn to DISTINCT values (count(DISTINCT
+// customers.id) does not fan out). The analysis has no DISTINCT flag, so
+// the text is read; a statement with both forms counts as distinct.
+func distinctAgg(sql, fn string) bool {
+	lower := strings.ToLower(sql)
+	for off := 0; ; {
+		i := strings.Index(lower[off:], fn)
+		if i < 0 {
+			return false
+		}
+		rest := strings.TrimLeft(lower[off+i+len(fn):], " \t\n")
+		if strings.HasPrefix(rest, "(") && strings.HasPrefix(strings.TrimLeft(rest[1:], " \t\n"), "distinct") {
+			return true
+		}
+		off += i + len(fn)
+	}
+}
+
+func (st *state) structuralRules(wrongID map[int]bool) {
+	for _, c := range st.calls {
+		if st.isError(c) {
+			continue
+		}
+		for _, a := range c.sql {
+			for _, ag := range a.Aggregates {
+				if ag.Field == "" || ag.Func == "min" || ag.Func == "max" || distinctAgg(a.SQL, ag.Func) {
+					continue
+				}
+				parent := table(strings.ToLower(ag.Field))
+				for _, j := range a.Joins {
+					if child, ok := fansOut(parent, j); ok {
+						st.evidence(model.ClassStructural, "fan_out", 0.85, c.step,
+							fmt.Sprintf("%s(%s) after joining %s on %s = %s: each %s row counts once per %s row",
+								ag.Func, ag.Field, child, j.Left, j.Right, singular(parent), singular(child)))
+					}
+				}
+			}
+		}
+	}
+	// A paginated result with no later call to the same tool.
+	for _, c := range st.dataResults() {
+		if wrongID[c.step] || !st.paginated(c) {
+			continue
+		}
+		followed := false
+		for _, d := range st.calls {
+			if d.step > c.step && d.tool == c.tool {
+				followed = true
+			}
+		}
+		if !followed {
+			st.evidence(model.ClassStructural, "pagination", 0.85, c.result,
+				fmt.Sprintf("%s returned a page with more to come and no later %s call fetched it", c.tool, c.tool))
+		}
+	}
+	st.centsRules()
+}
+
+func (st *state) paginated(c *call) bool {
+	s := st.t.Steps[c.result]
+	if s.NextCursor != "" || s.HasMore {
+		return true
+	}
+	m, ok := c.resVal.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, k := range []string{"next_cursor", "nextCursor", "next_page_token", "nextPageToken", "cursor_next"} {
+		if v, ok := m[k].(string); ok && v != "" {
+			return true
+		}
+	}
+	for _, k := range []string{"has_more", "hasMore", "more"} {
+		if v, ok := m[k].(bool); ok && v {
+			return true
+		}
+	}
+	return false
+}
+
+// convertsCents: the statement turns cents into units somewhere.
+var convertsCents = regexp.MustCompile(`/\s*100(\.0*)?\b|\*\s*0?\.01\b`)
+
+var currencyRe = regexp.MustCompile(`(?i)[$€£]|\b(usd|eur|gbp|dollars?|euros?)\b`)
+
+// centsRules: the answer is the gold amount times 100 (cents read as
+// dollars), or a currency amount in the answer equals a raw value of a
+// result column named in cents.
+func (st *state) centsRules() {
+	if !strings.ContainsAny(st.answer, "0123456789") {
+		return
+	}
+	ansStep := st.answerStep()
+	vals, _ := ParseNumbers(st.answer)
+	if st.gold != nil {
+		var g float64
+		if raw := strings.TrimSpace(string(st.gold.Answer)); raw != "" {
+			if _, err := fmt.Sscan(raw, &g); err == nil && g != 0 {
+				for _, v := range vals {
+					if math.Abs(v-g*100) <= math.Max(1, math.Abs(g)*1e-6) {
+						st.evidence(model.ClassStructural, "cents", 0.9, ansStep,
+							fmt.Sprintf("the answer %s is the gold amount %s times 100: cents reported as dollars", fmtNum(v), fmtNum(g)))
+					} else if math.Abs(v*100-g) <= math.Max(1, math.Abs(g)*1e-6) && v != g {
+						st.evidence(model.ClassStructural, "cents", 0.9, ansStep,
+							fmt.Sprintf("the answer %s is the gold amount %s divided by 100: dollars reported as cents", fmtNum(v), fmtNum(g)))
+					}
+				}
+			}
+		}
+	}
+	if !currencyRe.MatchString(st.answer) {
+		return
+	}
+	// SQL that sums a cents column without dividing by 100, for an answer
+	// in money: the call is where the unit went wrong.
+	for _, c := range st.dataResults() {
+		for _, a := range c.sql {
+			if convertsCents.MatchString(a.SQL) {
+				continue
+			}
+			for _, ag := range a.Aggregates {
+				if strings.Contains(strings.ToLower(column(ag.Field)), "cents") && (ag.Func == "sum" || ag.Func == "avg") {
+					st.evidence(model.ClassStructural, "cents_sql", 0.6, c.step,
+						fmt.Sprintf("%s(%s) adds up cents and nothing divides by 100; the answer is in money", ag.Func, ag.Field))
+				}
+			}
+		}
+	}
+	for _, c := range st.dataResults() {
+		cols, rows := resultTable(c.resVal)
+		for _, col := range cols {
+			if !strings.Contains(strings.ToLower(col), "cents") {
+				continue
+			}
+			sum := 0.0
+			var cells []float64
+			for _, r := range rows {
+				if f, ok := r[col].(float64); ok {
+					cells = append(cells, f)
+					sum += f
+				}
+			}
+			cells = append(cells, sum)
+			for _, v := range vals {
+				for _, cell := range cells {
+					if cell != 0 && math.Abs(v-cell) < 0.5 {
+						st.evidence(model.ClassStructural, "cents", 0.8, ansStep,
+							fmt.Sprintf("the answer states %s as money, the raw value of %s.%s (cents)", fmtNum(v), c.tool, col))
+					}
+				}
+			}
+		}
+	}
+}
+
+func fmtNum(v float64) string { return fmt.Sprintf("%.2f", v) }
+
+func (st *state) answerStep() int {
+	for i := len(st.t.Steps) - 1; i >= 0; i-- {
+		if st.t.Steps[i].Kind == model.KindAnswer {
+			return i
+		}
+	}
+	return len(st.t.Steps) - 1
+}
+
+// --- temporal ---
+
+// timestampColumns are the fields a date filter should be on: the glossary
+// terms' timestamp columns and the date-like required fields.
+func (st *state) timestampColumns() map[string]bool {
+	out := map[string]bool{}
+	for _, tm := range st.terms {
+		if tm.entry.TimestampColumn != "" {
+			out[NormField(tm.entry.TimestampColumn)] = true
+		}
+	}
+	for f := range st.required {
+		col := column(f)
+		for _, suf := range []string{"_at", "_date", "date", "_start", "_end", "_time", "_ts", "_on"} {
+			if strings.HasSuffix(col, suf) {
+				out[f] = true
+			}
+		}
+	}
+	return out
+}
+
+func (st *state) temporalRules() {
+	if st.gold == nil {
+		return
+	}
+	ts := st.timestampColumns()
+	steps, preds := st.dateFilters()
+	type bounds struct {
+		step           int
+		lower, upper   *time.Time
+		lowOp, upperOp string
+	}
+	byField := map[string]*bounds{}
+	var order []string
+	for i, p := range preds {
+		f := NormField(p.Field)
+		switch {
+		case st.forbidden[f]:
+			st.evidence(model.ClassTemporal, "wrong_date_column", 0.85, steps[i],
+				fmt.Sprintf("date filter on %s, a forbidden column; the metric is dated by %s", f, listOr(ts, "its governed timestamp")))
+		case len(ts) > 0 && !ts[f] && !st.required[f]:
+			st.evidence(model.ClassTemporal, "wrong_date_column", 0.8, steps[i],
+				fmt.Sprintf("date filter on %s; the metric is dated by %s", f, listOr(ts, "")))
+		}
+		// The governed timestamp columns bound the window together (an
+		// overlap test puts the start on period_end and the end on
+		// period_start); any other column is judged on its own.
+		key := f
+		if ts[f] || st.required[f] {
+			key = "the governed timestamp"
+		}
+		b := byField[key]
+		if b == nil {
+			b = &bounds{step: steps[i]}
+			byField[key] = b
+			order = append(order, key)
+		}
+		d0, _ := dateLiteral(p.Values[0])
+		switch p.Op {
+		case ">", ">=":
+			b.lower, b.lowOp = &d0, p.Op
+		case "<", "<=":
+			b.upper, b.upperOp = &d0, p.Op
+		case "between":
+			if len(p.Values) == 2 {
+				d1, ok := dateLiteral(p.Values[1])
+				if ok {
+					b.lower, b.lowOp, b.upper, b.upperOp = &d0, ">=", &d1, "<="
+				}
+			}
+		case "=":
+			b.lower, b.lowOp, b.upper, b.upperOp = &d0, ">=", &d0, "<="
+		}
+	}
+	w := st.gold.Window
+	if w == nil {
+		return
+	}
+	start, err1 := time.Parse(time.DateOnly, w.Start)
+	end, err2 := time.Parse(time.DateOnly, w.End)
+	if err1 != nil || err2 != nil {
+		return
+	}
+	day := 24 * time.Hour
+	for _, f := range order {
+		b := byField[f]
+		switch {
+		case b.lower == nil:
+			st.evidence(model.ClassTemporal, "window", 0.7, b.step,
+				fmt.Sprintf("the filter on %s has no start; the %s window starts %s", f, w.Calendar, w.Start))
+		case b.lowOp == ">=" && !b.lower.Equal(start) || b.lowOp == ">" && !b.lower.Add(day).Equal(start):
+			st.evidence(model.ClassTemporal, "window", 0.75, b.step,
+				fmt.Sprintf("the filter on %s starts %s; the %s window starts %s", f, b.lower.Format(time.DateOnly), w.Calendar, w.Start))
+		}
+		switch {
+		case b.upper == nil:
+			st.evidence(model.ClassTemporal, "window", 0.7, b.step,
+				fmt.Sprintf("the filter on %s has no end; the %s window ends %s", f, w.Calendar, w.End))
+		case b.upperOp == "<=" && !b.upper.Equal(end) || b.upperOp == "<" && !b.upper.Equal(end.Add(day)):
+			st.evidence(model.ClassTemporal, "window", 0.75, b.step,
+				fmt.Sprintf("the filter on %s ends %s %s; the %s window ends %s", f, b.upperOp, b.upper.Format(time.DateOnly), w.Calendar, w.End))
+		}
+	}
+	// Date arguments of non-SQL tools against the window.
+	for _, c := range st.calls {
+		if len(c.sql) > 0 || c.discovery {
+			continue
+		}
+		for _, name := range c.argOrder {
+			v, ok := c.args[name].(string)
+			if !ok {
+				continue
+			}
+			d, ok := dateLiteral(v)
+			if !ok || len(v) > 10 && v[10] != 'T' && v[10] != ' ' {
+				continue
+			}
+			n := strings.ToLower(name)
+			isStart := strings.Contains(n, "start") || strings.Contains(n, "from") || strings.Contains(n, "since") || strings.Contains(n, "after")
+			isEnd := strings.Contains(n, "end") || strings.Contains(n, "to") || strings.Contains(n, "until") || strings.Contains(n, "before")
+			switch {
+			case isStart && !d.Equal(start):
+				st.evidence(model.ClassTemporal, "window", 0.75, c.step,
+					fmt.Sprintf("%s(%s=%s); the %s window starts %s", c.tool, name, v, w.Calendar, w.Start))
+			case isEnd && !isStart && !d.Equal(end) && !d.Equal(end.Add(day)):
+				st.evidence(model.ClassTemporal, "window", 0.75, c.step,
+					fmt.Sprintf("%s(%s=%s); the %s window ends %s", c.tool, name, v, w.Calendar, w.End))
+			}
+		}
+	}
+}
+
+func listOr(set map[string]bool, none string) string {
+	if len(set) == 0 {
+		return none
+	}
+	var xs []string
+	for k := range set {
+		xs = append(xs, k)
+	}
+	sort.Strings(xs)
+	return strings.Join(xs, " or ")
+}
+
+// --- policy ---
+
+func (st *state) policyRules() {
+	if st.t.AsUser == "" {
+		return
+	}
+	for _, c := range st.calls {
+		cred := st.t.Steps[c.step].Credential
+		// Catalog reads (describe_table) return schema, not rows: only data
+		// calls run as someone else are evidence.
+		if c.discovery {
+			continue
+		}
+		if cred != "" && !strings.EqualFold(cred, st.t.AsUser) {
+			st.evidence(model.ClassPolicy, "credential", 0.7, c.step,
+				fmt.Sprintf("%s ran as %s, not as the end user %s", c.tool, cred, st.t.AsUser))
+		}
+	}
+}

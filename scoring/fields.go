@@ -1,0 +1,323 @@
+package scoring
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"tracelab/model"
+)
+
+// Lineage maps "tool.argument" to the governed table.column fields the
+// argument stands for. The key "tool.$tool" lists the fields a tool reads
+// whenever it is called (the definition it encodes).
+type Lineage map[string][]string
+
+// ParseLineage reads a --lineage file: a JSON object keyed "tool.argument"
+// (or "tool.$tool") whose values are lists of table.column fields.
+func ParseLineage(data []byte) (Lineage, error) {
+	var raw map[string][]string
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("lineage: expected an object of \"tool.argument\": [\"table.column\", ...]: %v", err)
+	}
+	out := Lineage{}
+	for k, fields := range raw {
+		tool, arg, ok := strings.Cut(k, ".")
+		if !ok || tool == "" || arg == "" {
+			return nil, fmt.Errorf("lineage: key %q: expected \"tool.argument\" or \"tool.$tool\"", k)
+		}
+		for _, f := range fields {
+			if !strings.Contains(f, ".") {
+				return nil, fmt.Errorf("lineage: %s: %q is not a table.column field", k, f)
+			}
+			out[k] = append(out[k], NormField(f))
+		}
+	}
+	return out, nil
+}
+
+// Merge returns l with every key of o added; o wins on a shared key.
+func (l Lineage) Merge(o Lineage) Lineage {
+	if len(o) == 0 {
+		return l
+	}
+	out := make(Lineage, len(l)+len(o))
+	for k, v := range l {
+		out[k] = v
+	}
+	for k, v := range o {
+		out[k] = v
+	}
+	return out
+}
+
+// NormField puts a field in comparable form: lower case, white space
+// trimmed, and a leading schema dropped (schema.table.column -> table.column).
+func NormField(f string) string {
+	f = strings.ToLower(strings.TrimSpace(f))
+	if strings.Count(f, ".") >= 2 {
+		parts := strings.Split(f, ".")
+		f = parts[len(parts)-2] + "." + parts[len(parts)-1]
+	}
+	return f
+}
+
+// column is the part of a field after its last dot.
+func column(f string) string {
+	if i := strings.LastIndexByte(f, '.'); i >= 0 {
+		return f[i+1:]
+	}
+	return f
+}
+
+// contract is what scoring reads from one tool definition.
+type contract struct {
+	name        string
+	description string
+	props       map[string]argSchema
+	patterns    map[string]*regexp.Regexp // compiled inputSchema patterns by argument
+	lineage     Lineage
+}
+
+type argSchema struct {
+	Type        any    `json:"type"`
+	Pattern     string `json:"pattern"`
+	Description string `json:"description"`
+	Examples    []any  `json:"examples"`
+	Enum        []any  `json:"enum"`
+	Format      string `json:"format"`
+}
+
+// parseContract reads the description, argument schemas and _meta.lineage
+// of one tool. Malformed parts are skipped: a contract is evidence, not input
+// that must validate.
+func parseContract(tc model.ToolContract) *contract {
+	c := &contract{name: tc.Name, description: tc.Description, props: map[string]argSchema{},
+		patterns: map[string]*regexp.Regexp{}, lineage: Lineage{}}
+	var in struct {
+		Properties map[string]argSchema `json:"properties"`
+	}
+	if len(tc.InputSchema) > 0 && json.Unmarshal(tc.InputSchema, &in) == nil {
+		for k, v := range in.Properties {
+			c.props[k] = v
+			if v.Pattern != "" {
+				// JSON Schema patterns are ECMA 262; the common subset is
+				// RE2. One that does not compile is not checked.
+				if re, err := regexp.Compile(v.Pattern); err == nil {
+					c.patterns[k] = re
+				}
+			}
+		}
+	}
+	if len(tc.Raw) > 0 {
+		var raw struct {
+			Meta struct {
+				Lineage map[string][]string `json:"lineage"`
+			} `json:"_meta"`
+		}
+		if json.Unmarshal(tc.Raw, &raw) == nil {
+			for arg, fields := range raw.Meta.Lineage {
+				for _, f := range fields {
+					c.lineage[tc.Name+"."+arg] = append(c.lineage[tc.Name+"."+arg], NormField(f))
+				}
+			}
+		}
+	}
+	return c
+}
+
+// sqlArgNames are the argument names whose value is always read as SQL.
+var sqlArgNames = map[string]bool{"sql": true, "query": true, "statement": true}
+
+// sqlKeywords start a string that is worth handing to the SQL parser.
+var sqlKeywords = []string{"select", "with", "insert", "update", "delete", "merge", "values", "table", "explain", "("}
+
+func looksLikeSQL(s string) bool {
+	s = strings.TrimLeft(s, " \t\r\n(")
+	if len(s) < 6 {
+		return false
+	}
+	head := strings.ToLower(s[:min(len(s), 8)])
+	for _, k := range sqlKeywords {
+		if strings.HasPrefix(head, k) && (len(head) == len(k) || !isWordByte(head[len(k)])) {
+			return true
+		}
+	}
+	return false
+}
+
+// discoveryTools read metadata, not governed data: their calls use no
+// fields and their results need no as_of.
+func isDiscoveryTool(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "list_tables", "list_schemas", "list_columns", "list_databases", "get_schema", "get_table_schema", "search_tables":
+		return true
+	}
+	return strings.HasPrefix(n, "describe_")
+}
+
+// schemaFromResult adds the tables a describe_table-style result reveals:
+// {"table":..,"columns":[{"name":..}|"name"]} or {"tables":[{"name":..,"columns":[..]}]}.
+func schemaFromResult(v any, into Schema) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	add := func(table any, cols any) {
+		name, ok := table.(string)
+		list, ok2 := cols.([]any)
+		if !ok || !ok2 || name == "" {
+			return
+		}
+		name = strings.ToLower(name)
+		if i := strings.LastIndexByte(name, '.'); i >= 0 {
+			name = name[i+1:]
+		}
+		for _, c := range list {
+			switch x := c.(type) {
+			case string:
+				into[name] = append(into[name], strings.ToLower(x))
+			case map[string]any:
+				if n, ok := x["name"].(string); ok {
+					into[name] = append(into[name], strings.ToLower(n))
+				}
+			}
+		}
+	}
+	if t, ok := obj["table"]; ok {
+		add(t, obj["columns"])
+	}
+	if ts, ok := obj["tables"].([]any); ok {
+		for _, t := range ts {
+			if m, ok := t.(map[string]any); ok {
+				add(m["name"], m["columns"])
+			}
+		}
+	}
+}
+
+// call is one tool call of a trace with its result, as scoring sees it.
+type call struct {
+	step      int // index of the tool_call step
+	result    int // index of its tool_result step, -1 when none
+	tool      string
+	args      map[string]any
+	argOrder  []string // argument names, sorted
+	sql       []*SQLAnalysis
+	sqlSteps  []string // argument name of each sql entry
+	fields    map[string][]Role
+	discovery bool
+	resVal    any // decoded result, nil when absent or not JSON
+	contract  *contract
+}
+
+// traceCalls pairs calls with results and decodes both once.
+func traceCalls(t *model.Trace) []*call {
+	byID := map[string]*call{}
+	var calls []*call
+	var last *call
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		switch s.Kind {
+		case model.KindToolCall:
+			c := &call{step: i, result: -1, tool: s.Tool, fields: map[string][]Role{}}
+			if len(s.Args) > 0 {
+				_ = json.Unmarshal(s.Args, &c.args)
+			}
+			for k := range c.args {
+				c.argOrder = append(c.argOrder, k)
+			}
+			sort.Strings(c.argOrder)
+			c.discovery = isDiscoveryTool(s.Tool)
+			calls = append(calls, c)
+			if s.ID != "" {
+				byID[s.ID] = c
+			}
+			last = c
+		case model.KindToolResult:
+			c := byID[s.CallID]
+			if c == nil && s.CallID == "" {
+				c = last
+			}
+			if c == nil || c.result >= 0 {
+				continue
+			}
+			c.result = i
+			if len(s.Result) > 0 {
+				_ = json.Unmarshal(s.Result, &c.resVal)
+			}
+		}
+	}
+	return calls
+}
+
+// addField records one use of a field by a call.
+func (c *call) addField(f string, roles ...Role) {
+	f = NormField(f)
+	have := c.fields[f]
+	for _, r := range roles {
+		dup := false
+		for _, h := range have {
+			if h == r {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			have = append(have, r)
+		}
+	}
+	c.fields[f] = have
+}
+
+// extractFields fills c.fields and c.sql: SQL arguments through AnalyzeSQL,
+// other arguments as tool.argument translated by the lineage.
+func (c *call) extractFields(schema Schema, lin Lineage) {
+	if c.discovery {
+		return
+	}
+	for _, name := range c.argOrder {
+		str, ok := c.args[name].(string)
+		if !ok {
+			continue
+		}
+		// A string that starts like SQL, or any string in an argument
+		// named sql/query/statement, goes to the parser. A failure counts
+		// as unparsed SQL only when the text looked like SQL: a search
+		// box's "query":"Globex" is an ordinary argument.
+		looks := looksLikeSQL(str)
+		if !looks && !sqlArgNames[strings.ToLower(name)] {
+			continue
+		}
+		a := AnalyzeSQL(str, schema)
+		if a.Err != "" && !looks {
+			continue
+		}
+		c.sql = append(c.sql, a)
+		c.sqlSteps = append(c.sqlSteps, name)
+	}
+	if len(c.sql) > 0 {
+		for _, a := range c.sql {
+			for _, fu := range a.Fields {
+				c.addField(fu.Field, fu.Roles...)
+			}
+		}
+		return
+	}
+	for _, name := range c.argOrder {
+		key := c.tool + "." + name
+		if fs, ok := lin[key]; ok {
+			for _, f := range fs {
+				c.addField(f)
+			}
+			continue
+		}
+		c.addField(key)
+	}
+	for _, f := range lin[c.tool+".$tool"] {
+		c.addField(f)
+	}
+}

@@ -1,0 +1,159 @@
+package scoring
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"tracelab/model"
+)
+
+// Peer is another trace the caller knows about, offered as a source of gold
+// for a trace that has none: its question, server, its gold when a person
+// confirmed one, whether it is grounded (confirmed or scored), and the
+// fields its calls used.
+type Peer struct {
+	TraceID    string
+	Question   string
+	Server     string
+	Gold       *model.Gold // confirmed gold, nil when none
+	Grounded   bool
+	FieldsUsed []string
+}
+
+// GoldSuggestion is a pre-filled gold record and where each part came from.
+type GoldSuggestion struct {
+	Gold    model.Gold
+	Sources []string // "customers.sales_region: required by the glossary term \"active\""
+}
+
+// SameQuestion compares two questions ignoring case, spacing and final punctuation.
+func SameQuestion(a, b string) bool { return normText(a) == normText(b) }
+
+// SuggestGold proposes gold for a trace without a confirmed one: required
+// fields from the glossary terms its question uses and from grounded peers
+// asking the same question on another server; forbidden fields from the
+// glossary's look-alikes and from the columns the trace used after a guess
+// marker that are not required (join keys aside). ts is the trace's score.
+func (s *Scorer) SuggestGold(t *model.Trace, ts TraceScore, peers []Peer) GoldSuggestion {
+	req, forb := map[string]string{}, map[string]string{}
+	var g model.Gold
+	var defs []string
+	for _, tm := range s.terms {
+		if !tm.re.MatchString(t.Question) {
+			continue
+		}
+		why := fmt.Sprintf("glossary term %q", tm.entry.Term)
+		for _, f := range tm.entry.RequiredFields {
+			setOnce(req, NormField(f), "required by the "+why)
+		}
+		for _, f := range tm.entry.ForbiddenFields {
+			setOnce(forb, NormField(f), "a look-alike of the "+why)
+		}
+		if tm.entry.Definition != "" {
+			defs = append(defs, tm.entry.Definition)
+		}
+		if tm.entry.Calendar != "" && g.Window == nil {
+			g.Window = &model.Window{Calendar: tm.entry.Calendar}
+		}
+	}
+	sorted := append([]Peer(nil), peers...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].Server != sorted[j].Server {
+			return sorted[i].Server < sorted[j].Server
+		}
+		return sorted[i].TraceID < sorted[j].TraceID
+	})
+	for _, p := range sorted {
+		if p.Server == t.Server || !p.Grounded || !SameQuestion(p.Question, t.Question) {
+			continue
+		}
+		why := fmt.Sprintf("used by grounded trace %s on %s", p.TraceID, p.Server)
+		fields := p.FieldsUsed
+		if p.Gold != nil {
+			fields = p.Gold.RequiredFields
+			why = fmt.Sprintf("required by the confirmed gold of %s on %s", p.TraceID, p.Server)
+			for _, f := range p.Gold.ForbiddenFields {
+				setOnce(forb, NormField(f), fmt.Sprintf("forbidden by the confirmed gold of %s on %s", p.TraceID, p.Server))
+			}
+			if len(defs) == 0 && p.Gold.Definition != "" {
+				defs = append(defs, p.Gold.Definition)
+			}
+			if g.Window == nil && p.Gold.Window != nil {
+				w := *p.Gold.Window
+				g.Window = &w
+			}
+			if g.FreshnessBoundHours == nil && p.Gold.FreshnessBoundHours != nil {
+				h := *p.Gold.FreshnessBoundHours
+				g.FreshnessBoundHours = &h
+			}
+			if g.PolicyScope == "" {
+				g.PolicyScope = p.Gold.PolicyScope
+			}
+		}
+		for _, f := range fields {
+			setOnce(req, NormField(f), why)
+		}
+	}
+	if len(req) > 0 {
+		firstGuess := -1
+		for _, m := range ts.Markers {
+			if m.Step < len(t.Steps) && t.Steps[m.Step].Kind == model.KindReasoning {
+				firstGuess = m.Step
+				break
+			}
+		}
+		if firstGuess >= 0 {
+			for _, f := range ts.FieldsUsed {
+				if req[f.Field] != "" || onlyJoin(f.Roles) || len(f.Steps) == 0 || f.Steps[len(f.Steps)-1] < firstGuess {
+					continue
+				}
+				setOnce(forb, f.Field, fmt.Sprintf("a look-alike used after the guess at step %d", firstGuess))
+			}
+		}
+	}
+	for f := range forb {
+		if req[f] != "" {
+			delete(forb, f) // required wins: a field cannot be both
+		}
+	}
+	g.RequiredFields, g.ForbiddenFields = keys(req), keys(forb)
+	g.Definition = strings.Join(defs, "; ")
+	var src []string
+	for _, f := range g.RequiredFields {
+		src = append(src, f+": "+req[f])
+	}
+	for _, f := range g.ForbiddenFields {
+		src = append(src, f+": "+forb[f])
+	}
+	return GoldSuggestion{Gold: g, Sources: src}
+}
+
+func setOnce(m map[string]string, k, v string) {
+	if _, ok := m[k]; !ok {
+		m[k] = v
+	}
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func onlyJoin(rs []Role) bool {
+	return len(rs) > 0 && !containsRole(rs, RoleSelect) && !containsRole(rs, RoleWhere) &&
+		!containsRole(rs, RoleGroup) && !containsRole(rs, RoleOrder) && !containsRole(rs, RoleAggregate)
+}
+
+func containsRole(rs []Role, r Role) bool {
+	for _, x := range rs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}

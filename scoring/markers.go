@@ -1,0 +1,198 @@
+package scoring
+
+import (
+	"bufio"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"tracelab/model"
+)
+
+// DefaultLexicon is the built-in list of hedging phrases that mark a guess.
+var DefaultLexicon = []string{
+	"sounds like", "probably", "I will assume", "I'll assume", "I assume",
+	"presumably", "I guess", "seems to be", "likely", "my best guess",
+}
+
+var hasWord = regexp.MustCompile(`\w`)
+
+// Marker is one hedging span in a step's text. Start and End are byte
+// offsets into that step's Text, so the TUI can highlight text[Start:End].
+type Marker struct {
+	Step  int    `json:"step"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+	Text  string `json:"text"`
+}
+
+// Lexicon finds guess markers. Build one with NewLexicon and reuse it: it is
+// safe for concurrent use.
+type Lexicon struct {
+	phrases []string
+	re      *regexp.Regexp // nil when there are no phrases
+	// keys holds the longest word of each phrase, lower case: a text that
+	// contains none of them (ASCII-folded) cannot match, and skips the
+	// regular expression, which is the slow part.
+	keys []string
+}
+
+// NewLexicon compiles phrases into a matcher. Matching is case-insensitive
+// and word-bounded; runs of spaces match any white space, and a straight
+// apostrophe also matches the curly ones (I’ll). Longer phrases win over
+// shorter ones that start at the same place.
+func NewLexicon(phrases []string) (*Lexicon, error) {
+	seen := map[string]bool{}
+	var clean []string
+	for _, p := range phrases {
+		p = strings.Join(strings.Fields(p), " ")
+		if p == "" || seen[strings.ToLower(p)] {
+			continue
+		}
+		if !hasWord.MatchString(p) {
+			return nil, fmt.Errorf("marker phrase %q has no letters or digits", p)
+		}
+		seen[strings.ToLower(p)] = true
+		clean = append(clean, p)
+	}
+	sort.SliceStable(clean, func(i, j int) bool { return len(clean[i]) > len(clean[j]) })
+	lx := &Lexicon{phrases: clean}
+	for _, p := range clean {
+		key := ""
+		for _, w := range strings.FieldsFunc(p, func(r rune) bool { return !(r < 128 && isWordByte(byte(r))) }) {
+			if len(w) > len(key) {
+				key = strings.ToLower(w)
+			}
+		}
+		if key == "" {
+			lx.keys = nil // a phrase with no ASCII word: always run the regexp
+			break
+		}
+		lx.keys = append(lx.keys, key)
+	}
+	if len(clean) == 0 {
+		return lx, nil
+	}
+	alts := make([]string, len(clean))
+	for i, p := range clean {
+		alts[i] = phrasePattern(p)
+	}
+	re, err := regexp.Compile(`(?i)(?:` + strings.Join(alts, "|") + `)`)
+	if err != nil {
+		return nil, err
+	}
+	lx.re = re
+	return lx, nil
+}
+
+// phrasePattern turns one phrase into a word-bounded pattern.
+func phrasePattern(p string) string {
+	var b strings.Builder
+	if isWordByte(p[0]) {
+		b.WriteString(`\b`)
+	}
+	for i, w := range strings.Split(p, " ") {
+		if i > 0 {
+			b.WriteString(`\s+`)
+		}
+		for j, part := range strings.Split(w, "'") {
+			if j > 0 {
+				b.WriteString(`['‘’]`)
+			}
+			b.WriteString(regexp.QuoteMeta(part))
+		}
+	}
+	if isWordByte(p[len(p)-1]) {
+		b.WriteString(`\b`)
+	}
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// Phrases lists the compiled phrases, longest first.
+func (lx *Lexicon) Phrases() []string { return append([]string(nil), lx.phrases...) }
+
+// Find returns the markers in one text, in order, for step index step.
+func (lx *Lexicon) Find(step int, text string) []Marker {
+	if lx == nil || lx.re == nil || text == "" {
+		return nil
+	}
+	if lx.keys != nil {
+		lower := asciiLower(text)
+		hit := false
+		for _, k := range lx.keys {
+			if strings.Contains(lower, k) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			return nil
+		}
+	}
+	var out []Marker
+	for _, loc := range lx.re.FindAllStringIndex(text, -1) {
+		out = append(out, Marker{Step: step, Start: loc[0], End: loc[1], Text: text[loc[0]:loc[1]]})
+	}
+	return out
+}
+
+// asciiLower folds A-Z only, so byte offsets stay those of the text.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 32
+		}
+	}
+	return string(b)
+}
+
+// TraceMarkers finds the markers in every reasoning, clarification and
+// answer step of a trace (the model's own words), in step order.
+func (lx *Lexicon) TraceMarkers(t *model.Trace) []Marker {
+	var out []Marker
+	for i, s := range t.Steps {
+		switch s.Kind {
+		case model.KindReasoning, model.KindClarification, model.KindAnswer:
+			out = append(out, lx.Find(i, s.Text)...)
+		}
+	}
+	return out
+}
+
+// ParseLexicon reads a lexicon file: one phrase per line; blank lines and
+// lines starting with # are ignored, and so is a # comment after a phrase
+// when preceded by white space. A phrase with no letters or digits is an
+// error naming its line.
+func ParseLexicon(text string) ([]string, error) {
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if i := strings.Index(line, " #"); i >= 0 {
+			line = line[:i]
+		} else if i := strings.Index(line, "\t#"); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if !hasWord.MatchString(line) {
+			return nil, fmt.Errorf("line %d: %q has no letters or digits", n, line)
+		}
+		out = append(out, strings.Join(strings.Fields(line), " "))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %v", n+1, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,132 @@
+package scoring
+
+import (
+	"testing"
+
+	"tracelab/model"
+)
+
+// The seed's opening example ("Same score, different truth"): two servers,
+// the same answer 1,284, one grounded and one guessed. The seed's worked
+// numbers say Server A scores 0.25/0.25, but none of the four required
+// fields appear in Server A's SQL; DESIGN.md says the definition wins, so
+// Server A scores precision 0 and recall 0, and definition match 0.
+func TestSeedOpeningExample(t *testing.T) {
+	traces := readTraces(t, "testdata/seed_opening.jsonl")
+	cases := readCases(t, "testdata/seed_case.json")
+	gold := &cases[0].Gold
+	s, err := NewScorer(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := s.Score(traces[0], gold), s.Score(traces[1], gold)
+
+	if a.GroundingPrecision == nil || *a.GroundingPrecision != 0 || a.GroundingRecall == nil || *a.GroundingRecall != 0 {
+		t.Errorf("Server A precision/recall = %v/%v, want 0/0 (the definition, not the seed's 0.25/0.25)",
+			f64(a.GroundingPrecision), f64(a.GroundingRecall))
+	}
+	if a.DefinitionMatch == nil || *a.DefinitionMatch {
+		t.Errorf("Server A definition match = %v, want false", bptr(a.DefinitionMatch))
+	}
+	if a.Correct == nil || !*a.Correct || a.Grounded == nil || *a.Grounded {
+		t.Errorf("Server A correct/grounded = %v/%v, want true/false", bptr(a.Correct), bptr(a.Grounded))
+	}
+	if a.SuggestedClass == nil || *a.SuggestedClass != model.ClassSemantic {
+		t.Errorf("Server A class = %v, want semantic; classes %s", a.SuggestedClass, mustJSON(t, a.Classes))
+	}
+	wantFields := map[string]string{"customers.is_active": "forbidden", "customers.region_code": "forbidden", "customers.created_at": "forbidden"}
+	if len(a.FieldsUsed) != len(wantFields) {
+		t.Errorf("Server A fields = %s", mustJSON(t, a.FieldsUsed))
+	}
+	for _, f := range a.FieldsUsed {
+		if wantFields[f.Field] != f.Status {
+			t.Errorf("Server A field %s status %s, want %q", f.Field, f.Status, wantFields[f.Field])
+		}
+	}
+	if len(a.Markers) != 2 || a.Markers[0].Text != "sounds like" || a.Markers[1].Text != "probably" || a.Markers[0].Step != 4 {
+		t.Errorf("Server A markers = %s", mustJSON(t, a.Markers))
+	}
+
+	if b.GroundingPrecision == nil || *b.GroundingPrecision != 1 || b.GroundingRecall == nil || *b.GroundingRecall != 1 {
+		t.Errorf("Server B precision/recall = %v/%v, want 1/1; fields %s", f64(b.GroundingPrecision), f64(b.GroundingRecall), mustJSON(t, b.FieldsUsed))
+	}
+	if b.DefinitionMatch == nil || !*b.DefinitionMatch || b.FreshnessPass == nil || !*b.FreshnessPass {
+		t.Errorf("Server B definition/freshness = %v/%v, want true/true", bptr(b.DefinitionMatch), bptr(b.FreshnessPass))
+	}
+	if b.Correct == nil || !*b.Correct || b.Grounded == nil || !*b.Grounded || b.SuggestedClass != nil || b.NeedsHumanReview {
+		t.Errorf("Server B = %s, want correct, grounded, no class, no review", mustJSON(t, b))
+	}
+
+	rep := BuildReport([]CaseResult{{Score: a}, {Score: b}})
+	if len(rep) != 2 || rep[0].Server != "generic-warehouse" || rep[1].Server != "task-specific" {
+		t.Fatalf("report servers: %s", mustJSON(t, rep))
+	}
+	ra, rb := rep[0], rep[1]
+	for name, got := range map[string]*float64{"A precision": ra.GroundingPrecision, "A recall": ra.GroundingRecall, "A definition match": ra.DefinitionMatchRate} {
+		if got == nil || *got != 0 {
+			t.Errorf("%s = %v, want 0", name, f64(got))
+		}
+	}
+	for name, got := range map[string]*float64{"B precision": rb.GroundingPrecision, "B recall": rb.GroundingRecall,
+		"B definition match": rb.DefinitionMatchRate, "B freshness": rb.FreshnessPassRate} {
+		if got == nil || *got != 1 {
+			t.Errorf("%s = %v, want 1", name, f64(got))
+		}
+	}
+	if ra.CostPerCorrectAnswerUSD != nil || rb.CostPerCorrectAnswerUSD == nil || *rb.CostPerCorrectAnswerUSD != 0.0061 {
+		t.Errorf("cost per correct answer A=%v B=%v, want null and 0.0061", f64(ra.CostPerCorrectAnswerUSD), f64(rb.CostPerCorrectAnswerUSD))
+	}
+	if ra.Correct != 1 || ra.CorrectAndGrounded != 0 || ra.FailuresByClass["semantic"] != 1 {
+		t.Errorf("Server A report = %s", mustJSON(t, ra))
+	}
+}
+
+// Parts of the seed example that need no SQL analysis: Server B through
+// lineage and the contract's description, and Server A's markers.
+func TestSeedServerBWithoutSQL(t *testing.T) {
+	traces := readTraces(t, "testdata/seed_opening.jsonl")
+	gold := &readCases(t, "testdata/seed_case.json")[0].Gold
+	s, _ := NewScorer(Config{})
+	b := s.Score(traces[1], gold)
+	var fields []string
+	for _, f := range b.FieldsUsed {
+		fields = append(fields, f.Field+":"+f.Status)
+	}
+	want := "customers.sales_region:required customers.subscription_status:required subscriptions.period_end:required subscriptions.period_start:required"
+	if got := joinSp(fields); got != want {
+		t.Errorf("fields = %s\nwant     %s", got, want)
+	}
+	if len(b.Classes) != 0 {
+		t.Errorf("classes = %s, want none", mustJSON(t, b.Classes))
+	}
+	// Without the contract's lineage, the arguments stay tool.argument and
+	// the definition is matched by the description alone.
+	tr := *traces[1]
+	tr.Tools = []model.ToolContract{{Name: "active_customer_count", Description: tr.Tools[0].Description}}
+	nb := s.Score(&tr, gold)
+	if nb.GroundingPrecision == nil || *nb.GroundingPrecision != 0 || nb.DefinitionMatch == nil || !*nb.DefinitionMatch {
+		t.Errorf("no lineage: precision %v definition %v, want 0 and true", f64(nb.GroundingPrecision), bptr(nb.DefinitionMatch))
+	}
+	// A --lineage file restores it.
+	lin, err := ParseLineage([]byte(`{"active_customer_count.region":["customers.sales_region"],
+		"active_customer_count.period":["subscriptions.period_start","subscriptions.period_end"],
+		"active_customer_count.$tool":["customers.subscription_status"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := NewScorer(Config{Lineage: lin})
+	if lb := s2.Score(&tr, gold); lb.GroundingPrecision == nil || *lb.GroundingPrecision != 1 || *lb.GroundingRecall != 1 {
+		t.Errorf("lineage file: precision/recall %v/%v, want 1/1", f64(lb.GroundingPrecision), f64(lb.GroundingRecall))
+	}
+}
+
+func joinSp(xs []string) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += " "
+		}
+		out += x
+	}
+	return out
+}

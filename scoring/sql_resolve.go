@@ -1,0 +1,1044 @@
+package scoring
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// This file walks pg_query's protobuf parse tree and resolves every column
+// reference to table.column. Scoping follows PostgreSQL: a query level is a
+// scope holding the relations of its FROM clause; an unqualified name is
+// looked up level by level from the innermost one outwards (correlated
+// subqueries), and a CTE or a subquery in FROM is a derived relation whose
+// output columns carry the real columns they were computed from (lineage).
+
+// lineage is what an expression or output column was computed from.
+type lineage struct {
+	fields []string // real table.column fields, deduped, in order of appearance
+	direct bool     // the expression is exactly one column (casts aside)
+}
+
+func (l lineage) single() (string, bool) {
+	if l.direct && len(l.fields) == 1 {
+		return l.fields[0], true
+	}
+	return "", false
+}
+
+func mergeLineage(a, b lineage) lineage {
+	out := lineage{fields: append([]string(nil), a.fields...)}
+	for _, f := range b.fields {
+		if !contains(out.fields, f) {
+			out.fields = append(out.fields, f)
+		}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// relation is one FROM item as a query level sees it.
+type relation struct {
+	name   string          // alias, or table/CTE name, lower case; may be "" for an unaliased subquery
+	schema string          // schema qualifier of a base table
+	table  string          // real table name, lower case; "" when derived
+	cols   map[string]bool // base table columns from the schema; nil when unknown
+
+	// Derived relations (CTE, subquery, function, VALUES).
+	derived bool
+	out     []string           // output column names in order
+	outLin  map[string]lineage // lineage by output name (first wins)
+	inners  []*scope           // SELECT * / t.* passthrough: names not in out are looked up here
+	opaque  bool               // function or VALUES: its columns are not table columns
+}
+
+func (r *relation) addOut(name string, l lineage) {
+	r.out = append(r.out, name)
+	if r.outLin == nil {
+		r.outLin = map[string]lineage{}
+	}
+	if _, ok := r.outLin[name]; !ok {
+		r.outLin[name] = l
+	}
+}
+
+// outAt is the lineage of the i-th output column.
+func (r *relation) outAt(i int) (lineage, bool) {
+	if i < 0 || i >= len(r.out) {
+		return lineage{}, false
+	}
+	return r.outLin[r.out[i]], true
+}
+
+// renamed copies a derived relation with its outputs renamed by position
+// (CTE column lists, subquery alias column lists).
+func (r *relation) renamed(names []string) *relation {
+	if len(names) == 0 {
+		return r
+	}
+	c := *r
+	c.out, c.outLin = nil, nil
+	for i, n := range names {
+		l, _ := r.outAt(i)
+		c.addOut(n, l)
+	}
+	for i := len(names); i < len(r.out); i++ {
+		c.addOut(r.out[i], r.outLin[r.out[i]])
+	}
+	return &c
+}
+
+type scope struct {
+	parent  *scope
+	rels    []*relation
+	using   map[string]bool      // columns merged by JOIN USING / NATURAL
+	ctes    map[string]*relation // CTEs defined by this query level's WITH
+	aliases map[string]lineage   // select-list aliases, for ORDER BY / GROUP BY / HAVING
+	targets []lineage            // select-list lineages, for ordinals
+}
+
+func newScope(parent *scope) *scope { return &scope{parent: parent} }
+
+func (s *scope) cte(name string) *relation {
+	for ; s != nil; s = s.parent {
+		if r, ok := s.ctes[name]; ok {
+			return r
+		}
+	}
+	return nil
+}
+
+// has says whether a relation provides a column: yes, no, or unknown
+// (a base table the schema does not describe, or a function).
+type hasState int
+
+const (
+	hasNo hasState = iota
+	hasYes
+	hasUnknown
+)
+
+func (an *sqlAnalyzer) relHas(r *relation, col string) (lineage, hasState) {
+	if !r.derived {
+		if r.cols == nil {
+			return lineage{fields: []string{r.table + "." + col}, direct: true}, hasUnknown
+		}
+		if r.cols[col] {
+			return lineage{fields: []string{r.table + "." + col}, direct: true}, hasYes
+		}
+		return lineage{}, hasNo
+	}
+	if l, ok := r.outLin[col]; ok {
+		return l, hasYes
+	}
+	state := hasNo
+	var unk lineage
+	for _, in := range r.inners {
+		l, st, _ := an.lookupLevel(in, col)
+		switch st {
+		case hasYes:
+			return l, hasYes
+		case hasUnknown:
+			state, unk = hasUnknown, l
+		}
+	}
+	if r.opaque && len(r.out) == 0 {
+		return lineage{}, hasUnknown
+	}
+	return unk, state
+}
+
+// lookupLevel resolves an unqualified column within one query level.
+// It returns hasYes with the lineage when exactly one relation (or a USING
+// merge) provides it, or when the schema rules out all relations but one
+// undescribed one; hasUnknown with ok=false when several undescribed
+// relations could provide it; hasNo when none does.
+func (an *sqlAnalyzer) lookupLevel(s *scope, col string) (l lineage, st hasState, rel *relation) {
+	var found []*relation
+	var foundLin []lineage
+	var unknown []*relation
+	var unknownLin []lineage
+	for _, r := range s.rels {
+		l, st := an.relHas(r, col)
+		switch st {
+		case hasYes:
+			found = append(found, r)
+			foundLin = append(foundLin, l)
+		case hasUnknown:
+			unknown = append(unknown, r)
+			unknownLin = append(unknownLin, l)
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return foundLin[0], hasYes, found[0]
+	case len(found) > 1:
+		if s.using[col] {
+			return foundLin[0], hasYes, found[0]
+		}
+		return lineage{}, hasUnknown, nil
+	case len(unknown) == 1:
+		return unknownLin[0], hasYes, unknown[0]
+	case len(unknown) > 1:
+		if s.using[col] {
+			return unknownLin[0], hasYes, unknown[0]
+		}
+		return lineage{}, hasUnknown, nil
+	}
+	return lineage{}, hasNo, nil
+}
+
+// colResult is a resolved column reference.
+type colResult struct {
+	lin       lineage
+	rel       *relation
+	ambiguous string // ?.column when it did not resolve
+	literal   string // a SQLite "double-quoted" string that names no column
+	star      bool
+}
+
+// aliasMode says whether select-list aliases may stand for a name.
+type aliasMode int
+
+const (
+	aliasNever aliasMode = iota
+	aliasFirst           // ORDER BY: output names win
+	aliasLast            // GROUP BY, HAVING, WHERE (SQLite): input columns win
+)
+
+func (an *sqlAnalyzer) resolveCol(c *pg.ColumnRef, sc *scope, mode aliasMode) colResult {
+	var parts []string
+	for _, f := range c.GetFields() {
+		switch {
+		case f.GetString_() != nil:
+			parts = append(parts, strings.ToLower(f.GetString_().GetSval()))
+		case f.GetAStar() != nil:
+			return colResult{star: true}
+		}
+	}
+	if len(parts) == 0 {
+		return colResult{star: true}
+	}
+	col := parts[len(parts)-1]
+	if len(parts) == 1 {
+		if mode == aliasFirst {
+			if l, ok := lookupAlias(sc, col); ok {
+				return colResult{lin: l}
+			}
+		}
+		for s := sc; s != nil; s = s.parent {
+			l, st, rel := an.lookupLevel(s, col)
+			if st == hasYes {
+				return colResult{lin: l, rel: rel}
+			}
+			if st == hasUnknown {
+				if mode == aliasLast {
+					if l, ok := lookupAlias(sc, col); ok {
+						return colResult{lin: l}
+					}
+				}
+				return colResult{ambiguous: "?." + col}
+			}
+		}
+		if mode == aliasLast {
+			if l, ok := lookupAlias(sc, col); ok {
+				return colResult{lin: l}
+			}
+		}
+		if an.dq[int(c.GetLocation())] {
+			return colResult{literal: col}
+		}
+		return colResult{ambiguous: "?." + col}
+	}
+	// Qualified: the relation is the part before the column; any parts
+	// before it are schema or database names.
+	qual := parts[len(parts)-2]
+	for s := sc; s != nil; s = s.parent {
+		for _, r := range s.rels {
+			if r.name != qual {
+				continue
+			}
+			if len(parts) > 2 && r.schema != "" && r.schema != parts[len(parts)-3] {
+				continue
+			}
+			l, st := an.relHas(r, col)
+			switch {
+			case st == hasYes:
+				return colResult{lin: l, rel: r}
+			case !r.derived:
+				// Named explicitly: table.column even when the schema lacks it.
+				return colResult{lin: lineage{fields: []string{r.table + "." + col}, direct: true}, rel: r}
+			case r.opaque:
+				return colResult{lin: lineage{}, rel: r}
+			}
+			if st == hasUnknown && len(l.fields) > 0 {
+				return colResult{lin: l, rel: r}
+			}
+			return colResult{ambiguous: "?." + col}
+		}
+	}
+	// A table named in full without being in FROM (INSERT ... ON CONFLICT,
+	// UPDATE targets in some dialects) still names its table.
+	if r := an.baseTable(qual, ""); r != nil && r.cols != nil && r.cols[col] {
+		return colResult{lin: lineage{fields: []string{qual + "." + col}, direct: true}}
+	}
+	return colResult{ambiguous: "?." + col}
+}
+
+func lookupAlias(sc *scope, name string) (lineage, bool) {
+	if sc == nil || sc.aliases == nil {
+		return lineage{}, false
+	}
+	l, ok := sc.aliases[name]
+	return l, ok
+}
+
+// walkCtx is how the clause being walked uses the columns it meets.
+type walkCtx struct {
+	role  Role
+	agg   string // enclosing aggregate function, lower case
+	alias aliasMode
+}
+
+// isAggregate reports whether a function call aggregates rows.
+func isAggregate(name string, nargs int, star bool) bool {
+	switch name {
+	case "min", "max":
+		return nargs <= 1 || star // SQLite's two-argument min/max are scalar
+	case "avg", "count", "sum", "total", "group_concat", "string_agg", "array_agg", "json_agg", "jsonb_agg",
+		"json_object_agg", "jsonb_object_agg", "json_group_array", "json_group_object", "bool_and", "bool_or",
+		"every", "bit_and", "bit_or", "bit_xor", "stddev", "stddev_pop", "stddev_samp", "variance", "var_pop",
+		"var_samp", "median", "mode", "percentile_cont", "percentile_disc", "corr", "covar_pop", "covar_samp",
+		"regr_slope", "regr_intercept", "regr_count", "regr_r2", "regr_avgx", "regr_avgy", "listagg",
+		"any_value", "approx_count_distinct", "count_if", "countif", "xmlagg", "range_agg":
+		return true
+	}
+	return false
+}
+
+func funcName(f *pg.FuncCall) string {
+	names := f.GetFuncname()
+	if len(names) == 0 {
+		return ""
+	}
+	return strings.ToLower(names[len(names)-1].GetString_().GetSval())
+}
+
+// expr walks an expression, records the columns it uses and returns its lineage.
+func (an *sqlAnalyzer) expr(n *pg.Node, sc *scope, ctx walkCtx) lineage {
+	if n == nil || n.GetNode() == nil {
+		return lineage{}
+	}
+	switch x := n.GetNode().(type) {
+	case *pg.Node_ColumnRef:
+		r := an.resolveCol(x.ColumnRef, sc, ctx.alias)
+		switch {
+		case r.star, r.literal != "":
+			return lineage{}
+		case r.ambiguous != "":
+			an.use(r.ambiguous, ctx)
+			an.ambiguousField(r.ambiguous)
+			if ctx.agg != "" {
+				an.aggregate(ctx.agg, r.ambiguous)
+			}
+			return lineage{}
+		}
+		for _, f := range r.lin.fields {
+			an.use(f, ctx)
+			if ctx.agg != "" {
+				an.aggregate(ctx.agg, f)
+			}
+		}
+		return r.lin
+	case *pg.Node_AConst, *pg.Node_ParamRef, *pg.Node_SqlvalueFunction, *pg.Node_String_, *pg.Node_Integer,
+		*pg.Node_Float, *pg.Node_Boolean:
+		return lineage{}
+	case *pg.Node_TypeCast:
+		return an.expr(x.TypeCast.GetArg(), sc, ctx)
+	case *pg.Node_CollateClause:
+		return an.expr(x.CollateClause.GetArg(), sc, ctx)
+	case *pg.Node_AExpr:
+		l := an.expr(x.AExpr.GetLexpr(), sc, ctx)
+		return mergeLineage(l, an.expr(x.AExpr.GetRexpr(), sc, ctx))
+	case *pg.Node_BoolExpr:
+		var l lineage
+		for _, a := range x.BoolExpr.GetArgs() {
+			l = mergeLineage(l, an.expr(a, sc, ctx))
+		}
+		return l
+	case *pg.Node_List:
+		var l lineage
+		for _, a := range x.List.GetItems() {
+			l = mergeLineage(l, an.expr(a, sc, ctx))
+		}
+		return l
+	case *pg.Node_NullTest:
+		return lineage{fields: an.expr(x.NullTest.GetArg(), sc, ctx).fields}
+	case *pg.Node_BooleanTest:
+		return lineage{fields: an.expr(x.BooleanTest.GetArg(), sc, ctx).fields}
+	case *pg.Node_FuncCall:
+		return an.funcCall(x.FuncCall, sc, ctx)
+	case *pg.Node_SubLink:
+		l := an.expr(x.SubLink.GetTestexpr(), sc, ctx)
+		sub := an.query(x.SubLink.GetSubselect(), sc)
+		if sub != nil {
+			for _, name := range sub.out {
+				l = mergeLineage(l, sub.outLin[name])
+			}
+		}
+		l.direct = false
+		return l
+	case *pg.Node_CaseExpr:
+		c := x.CaseExpr
+		l := an.expr(c.GetArg(), sc, ctx)
+		for _, w := range c.GetArgs() {
+			if cw := w.GetCaseWhen(); cw != nil {
+				l = mergeLineage(l, an.expr(cw.GetExpr(), sc, ctx))
+				l = mergeLineage(l, an.expr(cw.GetResult(), sc, ctx))
+			}
+		}
+		l = mergeLineage(l, an.expr(c.GetDefresult(), sc, ctx))
+		return l
+	case *pg.Node_SelectStmt:
+		sub := an.selectStmt(x.SelectStmt, sc)
+		var l lineage
+		for _, name := range sub.out {
+			l = mergeLineage(l, sub.outLin[name])
+		}
+		return l
+	}
+	// Any other node: walk every child node it holds.
+	var l lineage
+	an.children(n, func(c *pg.Node) { l = mergeLineage(l, an.expr(c, sc, ctx)) })
+	l.direct = false
+	return l
+}
+
+// children calls fn for every *pg.Node held by a message, directly or in
+// lists or nested messages. It is the fallback for node types the walker
+// has no case for, so that no column reference is ever skipped.
+func (an *sqlAnalyzer) children(m protoreflect.ProtoMessage, fn func(*pg.Node)) {
+	walkMessage(m.ProtoReflect(), fn)
+}
+
+func walkMessage(m protoreflect.Message, fn func(*pg.Node)) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Kind() != protoreflect.MessageKind {
+			return true
+		}
+		visit := func(mv protoreflect.Message) {
+			if node, ok := mv.Interface().(*pg.Node); ok {
+				fn(node)
+				return
+			}
+			walkMessage(mv, fn)
+		}
+		switch {
+		case fd.IsList():
+			list := v.List()
+			for i := 0; i < list.Len(); i++ {
+				visit(list.Get(i).Message())
+			}
+		case fd.IsMap():
+		default:
+			visit(v.Message())
+		}
+		return true
+	})
+}
+
+func (an *sqlAnalyzer) funcCall(f *pg.FuncCall, sc *scope, ctx walkCtx) lineage {
+	name := funcName(f)
+	args := f.GetArgs()
+	inner := ctx
+	if isAggregate(name, len(args), f.GetAggStar()) {
+		inner.agg = name
+		if f.GetAggStar() || len(args) == 0 {
+			an.aggregate(name, "")
+		} else if an.noFields(args, sc) {
+			an.aggregate(name, "") // count(1), sum(1): no column
+		}
+	}
+	var l lineage
+	for _, a := range args {
+		l = mergeLineage(l, an.expr(a, sc, inner))
+	}
+	for _, o := range f.GetAggOrder() {
+		if sb := o.GetSortBy(); sb != nil {
+			an.expr(sb.GetNode(), sc, walkCtx{role: RoleOrder, agg: inner.agg})
+		}
+	}
+	if f.GetAggFilter() != nil {
+		an.expr(f.GetAggFilter(), sc, walkCtx{role: RoleWhere})
+	}
+	if w := f.GetOver(); w != nil {
+		an.window(w, sc)
+	}
+	l.direct = false
+	return l
+}
+
+// noFields reports whether expressions reference no column at all.
+func (an *sqlAnalyzer) noFields(ns []*pg.Node, sc *scope) bool {
+	saved := an.dry
+	an.dry = true
+	defer func() { an.dry = saved }()
+	var l lineage
+	for _, n := range ns {
+		l = mergeLineage(l, an.expr(n, sc, walkCtx{role: RoleSelect}))
+	}
+	amb := an.dryAmbiguous
+	an.dryAmbiguous = false
+	return len(l.fields) == 0 && !amb
+}
+
+func (an *sqlAnalyzer) window(w *pg.WindowDef, sc *scope) {
+	for _, p := range w.GetPartitionClause() {
+		an.expr(p, sc, walkCtx{role: RoleGroup})
+	}
+	for _, o := range w.GetOrderClause() {
+		if sb := o.GetSortBy(); sb != nil {
+			an.expr(sb.GetNode(), sc, walkCtx{role: RoleOrder})
+		}
+	}
+}
+
+// query analyzes any statement node that yields rows (or writes them).
+func (an *sqlAnalyzer) query(n *pg.Node, sc *scope) *relation {
+	if n == nil {
+		return nil
+	}
+	switch x := n.GetNode().(type) {
+	case *pg.Node_SelectStmt:
+		return an.selectStmt(x.SelectStmt, sc)
+	case *pg.Node_InsertStmt:
+		an.insertStmt(x.InsertStmt, sc)
+	case *pg.Node_UpdateStmt:
+		an.updateStmt(x.UpdateStmt, sc)
+	case *pg.Node_DeleteStmt:
+		an.deleteStmt(x.DeleteStmt, sc)
+	case *pg.Node_ExplainStmt:
+		return an.query(x.ExplainStmt.GetQuery(), sc)
+	case *pg.Node_CreateTableAsStmt:
+		return an.query(x.CreateTableAsStmt.GetQuery(), sc)
+	case *pg.Node_ViewStmt:
+		return an.query(x.ViewStmt.GetQuery(), sc)
+	case *pg.Node_DeclareCursorStmt:
+		return an.query(x.DeclareCursorStmt.GetQuery(), sc)
+	case *pg.Node_CopyStmt:
+		return an.query(x.CopyStmt.GetQuery(), sc)
+	}
+	return &relation{derived: true, opaque: true}
+}
+
+func (an *sqlAnalyzer) with(w *pg.WithClause, sc *scope) {
+	if w == nil {
+		return
+	}
+	if sc.ctes == nil {
+		sc.ctes = map[string]*relation{}
+	}
+	for _, c := range w.GetCtes() {
+		cte := c.GetCommonTableExpr()
+		if cte == nil {
+			continue
+		}
+		name := strings.ToLower(cte.GetCtename())
+		colnames := stringList(cte.GetAliascolnames())
+		body := cte.GetCtequery().GetSelectStmt()
+		// SQLite and MySQL let a CTE refer to itself without the RECURSIVE
+		// keyword, so every set-operation body is read as possibly recursive.
+		if body != nil && body.GetOp() != pg.SetOperation_SETOP_NONE && body.GetOp() != pg.SetOperation_SET_OPERATION_UNDEFINED {
+			// The non-recursive term defines the columns the recursive
+			// term reads from the CTE itself.
+			inner := newScope(sc)
+			an.with(body.GetWithClause(), inner)
+			left := an.selectStmt(body.GetLarg(), inner)
+			self := left.renamed(colnames)
+			self.name = name
+			sc.ctes[name] = self
+			right := an.selectStmt(body.GetRarg(), inner)
+			merged := mergeSetop(left, right).renamed(colnames)
+			an.setopSort(body, merged, inner)
+			*self = *merged
+			self.name = name
+			continue
+		}
+		out := an.query(cte.GetCtequery(), sc)
+		r := out.renamed(colnames)
+		cp := *r
+		cp.name = name
+		sc.ctes[name] = &cp
+	}
+}
+
+func stringList(ns []*pg.Node) []string {
+	var out []string
+	for _, n := range ns {
+		out = append(out, strings.ToLower(n.GetString_().GetSval()))
+	}
+	return out
+}
+
+// mergeSetop combines the arms of UNION/INTERSECT/EXCEPT by position; the
+// names come from the left arm.
+func mergeSetop(l, r *relation) *relation {
+	out := &relation{derived: true, inners: append(append([]*scope(nil), l.inners...), r.inners...)}
+	for i, name := range l.out {
+		ll, _ := l.outAt(i)
+		rl, _ := r.outAt(i)
+		out.addOut(name, mergeLineage(ll, rl))
+	}
+	return out
+}
+
+func (an *sqlAnalyzer) selectStmt(s *pg.SelectStmt, parent *scope) *relation {
+	if s == nil {
+		return &relation{derived: true}
+	}
+	if op := s.GetOp(); op != pg.SetOperation_SETOP_NONE && op != pg.SetOperation_SET_OPERATION_UNDEFINED {
+		sc := newScope(parent)
+		an.with(s.GetWithClause(), sc)
+		out := mergeSetop(an.selectStmt(s.GetLarg(), sc), an.selectStmt(s.GetRarg(), sc))
+		an.setopSort(s, out, sc)
+		return out
+	}
+	if vals := s.GetValuesLists(); len(vals) > 0 {
+		out := &relation{derived: true, opaque: true}
+		for _, v := range vals {
+			an.expr(v, parent, walkCtx{role: RoleSelect})
+		}
+		if items := vals[0].GetList().GetItems(); items != nil {
+			for i := range items {
+				out.addOut("column"+strconv.Itoa(i+1), lineage{})
+			}
+		}
+		return out
+	}
+	sc := newScope(parent)
+	an.with(s.GetWithClause(), sc)
+	for _, f := range s.GetFromClause() {
+		an.fromItem(f, sc)
+	}
+	out := &relation{derived: true}
+	sc.aliases = map[string]lineage{}
+	for _, t := range s.GetTargetList() {
+		rt := t.GetResTarget()
+		if rt == nil {
+			continue
+		}
+		if cr := rt.GetVal().GetColumnRef(); cr != nil && isStar(cr) {
+			out.inners = append(out.inners, an.starScope(cr, sc))
+			sc.targets = append(sc.targets, lineage{})
+			continue
+		}
+		l := an.expr(rt.GetVal(), sc, walkCtx{role: RoleSelect})
+		name := outputName(rt)
+		out.addOut(name, l)
+		sc.targets = append(sc.targets, l)
+		if rt.GetName() != "" {
+			if _, dup := sc.aliases[name]; !dup {
+				sc.aliases[name] = l
+			}
+		}
+	}
+	if w := s.GetWhereClause(); w != nil {
+		an.whereClause(w, sc)
+	}
+	for _, g := range s.GetGroupClause() {
+		an.sortKey(g, sc, RoleGroup, aliasLast)
+	}
+	if h := s.GetHavingClause(); h != nil {
+		an.expr(h, sc, walkCtx{role: RoleWhere, alias: aliasLast})
+	}
+	for _, w := range s.GetWindowClause() {
+		if wd := w.GetWindowDef(); wd != nil {
+			an.window(wd, sc)
+		}
+	}
+	for _, d := range s.GetDistinctClause() {
+		if d != nil && d.GetNode() != nil {
+			an.sortKey(d, sc, RoleGroup, aliasFirst)
+		}
+	}
+	for _, o := range s.GetSortClause() {
+		if sb := o.GetSortBy(); sb != nil {
+			an.sortKey(sb.GetNode(), sc, RoleOrder, aliasFirst)
+		}
+	}
+	an.expr(s.GetLimitCount(), sc, walkCtx{role: RoleSelect})
+	an.expr(s.GetLimitOffset(), sc, walkCtx{role: RoleSelect})
+	return out
+}
+
+// setopSort handles ORDER BY on a UNION/INTERSECT/EXCEPT: it names output
+// columns of the combined result.
+func (an *sqlAnalyzer) setopSort(s *pg.SelectStmt, out *relation, parent *scope) {
+	if len(s.GetSortClause()) == 0 {
+		return
+	}
+	sc := newScope(parent)
+	sc.rels = []*relation{out}
+	sc.aliases = out.outLin
+	for i := range out.out {
+		l, _ := out.outAt(i)
+		sc.targets = append(sc.targets, l)
+	}
+	for _, o := range s.GetSortClause() {
+		if sb := o.GetSortBy(); sb != nil {
+			an.sortKey(sb.GetNode(), sc, RoleOrder, aliasFirst)
+		}
+	}
+}
+
+func isStar(c *pg.ColumnRef) bool {
+	f := c.GetFields()
+	return len(f) > 0 && f[len(f)-1].GetAStar() != nil
+}
+
+// starScope is what SELECT * or SELECT t.* passes through to the outside.
+func (an *sqlAnalyzer) starScope(c *pg.ColumnRef, sc *scope) *scope {
+	parts := c.GetFields()
+	if len(parts) < 2 {
+		return &scope{rels: sc.rels, using: sc.using}
+	}
+	qual := strings.ToLower(parts[len(parts)-2].GetString_().GetSval())
+	for s := sc; s != nil; s = s.parent {
+		for _, r := range s.rels {
+			if r.name == qual {
+				return &scope{rels: []*relation{r}}
+			}
+		}
+	}
+	return &scope{}
+}
+
+func outputName(rt *pg.ResTarget) string {
+	if rt.GetName() != "" {
+		return strings.ToLower(rt.GetName())
+	}
+	v := rt.GetVal()
+	for v.GetTypeCast() != nil {
+		v = v.GetTypeCast().GetArg()
+	}
+	switch {
+	case v.GetColumnRef() != nil:
+		f := v.GetColumnRef().GetFields()
+		if s := f[len(f)-1].GetString_(); s != nil {
+			return strings.ToLower(s.GetSval())
+		}
+	case v.GetFuncCall() != nil:
+		return funcName(v.GetFuncCall())
+	}
+	return "?column?"
+}
+
+// sortKey handles a GROUP BY, ORDER BY or DISTINCT ON item: an ordinal
+// names a select-list entry, a bare name may be a select-list alias.
+func (an *sqlAnalyzer) sortKey(n *pg.Node, sc *scope, role Role, mode aliasMode) {
+	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
+		if i := int(c.GetIval().GetIval()) - 1; i >= 0 && i < len(sc.targets) {
+			an.useLineage(sc.targets[i], walkCtx{role: role})
+		}
+		return
+	}
+	an.expr(n, sc, walkCtx{role: role, alias: mode})
+}
+
+func (an *sqlAnalyzer) useLineage(l lineage, ctx walkCtx) {
+	for _, f := range l.fields {
+		an.use(f, ctx)
+	}
+}
+
+// fromItem adds one FROM item to the scope.
+func (an *sqlAnalyzer) fromItem(n *pg.Node, sc *scope) {
+	switch x := n.GetNode().(type) {
+	case *pg.Node_RangeVar:
+		sc.rels = append(sc.rels, an.rangeVar(x.RangeVar, sc))
+	case *pg.Node_RangeSubselect:
+		rs := x.RangeSubselect
+		sub := an.query(rs.GetSubquery(), sc)
+		if sub == nil {
+			sub = &relation{derived: true, opaque: true}
+		}
+		r := *sub.renamed(stringList(rs.GetAlias().GetColnames()))
+		r.name = strings.ToLower(rs.GetAlias().GetAliasname())
+		sc.rels = append(sc.rels, &r)
+	case *pg.Node_JoinExpr:
+		an.joinExpr(x.JoinExpr, sc)
+	case *pg.Node_RangeFunction:
+		rf := x.RangeFunction
+		r := &relation{derived: true, opaque: true}
+		for _, f := range rf.GetFunctions() {
+			items := f.GetList().GetItems()
+			if len(items) == 0 {
+				continue
+			}
+			if fc := items[0].GetFuncCall(); fc != nil && r.name == "" {
+				r.name = funcName(fc)
+			}
+			an.expr(items[0], sc, walkCtx{role: RoleSelect})
+		}
+		if a := rf.GetAlias(); a != nil {
+			r.name = strings.ToLower(a.GetAliasname())
+			for _, c := range stringList(a.GetColnames()) {
+				r.addOut(c, lineage{})
+			}
+		}
+		sc.rels = append(sc.rels, r)
+	case *pg.Node_RangeTableSample:
+		an.fromItem(x.RangeTableSample.GetRelation(), sc)
+	default:
+		r := &relation{derived: true, opaque: true}
+		an.children(n, func(c *pg.Node) { an.expr(c, sc, walkCtx{role: RoleSelect}) })
+		sc.rels = append(sc.rels, r)
+	}
+}
+
+func (an *sqlAnalyzer) rangeVar(rv *pg.RangeVar, sc *scope) *relation {
+	name := strings.ToLower(rv.GetRelname())
+	alias := strings.ToLower(rv.GetAlias().GetAliasname())
+	if rv.GetSchemaname() == "" {
+		if c := sc.cte(name); c != nil {
+			r := *c.renamed(stringList(rv.GetAlias().GetColnames()))
+			r.name = name
+			if alias != "" {
+				r.name = alias
+			}
+			return &r
+		}
+	}
+	r := an.baseTable(name, strings.ToLower(rv.GetSchemaname()))
+	an.tables[name] = true
+	if alias != "" {
+		r.name = alias
+	}
+	return r
+}
+
+func (an *sqlAnalyzer) baseTable(name, schema string) *relation {
+	r := &relation{name: name, table: name, schema: schema}
+	if an.idx != nil {
+		r.cols = an.idx.cols[name]
+	}
+	return r
+}
+
+func (an *sqlAnalyzer) joinExpr(j *pg.JoinExpr, sc *scope) {
+	start := len(sc.rels)
+	an.fromItem(j.GetLarg(), sc)
+	mid := len(sc.rels)
+	an.fromItem(j.GetRarg(), sc)
+	left := &scope{rels: sc.rels[start:mid:mid], using: sc.using}
+	right := &scope{rels: sc.rels[mid:], using: sc.using}
+	var using []string
+	if j.GetIsNatural() {
+		using = an.commonColumns(left, right)
+	}
+	using = append(using, stringList(j.GetUsingClause())...)
+	for _, col := range using {
+		ll, lst, lrel := an.lookupLevel(left, col)
+		rl, rst, rrel := an.lookupLevel(right, col)
+		ctx := walkCtx{role: RoleJoin}
+		if lst == hasYes {
+			an.useLineage(ll, ctx)
+		}
+		if rst == hasYes {
+			an.useLineage(rl, ctx)
+		}
+		if lf, ok := ll.single(); ok && lst == hasYes && rst == hasYes && lrel != rrel {
+			if rf, ok := rl.single(); ok {
+				an.join(lf, rf)
+			}
+		}
+		if lst != hasYes || rst != hasYes {
+			an.use("?."+col, ctx)
+			an.ambiguousField("?." + col)
+		}
+		if sc.using == nil {
+			sc.using = map[string]bool{}
+		}
+		sc.using[col] = true
+	}
+	if q := j.GetQuals(); q != nil {
+		for _, c := range conjuncts(q) {
+			an.joinCondition(c, sc)
+		}
+		an.expr(q, sc, walkCtx{role: RoleJoin})
+	}
+	if a := j.GetAlias(); a != nil {
+		inner := &scope{rels: append([]*relation(nil), sc.rels[start:]...), using: sc.using}
+		sc.rels = append(sc.rels, &relation{name: strings.ToLower(a.GetAliasname()), derived: true, inners: []*scope{inner}})
+	}
+}
+
+// commonColumns lists the columns a NATURAL join merges: those both sides
+// are known to have. Undescribed tables contribute none.
+func (an *sqlAnalyzer) commonColumns(left, right *scope) []string {
+	names := func(s *scope) map[string]bool {
+		m := map[string]bool{}
+		for _, r := range s.rels {
+			for c := range r.cols {
+				m[c] = true
+			}
+			for _, c := range r.out {
+				m[c] = true
+			}
+		}
+		return m
+	}
+	l, r := names(left), names(right)
+	var out []string
+	for c := range l {
+		if r[c] {
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// conjuncts splits an expression into its top-level AND terms.
+func conjuncts(n *pg.Node) []*pg.Node {
+	if b := n.GetBoolExpr(); b != nil && b.GetBoolop() == pg.BoolExprType_AND_EXPR {
+		var out []*pg.Node
+		for _, a := range b.GetArgs() {
+			out = append(out, conjuncts(a)...)
+		}
+		return out
+	}
+	return []*pg.Node{n}
+}
+
+// joinCondition records a = b between columns of two different relations.
+func (an *sqlAnalyzer) joinCondition(n *pg.Node, sc *scope) bool {
+	e := n.GetAExpr()
+	if e == nil || e.GetKind() != pg.A_Expr_Kind_AEXPR_OP || opName(e.GetName()) != "=" {
+		return false
+	}
+	lc, rc := unwrapCast(e.GetLexpr()).GetColumnRef(), unwrapCast(e.GetRexpr()).GetColumnRef()
+	if lc == nil || rc == nil {
+		return false
+	}
+	l, r := an.resolveCol(lc, sc, aliasNever), an.resolveCol(rc, sc, aliasNever)
+	lf, lok := l.lin.single()
+	rf, rok := r.lin.single()
+	if !lok || !rok || l.rel == nil || r.rel == nil || l.rel == r.rel {
+		return false
+	}
+	an.join(lf, rf)
+	an.use(lf, walkCtx{role: RoleJoin})
+	an.use(rf, walkCtx{role: RoleJoin})
+	return true
+}
+
+func unwrapCast(n *pg.Node) *pg.Node {
+	for n.GetTypeCast() != nil {
+		n = n.GetTypeCast().GetArg()
+	}
+	return n
+}
+
+func opName(names []*pg.Node) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return names[len(names)-1].GetString_().GetSval()
+}
+
+func (an *sqlAnalyzer) whereClause(w *pg.Node, sc *scope) {
+	for _, c := range conjuncts(w) {
+		an.joinCondition(c, sc)
+		if !an.dry {
+			an.where = append(an.where, an.predicate(c, sc))
+		}
+	}
+	an.expr(w, sc, walkCtx{role: RoleWhere, alias: aliasLast})
+}
+
+func (an *sqlAnalyzer) insertStmt(s *pg.InsertStmt, parent *scope) {
+	sc := newScope(parent)
+	an.with(s.GetWithClause(), sc)
+	target := an.rangeVar(s.GetRelation(), sc)
+	for _, c := range s.GetCols() {
+		if rt := c.GetResTarget(); rt != nil {
+			an.use(target.table+"."+strings.ToLower(rt.GetName()), walkCtx{role: RoleSelect})
+		}
+	}
+	if s.GetSelectStmt() != nil {
+		an.query(s.GetSelectStmt(), sc)
+	}
+	tsc := newScope(sc)
+	tsc.rels = []*relation{target}
+	if oc := s.GetOnConflictClause(); oc != nil {
+		excluded := *target
+		excluded.name = "excluded"
+		tsc.rels = append(tsc.rels, &excluded)
+		an.setTargets(oc.GetTargetList(), target, tsc)
+		if w := oc.GetWhereClause(); w != nil {
+			an.whereClause(w, tsc)
+		}
+		tsc.rels = tsc.rels[:1]
+	}
+	for _, r := range s.GetReturningList() {
+		an.expr(r.GetResTarget().GetVal(), tsc, walkCtx{role: RoleSelect})
+	}
+}
+
+// setTargets handles SET col = expr: the written column and what it reads.
+func (an *sqlAnalyzer) setTargets(list []*pg.Node, target *relation, sc *scope) {
+	for _, t := range list {
+		rt := t.GetResTarget()
+		if rt == nil {
+			continue
+		}
+		if target.table != "" && rt.GetName() != "" {
+			an.use(target.table+"."+strings.ToLower(rt.GetName()), walkCtx{role: RoleSelect})
+		}
+		an.expr(rt.GetVal(), sc, walkCtx{role: RoleSelect})
+	}
+}
+
+func (an *sqlAnalyzer) updateStmt(s *pg.UpdateStmt, parent *scope) {
+	sc := newScope(parent)
+	an.with(s.GetWithClause(), sc)
+	target := an.rangeVar(s.GetRelation(), sc)
+	sc.rels = append(sc.rels, target)
+	for _, f := range s.GetFromClause() {
+		an.fromItem(f, sc)
+	}
+	an.setTargets(s.GetTargetList(), target, sc)
+	if w := s.GetWhereClause(); w != nil {
+		an.whereClause(w, sc)
+	}
+	for _, r := range s.GetReturningList() {
+		an.expr(r.GetResTarget().GetVal(), sc, walkCtx{role: RoleSelect})
+	}
+}
+
+func (an *sqlAnalyzer) deleteStmt(s *pg.DeleteStmt, parent *scope) {
+	sc := newScope(parent)
+	an.with(s.GetWithClause(), sc)
+	sc.rels = append(sc.rels, an.rangeVar(s.GetRelation(), sc))
+	for _, f := range s.GetUsingClause() {
+		an.fromItem(f, sc)
+	}
+	if w := s.GetWhereClause(); w != nil {
+		an.whereClause(w, sc)
+	}
+	for _, r := range s.GetReturningList() {
+		an.expr(r.GetResTarget().GetVal(), sc, walkCtx{role: RoleSelect})
+	}
+}
