@@ -246,6 +246,9 @@ func (e *goldEditor) validate() ([]fieldEdit, bool) {
 		"gold.definition", "gold.window", "gold.freshness_bound_hours", "gold.policy_scope", "label.note"} {
 		a, _ := c.Field(f)
 		b, _ := next.Field(f)
+		if emptyJSON(a) && emptyJSON(b) {
+			continue // null and [] both mean "none"
+		}
 		if !bytes.Equal(a, b) {
 			edits = append(edits, fieldEdit{f, b})
 		}
@@ -347,4 +350,9 @@ func (p *termPrompt) view(sty *themes.Styles, w, h int) string {
 		lines = append(lines, sty.InputError.Render("✗ "+p.err))
 	}
 	return sty.Dialog.Render(strings.Join(lines, "\n"))
+}
+
+func emptyJSON(b []byte) bool {
+	s := string(b)
+	return s == "null" || s == "[]" || s == `""`
 }

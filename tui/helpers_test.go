@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,22 +13,32 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"tracelab/model"
+	"tracelab/scoring"
 	"tracelab/store"
 )
 
-// The fixtures in testdata/ are written for these tests:
-//   - traces.jsonl follows the native trace format of DESIGN.md ("Native
-//     trace format"); the first two traces are the seed's opening example
-//     (000_4057f658599f16cd.txt: the same EMEA question on a generic SQL
-//     server and a task-specific server), the others one per failure class,
-//     plus one whose text holds terminal escape sequences, CJK and emoji.
-//   - scores.jsonl holds one scoring.TraceScore JSON object per trace (the
-//     shape the scorer stores with Store.SaveScores), marker offsets
-//     computed as byte offsets into each step's text.
+// Tests run on the bundled sample data (../testdata: traces of three MCP
+// servers, gold cases, policy and lineage; see ../testdata/README.md),
+// scored by the real scorer, plus testdata/hostile.jsonl: one trace in the
+// native format of DESIGN.md whose question and reasoning carry terminal
+// escape sequences (OSC title change, clear screen, colors), CJK and emoji.
 
-// openFixtureStore imports the fixtures into a new database file and
-// returns the store and its path.
+// openFixtureStore imports and scores the sample data into a new database
+// file and returns the store and its path.
 func openFixtureStore(t testing.TB) (*store.Store, string) {
+	t.Helper()
+	return openStore(t, true)
+}
+
+// openUnlabeledStore is openFixtureStore without the gold cases: every
+// trace waits for a label, scored on suggestions alone.
+func openUnlabeledStore(t testing.TB) (*store.Store, string) {
+	t.Helper()
+	return openStore(t, false)
+}
+
+func openStore(t testing.TB, withCases bool) (*store.Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "tracelab.db")
 	st, err := store.Open(context.Background(), path)
@@ -37,47 +46,128 @@ func openFixtureStore(t testing.TB) (*store.Store, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	loadFixtures(t, st)
+	loadFixtures(t, st, withCases)
 	return st, path
 }
 
-func loadFixtures(t testing.TB, st *store.Store) {
+const sampleDir = "../testdata"
+
+func loadFixtures(t testing.TB, st *store.Store, withCases bool) {
 	t.Helper()
 	ctx := context.Background()
-	st.SetClock(func() time.Time { return time.Date(2026, 7, 4, 9, 0, 0, 0, time.UTC) })
-	if _, err := st.ImportFile(ctx, filepath.Join("testdata", "traces.jsonl"), store.ImportOptions{}); err != nil {
-		t.Fatal(err)
+	st.SetClock(func() time.Time { return time.Date(2026, 8, 20, 9, 0, 0, 0, time.UTC) })
+	files, _ := filepath.Glob(filepath.Join(sampleDir, "traces", "*.jsonl"))
+	if len(files) == 0 {
+		t.Fatalf("no sample traces under %s/traces", sampleDir)
 	}
-	f, err := os.Open(filepath.Join("testdata", "scores.jsonl"))
-	if err != nil {
-		t.Fatal(err)
+	files = append(files, filepath.Join("testdata", "hostile.jsonl"))
+	if withCases {
+		files = append(files, filepath.Join(sampleDir, "cases.jsonl"))
 	}
-	defer f.Close()
-	var rows []store.ScoreRow
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var s struct {
-			TraceID          string   `json:"trace_id"`
-			SuggestedClass   *string  `json:"suggested_class"`
-			Markers          []any    `json:"markers"`
-			NeedsHumanReview bool     `json:"needs_human_review"`
-			Correct          *bool    `json:"correct"`
-			Grounded         *bool    `json:"grounded"`
-			_                struct{} `json:"-"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+	for _, f := range files {
+		if _, err := st.ImportFile(ctx, f, store.ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		r := store.ScoreRow{TraceID: s.TraceID, Markers: len(s.Markers), NeedsReview: s.NeedsHumanReview,
-			Correct: s.Correct, Grounded: s.Grounded, Detail: append(json.RawMessage(nil), sc.Bytes()...)}
-		if s.SuggestedClass != nil {
-			r.SuggestedClass = *s.SuggestedClass
-		}
-		rows = append(rows, r)
 	}
-	if err := st.SaveScores(ctx, rows); err != nil {
+	if err := scoreStore(ctx, st, sampleDir); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// scoreStore scores every trace against its case's gold with the sample
+// policy and lineage, as `tracelab score` does, and saves the scores.
+func scoreStore(ctx context.Context, st *store.Store, dir string) error {
+	var cfg scoring.Config
+	if b, err := os.ReadFile(filepath.Join(dir, "policy.json")); err == nil {
+		p, err := scoring.ParsePolicy(b)
+		if err != nil {
+			return err
+		}
+		cfg.Policy = p
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "lineage.json")); err == nil {
+		l, err := scoring.ParseLineage(b)
+		if err != nil {
+			return err
+		}
+		cfg.Lineage = l
+	}
+	sc, err := scoring.NewScorer(cfg)
+	if err != nil {
+		return err
+	}
+	var rows []store.ScoreRow
+	q := store.Query{Limit: 500}
+	for {
+		page, next, err := st.ListTraces(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, s := range page {
+			tr, err := st.Trace(ctx, s.TraceID)
+			if err != nil {
+				return err
+			}
+			rec, err := st.CaseForTrace(ctx, s.TraceID)
+			if err != nil {
+				return err
+			}
+			var gold *model.Gold
+			if rec != nil {
+				gold = &rec.Case.Gold
+			}
+			ts := sc.Score(tr, gold)
+			detail, err := json.Marshal(ts)
+			if err != nil {
+				return err
+			}
+			r := store.ScoreRow{TraceID: s.TraceID, Markers: len(ts.Markers), NeedsReview: ts.NeedsHumanReview,
+				Correct: ts.Correct, Grounded: ts.Grounded, Detail: detail}
+			if ts.SuggestedClass != nil {
+				r.SuggestedClass = string(*ts.SuggestedClass)
+			}
+			rows = append(rows, r)
+		}
+		if next == nil {
+			break
+		}
+		q.After = next
+	}
+	return st.SaveScores(ctx, rows)
+}
+
+// storeReport is the report screen's loader over the store: the scores
+// with the confirmed labels, through scoring.BuildReport.
+func storeReport(st *store.Store) func(context.Context) ([]model.Report, error) {
+	return func(ctx context.Context) ([]model.Report, error) {
+		var results []scoring.CaseResult
+		q := store.Query{Limit: 500}
+		for {
+			page, next, err := st.ListTraces(ctx, q)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range page {
+				raw, err := st.Score(ctx, s.TraceID)
+				if err != nil || raw == nil {
+					continue
+				}
+				var ts scoring.TraceScore
+				if err := json.Unmarshal(raw, &ts); err != nil {
+					return nil, err
+				}
+				cr := scoring.CaseResult{Score: ts}
+				if rec, _ := st.CaseForTrace(ctx, s.TraceID); rec != nil {
+					l := rec.Case.Label
+					cr.Label, cr.Confirmed = &l, rec.Status == model.StatusConfirmed
+				}
+				results = append(results, cr)
+			}
+			if next == nil {
+				return scoring.BuildReport(results), nil
+			}
+			q.After = next
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"tracelab/model"
+	"tracelab/scoring"
 	"tracelab/themes"
 )
 
@@ -97,7 +98,7 @@ func capText(s string) (string, int) {
 // markedText cleans raw text and lights up the marker spans (byte offsets
 // into raw). Each piece is cleaned on its own so offsets stay true even
 // when the text held control sequences.
-func markedText(sty *themes.Styles, raw string, marks []markerSpan) string {
+func markedText(sty *themes.Styles, raw string, marks []scoring.Marker) string {
 	var b strings.Builder
 	pos := 0
 	for _, mk := range marks {

@@ -340,7 +340,7 @@ type queueCols struct {
 func layoutQueue(w int) queueCols {
 	c := queueCols{status: 2, caseID: 16, server: 16, outcome: 8, class: 10, markers: 3}
 	if w >= 120 {
-		c = queueCols{status: 10, caseID: 22, server: 22, outcome: 13, class: 11, markers: 4, statusWords: true}
+		c = queueCols{status: 12, caseID: 22, server: 22, outcome: 13, class: 11, markers: 4, statusWords: true}
 	}
 	if w >= 180 {
 		c.caseID, c.server = 30, 26

@@ -22,6 +22,7 @@ type reportScreen struct {
 	missing bool // no report function was wired
 	err     error
 	cursor  int // failure class under the cursor
+	offset  int // first line drawn when the report is taller than the screen
 }
 
 type reportMsg struct {
@@ -139,7 +140,11 @@ func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
 		nameW = max(nameW, min(24, len(model.CleanLine(rep.Server))))
 	}
 	barW := max(4, w-labelW-nameW-12)
+	cursorLine := 0
 	for ci, c := range model.Classes {
+		if ci == r.cursor {
+			cursorLine = len(lines) + len(r.reports) - 1
+		}
 		for si, rep := range r.reports {
 			n := rep.FailuresByClass[string(c)]
 			full, empty := bar(n, maxN, barW)
@@ -156,6 +161,21 @@ func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
 				sty.Class[ci].Render(strings.Repeat("█", full))+sty.BarEmpty.Render(strings.Repeat("·", empty))+" "+
 				sty.Text.Render(itoa(n)))
 		}
+	}
+	// Scroll so the class under the cursor is in view; the table header
+	// (line 0) stays at the top.
+	if len(lines) > h && h > 1 {
+		body, bodyH := lines[1:], h-1
+		last := cursorLine - 1
+		first := last - len(r.reports) + 1
+		if last >= r.offset+bodyH {
+			r.offset = last - bodyH + 1
+		}
+		if first < r.offset {
+			r.offset = first
+		}
+		r.offset = clamp(r.offset, 0, len(body)-bodyH)
+		lines = append([]string{lines[0]}, body[r.offset:]...)
 	}
 	return strings.Join(lines, "\n")
 }

@@ -1,59 +1,21 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"sort"
+
+	"tracelab/model"
+	"tracelab/scoring"
+	"tracelab/store"
 )
 
-// scoreView is the part of scoring's per-trace JSON (scoring.TraceScore,
-// stored by Store.SaveScores) that the trace screen draws. Decoding into a
-// local view keeps the screen working on scores written by any version of
-// the scorer: unknown keys are ignored, missing ones stay zero.
+// scoreView is what the trace screen knows of a trace's scoring: the
+// scorer's stored TraceScore (Store.Score's JSON) and, computed when the
+// trace opens, the gold the scorer suggests for it ('a' accepts it).
 type scoreView struct {
-	FieldsUsed         []fieldUse        `json:"fields_used"`
-	Markers            []markerSpan      `json:"markers"`
-	SuggestedClass     *string           `json:"suggested_class"`
-	Classes            []classSuggestion `json:"classes"`
-	GroundingPrecision *float64          `json:"grounding_precision"`
-	GroundingRecall    *float64          `json:"grounding_recall"`
-	DefinitionMatch    *bool             `json:"definition_match"`
-	FreshnessPass      *bool             `json:"freshness_pass"`
-	PolicyViolations   *int              `json:"policy_violations"`
-	Correct            *bool             `json:"correct"`
-	Grounded           *bool             `json:"grounded"`
-	NeedsHumanReview   bool              `json:"needs_human_review"`
-	ReviewReasons      []string          `json:"review_reasons"`
-	SuggestedGold      *struct {
-		RequiredFields  []string `json:"required_fields"`
-		ForbiddenFields []string `json:"forbidden_fields"`
-	} `json:"suggested_gold"`
-}
-
-// fieldUse is one field a trace used and what the gold said of it when scored.
-type fieldUse struct {
-	Field  string   `json:"field"`
-	Status string   `json:"status"` // required | forbidden | neutral
-	Steps  []int    `json:"steps"`
-	Roles  []string `json:"roles"`
-}
-
-// markerSpan is a guess marker: byte offsets into a step's text.
-type markerSpan struct {
-	Step  int    `json:"step"`
-	Start int    `json:"start"`
-	End   int    `json:"end"`
-	Text  string `json:"text"`
-}
-
-type classSuggestion struct {
-	Class      string     `json:"class"`
-	Confidence float64    `json:"confidence"`
-	Evidence   []evidence `json:"evidence"`
-}
-
-type evidence struct {
-	Step   int    `json:"step"`
-	Reason string `json:"reason"`
+	scoring.TraceScore
+	SuggestedGold *model.Gold
 }
 
 // decodeScore reads a stored score; nil raw means not scored.
@@ -62,7 +24,7 @@ func decodeScore(raw json.RawMessage) (*scoreView, error) {
 		return nil, nil
 	}
 	var sv scoreView
-	if err := json.Unmarshal(raw, &sv); err != nil {
+	if err := json.Unmarshal(raw, &sv.TraceScore); err != nil {
 		return nil, err
 	}
 	sort.SliceStable(sv.Markers, func(i, j int) bool {
@@ -75,12 +37,33 @@ func decodeScore(raw json.RawMessage) (*scoreView, error) {
 	return &sv, nil
 }
 
+// suggestGold runs the scorer's gold suggestion (glossary terms the
+// question uses, look-alikes used after a guess marker) for a trace.
+func suggestGold(ctx context.Context, st *store.Store, t *model.Trace, sv *scoreView) (*model.Gold, error) {
+	entries, err := st.Glossary(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg := scoring.Config{}
+	for _, e := range entries {
+		cfg.Glossary = append(cfg.Glossary, scoring.GlossaryEntry{Term: e.Term, Definition: e.Definition,
+			Predicate: e.Predicate, RequiredFields: e.RequiredFields, ForbiddenFields: e.ForbiddenFields,
+			TimestampColumn: e.TimestampColumn, Calendar: e.Calendar})
+	}
+	sc, err := scoring.NewScorer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	g := sc.SuggestGold(t, sv.TraceScore, nil).Gold
+	return &g, nil
+}
+
 // markersIn returns the markers of one step.
-func (sv *scoreView) markersIn(step int) []markerSpan {
+func (sv *scoreView) markersIn(step int) []scoring.Marker {
 	if sv == nil {
 		return nil
 	}
-	var out []markerSpan
+	var out []scoring.Marker
 	for _, mk := range sv.Markers {
 		if mk.Step == step {
 			out = append(out, mk)

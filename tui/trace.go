@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"tracelab/model"
+	"tracelab/scoring"
 	"tracelab/store"
 	"tracelab/themes"
 )
@@ -52,7 +53,7 @@ type panelItem struct {
 	field  string // a field (r / x act on it)
 	step   int    // evidence: the step it points at (enter jumps), -1 for fields
 	status string // required | forbidden | neutral | missing
-	roles  []string
+	roles  []scoring.Role
 	reason string
 	class  string
 }
@@ -104,6 +105,11 @@ func (m Model) openTrace(id string) tea.Cmd {
 		sv, err := decodeScore(raw)
 		if err != nil {
 			return traceMsg{id: id, err: fmt.Errorf("score of %s: %w", id, err)}
+		}
+		if sv != nil {
+			if sv.SuggestedGold, err = suggestGold(ctx, st, t, sv); err != nil {
+				return traceMsg{id: id, err: err}
+			}
 		}
 		return traceMsg{id: id, t: t, rec: rec, score: sv}
 	}
@@ -179,7 +185,7 @@ func (ts *traceScreen) gold() model.Gold {
 
 // fieldStatus is what the current gold says of a field; it wins over the
 // status stored with the score, which may predate the latest edit.
-func (ts *traceScreen) fieldStatus(f fieldUse) string {
+func (ts *traceScreen) fieldStatus(f scoring.FieldStatus) string {
 	g := ts.gold()
 	switch {
 	case slices.Contains(g.RequiredFields, f.Field):
@@ -214,7 +220,7 @@ func (ts *traceScreen) buildItems() {
 	if ts.score != nil {
 		for _, c := range ts.score.Classes {
 			for _, e := range c.Evidence {
-				ts.items = append(ts.items, panelItem{step: e.Step, reason: e.Reason, class: c.Class})
+				ts.items = append(ts.items, panelItem{step: e.Step, reason: e.Reason, class: string(c.Class)})
 			}
 		}
 	}
@@ -278,7 +284,7 @@ func (ts *traceScreen) jumpMarker(dir int, detailW int, sty *themes.Styles) bool
 }
 
 // markerLine is the detail line a marker falls on at width w.
-func (ts *traceScreen) markerLine(mk markerSpan, w int, sty *themes.Styles) int {
+func (ts *traceScreen) markerLine(mk scoring.Marker, w int, sty *themes.Styles) int {
 	s := ts.t.Steps[mk.Step]
 	if mk.Start > len(s.Text) {
 		return 0
@@ -415,8 +421,7 @@ func (ts *traceScreen) acceptEdits() []fieldEdit {
 	}
 	lab := ts.label()
 	var out []fieldEdit
-	if sv.SuggestedClass != nil && model.ValidClass(*sv.SuggestedClass) &&
-		(lab.FailureClass == nil || string(*lab.FailureClass) != *sv.SuggestedClass) {
+	if sv.SuggestedClass != nil && (lab.FailureClass == nil || *lab.FailureClass != *sv.SuggestedClass) {
 		out = append(out, fieldEdit{"label.failure_class", jsonValue(*sv.SuggestedClass)})
 	}
 	if sv.Correct != nil && (lab.Correct == nil || *lab.Correct != *sv.Correct) {
@@ -425,7 +430,9 @@ func (ts *traceScreen) acceptEdits() []fieldEdit {
 	if sv.Grounded != nil && (lab.Grounded == nil || *lab.Grounded != *sv.Grounded) {
 		out = append(out, fieldEdit{"label.grounded", jsonValue(*sv.Grounded)})
 	}
-	if sg := sv.SuggestedGold; sg != nil {
+	// Gold a person wrote is never replaced by a suggestion.
+	humanGold := ts.rec != nil && ts.rec.GoldOrigin == "human"
+	if sg := sv.SuggestedGold; sg != nil && !humanGold {
 		g := ts.gold()
 		if len(sg.RequiredFields) > 0 && !sameSet(sg.RequiredFields, g.RequiredFields) {
 			out = append(out, fieldEdit{"gold.required_fields", jsonValue(sorted(sg.RequiredFields))})
@@ -536,8 +543,22 @@ func stepIcon(k model.StepKind) string {
 	return "·"
 }
 
+// toolOf is the tool of a step: its own, or for a result the tool of the
+// call it answers.
+func (ts *traceScreen) toolOf(s model.Step) string {
+	if s.Tool != "" || s.CallID == "" {
+		return s.Tool
+	}
+	for _, c := range ts.t.Steps {
+		if c.Kind == model.KindToolCall && c.ID == s.CallID {
+			return c.Tool
+		}
+	}
+	return ""
+}
+
 // stepSummary is the one-line summary of a step in the list.
-func stepSummary(s model.Step) string {
+func stepSummary(s model.Step, tool string) string {
 	switch s.Kind {
 	case model.KindToolCall:
 		if sql := sqlOf(s.Args); sql != "" {
@@ -549,8 +570,8 @@ func stepSummary(s model.Step) string {
 		if s.IsError {
 			prefix = "error "
 		}
-		if s.Tool != "" {
-			prefix += s.Tool + " "
+		if tool != "" {
+			prefix += tool + " "
 		}
 		return prefix + model.CleanLine(string(s.Result))
 	}

@@ -85,7 +85,7 @@ func (ts *traceScreen) labelLine(sty *themes.Styles) string {
 	if lab.FailureClass != nil {
 		class = classStyle(sty, string(*lab.FailureClass))("class " + string(*lab.FailureClass))
 	} else if ts.score != nil && ts.score.SuggestedClass != nil {
-		class = sty.Subtle.Render("class - (suggested " + *ts.score.SuggestedClass + ")")
+		class = sty.Subtle.Render("class - (suggested " + string(*ts.score.SuggestedClass) + ")")
 	}
 	status := model.StatusNone
 	by := ""
@@ -115,7 +115,7 @@ func (ts *traceScreen) stepsView(sty *themes.Styles, w, h int) string {
 			marked[mk.Step] = true
 		}
 	}
-	numW := len(strconv.Itoa(n))
+	numW := len(strconv.Itoa(max(0, n-1)))
 	var lines []string
 	for i := ts.stepOff; i < n && len(lines) < h; i++ {
 		s := ts.t.Steps[i]
@@ -123,8 +123,8 @@ func (ts *traceScreen) stepsView(sty *themes.Styles, w, h int) string {
 		if marked[i] {
 			flag = "◆"
 		}
-		num := fmt.Sprintf("%*d", numW, i+1)
-		text := cell(flag+num+" "+stepIcon(s.Kind)+" "+stepSummary(s), w)
+		num := fmt.Sprintf("%*d", numW, i)
+		text := cell(flag+num+" "+stepIcon(s.Kind)+" "+stepSummary(s, ts.toolOf(s)), w)
 		switch {
 		case i == ts.step:
 			lines = append(lines, sty.Selected.Render(text))
@@ -149,7 +149,7 @@ func (ts *traceScreen) detailPane(sty *themes.Styles, w, h int) string {
 	}
 	end := min(len(lines), ts.detailOff+viewH)
 	body := strings.Join(lines[ts.detailOff:end], "\n")
-	title := fmt.Sprintf("Step %d", ts.step+1)
+	title := fmt.Sprintf("Step %d", ts.step)
 	if len(lines) > viewH {
 		title += fmt.Sprintf(" · %d-%d/%d", ts.detailOff+1, end, len(lines))
 	}
@@ -277,7 +277,7 @@ func (ts *traceScreen) scorePane(sty *themes.Styles, w, h int) string {
 				mark, text = sty.Neutral.Render("·"), sty.Text.Render(it.field)
 			}
 			if len(it.roles) > 0 {
-				text += sty.Subtle.Render(" " + strings.Join(it.roles, ","))
+				text += sty.Subtle.Render(" " + strings.Join(toStrings(it.roles), ","))
 			}
 			rows = append(rows, row{" " + mark + " " + text, idx})
 			continue
@@ -287,7 +287,7 @@ func (ts *traceScreen) scorePane(sty *themes.Styles, w, h int) string {
 			rows = append(rows, ts.metricRows(sty)...)
 		}
 		// Evidence wraps: the reason is the point of the line.
-		lead := fmt.Sprintf("→ #%d ", it.step+1)
+		lead := fmt.Sprintf("→ #%d ", it.step)
 		text := it.class + " " + model.CleanLine(it.reason)
 		wrapped := strings.Split(ansi.Wrap(text, max(8, inner-1-len([]rune(lead))), ""), "\n")
 		for wi, wl := range wrapped {
@@ -378,7 +378,7 @@ func (ts *traceScreen) metricRows(sty *themes.Styles) []panelRow {
 	}
 	sug := sty.Subtle.Render("none")
 	if sv.SuggestedClass != nil {
-		sug = classStyle(sty, *sv.SuggestedClass)(*sv.SuggestedClass)
+		sug = classStyle(sty, string(*sv.SuggestedClass))(string(*sv.SuggestedClass))
 		for _, c := range sv.Classes {
 			if c.Class == *sv.SuggestedClass {
 				sug += sty.Subtle.Render(fmt.Sprintf(" (%.2f)", c.Confidence))

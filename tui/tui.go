@@ -156,6 +156,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
+		m.queue.height = queueListHeight(msg.Height - 2)
+		m.queue.scroll()
 		m.trace.invalidate()
 		return m, nil
 	case tea.BackgroundColorMsg:
@@ -369,9 +371,19 @@ func (m Model) statusBar(w int) string {
 
 func (m Model) helpView(w, h int) string {
 	hm := m.help
-	hm.SetWidth(w - 6)
+	hm.SetWidth(0) // measure the natural width first
+	groups := m.currentHelp().full
+	full := hm.FullHelpView(groups)
+	if lipgloss.Width(full) > w-6 && len(groups) > 2 {
+		// Too wide: fold the groups into two columns.
+		merged := [][]key.Binding{groups[0], {}}
+		for _, g := range groups[1:] {
+			merged[1] = append(merged[1], g...)
+		}
+		full = hm.FullHelpView(merged)
+	}
 	title := m.sty.Accent.Render("Keys: " + m.screenName())
-	body := title + "\n\n" + hm.FullHelpView(m.currentHelp().full) + "\n\n" + m.sty.Subtle.Render("any key closes")
+	body := title + "\n\n" + full + "\n\n" + m.sty.Subtle.Render("any key closes")
 	return m.sty.Dialog.Render(body)
 }
 
