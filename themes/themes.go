@@ -113,7 +113,7 @@ type Styles struct {
 	Selected, Cursor                   lipgloss.Style // selected row, cursor marker
 	Marker                             lipgloss.Style // a guess-marker span
 	Chip, ChipKey                      lipgloss.Style // active filter chips
-	Pane, PaneFocused                  lipgloss.Style // bordered panes
+	Pane, PaneFocused                  lipgloss.Style // border color of panes
 	Status, StatusKey, StatusMsg       lipgloss.Style
 	StatusErr                          lipgloss.Style
 	Dialog                             lipgloss.Style
@@ -156,9 +156,11 @@ func Build(p Palette) Styles {
 	s.Marker = lipgloss.NewStyle().Foreground(col(p.Marker)).Background(col(p.MarkerBg)).Bold(true)
 	s.Chip = lipgloss.NewStyle().Foreground(col(p.Info))
 	s.ChipKey = fg(p.Subtle)
-	border := lipgloss.RoundedBorder()
-	s.Pane = lipgloss.NewStyle().Border(border).BorderForeground(col(p.Faint))
-	s.PaneFocused = lipgloss.NewStyle().Border(border).BorderForeground(col(p.Accent))
+	s.Pane = fg(p.Faint)
+	s.PaneFocused = fg(p.Accent)
+	if mono {
+		s.PaneFocused = lipgloss.NewStyle().Bold(true)
+	}
 	s.Status = lipgloss.NewStyle().Foreground(col(p.StatusFg)).Background(col(p.StatusBg))
 	s.StatusKey = lipgloss.NewStyle().Foreground(col(p.Accent)).Background(col(p.StatusBg)).Bold(true)
 	s.StatusMsg = lipgloss.NewStyle().Foreground(col(p.OK)).Background(col(p.StatusBg))

@@ -282,7 +282,7 @@ func (d *filterDialog) view(sty *themes.Styles, w, h int) string {
 			right = append(right, sty.Text.Render(text))
 		}
 	}
-	body := joinH(fitBlock(strings.Join(left, "\n"), leftW, listH), "  ", fitBlock(strings.Join(right, "\n"), rightW, listH))
+	body := joinH(fitBlock(strings.Join(left, "\n"), leftW, listH), fitBlock("", 2, listH), fitBlock(strings.Join(right, "\n"), rightW, listH))
 	hint := sty.Subtle.Render("space toggle · ←/→ group · c clear · enter apply · esc cancel")
 	return sty.Dialog.Render(sty.Accent.Render("Filter the queue") + "\n\n" + body + "\n\n" + cell(hint, boxW-4))
 }

@@ -16,6 +16,7 @@ import (
 	"tracelab/model"
 	"tracelab/scoring"
 	"tracelab/store"
+	"tracelab/themes"
 )
 
 // Tests run on the bundled sample data (../testdata: traces of three MCP
@@ -291,3 +292,5 @@ func (d *driver) mustSee(s string) {
 		d.t.Fatalf("screen does not show %q:\n%s", s, d.plain())
 	}
 }
+
+func newTestStyles() themes.Styles { return themes.Build(themes.Dark()) }

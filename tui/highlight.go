@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -142,7 +143,31 @@ func wrapLines(lines []string, w int) []string {
 			out = append(out, l)
 			continue
 		}
-		out = append(out, strings.Split(ansi.Wrap(l, w, ""), "\n")...)
+		out = append(out, carryStyles(strings.Split(ansi.Wrap(l, w, ""), "\n"))...)
 	}
 	return out
+}
+
+var sgrSeq = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+
+// carryStyles makes each piece of a wrapped line stand alone: the styles
+// open at the end of one piece are closed there and reopened on the next,
+// so a piece drawn inside a border does not color the border.
+func carryStyles(lines []string) []string {
+	active := ""
+	for i, l := range lines {
+		prefix := active
+		for _, seq := range sgrSeq.FindAllString(l, -1) {
+			if seq == "\x1b[m" || seq == "\x1b[0m" {
+				active = ""
+			} else {
+				active += seq
+			}
+		}
+		if active != "" {
+			l += "\x1b[m"
+		}
+		lines[i] = prefix + l
+	}
+	return lines
 }

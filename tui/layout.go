@@ -89,34 +89,54 @@ func overlay(bg, box string, w, h int) string {
 	return strings.Join(bl, "\n")
 }
 
-// pane draws content in a bordered box of exactly w×h with a title in the
-// top border.
-func drawPane(st lipgloss.Style, title string, content string, w, h int) string {
+// drawPane draws content in a rounded box of exactly w×h, the title in
+// the top border; bs colors the border. Drawn by hand: lipgloss's border
+// rendering measures every line again and costs milliseconds per frame.
+func drawPane(bs lipgloss.Style, title string, content string, w, h int) string {
 	if w < 4 || h < 3 {
 		return fitBlock("", w, h)
 	}
-	inner := fitBlock(content, w-2, h-2)
-	box := st.Width(w).Height(h).Render(inner)
-	if title == "" {
-		return box
+	t := ""
+	if title != "" {
+		t = " " + title + " "
+		if ansi.StringWidth(t) > w-4 {
+			t = ansi.Truncate(t, w-4, "…")
+		}
 	}
-	lines := strings.SplitN(box, "\n", 2)
-	top := lines[0]
-	t := " " + title + " "
-	if ansi.StringWidth(t) > w-4 {
-		t = ansi.Truncate(t, w-4, "…")
+	var b strings.Builder
+	b.WriteString(bs.Render("╭─") + t + bs.Render(strings.Repeat("─", max(0, w-3-ansi.StringWidth(t)))+"╮"))
+	side := bs.Render("│")
+	for _, l := range strings.Split(fitBlock(content, w-2, h-2), "\n") {
+		b.WriteString("\n" + side + l + side)
 	}
-	// Keep the corner, write the title, keep the rest of the border.
-	top = ansi.Truncate(top, 2, "") + t + ansi.TruncateLeft(top, 2+ansi.StringWidth(t), "")
-	if len(lines) == 2 {
-		return top + "\n" + lines[1]
-	}
-	return top
+	b.WriteString("\n" + bs.Render("╰"+strings.Repeat("─", w-2)+"╯"))
+	return b.String()
 }
 
-// joinH puts blocks side by side (each already exactly sized).
+// joinH puts blocks side by side; each must be exactly sized (same
+// number of lines, every line of its block the same width).
 func joinH(blocks ...string) string {
-	return lipgloss.JoinHorizontal(lipgloss.Top, blocks...)
+	if len(blocks) == 0 {
+		return ""
+	}
+	split := make([][]string, len(blocks))
+	n := 0
+	for i, bl := range blocks {
+		split[i] = strings.Split(bl, "\n")
+		n = max(n, len(split[i]))
+	}
+	var b strings.Builder
+	for r := 0; r < n; r++ {
+		if r > 0 {
+			b.WriteByte('\n')
+		}
+		for _, lines := range split {
+			if r < len(lines) {
+				b.WriteString(lines[r])
+			}
+		}
+	}
+	return b.String()
 }
 
 // bar is a horizontal bar of n of max cells out of w.

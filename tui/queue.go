@@ -39,6 +39,17 @@ type queueScreen struct {
 
 	searching bool
 	search    textinput.Model
+
+	// drawn rows by content, width and selection: moving the cursor
+	// redraws two rows, not a screenful. Dropped when the theme changes.
+	rowCache map[rowKey]string
+}
+
+type rowKey struct {
+	id, caseID, labelClass string
+	status                 model.Status
+	selected               bool
+	width                  int
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -401,8 +412,18 @@ func (q *queueScreen) view(sty *themes.Styles, w, h int) string {
 		}
 	}
 	end := min(len(q.rows), q.offset+listH)
+	if q.rowCache == nil || len(q.rowCache) > 4096 {
+		q.rowCache = map[rowKey]string{}
+	}
 	for i := q.offset; i < end; i++ {
-		lines = append(lines, q.rowView(sty, cols, q.rows[i], i == q.cursor, w))
+		r := q.rows[i]
+		k := rowKey{r.TraceID, r.CaseID, r.LabelClass, r.Status, i == q.cursor, w}
+		line, ok := q.rowCache[k]
+		if !ok {
+			line = q.rowView(sty, cols, r, i == q.cursor, w)
+			q.rowCache[k] = line
+		}
+		lines = append(lines, line)
 	}
 	if end == len(q.rows) && q.loading && len(q.rows) > 0 && len(lines) < h {
 		lines = append(lines, sty.Subtle.Render(" loading more…"))

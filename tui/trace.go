@@ -44,6 +44,15 @@ type traceScreen struct {
 	// cache of drawn detail lines per step and width; a map so that the
 	// copies View works on share it. Replaced (never cleared) on change.
 	cache map[detailKey][]string
+	// the scoring panel as last drawn, by what it depends on.
+	scoreCache map[scoreKey]string
+}
+
+type scoreKey struct {
+	item, itemOff, w, h int
+	focused             bool
+	rec                 *store.CaseRecord
+	score               *scoreView
 }
 
 type detailKey struct{ step, width int }
@@ -60,7 +69,10 @@ type panelItem struct {
 
 func newTraceScreen() *traceScreen { return &traceScreen{cache: map[detailKey][]string{}} }
 
-func (ts *traceScreen) invalidate() { ts.cache = map[detailKey][]string{} }
+func (ts *traceScreen) invalidate() {
+	ts.cache = map[detailKey][]string{}
+	ts.scoreCache = map[scoreKey]string{}
+}
 
 // traceMsg carries a loaded trace with its case and score.
 type traceMsg struct {

@@ -250,6 +250,19 @@ func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
 // scorePane is the scoring panel: fields used with their gold status,
 // the metrics of this trace and the suggested class with its evidence.
 func (ts *traceScreen) scorePane(sty *themes.Styles, w, h int) string {
+	k := scoreKey{ts.item, ts.itemOff, w, h, ts.focus == paneScore, ts.rec, ts.score}
+	if s, ok := ts.scoreCache[k]; ok {
+		return s
+	}
+	s := ts.drawScorePane(sty, w, h)
+	if len(ts.scoreCache) > 256 {
+		ts.scoreCache = map[scoreKey]string{}
+	}
+	ts.scoreCache[k] = s
+	return s
+}
+
+func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) string {
 	inner := w - 2
 	viewH := h - 2
 	type row = panelRow

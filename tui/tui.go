@@ -134,6 +134,9 @@ func (m *Model) applyTheme(p themes.Palette) {
 	if m.trace != nil {
 		m.trace.invalidate()
 	}
+	if m.queue != nil {
+		m.queue.rowCache = nil
+	}
 }
 
 func (m *Model) setStatus(s string, isErr bool) {
