@@ -45,6 +45,7 @@ func spread(left, right string, w int) string {
 
 // fitBlock makes s exactly h lines of exactly w columns.
 func fitBlock(s string, w, h int) string {
+	w, h = max(0, w), max(0, h)
 	lines := strings.Split(s, "\n")
 	if len(lines) > h {
 		lines = lines[:h]

@@ -520,6 +520,9 @@ func (m *Model) openSibling(d int) tea.Cmd {
 // widths splits the screen: steps, detail and (wide screens) score columns.
 func (ts *traceScreen) widths(w int) (steps, detail, score int) {
 	steps = 26
+	if w < 80 {
+		steps = max(12, w/3)
+	}
 	if w >= 100 {
 		steps = 32
 	}

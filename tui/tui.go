@@ -8,6 +8,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -38,6 +39,9 @@ type Options struct {
 	// PageSize is how many queue rows one store query fetches (default 200).
 	PageSize int
 }
+
+// The smallest terminal drawn; the layout is made for 80x24 and up.
+const minWidth, minHeight = 40, 10
 
 type screenID int
 
@@ -279,8 +283,8 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // or the help sits centered over the screen.
 func (m Model) View() tea.View {
 	w, h := m.width, m.height
-	if w < 20 || h < 5 {
-		v := tea.NewView("tracelab: window too small")
+	if w < minWidth || h < minHeight {
+		v := tea.NewView(fmt.Sprintf("tracelab: window too small (%dx%d, needs %dx%d)", w, h, minWidth, minHeight))
 		v.AltScreen = true
 		return v
 	}
