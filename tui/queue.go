@@ -350,6 +350,9 @@ type queueCols struct {
 
 func layoutQueue(w int) queueCols {
 	c := queueCols{status: 2, caseID: 16, server: 16, outcome: 8, class: 10, markers: 3}
+	if w >= 100 {
+		c.caseID, c.server = 20, 18
+	}
 	if w >= 120 {
 		c = queueCols{status: 12, caseID: 22, server: 22, outcome: 13, class: 11, markers: 4, statusWords: true}
 	}
