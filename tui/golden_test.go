@@ -24,6 +24,7 @@ func TestGoldenScreens(t *testing.T) {
 		{"trace_scoring", []string{"enter", "tab", "tab", "j", "j", "j"}, false},
 		{"trace_unlabeled", []string{"enter"}, true},
 		{"trace_accepted", []string{"enter", "a"}, true},
+		{"trace_suggested_gold", []string{"/", "2", "d", "8", "f", "6", "1", "enter", "enter"}, false},
 		{"report_scrolled", []string{"R", "j", "j", "j", "j"}, false},
 		{"gold_editor", []string{"enter", "e"}, false},
 		{"report", []string{"R"}, false},

@@ -16,6 +16,7 @@ import (
 type scoreView struct {
 	scoring.TraceScore
 	SuggestedGold *model.Gold
+	GoldSources   []string // why each suggested field is there
 }
 
 // decodeScore reads a stored score; nil raw means not scored.
@@ -37,12 +38,13 @@ func decodeScore(raw json.RawMessage) (*scoreView, error) {
 	return &sv, nil
 }
 
-// suggestGold runs the scorer's gold suggestion (glossary terms the
-// question uses, look-alikes used after a guess marker) for a trace.
-func suggestGold(ctx context.Context, st *store.Store, t *model.Trace, sv *scoreView) (*model.Gold, error) {
+// suggestGold runs the scorer's gold suggestion for a trace: glossary terms
+// its question uses, the confirmed gold or fields of grounded traces asking
+// the same question on other servers, look-alikes used after a guess.
+func suggestGold(ctx context.Context, st *store.Store, t *model.Trace, sv *scoreView) error {
 	entries, err := st.Glossary(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cfg := scoring.Config{}
 	for _, e := range entries {
@@ -52,10 +54,54 @@ func suggestGold(ctx context.Context, st *store.Store, t *model.Trace, sv *score
 	}
 	sc, err := scoring.NewScorer(cfg)
 	if err != nil {
+		return err
+	}
+	peers, err := loadPeers(ctx, st, t)
+	if err != nil {
+		return err
+	}
+	gs := sc.SuggestGold(t, sv.TraceScore, peers)
+	sv.SuggestedGold, sv.GoldSources = &gs.Gold, gs.Sources
+	return nil
+}
+
+// loadPeers finds the traces asking the same question (one search page):
+// their confirmed gold, whether they are grounded and the fields they used.
+func loadPeers(ctx context.Context, st *store.Store, t *model.Trace) ([]scoring.Peer, error) {
+	rows, _, err := st.ListTraces(ctx, store.Query{Filter: store.Filter{Search: t.Question}, Limit: 50})
+	if err != nil {
 		return nil, err
 	}
-	g := sc.SuggestGold(t, sv.TraceScore, nil).Gold
-	return &g, nil
+	var peers []scoring.Peer
+	for _, r := range rows {
+		if r.TraceID == t.TraceID || r.Server == t.Server || !scoring.SameQuestion(r.Question, t.Question) {
+			continue
+		}
+		p := scoring.Peer{TraceID: r.TraceID, Question: r.Question, Server: r.Server}
+		rec, err := st.CaseForTrace(ctx, r.TraceID)
+		if err != nil {
+			return nil, err
+		}
+		if rec != nil && rec.Status == model.StatusConfirmed {
+			g := rec.Case.Gold
+			p.Gold = &g
+			p.Grounded = rec.Case.Label.Grounded != nil && *rec.Case.Label.Grounded
+		}
+		raw, err := st.Score(ctx, r.TraceID)
+		if err != nil {
+			return nil, err
+		}
+		if ps, err := decodeScore(raw); err == nil && ps != nil {
+			for _, f := range ps.FieldsUsed {
+				p.FieldsUsed = append(p.FieldsUsed, f.Field)
+			}
+			if p.Gold == nil && ps.Grounded != nil {
+				p.Grounded = *ps.Grounded
+			}
+		}
+		peers = append(peers, p)
+	}
+	return peers, nil
 }
 
 // markersIn returns the markers of one step.

@@ -119,7 +119,7 @@ func (m Model) openTrace(id string) tea.Cmd {
 			return traceMsg{id: id, err: fmt.Errorf("score of %s: %w", id, err)}
 		}
 		if sv != nil {
-			if sv.SuggestedGold, err = suggestGold(ctx, st, t, sv); err != nil {
+			if err := suggestGold(ctx, st, t, sv); err != nil {
 				return traceMsg{id: id, err: err}
 			}
 		}
@@ -443,14 +443,22 @@ func (ts *traceScreen) acceptEdits() []fieldEdit {
 		out = append(out, fieldEdit{"label.grounded", jsonValue(*sv.Grounded)})
 	}
 	// Gold a person wrote is never replaced by a suggestion.
-	humanGold := ts.rec != nil && ts.rec.GoldOrigin == "human"
-	if sg := sv.SuggestedGold; sg != nil && !humanGold {
-		g := ts.gold()
-		if len(sg.RequiredFields) > 0 && !sameSet(sg.RequiredFields, g.RequiredFields) {
-			out = append(out, fieldEdit{"gold.required_fields", jsonValue(sorted(sg.RequiredFields))})
+	if sg := sv.SuggestedGold; sg != nil && (ts.rec == nil || ts.rec.GoldOrigin != "human") {
+		cur := model.Case{}
+		if ts.rec != nil {
+			cur = ts.rec.Case
 		}
-		if len(sg.ForbiddenFields) > 0 && !sameSet(sg.ForbiddenFields, g.ForbiddenFields) {
-			out = append(out, fieldEdit{"gold.forbidden_fields", jsonValue(sorted(sg.ForbiddenFields))})
+		next := cur
+		next.Gold = *sg
+		for _, f := range []string{"gold.required_fields", "gold.forbidden_fields", "gold.definition", "gold.window",
+			"gold.freshness_bound_hours", "gold.policy_scope"} {
+			nv, _ := next.Field(f)
+			if emptyJSON(nv) {
+				continue // the suggestion says nothing about this field
+			}
+			if ov, _ := cur.Field(f); string(ov) != string(nv) {
+				out = append(out, fieldEdit{f, nv})
+			}
 		}
 	}
 	return out

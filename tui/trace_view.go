@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -315,6 +316,24 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) string {
 	}
 	if !evidenceHead && ts.score != nil {
 		rows = append(rows, ts.metricRows(sty)...)
+	}
+	if sv := ts.score; sv != nil && sv.SuggestedGold != nil && len(sv.GoldSources) > 0 && (ts.rec == nil || ts.rec.GoldOrigin != "human") {
+		add("")
+		add(sty.Bold.Render("Suggested gold") + sty.Subtle.Render(" (a accepts)"))
+		for _, src := range sv.GoldSources {
+			field, why, _ := strings.Cut(src, ": ")
+			mark := sty.Required.Render("✓ ")
+			if slices.Contains(sv.SuggestedGold.ForbiddenFields, field) {
+				mark = sty.Forbidden.Render("✗ ")
+			}
+			for i, l := range strings.Split(ansi.Wrap(model.CleanLine(field)+" "+model.CleanLine(why), max(8, inner-3), ""), "\n") {
+				if i == 0 {
+					add(" " + mark + sty.Text.Render(l))
+				} else {
+					add("   " + sty.Subtle.Render(l))
+				}
+			}
+		}
 	}
 	if ts.score != nil && ts.score.NeedsHumanReview {
 		add("")
