@@ -3,7 +3,6 @@ package scoring
 import (
 	"bufio"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,7 +14,8 @@ import (
 	"tracelab/model"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+// updateGolden is the -update flag, declared in sql_golden_test.go: it rewrites
+// the golden files under testdata/.
 
 // bundled loads the repository's sample traces, their gold, and the policy
 // and lineage files, and scores every trace the way `tracelab score
@@ -60,11 +60,7 @@ func loadBundled(t *testing.T) bundled {
 		t.Fatal(err)
 	}
 	for _, tr := range b.traces {
-		var gold *model.Gold
-		if c := b.cases[tr.TraceID]; c != nil {
-			gold = &c.Gold
-		}
-		b.scores[tr.TraceID] = s.Score(tr, gold)
+		b.scores[tr.TraceID] = s.ScoreCase(tr, b.cases[tr.TraceID])
 	}
 	return b
 }
@@ -247,7 +243,7 @@ func TestReportGolden(t *testing.T) {
 
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
+	if *updateGolden {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}

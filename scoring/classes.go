@@ -174,6 +174,7 @@ func (st *state) entityRules() map[int]bool {
 			}
 		}
 	}
+	st.crosswalkRule(wrong)
 	if answerNegative.MatchString(st.answer) {
 		for _, c := range st.dataResults() {
 			if !resultEmpty(c.resVal) {
@@ -188,6 +189,72 @@ func (st *state) entityRules() map[int]bool {
 		}
 	}
 	return wrong
+}
+
+// idSource is where an identifier value was seen in an earlier result.
+type idSource struct {
+	step   int
+	column string
+	row    map[string]any
+}
+
+// crosswalkRule: an id argument whose value an earlier result showed in one
+// id column (account_id) while the argument's lineage names another
+// (cust_id_v2) - the crosswalk was at hand and not used.
+func (st *state) crosswalkRule(wrong map[int]bool) {
+	seen := map[string]idSource{}
+	for _, c := range st.calls {
+		if c.contract != nil && len(c.sql) == 0 {
+			for _, name := range c.argOrder {
+				v, ok := c.args[name].(string)
+				src, found := seen[v]
+				if !ok || !found || !isIDArg(name) {
+					continue
+				}
+				targets := st.lineage[c.tool+"."+name]
+				if len(targets) == 0 {
+					continue
+				}
+				match, other := false, ""
+				for _, f := range targets {
+					col := column(f)
+					if strings.EqualFold(col, src.column) {
+						match = true
+					}
+					if x, ok := lookupCol(src.row, col); ok && other == "" {
+						other = fmt.Sprintf("; the same row has %s %s", col, scalarString(x))
+					}
+				}
+				if !match {
+					wrong[c.step] = true
+					st.evidence(model.ClassEntity, "wrong_scheme", 0.85, c.step,
+						fmt.Sprintf("%s(%s=%q): step %d shows it as %s, but the argument means %s%s",
+							c.tool, name, v, src.step, src.column, strings.Join(targets, ", "), other))
+				}
+			}
+		}
+		if c.result < 0 || st.isError(c) {
+			continue
+		}
+		_, rows := resultTable(c.resVal)
+		if m, ok := c.resVal.(map[string]any); ok && rows == nil {
+			rows = []map[string]any{m}
+		}
+		for _, r := range rows {
+			for col, val := range r {
+				if v, ok := val.(string); ok && idToken.MatchString(v) && len(v) < 40 {
+					if _, dup := seen[v]; !dup {
+						seen[v] = idSource{step: c.result, column: col, row: r}
+					}
+				}
+			}
+		}
+	}
+}
+
+func lookupCol(row map[string]any, col string) (any, bool) {
+	_, v, ok := lookupFold(row, col)
+	return v, ok
 }
 
 var answerNegative = regexp.MustCompile(`(?i)\b(no|none|zero|nothing|not any|no one|nobody)\b|\b0\b|n[o']t (find|found|have|any)|does not have|do not have`)
@@ -351,7 +418,12 @@ func (st *state) semanticRules() {
 	}
 }
 
-func (st *state) fieldStatusesCached() []FieldStatus { return st.fieldStatuses() }
+func (st *state) fieldStatusesCached() []FieldStatus {
+	if st.fs == nil {
+		st.fs = st.fieldStatuses()
+	}
+	return st.fs
+}
 
 // nameHasPart: is_active has the part "active"; a multi-word term matches
 // its words joined by underscores.
@@ -478,6 +550,11 @@ func (st *state) paginated(c *call) bool {
 	m, ok := c.resVal.(map[string]any)
 	if !ok {
 		return false
+	}
+	for _, k := range []string{"has_more", "hasMore"} {
+		if v, ok := m[k].(bool); ok && !v {
+			return false // a cursor may still be echoed; the result says it is the last page
+		}
 	}
 	for _, k := range []string{"next_cursor", "nextCursor", "next_page_token", "nextPageToken", "cursor_next"} {
 		if v, ok := m[k].(string); ok && v != "" {
@@ -680,6 +757,27 @@ func (st *state) temporalRules() {
 		case b.upperOp == "<=" && !b.upper.Equal(end) || b.upperOp == "<" && !b.upper.Equal(end.Add(day)):
 			st.evidence(model.ClassTemporal, "window", 0.75, b.step,
 				fmt.Sprintf("the filter on %s ends %s %s; the %s window ends %s", f, b.upperOp, b.upper.Format(time.DateOnly), w.Calendar, w.End))
+		}
+	}
+	// A tool that reports the window it resolved ({"window":{start,end,calendar}}).
+	for _, c := range st.dataResults() {
+		m, ok := c.resVal.(map[string]any)
+		if !ok {
+			continue
+		}
+		rw, ok := m["window"].(map[string]any)
+		if !ok {
+			continue
+		}
+		rs, _ := rw["start"].(string)
+		re, _ := rw["end"].(string)
+		rc, _ := rw["calendar"].(string)
+		if rs != "" && re != "" && (rs != w.Start || re != w.End) {
+			st.evidence(model.ClassTemporal, "window", 0.8, c.result,
+				fmt.Sprintf("%s resolved the window %s..%s; the %s window is %s..%s", c.tool, rs, re, w.Calendar, w.Start, w.End))
+		} else if rc != "" && w.Calendar != "" && !strings.EqualFold(rc, w.Calendar) {
+			st.evidence(model.ClassTemporal, "window", 0.6, c.result,
+				fmt.Sprintf("%s resolved a %s window; the case's window is %s", c.tool, rc, w.Calendar))
 		}
 	}
 	// Date arguments of non-SQL tools against the window.

@@ -74,33 +74,41 @@ func column(f string) string {
 
 // contract is what scoring reads from one tool definition.
 type contract struct {
-	name        string
 	description string
 	props       map[string]argSchema
 	patterns    map[string]*regexp.Regexp // compiled inputSchema patterns by argument
 	lineage     Lineage
 }
 
+// argSchema is the part of an argument's JSON Schema that documents an
+// identifier scheme.
 type argSchema struct {
-	Type        any    `json:"type"`
 	Pattern     string `json:"pattern"`
 	Description string `json:"description"`
 	Examples    []any  `json:"examples"`
-	Enum        []any  `json:"enum"`
-	Format      string `json:"format"`
 }
 
 // parseContract reads the description, argument schemas and _meta.lineage
-// of one tool. Malformed parts are skipped: a contract is evidence, not input
-// that must validate.
+// of one tool. Each property and each lineage entry is read on its own, and
+// a malformed one is skipped: a contract is evidence, not input that must
+// validate.
 func parseContract(tc model.ToolContract) *contract {
-	c := &contract{name: tc.Name, description: tc.Description, props: map[string]argSchema{},
+	c := &contract{description: tc.Description, props: map[string]argSchema{},
 		patterns: map[string]*regexp.Regexp{}, lineage: Lineage{}}
 	var in struct {
-		Properties map[string]argSchema `json:"properties"`
+		Properties map[string]json.RawMessage `json:"properties"`
 	}
 	if len(tc.InputSchema) > 0 && json.Unmarshal(tc.InputSchema, &in) == nil {
-		for k, v := range in.Properties {
+		for k, raw := range in.Properties {
+			var v argSchema
+			if json.Unmarshal(raw, &v) != nil {
+				var partial struct {
+					Pattern     string `json:"pattern"`
+					Description string `json:"description"`
+				}
+				_ = json.Unmarshal(raw, &partial)
+				v = argSchema{Pattern: partial.Pattern, Description: partial.Description}
+			}
 			c.props[k] = v
 			if v.Pattern != "" {
 				// JSON Schema patterns are ECMA 262; the common subset is
@@ -114,11 +122,15 @@ func parseContract(tc model.ToolContract) *contract {
 	if len(tc.Raw) > 0 {
 		var raw struct {
 			Meta struct {
-				Lineage map[string][]string `json:"lineage"`
+				Lineage map[string]json.RawMessage `json:"lineage"`
 			} `json:"_meta"`
 		}
 		if json.Unmarshal(tc.Raw, &raw) == nil {
-			for arg, fields := range raw.Meta.Lineage {
+			for arg, rawFields := range raw.Meta.Lineage {
+				var fields []string
+				if json.Unmarshal(rawFields, &fields) != nil {
+					continue
+				}
 				for _, f := range fields {
 					c.lineage[tc.Name+"."+arg] = append(c.lineage[tc.Name+"."+arg], NormField(f))
 				}
@@ -126,26 +138,6 @@ func parseContract(tc model.ToolContract) *contract {
 		}
 	}
 	return c
-}
-
-// sqlArgNames are the argument names whose value is always read as SQL.
-var sqlArgNames = map[string]bool{"sql": true, "query": true, "statement": true}
-
-// sqlKeywords start a string that is worth handing to the SQL parser.
-var sqlKeywords = []string{"select", "with", "insert", "update", "delete", "merge", "values", "table", "explain", "("}
-
-func looksLikeSQL(s string) bool {
-	s = strings.TrimLeft(s, " \t\r\n(")
-	if len(s) < 6 {
-		return false
-	}
-	head := strings.ToLower(s[:min(len(s), 8)])
-	for _, k := range sqlKeywords {
-		if strings.HasPrefix(head, k) && (len(head) == len(k) || !isWordByte(head[len(k)])) {
-			return true
-		}
-	}
-	return false
 }
 
 // discoveryTools read metadata, not governed data: their calls use no
@@ -207,7 +199,7 @@ type call struct {
 	args      map[string]any
 	argOrder  []string // argument names, sorted
 	sql       []*SQLAnalysis
-	sqlSteps  []string // argument name of each sql entry
+	sqlSteps  []string // argument path of each sql entry
 	fields    map[string][]Role
 	discovery bool
 	resVal    any // decoded result, nil when absent or not JSON
@@ -275,29 +267,16 @@ func (c *call) addField(f string, roles ...Role) {
 
 // extractFields fills c.fields and c.sql: SQL arguments through AnalyzeSQL,
 // other arguments as tool.argument translated by the lineage.
-func (c *call) extractFields(schema Schema, lin Lineage) {
+func (c *call) extractFields(rawArgs json.RawMessage, schema Schema, lin Lineage) {
 	if c.discovery {
 		return
 	}
-	for _, name := range c.argOrder {
-		str, ok := c.args[name].(string)
-		if !ok {
-			continue
-		}
-		// A string that starts like SQL, or any string in an argument
-		// named sql/query/statement, goes to the parser. A failure counts
-		// as unparsed SQL only when the text looked like SQL: a search
-		// box's "query":"Globex" is an ordinary argument.
-		looks := looksLikeSQL(str)
-		if !looks && !sqlArgNames[strings.ToLower(name)] {
-			continue
-		}
-		a := AnalyzeSQL(str, schema)
-		if a.Err != "" && !looks {
-			continue
-		}
-		c.sql = append(c.sql, a)
-		c.sqlSteps = append(c.sqlSteps, name)
+	// SQL anywhere in the arguments (FindSQL: named sql/query/statement
+	// arguments that start like a statement, and any string that parses
+	// as one); a search box's "query":"Globex" is an ordinary argument.
+	for _, found := range FindSQL(rawArgs) {
+		c.sql = append(c.sql, AnalyzeSQL(found.SQL, schema))
+		c.sqlSteps = append(c.sqlSteps, found.Path)
 	}
 	if len(c.sql) > 0 {
 		for _, a := range c.sql {

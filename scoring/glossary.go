@@ -65,7 +65,7 @@ func compileTerm(e GlossaryEntry) termMatcher {
 		}
 	}
 	if e.Definition != "" {
-		if _, preds, err := parseDefinition(e.Definition); err == nil {
+		if _, preds, err := ParseDefinition(e.Definition); err == nil {
 			tm.preds = preds
 			return tm
 		} else {

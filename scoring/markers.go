@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"tracelab/model"
 )
@@ -36,6 +37,11 @@ type Lexicon struct {
 	// contains none of them (ASCII-folded) cannot match, and skips the
 	// regular expression, which is the slow part.
 	keys []string
+	// ascii holds the phrases lower-cased when every one of them is ASCII:
+	// then Find uses a byte matcher with the same semantics as re, which is
+	// several times faster. nil means re does the matching.
+	ascii [][]byte
+	first [256]bool // first bytes of the ascii phrases
 }
 
 // NewLexicon compiles phrases into a matcher. Matching is case-insensitive
@@ -46,7 +52,7 @@ func NewLexicon(phrases []string) (*Lexicon, error) {
 	seen := map[string]bool{}
 	var clean []string
 	for _, p := range phrases {
-		p = strings.Join(strings.Fields(p), " ")
+		p = strings.Join(strings.Fields(strings.ToValidUTF8(p, "")), " ")
 		if p == "" || seen[strings.ToLower(p)] {
 			continue
 		}
@@ -83,6 +89,15 @@ func NewLexicon(phrases []string) (*Lexicon, error) {
 		return nil, err
 	}
 	lx.re = re
+	for _, p := range clean {
+		if !isASCIIPhrase(p) {
+			lx.ascii = nil
+			break
+		}
+		lp := []byte(strings.ToLower(p))
+		lx.ascii = append(lx.ascii, lp)
+		lx.first[lp[0]] = true
+	}
 	return lx, nil
 }
 
@@ -121,7 +136,9 @@ func (lx *Lexicon) Find(step int, text string) []Marker {
 	if lx == nil || lx.re == nil || text == "" {
 		return nil
 	}
-	if lx.keys != nil {
+	// ſ and the Kelvin sign fold to s and k, so the key words may be spelled
+	// with them: such a text skips the prefilter.
+	if lx.keys != nil && !strings.Contains(text, "ſ") && !strings.Contains(text, "\u212a") {
 		lower := asciiLower(text)
 		hit := false
 		for _, k := range lx.keys {
@@ -135,10 +152,95 @@ func (lx *Lexicon) Find(step int, text string) []Marker {
 		}
 	}
 	var out []Marker
+	if lx.ascii != nil {
+		lower := asciiLower(text)
+		for i := 0; i < len(lower); {
+			end := -1
+			if lx.first[lower[i]] && (i == 0 || !isWordByte(lower[i-1]) || !isWordByte(lower[i])) {
+				for _, p := range lx.ascii {
+					if e := matchAt(lower, i, p); e > 0 {
+						end = e
+						break
+					}
+				}
+			}
+			if end < 0 {
+				i++
+				continue
+			}
+			out = append(out, Marker{Step: step, Start: i, End: end, Text: text[i:end]})
+			i = end
+		}
+		return out
+	}
 	for _, loc := range lx.re.FindAllStringIndex(text, -1) {
 		out = append(out, Marker{Step: step, Start: loc[0], End: loc[1], Text: text[loc[0]:loc[1]]})
 	}
 	return out
+}
+
+// isASCIIPhrase: only printable ASCII, so the byte matcher applies.
+func isASCIIPhrase(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if p[i] < 0x20 || p[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// matchAt matches the lower-cased phrase p at lower[i:] the way
+// phrasePattern's expression does: a space matches a run of white space, an
+// apostrophe matches ' ‘ ’, and a word character at either end of p needs a
+// word boundary. It returns the end offset, or -1.
+func matchAt(lower string, i int, p []byte) int {
+	j := i
+	for k := 0; k < len(p); k++ {
+		switch c := p[k]; {
+		case c == ' ':
+			n := j
+			for n < len(lower) && isSpaceByte(lower[n]) {
+				n++
+			}
+			if n == j {
+				return -1
+			}
+			j = n
+		case c == '\'':
+			switch {
+			case j < len(lower) && lower[j] == '\'':
+				j++
+			case strings.HasPrefix(lower[j:], "‘"), strings.HasPrefix(lower[j:], "’"):
+				j += len("’")
+			default:
+				return -1
+			}
+		default:
+			switch {
+			case j < len(lower) && lower[j] == c:
+				j++
+			// Unicode case folding, as (?i) does: ſ is s, the Kelvin sign is k.
+			case c == 's' && strings.HasPrefix(lower[j:], "ſ"):
+				j += len("ſ")
+			case c == 'k' && strings.HasPrefix(lower[j:], "\u212a"):
+				j += len("\u212a")
+			default:
+				return -1
+			}
+		}
+	}
+	if isWordByte(p[0]) && i > 0 && isWordByte(lower[i-1]) {
+		return -1
+	}
+	if isWordByte(p[len(p)-1]) && j < len(lower) && isWordByte(lower[j]) {
+		return -1
+	}
+	return j
+}
+
+// isSpaceByte is RE2's \s: tab, new line, form feed, carriage return, space.
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // asciiLower folds A-Z only, so byte offsets stay those of the text.
@@ -185,6 +287,9 @@ func ParseLexicon(text string) ([]string, error) {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
+		}
+		if !utf8.ValidString(line) {
+			return nil, fmt.Errorf("line %d: not valid UTF-8", n)
 		}
 		if !hasWord.MatchString(line) {
 			return nil, fmt.Errorf("line %d: %q has no letters or digits", n, line)

@@ -76,17 +76,25 @@ func TestParseLexicon(t *testing.T) {
 }
 
 func FuzzMarkers(f *testing.F) {
-	for _, s := range []string{"I’ll assume", "probably", "sounds  like", "\xff\xfe likely", ""} {
+	for _, s := range []string{"I’ll assume", "probably", "sounds  like", "\xff\xfe likely", "", "I‘ll ASSUME", "seems\tto\n be", "x_probably", "my best guessing", "I\u2019d I guess"} {
 		f.Add(s)
 	}
 	lx, _ := NewLexicon(DefaultLexicon)
+	// The same lexicon matched by the regular expression only: the byte
+	// matcher must agree with it exactly.
+	slow, _ := NewLexicon(DefaultLexicon)
+	slow.ascii, slow.keys = nil, nil
 	f.Fuzz(func(t *testing.T, text string) {
 		last := -1
-		for _, m := range lx.Find(0, text) {
+		got := lx.Find(0, text)
+		for _, m := range got {
 			if m.Start < last || m.End <= m.Start || m.End > len(text) || text[m.Start:m.End] != m.Text {
 				t.Fatalf("bad marker %+v in %q", m, text)
 			}
 			last = m.End
+		}
+		if want := slow.Find(0, text); !reflect.DeepEqual(got, want) {
+			t.Fatalf("byte matcher %v, regexp %v on %q", got, want, text)
 		}
 	})
 }

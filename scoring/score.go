@@ -13,6 +13,27 @@ import (
 	"tracelab/model"
 )
 
+// How commands and the TUI use this file:
+//
+//	s, err := scoring.NewScorer(scoring.Config{Lexicon: ..., Lineage: ..., Glossary: ..., Policy: ...})
+//	ts := s.ScoreCase(trace, caseOrNil)         // one trace: TraceScore, JSON for the store and --format jsonl
+//	all := s.ScoreAll(jobs, 0)                  // many traces on a worker pool, in job order
+//	label := scoring.SuggestLabel(ts)           // the machine's label; a confirmed one overrides it
+//	gold := s.SuggestGold(trace, ts, peers)     // pre-filled gold for a trace without a confirmed one
+//	report := scoring.BuildReport(results)      // report.json, one object per server
+//
+// Metrics, as the seed defines them, with the choices it leaves open:
+//   - grounding precision/recall are task-level, over the union of the
+//     fields the task's calls used (not a mean of per-call ratios), so a
+//     catalog read or a retry does not dilute the task; calls the tool
+//     rejected (is_error) and catalog reads (list_tables, describe_*) use
+//     no fields. Fields compare lower case with a leading schema dropped.
+//   - a tool argument counts as the table.column fields its lineage names
+//     (contract _meta.lineage, overridden by Config.Lineage); without
+//     lineage it is "tool.argument".
+//   - definition match, freshness and policy are per task; undecidable
+//     checks are null and put the task in needs_human_review.
+
 // Config is everything scoring needs besides the trace and its gold.
 type Config struct {
 	Lexicon  []string        // guess-marker phrases; nil means DefaultLexicon
@@ -122,6 +143,17 @@ func ScoreTrace(cfg Config, t *model.Trace, gold *model.Gold) (TraceScore, error
 	return s.Score(t, gold), nil
 }
 
+// ScoreCase scores a trace against a suite case (nil when it has none);
+// the score carries the case's id.
+func (s *Scorer) ScoreCase(t *model.Trace, c *model.Case) TraceScore {
+	if c == nil {
+		return s.Score(t, nil)
+	}
+	ts := s.Score(t, &c.Gold)
+	ts.CaseID = c.CaseID
+	return ts
+}
+
 // Job is one trace to score with its gold.
 type Job struct {
 	Trace *model.Trace
@@ -197,6 +229,7 @@ type state struct {
 	// policyUndecided: the oracle could not decide on some result.
 	policyUndecided bool
 	ev              map[model.FailureClass]map[string]*kindEvidence
+	fs              []FieldStatus // fieldStatuses, once computed
 }
 
 // Score scores one trace. gold is nil when the trace has no case yet; then
@@ -221,7 +254,7 @@ func (s *Scorer) Score(t *model.Trace, gold *model.Gold) TraceScore {
 		c.contract = st.contracts[c.tool]
 		// A call the tool rejected read nothing: it uses no fields.
 		if !st.isError(c) {
-			c.extractFields(schema, st.lineage)
+			c.extractFields(t.Steps[c.step].Args, schema, st.lineage)
 		}
 	}
 	st.markers = s.lex.TraceMarkers(t)
@@ -260,7 +293,18 @@ func (s *Scorer) Score(t *model.Trace, gold *model.Gold) TraceScore {
 	}
 
 	st.goldSets()
-	ts.FieldsUsed = st.fieldStatuses()
+	ts.FieldsUsed = st.fieldStatusesCached()
+	if gold != nil {
+		var amb []string
+		for _, f := range ts.FieldsUsed {
+			if strings.HasPrefix(f.Field, "?.") {
+				amb = append(amb, f.Field)
+			}
+		}
+		if len(amb) > 0 {
+			st.review = append(st.review, "columns that did not resolve to a table: "+strings.Join(amb, ", "))
+		}
+	}
 	ts.GroundingPrecision, ts.GroundingRecall = st.precisionRecall()
 	ts.DefinitionMatch = st.definitionMatch()
 	ts.FreshnessPass = st.freshness()
@@ -301,8 +345,23 @@ func (st *state) goldSets() {
 		st.forbidden[NormField(f)] = true
 	}
 	seen := map[string]bool{}
+	reqCols := map[string]bool{}
+	for f := range st.required {
+		reqCols[column(f)] = true
+	}
 	for _, d := range definitionClauses(st.gold.Definition) {
-		term, preds, err := parseDefinition(d)
+		term, preds, err := ParseDefinition(d)
+		if err == nil && term == "" && len(preds) > 0 {
+			// "largest = highest customers.arr_usd" reads back as the
+			// predicate largest = highest: the term taken for a column.
+			// A left side that is no required column is a term, and the
+			// prose after it is no predicate.
+			lhs, _, _ := strings.Cut(d, "=")
+			lhs = strings.ToLower(strings.Join(strings.Fields(lhs), "_"))
+			if column(strings.ToLower(preds[0].Field)) == lhs && !reqCols[lhs] {
+				term, preds, err = lhs, nil, fmt.Errorf("%q reads as a term with no predicate after it", d)
+			}
+		}
 		def := definition{term: strings.ToLower(strings.TrimSpace(term)), text: d, preds: preds}
 		if err != nil {
 			def.err = err.Error()
@@ -460,7 +519,7 @@ func (st *state) matchDefinition(d definition) (*bool, int, string) {
 				continue
 			}
 			sawSQL = true
-			if wherHolds(d.preds, a.Where) {
+			if DefinitionApplied(d.preds, a.Where) {
 				return boolPtr(true), c.step, ""
 			}
 			if mismatchStep < 0 {
@@ -478,22 +537,6 @@ func (st *state) matchDefinition(d definition) (*bool, int, string) {
 		return nil, -1, "the SQL did not parse, so its WHERE cannot be compared"
 	}
 	return nil, -1, "no call applies the predicate in SQL or through a tool that states or encodes it"
-}
-
-func wherHolds(def, where []Predicate) bool {
-	for _, d := range def {
-		ok := false
-		for _, w := range where {
-			if predicateEquivalent(d, w) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	return len(def) > 0
 }
 
 // toolEncodes: the contract description names the predicate's column and

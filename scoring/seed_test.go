@@ -130,3 +130,39 @@ func joinSp(xs []string) string {
 	}
 	return out
 }
+
+// Definition texts as gold records write them, scored on both seed traces.
+func TestDefinitionMatchTexts(t *testing.T) {
+	traces := readTraces(t, "testdata/seed_opening.jsonl")
+	base := readCases(t, "testdata/seed_case.json")[0].Gold
+	s, _ := NewScorer(Config{})
+	tests := []struct {
+		def          string
+		wantA, wantB any // true, false or nil (undecidable)
+		review       bool
+	}{
+		{"active = subscription_status in (ACTIVE, PAUSED_BILLING) at any point in the fiscal quarter", false, true, false},
+		{"subscription_status in ('active','paused_billing')", false, true, false},
+		{"active = subscription_status in (ACTIVE, PAUSED_BILLING); quarters are fiscal (fiscal year starts 1 July)", false, true, false},
+		// B's tool reads subscription_status whenever called ($tool lineage):
+		// per the brief that counts as applying a definition on that column.
+		{"active means subscription_status = ACTIVE", false, true, false},
+		{"largest = highest customers.arr_usd", nil, nil, true},
+		{"revenue = SUM(orders.total) of closed orders", nil, nil, true},
+		{"", nil, nil, false},
+	}
+	for _, tt := range tests {
+		g := base
+		g.Definition = tt.def
+		a, b := s.Score(traces[0], &g), s.Score(traces[1], &g)
+		if bptr(a.DefinitionMatch) != tt.wantA {
+			t.Errorf("%q: Server A definition match %v, want %v (%v)", tt.def, bptr(a.DefinitionMatch), tt.wantA, a.ReviewReasons)
+		}
+		if tt.wantB != nil && bptr(b.DefinitionMatch) != tt.wantB {
+			t.Errorf("%q: Server B definition match %v, want %v (%v)", tt.def, bptr(b.DefinitionMatch), tt.wantB, b.ReviewReasons)
+		}
+		if a.NeedsHumanReview != tt.review {
+			t.Errorf("%q: Server A review %v, want %v (%v)", tt.def, a.NeedsHumanReview, tt.review, a.ReviewReasons)
+		}
+	}
+}

@@ -11,7 +11,15 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
-// Role is how a statement uses a column.
+// Role is how a statement uses a column. The clause decides the role:
+// select for the select list (and for the columns an INSERT or UPDATE
+// writes, and RETURNING); where for WHERE, HAVING and aggregate FILTER;
+// join for ON conditions, USING/NATURAL columns and column = column tests
+// between two relations in WHERE; group for GROUP BY, PARTITION BY and
+// DISTINCT ON; order for ORDER BY (statement, window or aggregate); and
+// aggregate for columns inside an aggregate call, which replaces select
+// there but adds to any other clause's role. A column reached through a
+// CTE or subquery output takes the role of the clause that reads it too.
 type Role string
 
 const (

@@ -12,6 +12,15 @@ import (
 //   - AS 'alias' (SQLite/MySQL accept a string as an alias) becomes AS "alias";
 //   - MySQL/SQLite LIMIT offset, count becomes LIMIT count OFFSET offset;
 //   - a JOIN with no ON or USING (SQLite reads it as a cross join) gets ON TRUE;
+//   - SQL Server SELECT TOP n is dropped (a row limit references no column);
+//   - MySQL INTERVAL 7 DAY becomes INTERVAL '7 DAY';
+//   - REGEXP, RLIKE and GLOB between two operands become the ~ operator;
+//   - a BigQuery `project.dataset.table` path is split into its parts;
+//   - QUALIFY (Snowflake, BigQuery, DuckDB) becomes HAVING, or AND when the
+//     query already has a HAVING: its columns are still read as a filter;
+//   - a bare date-part word passed to DATEADD/DATEDIFF/DATE_PART/... (and
+//     BigQuery's DATE_TRUNC(d, MONTH)) is quoted, so it is not taken for a
+//     column named day or month;
 //   - a Markdown code fence around the statement is dropped.
 //
 // Function names (IIF, STRFTIME, DATETIME, ...) need no rewrite: pg_query
@@ -49,6 +58,11 @@ func normalizeDialect(sql string) dialectResult {
 	toks := lexSQL(sql)
 	toks = rewriteStringAliases(toks)
 	toks = rewriteLimitComma(toks)
+	toks = rewriteTop(toks)
+	toks = rewriteInterval(toks)
+	toks = rewriteRegexpOps(toks)
+	toks = rewriteQualify(toks)
+	toks = quoteDateUnits(toks)
 	toks = addMissingJoinOn(toks)
 	var b strings.Builder
 	b.Grow(len(sql) + 8)
@@ -87,7 +101,7 @@ func isIdentChar(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' |
 // lexSQL splits SQL into tokens; the tokens concatenate back to the input
 // except where a backtick or bracket identifier was rewritten.
 func lexSQL(s string) []sqlToken {
-	var toks []sqlToken
+	toks := make([]sqlToken, 0, len(s)/3+4)
 	prevSig := func() *sqlToken {
 		for i := len(toks) - 1; i >= 0; i-- {
 			if toks[i].kind != tkSpace {
@@ -136,14 +150,20 @@ func lexSQL(s string) []sqlToken {
 				inner = inner[:len(inner)-1]
 			}
 			inner = strings.ReplaceAll(inner, "``", "`")
-			toks = append(toks, sqlToken{kind: tkQuoted, text: `"` + strings.ReplaceAll(inner, `"`, `""`) + `"`})
+			// BigQuery quotes a whole path in one pair: `project.dataset.table`.
+			for k, part := range strings.Split(inner, ".") {
+				if k > 0 {
+					toks = append(toks, sqlToken{kind: tkPunct, text: "."})
+				}
+				toks = append(toks, sqlToken{kind: tkQuoted, text: `"` + strings.ReplaceAll(part, `"`, `""`) + `"`})
+			}
 			i = j
 		case c == '[':
 			// [identifier] (SQL Server, SQLite) unless it follows an
 			// expression, where it is an array subscript.
 			end := strings.IndexByte(s[i+1:], ']')
 			p := prevSig()
-			subscript := p != nil && (p.kind == tkWord || p.kind == tkQuoted || p.kind == tkString || p.kind == tkNumber ||
+			subscript := p != nil && (p.kind == tkWord && !bracketAfter[strings.ToLower(p.text)] || p.kind == tkQuoted || p.kind == tkString || p.kind == tkNumber ||
 				p.text == ")" || p.text == "]")
 			if end > 0 && !subscript && bracketIdent(s[i+1:i+1+end]) {
 				inner := s[i+1 : i+1+end]
@@ -192,6 +212,16 @@ func lexSQL(s string) []sqlToken {
 		}
 	}
 	return toks
+}
+
+// bracketAfter are the keywords after which [ starts a bracket identifier
+// rather than an array subscript.
+var bracketAfter = map[string]bool{
+	"select": true, "from": true, "join": true, "on": true, "where": true, "and": true, "or": true, "not": true,
+	"by": true, "as": true, "into": true, "update": true, "table": true, "set": true, "having": true, "when": true,
+	"then": true, "else": true, "case": true, "distinct": true, "in": true, "is": true, "with": true,
+	"partition": true, "values": true, "returning": true, "using": true, "top": true, "delete": true,
+	"exists": true, "like": true, "between": true, "over": true, "end": false,
 }
 
 // quoteEnd returns the index just past the quoted run starting at s[i],
@@ -286,7 +316,17 @@ var joinEnders = map[string]bool{
 // addMissingJoinOn appends ON TRUE to a JOIN table reference that has no
 // ON or USING, as SQLite (which reads it as a cross join) allows.
 func addMissingJoinOn(toks []sqlToken) []sqlToken {
-	var out []sqlToken
+	hasJoin := false
+	for _, t := range toks {
+		if isWord(t, "join") {
+			hasJoin = true
+			break
+		}
+	}
+	if !hasJoin {
+		return toks
+	}
+	out := make([]sqlToken, 0, len(toks)+2)
 	for i := 0; i < len(toks); i++ {
 		out = append(out, toks[i])
 		if !isWord(toks[i], "join") {
@@ -345,4 +385,220 @@ func prevSigIn(toks []sqlToken) *sqlToken {
 		}
 	}
 	return nil
+}
+
+// rewriteTop drops SQL Server's TOP n [PERCENT] after SELECT [DISTINCT].
+func rewriteTop(toks []sqlToken) []sqlToken {
+	for i := range toks {
+		if !isWord(toks[i], "select") {
+			continue
+		}
+		j := nextSig(toks, i)
+		if j < len(toks) && (isWord(toks[j], "distinct") || isWord(toks[j], "all")) {
+			j = nextSig(toks, j)
+		}
+		if j >= len(toks) || !isWord(toks[j], "top") {
+			continue
+		}
+		k := nextSig(toks, j)
+		end := -1
+		switch {
+		case k < len(toks) && toks[k].kind == tkNumber:
+			end = k
+		case k < len(toks) && toks[k].text == "(":
+			if n := nextSig(toks, k); n < len(toks) && toks[n].kind == tkNumber {
+				if c := nextSig(toks, n); c < len(toks) && toks[c].text == ")" {
+					end = c
+				}
+			}
+		}
+		if end < 0 {
+			continue
+		}
+		if p := nextSig(toks, end); p < len(toks) && isWord(toks[p], "percent") {
+			end = p
+		}
+		for x := j; x <= end; x++ {
+			toks[x] = sqlToken{kind: tkSpace, text: ""}
+		}
+	}
+	return toks
+}
+
+var intervalUnits = map[string]bool{
+	"microsecond": true, "second": true, "minute": true, "hour": true, "day": true, "week": true,
+	"month": true, "quarter": true, "year": true, "days": true, "months": true, "years": true,
+	"hours": true, "minutes": true, "seconds": true, "weeks": true,
+}
+
+// rewriteInterval turns MySQL's INTERVAL 7 DAY into INTERVAL '7 DAY'.
+func rewriteInterval(toks []sqlToken) []sqlToken {
+	for i := range toks {
+		if !isWord(toks[i], "interval") {
+			continue
+		}
+		n := nextSig(toks, i)
+		if n >= len(toks) || toks[n].kind != tkNumber {
+			continue
+		}
+		u := nextSig(toks, n)
+		if u >= len(toks) || toks[u].kind != tkWord || !intervalUnits[strings.ToLower(toks[u].text)] {
+			continue
+		}
+		toks[n] = sqlToken{kind: tkString, text: "'" + toks[n].text + " " + toks[u].text + "'"}
+		for x := n + 1; x <= u; x++ {
+			toks[x] = sqlToken{kind: tkSpace, text: ""}
+		}
+	}
+	return toks
+}
+
+// rewriteRegexpOps turns x REGEXP 'p' (MySQL, SQLite), x RLIKE 'p' and
+// x GLOB 'p' (SQLite) into x ~ 'p': a pattern test PostgreSQL can parse.
+func rewriteRegexpOps(toks []sqlToken) []sqlToken {
+	for i := range toks {
+		if !(isWord(toks[i], "regexp") || isWord(toks[i], "rlike") || isWord(toks[i], "glob")) {
+			continue
+		}
+		p := prevSigIn(toks[:i])
+		n := nextSig(toks, i)
+		operandBefore := p != nil && (p.kind == tkQuoted || p.kind == tkString || p.kind == tkNumber || p.text == ")" ||
+			p.kind == tkWord && !bracketAfter[strings.ToLower(p.text)] || isWord(*p, "not"))
+		operandAfter := n < len(toks) && (toks[n].kind == tkString || toks[n].kind == tkWord || toks[n].kind == tkQuoted || toks[n].text == "(")
+		if !operandBefore || !operandAfter {
+			continue
+		}
+		if isWord(*p, "not") {
+			// x NOT REGEXP p  ->  x !~ p
+			*p = sqlToken{kind: tkSpace, text: ""}
+			toks[i] = sqlToken{kind: tkPunct, text: "!~"}
+			continue
+		}
+		toks[i] = sqlToken{kind: tkPunct, text: "~"}
+	}
+	return toks
+}
+
+// rewriteQualify turns QUALIFY into HAVING (or AND after an existing
+// HAVING of the same query level).
+func rewriteQualify(toks []sqlToken) []sqlToken {
+	depth := 0
+	var havingAt []bool // per paren depth: a HAVING was seen in the current query
+	for i, t := range toks {
+		for len(havingAt) <= depth {
+			havingAt = append(havingAt, false)
+		}
+		switch {
+		case t.text == "(":
+			depth++
+			for len(havingAt) <= depth {
+				havingAt = append(havingAt, false)
+			}
+			havingAt[depth] = false
+		case t.text == ")":
+			if depth > 0 {
+				depth--
+			}
+		case isWord(t, "select"):
+			havingAt[depth] = false
+		case isWord(t, "having"):
+			havingAt[depth] = true
+		case isWord(t, "qualify"):
+			p := prevSigIn(toks[:i])
+			if p == nil || p.text == "," || p.text == "." || isWord(*p, "select") || isWord(*p, "as") {
+				continue // a column or alias named qualify
+			}
+			if havingAt[depth] {
+				toks[i] = sqlToken{kind: tkWord, text: "AND"}
+			} else {
+				toks[i] = sqlToken{kind: tkWord, text: "HAVING"}
+				havingAt[depth] = true
+			}
+		}
+	}
+	return toks
+}
+
+var dateUnits = map[string]bool{
+	"year": true, "years": true, "yy": true, "yyyy": true, "quarter": true, "qq": true, "month": true,
+	"months": true, "mm": true, "week": true, "weeks": true, "wk": true, "ww": true, "isoweek": true,
+	"day": true, "days": true, "dd": true, "d": true, "dayofweek": true, "dayofyear": true, "dy": true,
+	"hour": true, "hours": true, "hh": true, "minute": true, "minutes": true, "mi": true, "n": true,
+	"second": true, "seconds": true, "ss": true, "s": true, "millisecond": true, "ms": true,
+	"microsecond": true, "mcs": true, "nanosecond": true, "ns": true, "date": true, "isoyear": true,
+}
+
+// dateUnitFirst maps functions whose first argument is a bare date part to
+// their argument count; dateUnitLast lists BigQuery functions whose last
+// argument is one.
+var dateUnitFirst = map[string]int{
+	"dateadd": 3, "datediff": 3, "timestampadd": 3, "timestampdiff": 3, "date_part": 2, "datepart": 2,
+	"datename": 2, "datetrunc": 2,
+}
+
+var dateUnitLast = map[string]bool{
+	"date_trunc": true, "datetime_trunc": true, "timestamp_trunc": true, "time_trunc": true,
+	"date_diff": true, "datetime_diff": true, "timestamp_diff": true, "time_diff": true, "last_day": true,
+}
+
+// quoteDateUnits quotes a bare date-part argument: DATEADD(day, 1, d)
+// becomes DATEADD('day', 1, d).
+func quoteDateUnits(toks []sqlToken) []sqlToken {
+	for i := range toks {
+		if toks[i].kind != tkWord {
+			continue
+		}
+		name := strings.ToLower(toks[i].text)
+		nargs, first := dateUnitFirst[name]
+		last := dateUnitLast[name]
+		if !first && !last {
+			continue
+		}
+		open := nextSig(toks, i)
+		if open >= len(toks) || toks[open].text != "(" {
+			continue
+		}
+		// Top-level argument boundaries up to the matching parenthesis.
+		var args [][2]int // first and last significant token of each argument
+		depth, start, end := 0, -1, -1
+		closed := false
+		for j := open + 1; j < len(toks) && !closed; j++ {
+			t := toks[j]
+			switch {
+			case t.kind == tkSpace:
+				continue
+			case t.text == "(":
+				depth++
+			case t.text == ")" && depth == 0:
+				args = append(args, [2]int{start, end})
+				closed = true
+				continue
+			case t.text == ")":
+				depth--
+			case t.text == "," && depth == 0:
+				args = append(args, [2]int{start, end})
+				start, end = -1, -1
+				continue
+			}
+			if start < 0 {
+				start = j
+			}
+			end = j
+		}
+		if !closed {
+			continue
+		}
+		quote := func(a [2]int) {
+			if a[0] >= 0 && a[0] == a[1] && toks[a[0]].kind == tkWord && dateUnits[strings.ToLower(toks[a[0]].text)] {
+				toks[a[0]] = sqlToken{kind: tkString, text: "'" + toks[a[0]].text + "'"}
+			}
+		}
+		switch {
+		case first && len(args) == nargs:
+			quote(args[0])
+		case last && len(args) >= 2:
+			quote(args[len(args)-1])
+		}
+	}
+	return toks
 }

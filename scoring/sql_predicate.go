@@ -115,6 +115,26 @@ func (an *sqlAnalyzer) aexprPredicate(e *pg.A_Expr, sc *scope) Predicate {
 			op = "not in"
 		}
 		return Predicate{Field: f, Op: op, Values: vals}
+	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
+		// x = ANY(ARRAY['a','b']) is x in (a, b); x <> ALL(...) is not in.
+		any := e.GetKind() == pg.A_Expr_Kind_AEXPR_OP_ANY
+		if any && name != "=" || !any && name != "<>" {
+			break
+		}
+		arr := unwrapCast(rhs).GetAArrayExpr()
+		f := an.predField(lhs, sc)
+		if arr == nil || f == "" {
+			break
+		}
+		vals, ok := constList(&pg.Node{Node: &pg.Node_List{List: &pg.List{Items: arr.GetElements()}}})
+		if !ok {
+			break
+		}
+		op := "in"
+		if !any {
+			op = "not in"
+		}
+		return Predicate{Field: f, Op: op, Values: vals}
 	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
 		op := map[string]string{"~~": "like", "!~~": "not like", "~~*": "ilike"}[name]
 		f := an.predField(lhs, sc)

@@ -102,7 +102,7 @@ func (r *relation) renamed(names []string) *relation {
 type scope struct {
 	parent  *scope
 	rels    []*relation
-	using   map[string]bool      // columns merged by JOIN USING / NATURAL
+	using   map[string]*relation // columns merged by JOIN USING / NATURAL: the side that speaks for them
 	ctes    map[string]*relation // CTEs defined by this query level's WITH
 	aliases map[string]lineage   // select-list aliases, for ORDER BY / GROUP BY / HAVING
 	targets []lineage            // select-list lineages, for ordinals
@@ -180,19 +180,29 @@ func (an *sqlAnalyzer) lookupLevel(s *scope, col string) (l lineage, st hasState
 			unknownLin = append(unknownLin, l)
 		}
 	}
+	// A column merged by USING or NATURAL is the merge's, not ambiguous.
+	merged := func(rels []*relation, lins []lineage) (lineage, *relation, bool) {
+		m := s.using[col]
+		for i, r := range rels {
+			if r == m {
+				return lins[i], r, true
+			}
+		}
+		return lineage{}, nil, false
+	}
 	switch {
 	case len(found) == 1:
 		return foundLin[0], hasYes, found[0]
 	case len(found) > 1:
-		if s.using[col] {
-			return foundLin[0], hasYes, found[0]
+		if l, r, ok := merged(found, foundLin); ok {
+			return l, hasYes, r
 		}
 		return lineage{}, hasUnknown, nil
 	case len(unknown) == 1:
 		return unknownLin[0], hasYes, unknown[0]
 	case len(unknown) > 1:
-		if s.using[col] {
-			return unknownLin[0], hasYes, unknown[0]
+		if l, r, ok := merged(unknown, unknownLin); ok {
+			return l, hasYes, r
 		}
 		return lineage{}, hasUnknown, nil
 	}
@@ -239,6 +249,13 @@ func (an *sqlAnalyzer) resolveCol(c *pg.ColumnRef, sc *scope, mode aliasMode) co
 		}
 		for s := sc; s != nil; s = s.parent {
 			l, st, rel := an.lookupLevel(s, col)
+			if st == hasYes && mode == aliasLast && rel != nil && !rel.derived && rel.cols == nil {
+				// Only "the only table in scope" speaks for the column; a
+				// select-list alias of that name is the likelier meaning.
+				if al, ok := lookupAlias(sc, col); ok {
+					return colResult{lin: al}
+				}
+			}
 			if st == hasYes {
 				return colResult{lin: l, rel: rel}
 			}
@@ -753,6 +770,11 @@ func (an *sqlAnalyzer) sortKey(n *pg.Node, sc *scope, role Role, mode aliasMode)
 		}
 		return
 	}
+	if unwrapCast(n).GetColumnRef() == nil {
+		// Inside an expression a name is an input column first; SQLite
+		// also accepts an alias there.
+		mode = aliasLast
+	}
 	an.expr(n, sc, walkCtx{role: role, alias: mode})
 }
 
@@ -796,6 +818,10 @@ func (an *sqlAnalyzer) fromItem(n *pg.Node, sc *scope) {
 			for _, c := range stringList(a.GetColnames()) {
 				r.addOut(c, lineage{})
 			}
+		}
+		if len(r.out) == 0 && len(rf.GetFunctions()) == 1 && r.name != "" {
+			// A scalar function's single column is named after its alias.
+			r.addOut(r.name, lineage{})
 		}
 		sc.rels = append(sc.rels, r)
 	case *pg.Node_RangeTableSample:
@@ -868,9 +894,14 @@ func (an *sqlAnalyzer) joinExpr(j *pg.JoinExpr, sc *scope) {
 			an.ambiguousField("?." + col)
 		}
 		if sc.using == nil {
-			sc.using = map[string]bool{}
+			sc.using = map[string]*relation{}
 		}
-		sc.using[col] = true
+		switch {
+		case lst == hasYes:
+			sc.using[col] = lrel // the left side's column stands for the merge
+		case rst == hasYes:
+			sc.using[col] = rrel
+		}
 	}
 	if q := j.GetQuals(); q != nil {
 		for _, c := range conjuncts(q) {

@@ -63,6 +63,9 @@ func parseSchemaJSON(data []byte) (Schema, error) {
 		}
 		return nil, &SchemaError{Msg: "invalid JSON: " + err.Error()}
 	}
+	if len(raw) == 0 {
+		return nil, &SchemaError{Line: 1, Msg: "schema has no tables"}
+	}
 	out := Schema{}
 	for t, cols := range raw {
 		t = strings.ToLower(t)
@@ -265,7 +268,11 @@ var constraintWords = map[string]bool{
 
 func identText(t sqlToken) string {
 	if t.kind == tkQuoted {
-		return strings.ToLower(strings.ReplaceAll(t.text[1:len(t.text)-1], `""`, `"`))
+		s := strings.TrimPrefix(t.text, `"`)
+		if strings.HasSuffix(s, `"`) { // unterminated quotes have no closing one
+			s = s[:len(s)-1]
+		}
+		return strings.ToLower(strings.ReplaceAll(s, `""`, `"`))
 	}
 	return strings.ToLower(t.text)
 }

@@ -1,0 +1,106 @@
+package scoring
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestParseDefinition(t *testing.T) {
+	tests := []struct {
+		text  string
+		term  string
+		preds []Predicate
+		err   bool
+	}{
+		// The seed's gold definition (seeds/000, case schema example).
+		{text: "active = subscription_status in (ACTIVE, PAUSED_BILLING) at any point in the fiscal quarter",
+			term: "active", preds: []Predicate{{"subscription_status", "in", []string{"ACTIVE", "PAUSED_BILLING"}}}},
+		// The seed's Server B tool description.
+		{text: "active means subscription_status in (ACTIVE, PAUSED_BILLING) at any point in the period.",
+			term: "active", preds: []Predicate{{"subscription_status", "in", []string{"ACTIVE", "PAUSED_BILLING"}}}},
+		{text: "churned: status = 'CHURNED' and cancelled_at is not null within the quarter",
+			term: "churned", preds: []Predicate{{"status", "=", []string{"CHURNED"}}, {"cancelled_at", "is not null", nil}}},
+		{text: "status = 'ACTIVE'", preds: []Predicate{{"status", "=", []string{"ACTIVE"}}}},
+		{text: "enterprise account is defined as customers.segment not in ('SMB', 'MID') and arr >= 100000",
+			term: "enterprise account", preds: []Predicate{
+				{"customers.segment", "not in", []string{"SMB", "MID"}}, {"arr", ">=", []string{"100000"}}}},
+		{text: "paid = amount > 0 and status <> 'void' and refunded_at is null",
+			term: "paid", preds: []Predicate{{"amount", ">", []string{"0"}}, {"status", "<>", []string{"void"}}, {"refunded_at", "is null", nil}}},
+		{text: "eu = region like 'EU%'", term: "eu", preds: []Predicate{{"region", "like", []string{"EU%"}}}},
+		{text: "q1 = order_date between '2026-01-01' and '2026-03-31' in the fiscal calendar",
+			term: "q1", preds: []Predicate{{"order_date", "between", []string{"2026-01-01", "2026-03-31"}}}},
+		{text: "active = status in (ACTIVE, PAUSED BILLING)", term: "active",
+			preds: []Predicate{{"status", "in", []string{"ACTIVE", "PAUSED BILLING"}}}},
+		{text: "active = status = ACTIVE or status = TRIAL", err: true},
+		{text: "revenue = sum(amount) over the fiscal quarter", err: true},
+		{text: "a customer we like", err: true},
+		{text: "", err: true},
+	}
+	for _, tc := range tests {
+		term, preds, err := ParseDefinition(tc.text)
+		if tc.err {
+			if err == nil {
+				t.Errorf("ParseDefinition(%q) = %q %v, want an error", tc.text, term, preds)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseDefinition(%q): %v", tc.text, err)
+			continue
+		}
+		if term != tc.term || !reflect.DeepEqual(preds, tc.preds) {
+			t.Errorf("ParseDefinition(%q)\n got %q %v\nwant %q %v", tc.text, term, preds, tc.term, tc.preds)
+		}
+	}
+}
+
+func TestPredicateEquivalent(t *testing.T) {
+	def := Predicate{"subscription_status", "in", []string{"ACTIVE", "PAUSED_BILLING"}}
+	tests := []struct {
+		name string
+		def  Predicate
+		got  Predicate
+		want bool
+	}{
+		{"same set other order, other case", def, Predicate{"subscriptions.subscription_status", "in", []string{"paused_billing", "active"}}, true},
+		{"subset is not equivalent", def, Predicate{"subscriptions.subscription_status", "in", []string{"ACTIVE"}}, false},
+		{"look-alike column", def, Predicate{"customers.is_active", "=", []string{"true"}}, false},
+		{"= is a one-element in", Predicate{"status", "=", []string{"A"}}, Predicate{"t.status", "in", []string{"a"}}, true},
+		{"in of one is =", Predicate{"status", "in", []string{"A"}}, Predicate{"t.status", "=", []string{"A"}}, true},
+		{"<> is not in", Predicate{"status", "<>", []string{"A"}}, Predicate{"t.status", "not in", []string{"A"}}, true},
+		{"in vs not in", def, Predicate{"s.subscription_status", "not in", []string{"ACTIVE", "PAUSED_BILLING"}}, false},
+		{"qualified def needs the same table", Predicate{"customers.region", "=", []string{"EU"}}, Predicate{"orders.region", "=", []string{"EU"}}, false},
+		{"qualified def same table", Predicate{"customers.region", "=", []string{"EU"}}, Predicate{"Customers.Region", "=", []string{"eu"}}, true},
+		{"comparison values", Predicate{"amount", ">", []string{"0"}}, Predicate{"o.amount", ">", []string{"0"}}, true},
+		{"comparison differs", Predicate{"amount", ">", []string{"0"}}, Predicate{"o.amount", ">=", []string{"0"}}, false},
+		{"between ordered", Predicate{"d", "between", []string{"1", "2"}}, Predicate{"t.d", "between", []string{"1", "2"}}, true},
+		{"is null", Predicate{"x", "is null", nil}, Predicate{"t.x", "is null", nil}, true},
+		{"other never matches", Predicate{"x", "other", nil}, Predicate{"t.x", "other", nil}, false},
+		{"ambiguous field matches by column", Predicate{"status", "=", []string{"A"}}, Predicate{"?.status", "=", []string{"A"}}, true},
+		{"empty field", Predicate{"status", "=", []string{"A"}}, Predicate{"", "=", []string{"A"}}, false},
+	}
+	for _, tc := range tests {
+		if got := PredicateEquivalent(tc.def, tc.got); got != tc.want {
+			t.Errorf("%s: PredicateEquivalent(%v, %v) = %v, want %v", tc.name, tc.def, tc.got, got, tc.want)
+		}
+	}
+}
+
+// The seed's two servers, end to end: the definition parsed from gold text
+// against the WHERE clauses each server's SQL applied.
+func TestDefinitionAppliedSeedServers(t *testing.T) {
+	_, def, err := ParseDefinition("active = subscription_status in (ACTIVE, PAUSED_BILLING) at any point in the fiscal quarter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverA := AnalyzeSQL(`SELECT count(*) FROM customers WHERE is_active = true AND region_code LIKE 'EU%' AND created_at >= '2026-04-01'`, shopSchema)
+	serverB := AnalyzeSQL(`SELECT count(DISTINCT c.id) FROM customers c JOIN subscriptions s ON s.customer_id = c.id
+		WHERE s.subscription_status IN ('PAUSED_BILLING', 'ACTIVE') AND c.sales_region = 'EMEA'
+		AND s.period_start <= '2026-06-30' AND s.period_end >= '2026-04-01'`, shopSchema)
+	if DefinitionApplied(def, serverA.Where) {
+		t.Errorf("server A applies the definition? where = %v", serverA.Where)
+	}
+	if !DefinitionApplied(def, serverB.Where) {
+		t.Errorf("server B does not apply the definition? where = %v", serverB.Where)
+	}
+}

@@ -1,0 +1,2 @@
+-- not a schema
+SELEC id FROM t;

@@ -1,0 +1,4 @@
+-- unclosed
+CREATE TABLE t (
+  id int,
+  name text
