@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -331,6 +332,9 @@ func (m Model) titleBar(w int) string {
 	}
 	left := b.String()
 	right := "labeler " + model.CleanLine(m.opts.Labeler) + " "
+	if db := filepath.Base(m.st.Path()); db != "" && db != "." && w >= 100 {
+		right = model.CleanLine(db) + " · " + right
+	}
 	return m.sty.Title.Render(spread(left, right, w))
 }
 
