@@ -182,7 +182,7 @@ type driver struct {
 
 func newDriver(t testing.TB, st *store.Store, w, h int) *driver {
 	t.Helper()
-	m := New(st, Options{Labeler: "tester", Theme: "dark"})
+	m := New(st, Options{Labeler: "tester", Theme: "dark", StatusTTL: -1})
 	d := &driver{t: t, m: m}
 	d.send(tea.WindowSizeMsg{Width: w, Height: h})
 	d.run(m.Init())
