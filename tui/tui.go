@@ -83,7 +83,7 @@ type Model struct {
 
 	status    string
 	statusErr bool
-	statusSeq int // which message a clearStatusMsg is for
+	statusSeq int                 // which message a clearStatusMsg is for
 	distinct  map[string][]string // filter menu values, loaded once
 }
 
