@@ -63,3 +63,18 @@ func FuzzDecodeScore(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLayoutSQL: laying out a statement from a trace only moves white
+// space; every word and quoted string stays as written.
+func FuzzLayoutSQL(f *testing.F) {
+	f.Add("SELECT count(*) FROM customers c WHERE c.a = 1 AND c.b LIKE 'EU%'")
+	f.Add("select 'it''s FROM' from t where (a or b) and c")
+	f.Add("WITH x AS (SELECT 1) SELECT * FROM x UNION ALL SELECT 2 ORDER BY 1 LIMIT 3")
+	f.Add("SELECT \"FROM\" FROM `t` WHERE x = 'unterminated")
+	f.Fuzz(func(t *testing.T, sql string) {
+		got := layoutSQL(sql)
+		if strings.Join(strings.Fields(got), " ") != strings.Join(strings.Fields(sql), " ") {
+			t.Fatalf("layoutSQL changed more than white space:\n%q\n%q", sql, got)
+		}
+	})
+}

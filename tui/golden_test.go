@@ -26,6 +26,8 @@ func TestGoldenScreens(t *testing.T) {
 		{"trace_unlabeled", []string{"enter"}, true},
 		{"trace_accepted", []string{"enter", "a"}, true},
 		{"trace_suggested_gold", []string{"/", "2", "d", "8", "f", "6", "1", "enter", "enter"}, false},
+		{"trace_sql_step", []string{"enter", "j", "j", "j", "j", "j", "j"}, false},
+		{"trace_result_step", []string{"enter", "j", "j", "j", "j", "j", "j", "j"}, false},
 		{"report_scrolled", []string{"R", "j", "j", "j", "j"}, false},
 		{"gold_editor", []string{"enter", "e"}, false},
 		{"report", []string{"R"}, false},

@@ -239,10 +239,10 @@ func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
 	}
 	if sql := sqlOf(s.Args); sql != "" {
 		section("SQL")
-		text, _ := capText(sql)
+		text, _ := capText(layoutSQL(sql))
 		add(highlight(sty, "sql", text))
 	}
-	if len(s.Args) > 0 {
+	if len(s.Args) > 0 && !onlySQL(s.Args) {
 		section("arguments")
 		text, cut := capText(prettyJSON(s.Args))
 		add(highlight(sty, "json", text))
@@ -250,7 +250,10 @@ func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
 			lines = append(lines, sty.Subtle.Render(fmt.Sprintf("… %d more bytes not shown", cut)))
 		}
 	}
-	if len(s.Result) > 0 {
+	if tbl := resultTable(sty, s.Result, w); tbl != nil {
+		section("result")
+		lines = append(lines, tbl...)
+	} else if len(s.Result) > 0 {
 		section("result")
 		text, cut := capText(prettyJSON(s.Result))
 		add(highlight(sty, "json", text))
