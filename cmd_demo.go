@@ -36,15 +36,19 @@ func demoPolicy() *scoring.PolicyFile {
 
 func newDemoCmd() *cobra.Command {
 	var keep string
+	var list bool
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Open the workbench on a fresh temporary database loaded with the bundled sample traces",
 		Long: `Demo creates a temporary database, imports the bundled sample traces (three servers,
 every failure class, the seed's opening example) and the sample gold cases, and opens
 the workbench on it. Nothing touches ./tracelab.db; the temporary database is removed
-on exit unless --keep names a file to write it to.`,
+on exit unless --keep names a file to write it to. Without a terminal (or with --list)
+it prints the loaded traces instead of opening the workbench.`,
 		Example: `  tracelab demo
-  tracelab demo --keep demo.db   # keep the database to explore it with other commands`,
+  tracelab demo --theme light --labeler ana
+  tracelab demo --keep demo.db   # keep the database to explore it with other commands
+  tracelab demo --list           # print what the demo loads`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			path := keep
@@ -72,10 +76,15 @@ on exit unless --keep names a file to write it to.`,
 			if _, err := suite.ScoreAll(cmd.Context(), st, cfg, nil, nil); err != nil {
 				return fmt.Errorf("scoring the demo data: %w", err)
 			}
-			return listTraces(cmd.Context(), st, store.Filter{}, "text", cmd.OutOrStdout())
+			if list || !isTerminal() {
+				return listTraces(cmd.Context(), st, store.Filter{}, "text", cmd.OutOrStdout())
+			}
+			return runTUI(cmd, st, cfg)
 		},
 	}
 	cmd.Flags().StringVar(&keep, "keep", "", "write the demo database to this file and keep it")
+	cmd.Flags().BoolVar(&list, "list", false, "print the loaded traces instead of opening the workbench")
+	addTUIFlags(cmd)
 	return cmd
 }
 

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"tracelab/model"
+	"tracelab/scoring"
 	"tracelab/store"
+	"tracelab/suite"
 	"tracelab/tui"
 )
 
@@ -15,13 +21,31 @@ func addTUIFlags(cmd *cobra.Command) {
 	cmd.Flags().String("theme", "", "dark, light or high-contrast (default: detected from the terminal)")
 }
 
-// runTUI opens the workbench on st with the flags addTUIFlags added.
-func runTUI(cmd *cobra.Command, st *store.Store) error {
+// runTUI opens the workbench on st with the flags addTUIFlags added; cfg
+// is the scoring configuration the report screen uses.
+func runTUI(cmd *cobra.Command, st *store.Store, cfg scoring.Config) error {
 	labeler, _ := cmd.Flags().GetString("labeler")
 	theme, _ := cmd.Flags().GetString("theme")
+	switch theme {
+	case "", "dark", "light", "high-contrast":
+	default:
+		return withCode(2, fmt.Errorf("--theme %q is not one of dark, light, high-contrast", theme))
+	}
+	if labeler == "" {
+		labeler = "anonymous"
+	}
 	return tui.Run(cmd.Context(), st, tui.Options{
 		Labeler: labeler,
 		Theme:   theme,
 		NoColor: os.Getenv("NO_COLOR") != "",
+		LoadReport: func(ctx context.Context) ([]model.Report, error) {
+			return suite.Report(ctx, st, cfg, false)
+		},
 	})
+}
+
+// isTerminal reports whether standard input and output are a terminal:
+// the workbench needs one, scripts get a listing instead.
+func isTerminal() bool {
+	return term.IsTerminal(os.Stdin.Fd()) && term.IsTerminal(os.Stdout.Fd())
 }

@@ -5,10 +5,14 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
+
+	"tracelab/store"
+	"tracelab/suite"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -23,6 +27,7 @@ func main() {
 }
 
 func newRootCmd() *cobra.Command {
+	var files suite.Files
 	root := &cobra.Command{
 		Use:   "tracelab",
 		Short: "Label AI-agent traces for grounding and export them as a regression suite",
@@ -30,9 +35,13 @@ func newRootCmd() *cobra.Command {
 SQLite file, scores every call for grounding, lets you confirm gold records and labels
 at the keyboard, and exports cases.jsonl plus report.json for CI.
 
-The database is ./tracelab.db unless --db or TRACELAB_DB says otherwise.`,
+Run without a command, it opens the workbench on the database: ./tracelab.db unless
+--db or TRACELAB_DB says otherwise. Press ? in the workbench for its keys.`,
 		Example: `  # open the workbench on bundled sample data
   tracelab demo
+
+  # open the workbench on your database, labeling as ana
+  tracelab --db team.db --labeler ana
 
   # import traces, list them, export the confirmed cases
   tracelab import traces.jsonl
@@ -40,10 +49,24 @@ The database is ./tracelab.db unless --db or TRACELAB_DB says otherwise.`,
   tracelab export --out suite/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return cmd.Help()
+			if !isTerminal() {
+				return withCode(2, fmt.Errorf("the workbench needs a terminal; see tracelab --help for the commands that run without one"))
+			}
+			st, err := store.Open(cmd.Context(), dbPath(cmd))
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			cfg, err := suite.LoadConfig(cmd.Context(), st, files)
+			if err != nil {
+				return withCode(2, err)
+			}
+			return runTUI(cmd, st, cfg)
 		},
 	}
 	root.PersistentFlags().String("db", "", "database file (default $TRACELAB_DB or ./tracelab.db)")
+	addTUIFlags(root)
+	addScoringFlags(root, &files)
 	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(), newFieldsCmd(), newScoreCmd(), newReportCmd(),
 		newDriftCmd())
 	return root
