@@ -45,7 +45,7 @@ The database is ./tracelab.db unless --db or TRACELAB_DB says otherwise.`,
 	}
 	root.PersistentFlags().String("db", "", "database file (default $TRACELAB_DB or ./tracelab.db)")
 	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(), newFieldsCmd(), newScoreCmd(), newReportCmd(),
-		newDriftCmd(), newCheckCmd())
+		newDriftCmd(), newCheckCmd(), newSampleCmd())
 	return root
 }
 
