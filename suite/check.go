@@ -221,7 +221,7 @@ func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []mod
 	}
 	rep := CheckReport{Summary: CheckSummary{Traces: len(ids)}}
 	var pairs []pairing
-	err = eachBatch(ctx, st, ids, func(ts []*model.Trace) {
+	err = eachBatchAhead(ctx, st, ids, func(ts []*model.Trace) {
 		var jobs []scoring.Job
 		var idx []int
 		var viaID []bool
@@ -517,4 +517,41 @@ func joinInts(xs []int) string {
 		parts[i] = fmt.Sprint(x)
 	}
 	return strings.Join(parts, ",")
+}
+
+// eachBatchAhead is eachBatch with the next batch loading while fn scores
+// the current one: reading SQLite and scoring overlap on two cores.
+func eachBatchAhead(ctx context.Context, st *store.Store, ids []string, fn func([]*model.Trace)) error {
+	type loaded struct {
+		ts  []*model.Trace
+		err error
+	}
+	ch := make(chan loaded, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(ch)
+		for start := 0; start < len(ids); start += batch {
+			if err := ctx.Err(); err != nil {
+				ch <- loaded{err: err}
+				return
+			}
+			ts, err := st.LoadTraces(ctx, ids[start:min(start+batch, len(ids))])
+			select {
+			case ch <- loaded{ts, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for l := range ch {
+		if l.err != nil {
+			return l.err
+		}
+		fn(l.ts)
+	}
+	return ctx.Err()
 }
