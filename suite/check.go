@@ -290,6 +290,9 @@ func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []mod
 			}
 			crs = append(crs, scoring.CaseResult{Score: p.score})
 		}
+		if len(ps) > 1 {
+			worst.Reason += fmt.Sprintf(" (worst of %d new traces for this case; metadata.case_id pairs them exactly)", len(ps))
+		}
 		rep.Cases = append(rep.Cases, worst)
 	}
 	sort.SliceStable(rep.Cases, func(i, j int) bool { return rep.Cases[i].CaseID < rep.Cases[j].CaseID })

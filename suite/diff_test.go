@@ -106,3 +106,45 @@ func TestReadReportRejectsOtherJSON(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// FuzzDiffReports reads arbitrary bytes as two report.json files, as
+// `report --diff` does, and diffs them: no panic, and the verdict agrees
+// with the regressions listed.
+func FuzzDiffReports(f *testing.F) {
+	old, _ := os.ReadFile("../testdata/check/report-old.json")
+	cur, _ := os.ReadFile("../testdata/check/report-new.json")
+	f.Add(old, cur)
+	f.Add([]byte(`[{"server":"s","cases":1,"policy_violation_rate":null}]`), []byte(`[{"server":"s","cases":1,"policy_violation_rate":0.5}]`))
+	f.Add([]byte(`[]`), []byte(`[{"server":"","cases":0}]`))
+	f.Add([]byte(`[{"server":"s","cases":1,"grounding_recall":1e308}]`), []byte(`[{"server":"s","cases":1,"grounding_recall":-1e308}]`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		dir := t.TempDir()
+		pa, pb := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+		os.WriteFile(pa, a, 0o644)
+		os.WriteFile(pb, b, 0o644)
+		ra, err := ReadReport(pa)
+		if err != nil {
+			if !errors.Is(err, ErrBadInput) {
+				t.Fatalf("error is not bad input: %v", err)
+			}
+			return
+		}
+		rb, err := ReadReport(pb)
+		if err != nil {
+			return
+		}
+		d := DiffReports(pa, ra, pb, rb)
+		any := false
+		for _, s := range d.Servers {
+			if len(s.Regressions) > 0 {
+				any = true
+				if s.Presence != "both" {
+					t.Errorf("server %q only on one side has regressions", s.Server)
+				}
+			}
+		}
+		if any != d.Regressed {
+			t.Errorf("regressed %v, regressions listed %v", d.Regressed, any)
+		}
+	})
+}

@@ -104,6 +104,9 @@ type SampleResult struct {
 // ErrTooFewTraces refuses a sample below the seed's floor.
 var ErrTooFewTraces = errors.New("too few traces")
 
+// maxOversample bounds a weight, so the strata's weights always sum to a finite number.
+const maxOversample = 1000
+
 // ParseOversample reads "retry=3,clarification=3" ("" or "none": no oversampling).
 func ParseOversample(s string) (map[model.Outcome]float64, error) {
 	out := map[model.Outcome]float64{}
@@ -121,8 +124,8 @@ func ParseOversample(s string) (map[model.Outcome]float64, error) {
 			return nil, fmt.Errorf("--oversample: %q is not an outcome (%s)", k, joinOutcomes())
 		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || f <= 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-			return nil, fmt.Errorf("--oversample %s: %q is not a positive number", k, v)
+		if err != nil || !(f > 0) || f > maxOversample {
+			return nil, fmt.Errorf("--oversample %s: %q is not a positive number up to %d", k, v, maxOversample)
 		}
 		out[o] = f
 	}

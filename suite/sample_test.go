@@ -148,6 +148,7 @@ func TestParseOversample(t *testing.T) {
 		{"retries=2", nil, `"retries" is not an outcome`},
 		{"retry=0", nil, "not a positive number"},
 		{"retry=NaN", nil, "not a positive number"},
+		{"retry=1e308,clarification=1e308", nil, "up to 1000"},
 	}
 	for _, tt := range tests {
 		got, err := ParseOversample(tt.in)
@@ -195,4 +196,27 @@ func TestExposeOnly(t *testing.T) {
 	if len(dropped) != 2 || !slices.Equal(dropped[0].CaseIDs, []string{"b1", "b2"}) || !slices.Equal(dropped[1].CaseIDs, []string{"e1"}) {
 		t.Errorf("dropped %+v", dropped)
 	}
+}
+
+// FuzzParseOversample: any --oversample value parses to positive finite
+// weights of real outcomes, or to an error.
+func FuzzParseOversample(f *testing.F) {
+	for _, s := range []string{"retry=3,clarification=3", "none", "", "pass=1e309", "retry=-1", "=", "retry=3,,", "failure = 0.5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := ParseOversample(s)
+		if err != nil {
+			return
+		}
+		for o, w := range m {
+			if !slices.Contains(model.Outcomes, o) || !(w > 0) || w > 1000 {
+				t.Fatalf("%q: %s=%v", s, o, w)
+			}
+		}
+		// Every weight keeps the sampler well defined.
+		if _, err := Sample(population(60), SampleOptions{N: 7, Seed: 1, Oversample: m}); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
