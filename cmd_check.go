@@ -135,7 +135,7 @@ func writeCheckText(w io.Writer, rep suite.CheckReport) error {
 		if tr == "" {
 			tr = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", model.CleanLine(c.CaseID), v, model.CleanLine(tr), c.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ciText(c.CaseID), v, ciText(tr), ciText(c.Reason))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -144,8 +144,31 @@ func writeCheckText(w io.Writer, rep suite.CheckReport) error {
 	return err
 }
 
+// ciText makes suite and trace text safe for a CI log, a summary or a
+// JUnit report: one line, no control characters, and the Unicode
+// bidirectional controls that could reorder what a reviewer reads shown
+// as escapes.
+func ciText(s string) string {
+	s = model.CleanLine(s)
+	bidi := func(r rune) bool {
+		return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f
+	}
+	if !strings.ContainsFunc(s, bidi) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if bidi(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 func mdCell(s string) string {
-	return strings.ReplaceAll(model.CleanLine(s), "|", `\|`)
+	return strings.ReplaceAll(ciText(s), "|", `\|`)
 }
 
 func writeCheckMarkdown(w io.Writer, rep suite.CheckReport) error {
@@ -166,11 +189,11 @@ func writeCheckMarkdown(w io.Writer, rep suite.CheckReport) error {
 // ghMsg and ghProperty escape a workflow command's message and property
 // (GitHub docs, "Workflow commands for GitHub Actions").
 func ghMsg(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(model.CleanLine(s))
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(ciText(s))
 }
 
 func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(model.CleanLine(s))
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(ciText(s))
 }
 
 // writeCheckGitHub writes one annotation per case that is not a pass:
@@ -245,14 +268,14 @@ type checkJUnitSkipped struct {
 func writeCheckJUnit(w io.Writer, rep suite.CheckReport) error {
 	s := checkJUnitSuite{Name: "tracelab check"}
 	for _, c := range rep.Cases {
-		tc := checkJUnitCase{Name: model.CleanLine(c.CaseID), Classname: "tracelab.check"}
+		tc := checkJUnitCase{Name: ciText(c.CaseID), Classname: "tracelab.check"}
 		switch {
 		case c.Verdict == suite.VerdictRegressed || c.PolicyViolations > 0:
 			typ := string(c.Verdict)
 			if c.PolicyViolations > 0 {
 				typ += "+policy"
 			}
-			tc.Failure = &checkJUnitFailure{Message: c.Reason, Type: typ, Text: "trace " + model.CleanLine(c.TraceID) + ": " + c.Reason}
+			tc.Failure = &checkJUnitFailure{Message: ciText(c.Reason), Type: typ, Text: "trace " + ciText(c.TraceID) + ": " + ciText(c.Reason)}
 			s.Failures++
 		case c.Verdict == suite.VerdictMissing || c.Verdict == suite.VerdictFailing:
 			tc.Skipped = &checkJUnitSkipped{Message: string(c.Verdict) + ": " + c.Reason}

@@ -277,3 +277,23 @@ func TestCheckNeverWritesTheUserDatabase(t *testing.T) {
 		}
 	}
 }
+
+func TestCIText(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain reason":               "plain reason",
+		"two\nlines\tand tab":        "two lines and tab",
+		"\x1b[31mred\x1b[0m":         "red",
+		"case\u202eexe.txt":          `case\u202eexe.txt`,
+		"isolate \u2066x\u2069 done": `isolate \u2066x\u2069 done`,
+	} {
+		if got := ciText(in); got != want {
+			t.Errorf("ciText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := ghMsg("50% done\nnext"); got != "50%25 done next" {
+		t.Errorf("ghMsg: %q", got)
+	}
+	if got := ghProperty("a:b,c"); got != "a%3Ab%2Cc" {
+		t.Errorf("ghProperty: %q", got)
+	}
+}
