@@ -27,7 +27,8 @@ func newCheckCmd() *cobra.Command {
 		Short: "Rerun a regression suite on new traces: exit 1 on a regression or a policy violation",
 		Long: `Check imports NEW_TRACES (any supported format) into a temporary database, matches
 each trace to its suite case (by metadata.case_id, else by identical question and
-as_user), scores it against the case's gold and says per case:
+as_user), scores it against the case's gold ("-" reads the traces from standard input) and
+says per case:
 
   pass       the suite label was correct and grounded, and so is the new trace
   regressed  the label was correct and grounded and the new trace is not,
@@ -48,13 +49,14 @@ Exit status: 0 when nothing regressed and no policy violation was found, 1 on an
 regression or any policy violation (a release blocker), 2 on bad input.`,
 		Example: `  tracelab check --suite suite/cases.jsonl --policy policy.json runs/*.jsonl
   tracelab check --suite suite/cases.jsonl --junit check.xml --format github new.jsonl
-  tracelab check --suite suite/cases.jsonl --format json --report new-report.json new.jsonl`,
+  tracelab check --suite suite/cases.jsonl --format json --report new-report.json new.jsonl
+  ./replay-suite.sh | tracelab check --suite suite/cases.jsonl -`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains(checkFormats, format) {
 				return withCode(2, fmt.Errorf("--format %q is not one of %s", format, strings.Join(checkFormats, ", ")))
 			}
-			in.Traces = args
+			in.Traces, in.Stdin = args, cmd.InOrStdin()
 			rep, err := suite.RunCheck(cmd.Context(), in)
 			if errors.Is(err, suite.ErrBadInput) {
 				return withCode(2, err)

@@ -216,6 +216,16 @@ func TestCheckExitCodesAndFormats(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "::error title=emea-billing-contacts-009 failing::policy violation at step 4") {
 		t.Errorf("policy leak: exit %d\n%s", code, out)
 	}
+	// "-" reads the new traces from standard input.
+	root := newRootCmd()
+	var sout, serr bytes.Buffer
+	root.SetIn(strings.NewReader(newRunLines(t, "revenue-q3-fy26-011")))
+	root.SetOut(&sout)
+	root.SetErr(&serr)
+	root.SetArgs(append(base, "-"))
+	if err := root.Execute(); err != nil || !strings.Contains(sout.String(), "28 cases: 1 pass, 0 regressed, 0 fixed, 0 failing, 27 missing") {
+		t.Errorf("stdin: %v\n%s", err, sout.String())
+	}
 	out, _, code = run(t, append(base, "--format", "markdown", good)...)
 	if code != 0 || !strings.Contains(out, "| `emea-active-q2-017` | fixed |") {
 		t.Errorf("markdown: %d\n%s", code, out)

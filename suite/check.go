@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -85,8 +86,9 @@ type CheckReport struct {
 // CheckInput names what `tracelab check` reads.
 type CheckInput struct {
 	Suite  string   // cases.jsonl
-	Traces []string // new trace files, any supported format
-	Files  Files    // policy, lineage, lexicon, glossary
+	Traces []string // new trace files, any supported format; "-" reads Stdin
+	Stdin  io.Reader
+	Files  Files // policy, lineage, lexicon, glossary
 	// TempDir is where the temporary database goes ("" for the system's).
 	TempDir string
 }
@@ -112,8 +114,18 @@ func RunCheck(ctx context.Context, in CheckInput) (CheckReport, error) {
 		return CheckReport{}, err
 	}
 	defer st.Close()
+	stdinUsed := false
 	for _, f := range in.Traces {
-		res, err := st.ImportFile(ctx, f, store.ImportOptions{})
+		var res store.ImportResult
+		if f == "-" {
+			if stdinUsed || in.Stdin == nil {
+				return CheckReport{}, badInput("standard input (-) can be given once")
+			}
+			stdinUsed = true
+			res, err = st.Import(ctx, in.Stdin, "stdin", store.ImportOptions{})
+		} else {
+			res, err = st.ImportFile(ctx, f, store.ImportOptions{})
+		}
 		if err != nil {
 			var msgs []string
 			for i, b := range res.Bad {
