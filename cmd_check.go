@@ -110,6 +110,9 @@ func checkSummaryLine(s suite.CheckSummary) string {
 	if s.Unmatched > 0 {
 		line += fmt.Sprintf("; %d of %d new traces matched no case", s.Unmatched, s.Traces)
 	}
+	if !s.PolicyChecked {
+		line += "; no policy oracle given (--policy or --policy-oracle): leaks were not checked"
+	}
 	return line
 }
 

@@ -216,6 +216,12 @@ func TestCheckExitCodesAndFormats(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "::error title=emea-billing-contacts-009 failing::policy violation at step 4") {
 		t.Errorf("policy leak: exit %d\n%s", code, out)
 	}
+	if out, _, _ := run(t, "check", "--suite", suitePath, good); !strings.Contains(out, "no policy oracle given") {
+		t.Errorf("a check without a policy oracle does not say so:\n%s", out)
+	}
+	if strings.Contains(out, "no policy oracle") {
+		t.Errorf("a check with --policy warns of none:\n%s", out)
+	}
 	// "-" reads the new traces from standard input.
 	root := newRootCmd()
 	var sout, serr bytes.Buffer

@@ -69,6 +69,8 @@ type CheckSummary struct {
 	PolicyViolations int `json:"policy_violations"` // cases whose new trace leaked
 	Traces           int `json:"traces"`            // new traces read
 	Unmatched        int `json:"unmatched"`         // new traces that matched no case
+	// PolicyChecked says a policy oracle ran; without one, leaks go unseen.
+	PolicyChecked bool `json:"policy_checked"`
 	// Failed is the CI verdict: a regression or a policy violation.
 	Failed bool `json:"failed"`
 }
@@ -328,6 +330,7 @@ func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []mod
 		}
 	}
 	s.Failed = s.Regressed > 0 || s.PolicyViolations > 0
+	s.PolicyChecked = cfg.Policy != nil
 	rep.Report = scoring.BuildReport(crs)
 	return rep, nil
 }
