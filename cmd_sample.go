@@ -30,7 +30,7 @@ grounding failures hide: the agent recovers and the top-line metric never sees i
 The same seed over the same traces draws the same sample.
 
 The seed's rule: two hundred traces is enough to start, fewer than fifty is not. Sample
-refuses to draw from fewer than 50 traces unless --force.`,
+refuses when the database holds fewer than 50 traces unless --force.`,
 		Example: `  tracelab sample --n 200
   tracelab sample --n 50 --seed 7 --by tool,outcome --oversample retry=4,clarification=4
   tracelab sample --n 20 --force   # a small pilot`,

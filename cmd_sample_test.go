@@ -90,7 +90,7 @@ func TestCLISampleRefusesFewerThanFifty(t *testing.T) {
 		t.Fatal(errs)
 	}
 	_, errs, code := run(t, "sample", "--db", db, "--n", "10")
-	if code != 1 || !strings.Contains(errs, "40 traces to sample from") || !strings.Contains(errs, "fewer than fifty is not") {
+	if code != 1 || !strings.Contains(errs, "the database holds 40 traces") || !strings.Contains(errs, "fewer than fifty is not") {
 		t.Fatalf("exit %d %q", code, errs)
 	}
 	if len(queued(t, db)) != 0 {

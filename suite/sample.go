@@ -82,7 +82,7 @@ type SampleOptions struct {
 	// Oversample weighs traces by outcome (retry=3 makes a retry three
 	// times as likely to be drawn as a pass); outcomes not named weigh 1.
 	Oversample map[model.Outcome]float64
-	Force      bool // sample even from fewer than MinSampleTraces traces
+	Force      bool // sample even when fewer than MinSampleTraces traces exist
 }
 
 // Stratum is one cell of the stratification.
@@ -207,10 +207,10 @@ func Sample(cands []store.SampleCandidate, opts SampleOptions) (SampleResult, er
 		s.Population++
 		s.Weight += weightOf(c.Outcome, opts.Oversample)
 	}
-	if res.Population < MinSampleTraces && !opts.Force {
-		return res, fmt.Errorf("%w: %d traces to sample from (%d more already confirmed); the seed asks for at least %d "+
+	if total := res.Population + res.Skipped; total < MinSampleTraces && !opts.Force {
+		return res, fmt.Errorf("%w: the database holds %d traces; the seed asks for at least %d "+
 			"(\"two hundred traces is enough to start; fewer than fifty is not\"): import more traces, or pass --force",
-			ErrTooFewTraces, res.Population, res.Skipped, MinSampleTraces)
+			ErrTooFewTraces, total, MinSampleTraces)
 	}
 	strata := make([]*stratum, 0, len(byKey))
 	for _, s := range byKey {

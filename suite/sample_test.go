@@ -100,16 +100,17 @@ func TestSampleIsDeterministicAndStratified(t *testing.T) {
 }
 
 func TestSampleRefusesFewTracesAndSkipsConfirmed(t *testing.T) {
+	_, err := Sample(population(49), SampleOptions{N: 10, Seed: 1})
+	if !errors.Is(err, ErrTooFewTraces) || !strings.Contains(err.Error(), "the database holds 49 traces") ||
+		!strings.Contains(err.Error(), "--force") {
+		t.Fatalf("err = %v", err)
+	}
+	// Fifty traces exist: confirmed ones count toward the floor, but are not drawn again.
 	pop := population(60)
 	for i := 0; i < 15; i++ {
 		pop[i].Status = model.StatusConfirmed
 	}
-	_, err := Sample(pop, SampleOptions{N: 10, Seed: 1})
-	if !errors.Is(err, ErrTooFewTraces) || !strings.Contains(err.Error(), "45 traces to sample from (15 more already confirmed)") ||
-		!strings.Contains(err.Error(), "--force") {
-		t.Fatalf("err = %v", err)
-	}
-	res, err := Sample(pop, SampleOptions{N: 100, Seed: 1, Force: true})
+	res, err := Sample(pop, SampleOptions{N: 100, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
