@@ -68,7 +68,7 @@ Run without a command, it opens the workbench on the database: ./tracelab.db unl
 	addTUIFlags(root)
 	addScoringFlags(root, &files)
 	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(), newFieldsCmd(), newScoreCmd(), newReportCmd(),
-		newDriftCmd())
+		newDriftCmd(), newCheckCmd(), newSampleCmd())
 	return root
 }
 

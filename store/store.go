@@ -33,11 +33,22 @@ type Store struct {
 // schema up to date. WAL lets readers go on while a writer works; the busy
 // timeout makes a second process wait for a lock instead of failing.
 func Open(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, "journal_mode(WAL)", "synchronous(NORMAL)")
+}
+
+// OpenScratch opens a throwaway database (tracelab check's): no journal
+// and no fsync, since nothing in it outlives the process that made it.
+func OpenScratch(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, "journal_mode(OFF)", "synchronous(OFF)")
+}
+
+func open(ctx context.Context, path string, pragmas ...string) (*Store, error) {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
+	}
 	q.Add("_pragma", "cache_size(-32000)") // 32 MB: bulk imports spill less
 	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
