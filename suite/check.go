@@ -466,7 +466,7 @@ func Reasons(c *model.Case, ts scoring.TraceScore, answer string) []string {
 	used := map[string]bool{}
 	for _, f := range ts.FieldsUsed {
 		used[f.Field] = true
-		if f.Status == scoring.StatusForbidden {
+		if f.Status == scoring.FieldForbidden {
 			forbidden = append(forbidden, fmt.Sprintf("%s (step %s)", f.Field, joinInts(f.Steps)))
 		}
 	}
