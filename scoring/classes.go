@@ -551,6 +551,11 @@ func (st *state) paginated(c *call) bool {
 	if !ok {
 		return false
 	}
+	for _, k := range []string{"has_more", "hasMore"} {
+		if v, ok := m[k].(bool); ok && !v {
+			return false // a cursor may still be echoed; the result says it is the last page
+		}
+	}
 	for _, k := range []string{"next_cursor", "nextCursor", "next_page_token", "nextPageToken", "cursor_next"} {
 		if v, ok := m[k].(string); ok && v != "" {
 			return true
@@ -752,6 +757,27 @@ func (st *state) temporalRules() {
 		case b.upperOp == "<=" && !b.upper.Equal(end) || b.upperOp == "<" && !b.upper.Equal(end.Add(day)):
 			st.evidence(model.ClassTemporal, "window", 0.75, b.step,
 				fmt.Sprintf("the filter on %s ends %s %s; the %s window ends %s", f, b.upperOp, b.upper.Format(time.DateOnly), w.Calendar, w.End))
+		}
+	}
+	// A tool that reports the window it resolved ({"window":{start,end,calendar}}).
+	for _, c := range st.dataResults() {
+		m, ok := c.resVal.(map[string]any)
+		if !ok {
+			continue
+		}
+		rw, ok := m["window"].(map[string]any)
+		if !ok {
+			continue
+		}
+		rs, _ := rw["start"].(string)
+		re, _ := rw["end"].(string)
+		rc, _ := rw["calendar"].(string)
+		if rs != "" && re != "" && (rs != w.Start || re != w.End) {
+			st.evidence(model.ClassTemporal, "window", 0.8, c.result,
+				fmt.Sprintf("%s resolved the window %s..%s; the %s window is %s..%s", c.tool, rs, re, w.Calendar, w.Start, w.End))
+		} else if rc != "" && w.Calendar != "" && !strings.EqualFold(rc, w.Calendar) {
+			st.evidence(model.ClassTemporal, "window", 0.6, c.result,
+				fmt.Sprintf("%s resolved a %s window; the case's window is %s", c.tool, rc, w.Calendar))
 		}
 	}
 	// Date arguments of non-SQL tools against the window.

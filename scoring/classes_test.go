@@ -90,6 +90,19 @@ func TestClassesWithoutSQL(t *testing.T) {
 				 {"kind":"answer","text":"2 deals"}`),
 			&model.Gold{Answer: json.RawMessage(`1`), FreshnessBoundHours: hours(24), PolicyScope: "region:EMEA"},
 			model.ClassPolicy, []string{"policy@0", "policy@1"}},
+		{"structural quiet: a cursor echoed on the last page (has_more false)",
+			classTrace("p3", "sales.mgr.emea.03", dealsTool,
+				`{"kind":"tool_call","id":"c1","tool":"list_deals","args":{"month":"2026-08"},"credential":"sales.mgr.emea.03"},
+				 {"kind":"tool_result","call_id":"c1","result":{"deals":[{"id":"d1","region":"EMEA"}],"next_cursor":"abc","has_more":false}},
+				 {"kind":"answer","text":"1 deal"}`),
+			nil, "", nil},
+		{"temporal: the tool resolved a calendar quarter for a fiscal case",
+			classTrace("w1", "fin.analyst.02", dealsTool,
+				`{"kind":"tool_call","id":"c1","tool":"list_deals","args":{"month":"Q4"},"credential":"fin.analyst.02"},
+				 {"kind":"tool_result","call_id":"c1","result":{"total":3,"window":{"start":"2025-10-01","end":"2025-12-31","calendar":"calendar"}},"as_of":"2026-08-04T08:30:00Z"},
+				 {"kind":"answer","text":"3 deals"}`),
+			&model.Gold{Answer: json.RawMessage(`3`), Window: &model.Window{Start: "2026-04-01", End: "2026-06-30", Calendar: "fiscal"}, PolicyScope: "all_regions"},
+			model.ClassTemporal, []string{"temporal@1"}},
 		{"clean: user's credential, fresh, in scope",
 			classTrace("ok", "sales.mgr.emea.03", dealsTool,
 				`{"kind":"tool_call","id":"c1","tool":"list_deals","args":{"month":"2026-08"},"credential":"sales.mgr.emea.03"},
@@ -109,7 +122,6 @@ func TestClassesWithoutSQL(t *testing.T) {
 				t.Fatal(lerr)
 			}
 			ts := s.Score(tr, tt.gold)
-			t.Logf("classes %s", mustJSON(t, ts.Classes))
 			got := ""
 			if ts.SuggestedClass != nil {
 				got = string(*ts.SuggestedClass)
@@ -135,5 +147,26 @@ func TestClassesWithoutSQL(t *testing.T) {
 				t.Errorf("clean trace grounded = %v (%s)", bptr(ts.Grounded), strings.Join(ts.ReviewReasons, "; "))
 			}
 		})
+	}
+}
+
+// A malformed part of a contract does not hide the rest of it.
+func TestParseContractTolerant(t *testing.T) {
+	tc, err := importers.ParseContract(json.RawMessage(`{"name":"t","description":"d",
+		"inputSchema":{"type":"object","properties":{"customer_id":{"type":"string","pattern":"^C2-[0-9]{6}$","examples":"C2-000001"},"other":{"pattern":"(unclosed"}}},
+		"_meta":{"lineage":{"customer_id":["tickets.cust_id_v2"],"bad":"not a list","$tool":["Sales.Tickets.Status"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := parseContract(tc)
+	if c.patterns["customer_id"] == nil || c.patterns["customer_id"].MatchString("ACC-00412") {
+		t.Errorf("pattern lost: %+v", c.props)
+	}
+	if _, ok := c.patterns["other"]; ok {
+		t.Error("a pattern RE2 cannot compile must not be checked")
+	}
+	want := Lineage{"t.customer_id": {"tickets.cust_id_v2"}, "t.$tool": {"tickets.status"}}
+	if fmt.Sprint(c.lineage) != fmt.Sprint(want) {
+		t.Errorf("lineage = %v, want %v", c.lineage, want)
 	}
 }

@@ -74,33 +74,41 @@ func column(f string) string {
 
 // contract is what scoring reads from one tool definition.
 type contract struct {
-	name        string
 	description string
 	props       map[string]argSchema
 	patterns    map[string]*regexp.Regexp // compiled inputSchema patterns by argument
 	lineage     Lineage
 }
 
+// argSchema is the part of an argument's JSON Schema that documents an
+// identifier scheme.
 type argSchema struct {
-	Type        any    `json:"type"`
 	Pattern     string `json:"pattern"`
 	Description string `json:"description"`
 	Examples    []any  `json:"examples"`
-	Enum        []any  `json:"enum"`
-	Format      string `json:"format"`
 }
 
 // parseContract reads the description, argument schemas and _meta.lineage
-// of one tool. Malformed parts are skipped: a contract is evidence, not input
-// that must validate.
+// of one tool. Each property and each lineage entry is read on its own, and
+// a malformed one is skipped: a contract is evidence, not input that must
+// validate.
 func parseContract(tc model.ToolContract) *contract {
-	c := &contract{name: tc.Name, description: tc.Description, props: map[string]argSchema{},
+	c := &contract{description: tc.Description, props: map[string]argSchema{},
 		patterns: map[string]*regexp.Regexp{}, lineage: Lineage{}}
 	var in struct {
-		Properties map[string]argSchema `json:"properties"`
+		Properties map[string]json.RawMessage `json:"properties"`
 	}
 	if len(tc.InputSchema) > 0 && json.Unmarshal(tc.InputSchema, &in) == nil {
-		for k, v := range in.Properties {
+		for k, raw := range in.Properties {
+			var v argSchema
+			if json.Unmarshal(raw, &v) != nil {
+				var partial struct {
+					Pattern     string `json:"pattern"`
+					Description string `json:"description"`
+				}
+				_ = json.Unmarshal(raw, &partial)
+				v = argSchema{Pattern: partial.Pattern, Description: partial.Description}
+			}
 			c.props[k] = v
 			if v.Pattern != "" {
 				// JSON Schema patterns are ECMA 262; the common subset is
@@ -114,11 +122,15 @@ func parseContract(tc model.ToolContract) *contract {
 	if len(tc.Raw) > 0 {
 		var raw struct {
 			Meta struct {
-				Lineage map[string][]string `json:"lineage"`
+				Lineage map[string]json.RawMessage `json:"lineage"`
 			} `json:"_meta"`
 		}
 		if json.Unmarshal(tc.Raw, &raw) == nil {
-			for arg, fields := range raw.Meta.Lineage {
+			for arg, rawFields := range raw.Meta.Lineage {
+				var fields []string
+				if json.Unmarshal(rawFields, &fields) != nil {
+					continue
+				}
 				for _, f := range fields {
 					c.lineage[tc.Name+"."+arg] = append(c.lineage[tc.Name+"."+arg], NormField(f))
 				}

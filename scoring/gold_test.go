@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -201,4 +202,35 @@ func FuzzParseGlossary(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// report.json does not depend on the order results come in, nor on the
+// number of workers that scored them.
+func TestReportDeterministic(t *testing.T) {
+	b := loadBundled(t)
+	var jobs []Job
+	for _, tr := range b.traces {
+		if c := b.cases[tr.TraceID]; c != nil {
+			jobs = append(jobs, Job{Trace: tr, Gold: &c.Gold})
+		}
+	}
+	s, _ := NewScorer(Config{})
+	var first string
+	for i, workers := range []int{1, 2, 7} {
+		scores := s.ScoreAll(jobs, workers)
+		results := make([]CaseResult, len(scores))
+		perm := rand.New(rand.NewPCG(uint64(i), 9)).Perm(len(scores)) // a different order each round
+		for k, ts := range scores {
+			results[perm[k]] = CaseResult{Score: ts}
+		}
+		if len(scores) != 28 {
+			t.Fatalf("%d cases scored, want the 28 bundled cases", len(scores))
+		}
+		got := mustJSON(t, BuildReport(results))
+		if i == 0 {
+			first = got
+		} else if got != first {
+			t.Fatalf("report differs with %d workers in another order:\n%s\n%s", workers, first, got)
+		}
+	}
 }

@@ -1,0 +1,45 @@
+package tui
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// TestGoldenScreens snapshots every main screen at the smallest supported
+// size and a wide one. go test ./tui -run TestGoldenScreens -update
+// regenerates testdata/TestGoldenScreens/*.golden.
+func TestGoldenScreens(t *testing.T) {
+	screens := []struct {
+		name      string
+		keys      []string
+		unlabeled bool // on the traces alone, without the gold cases
+	}{
+		{"queue", nil, false},
+		{"queue_filter_dialog", []string{"f", "j", "space"}, false},
+		{"queue_filtered", []string{"f", "j", "space", "enter"}, false},
+		{"trace", []string{"enter"}, false},
+		{"trace_marker", []string{"enter", "]"}, false},
+		{"trace_scoring", []string{"enter", "tab", "tab", "j", "j", "j"}, false},
+		{"trace_unlabeled", []string{"enter"}, true},
+		{"trace_accepted", []string{"enter", "a"}, true},
+		{"trace_suggested_gold", []string{"/", "2", "d", "8", "f", "6", "1", "enter", "enter"}, false},
+		{"report_scrolled", []string{"R", "j", "j", "j", "j"}, false},
+		{"gold_editor", []string{"enter", "e"}, false},
+		{"report", []string{"R"}, false},
+		{"help", []string{"enter", "?"}, false},
+	}
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		for _, sc := range screens {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, size[0], size[1]), func(t *testing.T) {
+				// Each screen starts from a fresh database.
+				st, _ := openStore(t, !sc.unlabeled)
+				d := newDriver(t, st, size[0], size[1])
+				d.m.opts.LoadReport = storeReport(st)
+				d.keys(sc.keys...)
+				golden.RequireEqual(t, d.view())
+			})
+		}
+	}
+}

@@ -1,0 +1,296 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"tracelab/model"
+	"tracelab/scoring"
+	"tracelab/store"
+	"tracelab/themes"
+)
+
+// Tests run on the bundled sample data (../testdata: traces of three MCP
+// servers, gold cases, policy and lineage; see ../testdata/README.md),
+// scored by the real scorer, plus testdata/hostile.jsonl: one trace in the
+// native format of DESIGN.md whose question and reasoning carry terminal
+// escape sequences (OSC title change, clear screen, colors), CJK and emoji.
+
+// openFixtureStore imports and scores the sample data into a new database
+// file and returns the store and its path.
+func openFixtureStore(t testing.TB) (*store.Store, string) {
+	t.Helper()
+	return openStore(t, true)
+}
+
+// openUnlabeledStore is openFixtureStore without the gold cases: every
+// trace waits for a label, scored on suggestions alone.
+func openUnlabeledStore(t testing.TB) (*store.Store, string) {
+	t.Helper()
+	return openStore(t, false)
+}
+
+func openStore(t testing.TB, withCases bool) (*store.Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tracelab.db")
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	loadFixtures(t, st, withCases)
+	return st, path
+}
+
+const sampleDir = "../testdata"
+
+func loadFixtures(t testing.TB, st *store.Store, withCases bool) {
+	t.Helper()
+	ctx := context.Background()
+	st.SetClock(func() time.Time { return time.Date(2026, 8, 20, 9, 0, 0, 0, time.UTC) })
+	files, _ := filepath.Glob(filepath.Join(sampleDir, "traces", "*.jsonl"))
+	if len(files) == 0 {
+		t.Fatalf("no sample traces under %s/traces", sampleDir)
+	}
+	files = append(files, filepath.Join("testdata", "hostile.jsonl"))
+	if withCases {
+		files = append(files, filepath.Join(sampleDir, "cases.jsonl"))
+	}
+	for _, f := range files {
+		if _, err := st.ImportFile(ctx, f, store.ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := scoreStore(ctx, st, sampleDir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// scoreStore scores every trace against its case's gold with the sample
+// policy and lineage, as `tracelab score` does, and saves the scores.
+func scoreStore(ctx context.Context, st *store.Store, dir string) error {
+	var cfg scoring.Config
+	if b, err := os.ReadFile(filepath.Join(dir, "policy.json")); err == nil {
+		p, err := scoring.ParsePolicy(b)
+		if err != nil {
+			return err
+		}
+		cfg.Policy = p
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "lineage.json")); err == nil {
+		l, err := scoring.ParseLineage(b)
+		if err != nil {
+			return err
+		}
+		cfg.Lineage = l
+	}
+	sc, err := scoring.NewScorer(cfg)
+	if err != nil {
+		return err
+	}
+	var rows []store.ScoreRow
+	q := store.Query{Limit: 500}
+	for {
+		page, next, err := st.ListTraces(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, s := range page {
+			tr, err := st.Trace(ctx, s.TraceID)
+			if err != nil {
+				return err
+			}
+			rec, err := st.CaseForTrace(ctx, s.TraceID)
+			if err != nil {
+				return err
+			}
+			var gold *model.Gold
+			if rec != nil {
+				gold = &rec.Case.Gold
+			}
+			ts := sc.Score(tr, gold)
+			detail, err := json.Marshal(ts)
+			if err != nil {
+				return err
+			}
+			r := store.ScoreRow{TraceID: s.TraceID, Markers: len(ts.Markers), NeedsReview: ts.NeedsHumanReview,
+				Correct: ts.Correct, Grounded: ts.Grounded, Detail: detail}
+			if ts.SuggestedClass != nil {
+				r.SuggestedClass = string(*ts.SuggestedClass)
+			}
+			rows = append(rows, r)
+		}
+		if next == nil {
+			break
+		}
+		q.After = next
+	}
+	return st.SaveScores(ctx, rows)
+}
+
+// storeReport is the report screen's loader over the store: the scores
+// with the confirmed labels, through scoring.BuildReport.
+func storeReport(st *store.Store) func(context.Context) ([]model.Report, error) {
+	return func(ctx context.Context) ([]model.Report, error) {
+		var results []scoring.CaseResult
+		q := store.Query{Limit: 500}
+		for {
+			page, next, err := st.ListTraces(ctx, q)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range page {
+				raw, err := st.Score(ctx, s.TraceID)
+				if err != nil || raw == nil {
+					continue
+				}
+				var ts scoring.TraceScore
+				if err := json.Unmarshal(raw, &ts); err != nil {
+					return nil, err
+				}
+				cr := scoring.CaseResult{Score: ts}
+				if rec, _ := st.CaseForTrace(ctx, s.TraceID); rec != nil {
+					l := rec.Case.Label
+					cr.Label, cr.Confirmed = &l, rec.Status == model.StatusConfirmed
+				}
+				results = append(results, cr)
+			}
+			if next == nil {
+				return scoring.BuildReport(results), nil
+			}
+			q.After = next
+		}
+	}
+}
+
+// driver runs the root model synchronously: every command's message is fed
+// back to Update until none is left. Cursor blinks and theme queries,
+// which a real terminal answers, are dropped.
+type driver struct {
+	t testing.TB
+	m Model
+}
+
+func newDriver(t testing.TB, st *store.Store, w, h int) *driver {
+	t.Helper()
+	m := New(st, Options{Labeler: "tester", Theme: "dark"})
+	d := &driver{t: t, m: m}
+	d.send(tea.WindowSizeMsg{Width: w, Height: h})
+	d.run(m.Init())
+	return d
+}
+
+func (d *driver) send(msg tea.Msg) {
+	d.t.Helper()
+	nm, cmd := d.m.Update(msg)
+	d.m = nm.(Model)
+	d.run(cmd)
+}
+
+func (d *driver) run(cmd tea.Cmd) {
+	d.t.Helper()
+	queue := []tea.Cmd{cmd}
+	for steps := 0; len(queue) > 0; steps++ {
+		if steps > 10000 {
+			d.t.Fatal("commands did not settle")
+		}
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		msg := c()
+		switch msg := msg.(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case tea.QuitMsg:
+		default:
+			name := reflect.TypeOf(msg).String()
+			if strings.Contains(name, "cursor.") || strings.Contains(name, "backgroundColor") ||
+				strings.HasPrefix(name, "tea.") {
+				continue
+			}
+			nm, next := d.m.Update(msg)
+			d.m = nm.(Model)
+			queue = append(queue, next)
+		}
+	}
+}
+
+// key sends one key press: "j", "enter", "esc", "ctrl+s", "tab"…
+func (d *driver) key(k string) {
+	d.t.Helper()
+	d.send(keyMsg(k))
+}
+
+func (d *driver) keys(ks ...string) {
+	d.t.Helper()
+	for _, k := range ks {
+		d.key(k)
+	}
+}
+
+func (d *driver) typeText(s string) {
+	d.t.Helper()
+	for _, r := range s {
+		d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	}
+	if strings.HasPrefix(k, "ctrl+") {
+		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
+	}
+	r := []rune(k)
+	if len(r) != 1 {
+		panic(fmt.Sprintf("keyMsg: %q", k))
+	}
+	if r[0] >= 'A' && r[0] <= 'Z' {
+		return tea.KeyPressMsg{Code: r[0] + 32, ShiftedCode: r[0], Mod: tea.ModShift, Text: k}
+	}
+	return tea.KeyPressMsg{Code: r[0], Text: k}
+}
+
+func (d *driver) view() string { return d.m.View().Content }
+
+// plain is the view without styles.
+func (d *driver) plain() string { return stripStyles(d.view()) }
+
+func (d *driver) mustSee(s string) {
+	d.t.Helper()
+	if !strings.Contains(d.plain(), s) {
+		d.t.Fatalf("screen does not show %q:\n%s", s, d.plain())
+	}
+}
+
+func newTestStyles() themes.Styles { return themes.Build(themes.Dark()) }

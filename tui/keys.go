@@ -1,0 +1,177 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// keyMap is every binding of the workbench, grouped by where it applies.
+// Dispatch (key.Matches) and help (bubbles/help) read the same values, so
+// the help screen can never disagree with what a key does.
+type keyMap struct {
+	Global globalKeys
+	Queue  queueKeys
+	Trace  traceKeys
+	Report reportKeys
+	Editor editorKeys
+	Filter filterKeys
+}
+
+type globalKeys struct {
+	Quit, ForceQuit, Help, Back, Queue, Report, Drift key.Binding
+}
+
+type queueKeys struct {
+	Up, Down, PageUp, PageDown, Top, Open, Search, Filter, Sort, Reverse, NextUnconfirmed, Clear key.Binding
+}
+
+type traceKeys struct {
+	Up, Down, PageUp, PageDown, Focus, PrevMarker, NextMarker      key.Binding
+	Correct, Grounded, Class, NoClass, Accept, Required, Forbidden key.Binding
+	Edit, Confirm, Undo, Glossary, Scroll, ScrollUp, Next, Prev    key.Binding
+}
+
+type reportKeys struct {
+	Up, Down, Open, Reload key.Binding
+}
+
+type editorKeys struct {
+	Next, Prev, Save, Cancel key.Binding
+}
+
+type filterKeys struct {
+	Up, Down, Left, Right, Toggle, Apply, Clear, Cancel key.Binding
+}
+
+func bind(help, desc string, keys ...string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+}
+
+// newKeyMap builds the default bindings: vim keys with arrows too.
+func newKeyMap() keyMap {
+	return keyMap{
+		Global: globalKeys{
+			Quit:      bind("q", "quit", "q"),
+			ForceQuit: bind("ctrl+c", "quit", "ctrl+c"),
+			Help:      bind("?", "help", "?"),
+			Back:      bind("esc", "back", "esc"),
+			Queue:     bind("Q", "queue", "Q"),
+			Report:    bind("R", "report", "R"),
+			Drift:     bind("D", "drift", "D"),
+		},
+		Queue: queueKeys{
+			Up:              bind("↑/k", "up", "up", "k"),
+			Down:            bind("↓/j", "down", "down", "j"),
+			PageUp:          bind("pgup/ctrl+u", "page up", "pgup", "ctrl+u", "ctrl+b"),
+			PageDown:        bind("pgdn/ctrl+d", "page down", "pgdown", "ctrl+d", "ctrl+f"),
+			Top:             bind("g/home", "top", "g", "home"),
+			Open:            bind("enter", "open trace", "enter"),
+			Search:          bind("/", "search", "/"),
+			Filter:          bind("f", "filter", "f"),
+			Sort:            bind("s", "sort by", "s"),
+			Reverse:         bind("S", "reverse sort", "S"),
+			NextUnconfirmed: bind("n", "next unconfirmed", "n"),
+			Clear:           bind("esc", "clear filters", "esc"),
+		},
+		Trace: traceKeys{
+			Up:         bind("↑/k", "up", "up", "k"),
+			Down:       bind("↓/j", "down", "down", "j"),
+			PageUp:     bind("pgup", "scroll up", "pgup", "ctrl+u"),
+			PageDown:   bind("pgdn", "scroll down", "pgdown", "ctrl+d"),
+			Focus:      bind("tab", "next pane", "tab"),
+			PrevMarker: bind("[", "prev marker", "["),
+			NextMarker: bind("]", "next marker", "]"),
+			Correct:    bind("c", "correct", "c"),
+			Grounded:   bind("g", "grounded", "g"),
+			Class:      bind("1-5", "failure class", "1", "2", "3", "4", "5"),
+			NoClass:    bind("0", "no class", "0"),
+			Accept:     bind("a", "accept suggestions", "a"),
+			Required:   bind("r", "field required", "r"),
+			Forbidden:  bind("x", "field forbidden", "x"),
+			Edit:       bind("e", "edit gold", "e"),
+			Confirm:    bind("enter", "confirm / jump", "enter"),
+			Undo:       bind("u", "undo", "u"),
+			Glossary:   bind("G", "save to glossary", "G"),
+			Scroll:     bind("J", "scroll detail", "J"),
+			ScrollUp:   bind("K", "scroll detail up", "K"),
+			Next:       bind("ctrl+n", "next trace", "ctrl+n"),
+			Prev:       bind("ctrl+p", "prev trace", "ctrl+p"),
+		},
+		Report: reportKeys{
+			Up:     bind("↑/k", "up", "up", "k"),
+			Down:   bind("↓/j", "down", "down", "j"),
+			Open:   bind("enter", "queue of class", "enter"),
+			Reload: bind("ctrl+r", "reload", "ctrl+r"),
+		},
+		Editor: editorKeys{
+			Next:   bind("tab/↓", "next field", "tab", "down"),
+			Prev:   bind("shift+tab/↑", "prev field", "shift+tab", "up"),
+			Save:   bind("ctrl+s", "save", "ctrl+s"),
+			Cancel: bind("esc", "cancel", "esc"),
+		},
+		Filter: filterKeys{
+			Up:     bind("↑/k", "up", "up", "k"),
+			Down:   bind("↓/j", "down", "down", "j"),
+			Left:   bind("←/h", "prev group", "left", "h", "shift+tab"),
+			Right:  bind("→/l", "next group", "right", "l", "tab"),
+			Toggle: bind("space", "toggle", "space", "x"),
+			Apply:  bind("enter", "apply", "enter"),
+			Clear:  bind("c", "clear group", "c"),
+			Cancel: bind("esc", "cancel", "esc"),
+		},
+	}
+}
+
+// helpKeys adapts a screen's bindings to bubbles/help.
+type helpKeys struct {
+	short []key.Binding
+	full  [][]key.Binding
+}
+
+func (h helpKeys) ShortHelp() []key.Binding  { return h.short }
+func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
+
+func (k keyMap) queueHelp() helpKeys {
+	q, g := k.Queue, k.Global
+	return helpKeys{
+		short: []key.Binding{q.Open, q.Search, q.Filter, q.Sort, q.NextUnconfirmed, g.Report, g.Help, g.Quit},
+		full: [][]key.Binding{
+			{q.Up, q.Down, q.PageUp, q.PageDown, q.Top, q.Open},
+			{q.Search, q.Filter, q.Clear, q.Sort, q.Reverse, q.NextUnconfirmed},
+			{g.Report, g.Drift, g.Help, g.Quit, g.ForceQuit},
+		},
+	}
+}
+
+func (k keyMap) traceHelp() helpKeys {
+	t, g := k.Trace, k.Global
+	return helpKeys{
+		short: []key.Binding{t.Correct, t.Grounded, t.Class, t.Accept, t.Confirm, t.Undo, t.NextMarker, g.Back, g.Help},
+		full: [][]key.Binding{
+			{t.Up, t.Down, t.Focus, t.PageUp, t.PageDown, t.Scroll, t.ScrollUp, t.PrevMarker, t.NextMarker, t.Next, t.Prev},
+			{t.Correct, t.Grounded, t.Class, t.NoClass, t.Accept, t.Required, t.Forbidden},
+			{t.Edit, t.Confirm, t.Undo, t.Glossary, g.Back, g.Report, g.Help, g.Quit},
+		},
+	}
+}
+
+func (k keyMap) reportHelp() helpKeys {
+	r, g := k.Report, k.Global
+	return helpKeys{
+		short: []key.Binding{r.Up, r.Down, r.Open, r.Reload, g.Back, g.Help, g.Quit},
+		full:  [][]key.Binding{{r.Up, r.Down, r.Open, r.Reload}, {g.Back, g.Queue, g.Help, g.Quit}},
+	}
+}
+
+func (k keyMap) editorHelp() helpKeys {
+	e := k.Editor
+	return helpKeys{
+		short: []key.Binding{e.Next, e.Prev, e.Save, e.Cancel},
+		full:  [][]key.Binding{{e.Next, e.Prev, e.Save, e.Cancel}},
+	}
+}
+
+func (k keyMap) filterHelp() helpKeys {
+	f := k.Filter
+	return helpKeys{
+		short: []key.Binding{f.Up, f.Down, f.Left, f.Right, f.Toggle, f.Apply, f.Clear, f.Cancel},
+		full:  [][]key.Binding{{f.Up, f.Down, f.Left, f.Right}, {f.Toggle, f.Apply, f.Clear, f.Cancel}},
+	}
+}

@@ -1,0 +1,191 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"tracelab/model"
+	"tracelab/store"
+	"tracelab/themes"
+)
+
+// reportScreen shows the per-server report side by side: the six metrics,
+// failures by class as bars, and how many cases need a human.
+type reportScreen struct {
+	reports []model.Report
+	loaded  bool
+	loading bool
+	missing bool // no report function was wired
+	err     error
+	cursor  int // failure class under the cursor
+	offset  int // first line drawn when the report is taller than the screen
+}
+
+type reportMsg struct {
+	reports []model.Report
+	missing bool
+	err     error
+}
+
+func (m Model) loadReport() tea.Cmd {
+	m.report.loading = true
+	load, ctx := m.opts.LoadReport, m.ctx
+	return func() tea.Msg {
+		if load == nil {
+			return reportMsg{missing: true}
+		}
+		rs, err := load(ctx)
+		return reportMsg{reports: rs, err: err}
+	}
+}
+
+func (r *reportScreen) move(d int) {
+	r.cursor = clamp(r.cursor+d, 0, len(model.Classes)-1)
+}
+
+func (m Model) reportKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	k := m.keys.Report
+	switch {
+	case key.Matches(msg, m.keys.Global.Back):
+		m.screen = screenQueue
+		return m, nil
+	case key.Matches(msg, k.Down):
+		m.report.move(1)
+	case key.Matches(msg, k.Up):
+		m.report.move(-1)
+	case key.Matches(msg, k.Reload):
+		return m, m.loadReport()
+	case key.Matches(msg, k.Open):
+		c := string(model.Classes[m.report.cursor])
+		m.queue.filter = store.Filter{Classes: []string{c}}
+		m.screen = screenQueue
+		m.setStatus("queue filtered to "+c, false)
+		return m, m.reloadQueue()
+	}
+	return m, nil
+}
+
+func fmtRate(p *float64) string {
+	if p == nil {
+		return "–"
+	}
+	return strconv.FormatFloat(*p, 'f', 2, 64)
+}
+
+func fmtUSD(p *float64) string {
+	if p == nil {
+		return "–"
+	}
+	return "$" + strconv.FormatFloat(*p, 'f', 4, 64)
+}
+
+func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
+	switch {
+	case r.err != nil:
+		return sty.Error.Render(" cannot build the report: " + model.CleanLine(r.err.Error()))
+	case r.missing:
+		return sty.Subtle.Render(" no report in this build: score the traces (tracelab score), then tracelab report")
+	case !r.loaded:
+		return sty.Subtle.Render(" building the report…")
+	case len(r.reports) == 0:
+		return sty.Subtle.Render(" nothing to report yet: label and confirm some cases first")
+	}
+	labelW := 22
+	colW := max(12, min(28, (w-labelW-2)/len(r.reports)))
+	var lines []string
+	head := " " + cell("", labelW)
+	for _, rep := range r.reports {
+		head += rcell(model.CleanLine(rep.Server), colW)
+	}
+	lines = append(lines, sty.Header.Render(cell(head, w)))
+	row := func(name string, val func(model.Report) string) {
+		s := " " + sty.Subtle.Render(cell(name, labelW))
+		for _, rep := range r.reports {
+			s += sty.Text.Render(rcell(val(rep), colW))
+		}
+		lines = append(lines, s)
+	}
+	row("cases", func(x model.Report) string { return humanInt(x.Cases) })
+	row("correct", func(x model.Report) string { return humanInt(x.Correct) })
+	row("correct and grounded", func(x model.Report) string { return humanInt(x.CorrectAndGrounded) })
+	row("grounding precision", func(x model.Report) string { return fmtRate(x.GroundingPrecision) })
+	row("grounding recall", func(x model.Report) string { return fmtRate(x.GroundingRecall) })
+	row("definition match rate", func(x model.Report) string { return fmtRate(x.DefinitionMatchRate) })
+	row("freshness pass rate", func(x model.Report) string { return fmtRate(x.FreshnessPassRate) })
+	row("policy violation rate", func(x model.Report) string { return fmtRate(x.PolicyViolationRate) })
+	row("clarifications / task", func(x model.Report) string { return fmtRate(x.ClarificationLoopsPerTask) })
+	row("cost total", func(x model.Report) string { return fmt.Sprintf("$%.4f", x.CostTotalUSD) })
+	row("cost / correct answer", func(x model.Report) string { return fmtUSD(x.CostPerCorrectAnswerUSD) })
+	review := " " + sty.Subtle.Render(cell("needs human review", labelW))
+	for _, rep := range r.reports {
+		st := sty.OK
+		if rep.NeedsHumanReview > 0 {
+			st = sty.Warn
+		}
+		review += st.Render(rcell(humanInt(rep.NeedsHumanReview), colW))
+	}
+	lines = append(lines, review, "", sty.Bold.Render(" Failures by class")+sty.Subtle.Render("  (enter opens the queue filtered to it)"))
+	maxN := 1
+	for _, rep := range r.reports {
+		for _, n := range rep.FailuresByClass {
+			maxN = max(maxN, n)
+		}
+	}
+	nameW := 0
+	for _, rep := range r.reports {
+		nameW = max(nameW, min(24, len(model.CleanLine(rep.Server))))
+	}
+	barW := max(4, w-labelW-nameW-12)
+	cursorLine := 0
+	for ci, c := range model.Classes {
+		if ci == r.cursor {
+			cursorLine = len(lines) + len(r.reports) - 1
+		}
+		for si, rep := range r.reports {
+			n := rep.FailuresByClass[string(c)]
+			full, empty := bar(n, maxN, barW)
+			name := cell("", labelW)
+			if si == 0 {
+				name = cell(string(c), labelW)
+			}
+			if ci == r.cursor && si == 0 {
+				name = sty.Selected.Render(name)
+			} else {
+				name = sty.Class[ci].Render(name)
+			}
+			lines = append(lines, " "+name+" "+sty.Subtle.Render(cell(model.CleanLine(rep.Server), nameW))+" "+
+				sty.Class[ci].Render(strings.Repeat("█", full))+sty.BarEmpty.Render(strings.Repeat("·", empty))+" "+
+				sty.Text.Render(itoa(n)))
+		}
+	}
+	// Scroll so the class under the cursor is in view; the table header
+	// (line 0) stays at the top.
+	if len(lines) > h && h > 1 {
+		body, bodyH := lines[1:], h-1
+		last := cursorLine - 1
+		first := last - len(r.reports) + 1
+		if last >= r.offset+bodyH {
+			r.offset = last - bodyH + 1
+		}
+		if first < r.offset {
+			r.offset = first
+		}
+		r.offset = clamp(r.offset, 0, len(body)-bodyH)
+		lines = append([]string{lines[0]}, body[r.offset:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// driftScreen is where tool-contract drift will be shown; another change
+// brings its content. The root already routes D here and esc back.
+type driftScreen struct{}
+
+func (d *driftScreen) view(sty *themes.Styles, w, h int) string {
+	return sty.Bold.Render(" Tool-contract drift") + "\n\n" +
+		sty.Subtle.Render(" Not in this build yet. From the command line: tracelab drift OLD NEW") + "\n" +
+		sty.Subtle.Render(" esc goes back to the queue")
+}

@@ -1,0 +1,126 @@
+package tui
+
+import (
+	"errors"
+
+	tea "charm.land/bubbletea/v2"
+
+	"tracelab/model"
+)
+
+// handleResult routes the result of a command to its owner by type.
+// Results that belong to an older query (seq) are dropped.
+func (m Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
+	q := m.queue
+	switch msg := msg.(type) {
+	case pageMsg:
+		if msg.seq != q.seq {
+			return m, nil
+		}
+		q.loading = false
+		q.loaded = true
+		q.err = nil
+		if msg.err != nil && !errors.Is(msg.err, errNoUnconfirmed) {
+			q.err = msg.err
+			return m, nil
+		}
+		if msg.append {
+			q.rows = append(q.rows, msg.rows...)
+		} else {
+			q.rows = msg.rows
+			q.cursor, q.offset = 0, 0
+		}
+		q.next = msg.next
+		if errors.Is(msg.err, errNoUnconfirmed) {
+			m.setStatus("every trace after this one is confirmed", false)
+			return m, nil
+		}
+		if msg.selectIdx >= 0 && msg.selectIdx < len(q.rows) {
+			q.cursor = msg.selectIdx
+			q.scroll()
+			if msg.open {
+				return m, m.openTrace(q.rows[q.cursor].TraceID)
+			}
+		}
+		if len(q.rows) > 0 {
+			q.cursor = clamp(q.cursor, 0, len(q.rows)-1)
+		}
+		return m, m.queueMaybeMore()
+	case countsMsg:
+		if msg.seq != q.seq {
+			return m, nil
+		}
+		if msg.err != nil {
+			m.setStatus("counting: "+msg.err.Error(), true)
+			return m, nil
+		}
+		q.counts, q.countsLoaded = msg.counts, true
+	case searchTickMsg:
+		if msg.seq != q.seq {
+			return m, nil
+		}
+		q.loading, q.loaded, q.countsLoaded = true, false, false
+		return m, tea.Batch(m.loadPage(q.query(nil), q.seq, false, 0), m.loadCounts(q.filter, q.seq))
+	case traceMsg:
+		if msg.id != m.trace.pending {
+			return m, nil
+		}
+		m.trace.setLoaded(msg)
+		m.screen = screenTrace
+		if msg.err != nil {
+			m.setStatus(msg.err.Error(), true)
+		}
+	case caseMsg:
+		if msg.rec != nil || msg.err == nil {
+			q.setRowCase(msg.id, msg.rec)
+		}
+		if msg.id == m.trace.id && msg.rec != nil {
+			m.trace.rec = msg.rec
+			m.trace.buildItems()
+		}
+		if msg.err != nil {
+			m.setStatus(msg.err.Error(), true)
+			return m, nil
+		}
+		m.setStatus(msg.note, false)
+		if msg.confirm {
+			i := indexOf(q.rows, msg.id)
+			if i < 0 {
+				i = q.cursor
+			}
+			return m, m.nextUnconfirmed(i, true)
+		}
+	case reportMsg:
+		r := m.report
+		r.loading, r.loaded, r.missing, r.err = false, true, msg.missing, msg.err
+		r.reports = msg.reports
+	case distinctMsg:
+		if msg.err != nil {
+			m.setStatus("filter values: "+msg.err.Error(), true)
+			return m, nil
+		}
+		m.distinct = msg.values
+		if m.dialog != nil {
+			cmd, act := m.dialog.update(msg)
+			return m.handleAction(act, cmd)
+		}
+	case glossaryMsg:
+		if msg.err != nil {
+			m.setStatus(msg.err.Error(), true)
+		} else {
+			m.setStatus("glossary: saved "+model.CleanLine(msg.term), false)
+		}
+	default:
+		// Everything else (cursor blinks and the like) goes to the dialog.
+		if m.dialog != nil {
+			cmd, act := m.dialog.update(msg)
+			return m.handleAction(act, cmd)
+		}
+		if q.searching {
+			var cmd tea.Cmd
+			q.search, cmd = q.search.Update(msg)
+			return m, cmd
+		}
+	}
+	return m, nil
+}

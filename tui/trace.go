@@ -1,0 +1,621 @@
+package tui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"tracelab/model"
+	"tracelab/scoring"
+	"tracelab/store"
+	"tracelab/themes"
+)
+
+type pane int
+
+const (
+	paneSteps pane = iota
+	paneDetail
+	paneScore
+)
+
+// traceScreen shows one trace: steps, the selected step in full, and the
+// scoring panel; the labeling keys act on its case.
+type traceScreen struct {
+	id      string
+	pending string // the trace being loaded; older loads are dropped
+	t       *model.Trace
+	rec     *store.CaseRecord
+	score   *scoreView
+	loading bool
+	err     error
+
+	step, stepOff int
+	focus         pane
+	detailOff     int
+	item, itemOff int // scoring panel cursor
+	items         []panelItem
+
+	// cache of drawn detail lines per step and width; a map so that the
+	// copies View works on share it. Replaced (never cleared) on change.
+	cache map[detailKey][]string
+	// the scoring panel as last drawn, by what it depends on.
+	scoreCache map[scoreKey]string
+}
+
+type scoreKey struct {
+	item, itemOff, w, h int
+	focused             bool
+	rec                 *store.CaseRecord
+	score               *scoreView
+}
+
+type detailKey struct{ step, width int }
+
+// panelItem is a selectable row of the scoring panel.
+type panelItem struct {
+	field  string // a field (r / x act on it)
+	step   int    // evidence: the step it points at (enter jumps), -1 for fields
+	status string // required | forbidden | neutral | missing
+	roles  []scoring.Role
+	reason string
+	class  string
+}
+
+func newTraceScreen() *traceScreen { return &traceScreen{cache: map[detailKey][]string{}} }
+
+func (ts *traceScreen) invalidate() {
+	ts.cache = map[detailKey][]string{}
+	ts.scoreCache = map[scoreKey]string{}
+}
+
+// traceMsg carries a loaded trace with its case and score.
+type traceMsg struct {
+	id    string
+	t     *model.Trace
+	rec   *store.CaseRecord
+	score *scoreView
+	err   error
+}
+
+// caseMsg carries a case after an edit (or an undo) of it.
+type caseMsg struct {
+	id      string
+	rec     *store.CaseRecord
+	note    string
+	confirm bool // the edit confirmed the case: move on to the next one
+	err     error
+}
+
+// fieldEdit is one field to write, as model.CaseFields names it.
+type fieldEdit struct {
+	field string
+	value json.RawMessage
+}
+
+func (m Model) openTrace(id string) tea.Cmd {
+	m.trace.pending, m.trace.loading = id, true
+	st, ctx := m.st, m.ctx
+	return func() tea.Msg {
+		t, err := st.Trace(ctx, id)
+		if err != nil {
+			return traceMsg{id: id, err: err}
+		}
+		rec, err := st.CaseForTrace(ctx, id)
+		if err != nil {
+			return traceMsg{id: id, err: err}
+		}
+		raw, err := st.Score(ctx, id)
+		if err != nil {
+			return traceMsg{id: id, err: err}
+		}
+		sv, err := decodeScore(raw)
+		if err != nil {
+			return traceMsg{id: id, err: fmt.Errorf("score of %s: %w", id, err)}
+		}
+		if sv != nil {
+			if err := suggestGold(ctx, st, t, sv); err != nil {
+				return traceMsg{id: id, err: err}
+			}
+		}
+		return traceMsg{id: id, t: t, rec: rec, score: sv}
+	}
+}
+
+// writeEdits applies edits in order (each its own transaction and event,
+// so a crash between two keeps the first) and reloads the case.
+func (m Model) writeEdits(id string, edits []fieldEdit, note string) tea.Cmd {
+	st, ctx, who := m.st, m.ctx, m.opts.Labeler
+	return func() tea.Msg {
+		for _, e := range edits {
+			if _, err := st.EditTrace(ctx, id, who, e.field, e.value); err != nil {
+				rec, _ := st.CaseForTrace(ctx, id)
+				return caseMsg{id: id, rec: rec, err: err}
+			}
+		}
+		rec, err := st.CaseForTrace(ctx, id)
+		return caseMsg{id: id, rec: rec, note: note, err: err}
+	}
+}
+
+func (m Model) confirmCase(id string) tea.Cmd {
+	st, ctx, who := m.st, m.ctx, m.opts.Labeler
+	return func() tea.Msg {
+		if _, err := st.ConfirmTrace(ctx, id, who); err != nil {
+			return caseMsg{id: id, err: err}
+		}
+		rec, err := st.CaseForTrace(ctx, id)
+		return caseMsg{id: id, rec: rec, note: "confirmed " + id, confirm: true, err: err}
+	}
+}
+
+func (m Model) undoEdit(id string) tea.Cmd {
+	st, ctx, who := m.st, m.ctx, m.opts.Labeler
+	return func() tea.Msg {
+		ev, err := st.UndoTrace(ctx, id, who)
+		if errors.Is(err, store.ErrNothingToUndo) {
+			return caseMsg{id: id, err: fmt.Errorf("nothing of yours to undo on this case")}
+		}
+		if err != nil {
+			return caseMsg{id: id, err: err}
+		}
+		rec, err := st.CaseForTrace(ctx, id)
+		return caseMsg{id: id, rec: rec, note: "undid " + ev.Field, err: err}
+	}
+}
+
+func jsonValue(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// setLoaded installs a loaded trace and resets the cursors.
+func (ts *traceScreen) setLoaded(msg traceMsg) {
+	ts.loading, ts.err = false, msg.err
+	if msg.err != nil {
+		return
+	}
+	ts.id, ts.t, ts.rec, ts.score = msg.id, msg.t, msg.rec, msg.score
+	ts.step, ts.stepOff, ts.detailOff, ts.item, ts.itemOff = 0, 0, 0, 0, 0
+	ts.focus = paneSteps
+	ts.invalidate()
+	ts.buildItems()
+}
+
+// gold returns the current gold (empty when there is no case yet).
+func (ts *traceScreen) gold() model.Gold {
+	if ts.rec == nil {
+		return model.Gold{}
+	}
+	return ts.rec.Case.Gold
+}
+
+// fieldStatus is what the current gold says of a field; it wins over the
+// status stored with the score, which may predate the latest edit.
+func (ts *traceScreen) fieldStatus(f scoring.FieldStatus) string {
+	g := ts.gold()
+	switch {
+	case slices.Contains(g.RequiredFields, f.Field):
+		return "required"
+	case slices.Contains(g.ForbiddenFields, f.Field):
+		return "forbidden"
+	case ts.rec != nil && (len(g.RequiredFields) > 0 || len(g.ForbiddenFields) > 0):
+		return "neutral"
+	}
+	if f.Status == "" {
+		return "neutral"
+	}
+	return f.Status
+}
+
+// buildItems lists the scoring panel's selectable rows: every field used,
+// required fields the trace never used, then the evidence of each class.
+func (ts *traceScreen) buildItems() {
+	ts.items = ts.items[:0]
+	used := map[string]bool{}
+	if ts.score != nil {
+		for _, f := range ts.score.FieldsUsed {
+			used[f.Field] = true
+			ts.items = append(ts.items, panelItem{field: f.Field, step: -1, status: ts.fieldStatus(f), roles: f.Roles})
+		}
+	}
+	for _, f := range ts.gold().RequiredFields {
+		if !used[f] {
+			ts.items = append(ts.items, panelItem{field: f, step: -1, status: "missing"})
+		}
+	}
+	if ts.score != nil {
+		for _, c := range ts.score.Classes {
+			for _, e := range c.Evidence {
+				ts.items = append(ts.items, panelItem{step: e.Step, reason: e.Reason, class: string(c.Class)})
+			}
+		}
+	}
+	ts.item = clamp(ts.item, 0, max(0, len(ts.items)-1))
+}
+
+func (ts *traceScreen) moveStep(d int) {
+	if ts.t == nil || len(ts.t.Steps) == 0 {
+		return
+	}
+	n := clamp(ts.step+d, 0, len(ts.t.Steps)-1)
+	if n != ts.step {
+		ts.step, ts.detailOff = n, 0
+	}
+}
+
+func (ts *traceScreen) scrollDetail(d int) {
+	ts.detailOff = max(0, ts.detailOff+d)
+}
+
+// jumpMarker moves to the next (dir 1) or previous (dir -1) guess marker
+// across steps and scrolls the detail to its line.
+func (ts *traceScreen) jumpMarker(dir int, detailW int, sty *themes.Styles) bool {
+	if ts.score == nil || len(ts.score.Markers) == 0 || ts.t == nil {
+		return false
+	}
+	ms := ts.score.Markers
+	// Position of the current view: (step, line).
+	curLine := ts.detailOff
+	target := -1
+	if dir > 0 {
+		for i, mk := range ms {
+			if mk.Step > ts.step || (mk.Step == ts.step && ts.markerLine(mk, detailW, sty) > curLine) {
+				target = i
+				break
+			}
+		}
+		if target < 0 {
+			target = 0 // wrap around
+		}
+	} else {
+		for i := len(ms) - 1; i >= 0; i-- {
+			mk := ms[i]
+			if mk.Step < ts.step || (mk.Step == ts.step && ts.markerLine(mk, detailW, sty) < curLine) {
+				target = i
+				break
+			}
+		}
+		if target < 0 {
+			target = len(ms) - 1
+		}
+	}
+	mk := ms[target]
+	if mk.Step < 0 || mk.Step >= len(ts.t.Steps) {
+		return false
+	}
+	ts.step = mk.Step
+	ts.detailOff = ts.markerLine(mk, detailW, sty)
+	ts.focus = paneDetail
+	return true
+}
+
+// markerLine is the detail line a marker falls on at width w.
+func (ts *traceScreen) markerLine(mk scoring.Marker, w int, sty *themes.Styles) int {
+	s := ts.t.Steps[mk.Step]
+	if mk.Start > len(s.Text) {
+		return 0
+	}
+	prefix := model.CleanText(s.Text[:mk.Start]) + "x"
+	lines := wrapLines(strings.Split(prefix, "\n"), w)
+	return len(ts.stepHeader(sty, mk.Step, w)) + len(lines) - 1
+}
+
+func (m Model) traceKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	k, ts := m.keys.Trace, m.trace
+	if key.Matches(msg, m.keys.Global.Back) {
+		m.screen = screenQueue
+		return m, m.loadCounts(m.queue.filter, m.queue.seq)
+	}
+	if ts.t == nil {
+		return m, nil
+	}
+	_, detailW, _ := ts.widths(m.width)
+	id := ts.id
+	switch {
+	case key.Matches(msg, k.Focus):
+		ts.focus = (ts.focus + 1) % 3
+	case key.Matches(msg, k.Down):
+		ts.moveIn(1)
+	case key.Matches(msg, k.Up):
+		ts.moveIn(-1)
+	case key.Matches(msg, k.PageDown):
+		ts.scrollDetail(max(1, m.height/2))
+	case key.Matches(msg, k.PageUp):
+		ts.scrollDetail(-max(1, m.height/2))
+	case key.Matches(msg, k.Scroll):
+		ts.scrollDetail(1)
+	case key.Matches(msg, k.ScrollUp):
+		ts.scrollDetail(-1)
+	case key.Matches(msg, k.NextMarker), key.Matches(msg, k.PrevMarker):
+		dir := 1
+		if key.Matches(msg, k.PrevMarker) {
+			dir = -1
+		}
+		if !ts.jumpMarker(dir, detailW, &m.sty) {
+			m.setStatus("no guess marker in this trace", false)
+		}
+	case key.Matches(msg, k.Next):
+		return m, m.openSibling(1)
+	case key.Matches(msg, k.Prev):
+		return m, m.openSibling(-1)
+	case key.Matches(msg, k.Correct):
+		return m, m.writeEdits(id, []fieldEdit{{"label.correct", jsonValue(toggle(ts.label().Correct))}}, "correct toggled")
+	case key.Matches(msg, k.Grounded):
+		return m, m.writeEdits(id, []fieldEdit{{"label.grounded", jsonValue(toggle(ts.label().Grounded))}}, "grounded toggled")
+	case key.Matches(msg, k.Class):
+		c := model.Classes[int(msg.Code-'1')]
+		return m, m.writeEdits(id, []fieldEdit{{"label.failure_class", jsonValue(c)}}, "class "+string(c))
+	case key.Matches(msg, k.NoClass):
+		return m, m.writeEdits(id, []fieldEdit{{"label.failure_class", json.RawMessage("null")}}, "no failure class")
+	case key.Matches(msg, k.Accept):
+		edits := ts.acceptEdits()
+		if len(edits) == 0 {
+			m.setStatus("nothing to accept: the label already matches the suggestions", false)
+			return m, nil
+		}
+		return m, m.writeEdits(id, edits, fmt.Sprintf("accepted %d suggestion(s)", len(edits)))
+	case key.Matches(msg, k.Required), key.Matches(msg, k.Forbidden):
+		it, ok := ts.currentItem()
+		if !ok || it.field == "" {
+			m.setStatus("select a field in the scoring panel (tab) first", true)
+			ts.focus = paneScore
+			return m, nil
+		}
+		req := key.Matches(msg, k.Required)
+		return m, m.writeEdits(id, markField(ts.gold(), it.field, req), markNote(it.field, req, ts.gold()))
+	case key.Matches(msg, k.Edit):
+		m.dialog = newGoldEditor(ts.rec, &m.sty)
+		return m, m.dialog.(*goldEditor).focusCmd()
+	case key.Matches(msg, k.Undo):
+		return m, m.undoEdit(id)
+	case key.Matches(msg, k.Glossary):
+		if ts.rec == nil || ts.rec.Status != model.StatusConfirmed {
+			m.setStatus("confirm the case (enter) before saving its definition to the glossary", true)
+			return m, nil
+		}
+		if strings.TrimSpace(ts.rec.Case.Gold.Definition) == "" {
+			m.setStatus("the gold has no definition to save (e edits it)", true)
+			return m, nil
+		}
+		m.dialog = newTermPrompt(ts.rec.Case.Gold.Definition)
+		return m, m.dialog.(*termPrompt).input.Focus()
+	case key.Matches(msg, k.Confirm):
+		if ts.focus == paneScore {
+			if it, ok := ts.currentItem(); ok && it.field == "" && it.step >= 0 && it.step < len(ts.t.Steps) {
+				ts.step, ts.detailOff, ts.focus = it.step, 0, paneSteps
+				return m, nil
+			}
+		}
+		return m, m.confirmCase(id)
+	}
+	return m, nil
+}
+
+func (ts *traceScreen) moveIn(d int) {
+	switch ts.focus {
+	case paneSteps:
+		ts.moveStep(d)
+	case paneDetail:
+		ts.scrollDetail(d)
+	case paneScore:
+		ts.item = clamp(ts.item+d, 0, max(0, len(ts.items)-1))
+	}
+}
+
+func (ts *traceScreen) label() model.Label {
+	if ts.rec == nil {
+		return model.Label{}
+	}
+	return ts.rec.Case.Label
+}
+
+func (ts *traceScreen) currentItem() (panelItem, bool) {
+	if ts.item < 0 || ts.item >= len(ts.items) {
+		return panelItem{}, false
+	}
+	return ts.items[ts.item], true
+}
+
+func toggle(b *bool) bool { return b == nil || !*b }
+
+// acceptEdits turns the scorer's suggestions into edits, skipping those
+// the case already has.
+func (ts *traceScreen) acceptEdits() []fieldEdit {
+	sv := ts.score
+	if sv == nil {
+		return nil
+	}
+	lab := ts.label()
+	var out []fieldEdit
+	if sv.SuggestedClass != nil && (lab.FailureClass == nil || *lab.FailureClass != *sv.SuggestedClass) {
+		out = append(out, fieldEdit{"label.failure_class", jsonValue(*sv.SuggestedClass)})
+	}
+	if sv.Correct != nil && (lab.Correct == nil || *lab.Correct != *sv.Correct) {
+		out = append(out, fieldEdit{"label.correct", jsonValue(*sv.Correct)})
+	}
+	if sv.Grounded != nil && (lab.Grounded == nil || *lab.Grounded != *sv.Grounded) {
+		out = append(out, fieldEdit{"label.grounded", jsonValue(*sv.Grounded)})
+	}
+	// Gold a person wrote is never replaced by a suggestion.
+	if sg := sv.SuggestedGold; sg != nil && (ts.rec == nil || ts.rec.GoldOrigin != "human") {
+		cur := model.Case{}
+		if ts.rec != nil {
+			cur = ts.rec.Case
+		}
+		next := cur
+		next.Gold = *sg
+		for _, f := range []string{"gold.required_fields", "gold.forbidden_fields", "gold.definition", "gold.window",
+			"gold.freshness_bound_hours", "gold.policy_scope"} {
+			nv, _ := next.Field(f)
+			if emptyJSON(nv) {
+				continue // the suggestion says nothing about this field
+			}
+			if ov, _ := cur.Field(f); string(ov) != string(nv) {
+				out = append(out, fieldEdit{f, nv})
+			}
+		}
+	}
+	return out
+}
+
+func sorted(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return slices.Compact(c)
+}
+
+func sameSet(a, b []string) bool { return slices.Equal(sorted(a), sorted(b)) }
+
+// markField makes f required (req) or forbidden, taking it out of the other
+// list; marking a field that already has that status clears it.
+func markField(g model.Gold, f string, req bool) []fieldEdit {
+	in, other := g.RequiredFields, g.ForbiddenFields
+	inName, otherName := "gold.required_fields", "gold.forbidden_fields"
+	if !req {
+		in, other, inName, otherName = other, in, otherName, inName
+	}
+	var edits []fieldEdit
+	if slices.Contains(in, f) {
+		return []fieldEdit{{inName, jsonValue(nonNil(slices.DeleteFunc(slices.Clone(in), func(s string) bool { return s == f })))}}
+	}
+	if slices.Contains(other, f) {
+		edits = append(edits, fieldEdit{otherName, jsonValue(nonNil(slices.DeleteFunc(slices.Clone(other), func(s string) bool { return s == f })))})
+	}
+	return append(edits, fieldEdit{inName, jsonValue(sorted(append(slices.Clone(in), f)))})
+}
+
+func markNote(f string, req bool, g model.Gold) string {
+	list := g.RequiredFields
+	what := "required"
+	if !req {
+		list, what = g.ForbiddenFields, "forbidden"
+	}
+	if slices.Contains(list, f) {
+		return f + " no longer " + what
+	}
+	return f + " " + what
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// openSibling opens the trace before or after the current one in the queue.
+func (m *Model) openSibling(d int) tea.Cmd {
+	q := m.queue
+	i := indexOf(q.rows, m.trace.id)
+	if i < 0 {
+		return nil
+	}
+	j := i + d
+	if j < 0 || j >= len(q.rows) {
+		return nil
+	}
+	q.cursor = j
+	q.scroll()
+	return tea.Batch(m.openTrace(q.rows[j].TraceID), m.queueMaybeMore())
+}
+
+// widths splits the screen: steps, detail and (wide screens) score columns.
+func (ts *traceScreen) widths(w int) (steps, detail, score int) {
+	steps = 26
+	if w < 80 {
+		steps = max(12, w/3)
+	}
+	if w >= 100 {
+		steps = 32
+	}
+	if w >= 140 {
+		score = min(56, w/3)
+	}
+	detail = w - steps - score
+	// inner widths: minus borders
+	return steps, detail - 2, score
+}
+
+func (ts *traceScreen) stepsWidth(w int) int {
+	s, _, _ := ts.widths(w)
+	return s
+}
+
+// stepIcon is a one-cell glyph per step kind.
+func stepIcon(k model.StepKind) string {
+	switch k {
+	case model.KindUser:
+		return "❯"
+	case model.KindReasoning:
+		return "≈"
+	case model.KindToolCall:
+		return "→"
+	case model.KindToolResult:
+		return "←"
+	case model.KindClarification:
+		return "?"
+	case model.KindAnswer:
+		return "✓"
+	}
+	return "·"
+}
+
+// toolOf is the tool of a step: its own, or for a result the tool of the
+// call it answers.
+func (ts *traceScreen) toolOf(s model.Step) string {
+	if s.Tool != "" || s.CallID == "" {
+		return s.Tool
+	}
+	for _, c := range ts.t.Steps {
+		if c.Kind == model.KindToolCall && c.ID == s.CallID {
+			return c.Tool
+		}
+	}
+	return ""
+}
+
+// stepSummary is the one-line summary of a step in the list.
+func stepSummary(s model.Step, tool string) string {
+	switch s.Kind {
+	case model.KindToolCall:
+		if sql := sqlOf(s.Args); sql != "" {
+			return s.Tool + " " + model.CleanLine(sql)
+		}
+		return s.Tool + " " + model.CleanLine(string(s.Args))
+	case model.KindToolResult:
+		prefix := ""
+		if s.IsError {
+			prefix = "error "
+		}
+		if tool != "" {
+			prefix += tool + " "
+		}
+		return prefix + model.CleanLine(string(s.Result))
+	}
+	return model.CleanLine(s.Text)
+}
+
+// sqlOf finds a SQL statement in a call's arguments ("sql", "query",
+// "statement"), or "".
+func sqlOf(args json.RawMessage) string {
+	if len(args) == 0 || args[0] != '{' {
+		return ""
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return ""
+	}
+	for _, k := range []string{"sql", "query", "statement"} {
+		var s string
+		if raw, ok := m[k]; ok && json.Unmarshal(raw, &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,427 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"tracelab/model"
+	"tracelab/themes"
+)
+
+// panelRow is one line of the scoring panel; item is the selectable item
+// it shows, -1 for plain lines.
+type panelRow struct {
+	text string
+	item int
+}
+
+func (ts *traceScreen) view(sty *themes.Styles, w, h int) string {
+	switch {
+	case ts.err != nil:
+		return sty.Error.Render(" cannot open trace: "+model.CleanLine(ts.err.Error())) + "\n" +
+			sty.Subtle.Render(" esc goes back to the queue")
+	case ts.t == nil:
+		return sty.Subtle.Render(" loading trace…")
+	}
+	head := ts.headerLines(sty, w)
+	bodyH := max(3, h-len(head))
+	stepsW, detailW, scoreW := ts.widths(w)
+	left := drawPane(ts.paneStyle(sty, paneSteps), sty.Accent.Render(fmt.Sprintf("Steps %d", len(ts.t.Steps))),
+		ts.stepsView(sty, stepsW-2, bodyH-2), stepsW, bodyH)
+	var right string
+	if scoreW > 0 {
+		right = joinH(ts.detailPane(sty, detailW+2, bodyH), ts.scorePane(sty, scoreW, bodyH))
+	} else if ts.focus == paneScore {
+		right = ts.scorePane(sty, detailW+2, bodyH)
+	} else {
+		right = ts.detailPane(sty, detailW+2, bodyH)
+	}
+	return strings.Join(head, "\n") + "\n" + joinH(left, right)
+}
+
+func (ts *traceScreen) paneStyle(sty *themes.Styles, p pane) lipgloss.Style {
+	if ts.focus == p {
+		return sty.PaneFocused
+	}
+	return sty.Pane
+}
+
+// headerLines: who and where, the question, the label.
+func (ts *traceScreen) headerLines(sty *themes.Styles, w int) []string {
+	t := ts.t
+	caseID := t.TraceID
+	if ts.rec != nil {
+		caseID = ts.rec.Case.CaseID
+	}
+	who := model.CleanLine(t.UserRole)
+	if t.AsUser != "" {
+		who += " as " + model.CleanLine(t.AsUser)
+	}
+	l1 := " " + sty.Bold.Render(model.CleanLine(caseID)) + sty.Subtle.Render("  "+model.CleanLine(t.Server)+"  "+who+"  ") +
+		outcomeStyle(sty, t.Outcome)(string(t.Outcome))
+	if t.StartedAt != "" {
+		l1 += sty.Subtle.Render("  " + model.CleanLine(t.StartedAt))
+	}
+	l2 := " " + sty.Accent.Render("Q ") + sty.Text.Render(model.CleanLine(t.Question))
+	return []string{cell(l1, w), cell(l2, w), cell(ts.labelLine(sty), w)}
+}
+
+func (ts *traceScreen) labelLine(sty *themes.Styles) string {
+	lab := ts.label()
+	yn := func(name string, b *bool) string {
+		switch {
+		case b == nil:
+			return sty.Subtle.Render(name + " ?")
+		case *b:
+			return sty.OK.Render(name + " ✓")
+		}
+		return sty.Error.Render(name + " ✗")
+	}
+	class := sty.Subtle.Render("class -")
+	if lab.FailureClass != nil {
+		class = classStyle(sty, string(*lab.FailureClass))("class " + string(*lab.FailureClass))
+	} else if ts.score != nil && ts.score.SuggestedClass != nil {
+		class = sty.Subtle.Render("class - (suggested " + string(*ts.score.SuggestedClass) + ")")
+	}
+	status := model.StatusNone
+	by := ""
+	if ts.rec != nil {
+		status = ts.rec.Status
+		if status == model.StatusConfirmed && ts.rec.ConfirmedBy != "" {
+			by = " by " + model.CleanLine(ts.rec.ConfirmedBy)
+		}
+	}
+	g := ts.gold()
+	gold := sty.Subtle.Render(fmt.Sprintf("gold: %d required, %d forbidden", len(g.RequiredFields), len(g.ForbiddenFields)))
+	return " " + sty.Accent.Render("Label ") + yn("correct", lab.Correct) + "  " + yn("grounded", lab.Grounded) + "  " +
+		class + "  " + statusStyle(sty, status)(statusGlyph(status)+" "+string(status)+by) + "  " + gold
+}
+
+func (ts *traceScreen) stepsView(sty *themes.Styles, w, h int) string {
+	n := len(ts.t.Steps)
+	if ts.step < ts.stepOff {
+		ts.stepOff = ts.step
+	}
+	if ts.step >= ts.stepOff+h {
+		ts.stepOff = ts.step - h + 1
+	}
+	marked := map[int]bool{}
+	if ts.score != nil {
+		for _, mk := range ts.score.Markers {
+			marked[mk.Step] = true
+		}
+	}
+	numW := len(strconv.Itoa(max(0, n-1)))
+	var lines []string
+	for i := ts.stepOff; i < n && len(lines) < h; i++ {
+		s := ts.t.Steps[i]
+		flag := " "
+		if marked[i] {
+			flag = "◆"
+		}
+		num := fmt.Sprintf("%*d", numW, i)
+		text := cell(flag+num+" "+stepIcon(s.Kind)+" "+stepSummary(s, ts.toolOf(s)), w)
+		switch {
+		case i == ts.step:
+			lines = append(lines, sty.Selected.Render(text))
+		case marked[i]:
+			lines = append(lines, sty.Warn.Render(text))
+		case s.IsError:
+			lines = append(lines, sty.Error.Render(text))
+		default:
+			lines = append(lines, sty.Text.Render(text))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (ts *traceScreen) detailPane(sty *themes.Styles, w, h int) string {
+	inner := w - 2
+	lines := ts.detailLines(sty, ts.step, inner)
+	viewH := h - 2
+	maxOff := max(0, len(lines)-viewH)
+	if ts.detailOff > maxOff {
+		ts.detailOff = maxOff
+	}
+	end := min(len(lines), ts.detailOff+viewH)
+	body := strings.Join(lines[ts.detailOff:end], "\n")
+	title := fmt.Sprintf("Step %d", ts.step)
+	if len(lines) > viewH {
+		title += fmt.Sprintf(" · %d-%d/%d", ts.detailOff+1, end, len(lines))
+	}
+	if ts.score != nil && len(ts.score.Markers) > 0 {
+		title += " · [ ] markers"
+	}
+	return drawPane(ts.paneStyle(sty, paneDetail), sty.Accent.Render(title), body, w, h)
+}
+
+// stepHeader is the first lines of a step's detail: kind and metadata.
+func (ts *traceScreen) stepHeader(sty *themes.Styles, i, w int) []string {
+	s := ts.t.Steps[i]
+	head := sty.Accent.Render(stepIcon(s.Kind)+" "+string(s.Kind)) + " "
+	var meta []string
+	if s.Tool != "" {
+		meta = append(meta, sty.Bold.Render(model.CleanLine(s.Tool)))
+	}
+	if s.ID != "" {
+		meta = append(meta, sty.Subtle.Render("id "+model.CleanLine(s.ID)))
+	}
+	if s.CallID != "" {
+		meta = append(meta, sty.Subtle.Render("answers "+model.CleanLine(s.CallID)))
+	}
+	if s.Credential != "" {
+		meta = append(meta, sty.Subtle.Render("as ")+credStyle(sty, s.Credential, ts.t.AsUser)(model.CleanLine(s.Credential)))
+	}
+	if s.Kind == model.KindToolResult {
+		if s.AsOf != "" {
+			meta = append(meta, sty.Subtle.Render("as_of "+model.CleanLine(s.AsOf)))
+		} else {
+			meta = append(meta, sty.Warn.Render("no as_of"))
+		}
+	}
+	if s.IsError {
+		meta = append(meta, sty.Error.Render("error"))
+	}
+	if s.HasMore || s.NextCursor != "" {
+		meta = append(meta, sty.Warn.Render("has more (next_cursor "+model.CleanLine(s.NextCursor)+")"))
+	}
+	out := wrapLines([]string{head + strings.Join(meta, "  ")}, w)
+	return append(out, "")
+}
+
+func credStyle(sty *themes.Styles, cred, user string) func(...string) string {
+	if user != "" && cred != user {
+		return sty.Warn.Render
+	}
+	return sty.Text.Render
+}
+
+// detailLines draws step i at width w (cached).
+func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
+	if i < 0 || i >= len(ts.t.Steps) {
+		return nil
+	}
+	k := detailKey{i, w}
+	if l, ok := ts.cache[k]; ok {
+		return l
+	}
+	s := ts.t.Steps[i]
+	lines := ts.stepHeader(sty, i, w)
+	add := func(ls []string) { lines = append(lines, wrapLines(ls, w)...) }
+	section := func(name string) {
+		lines = append(lines, sty.Subtle.Render("── "+name+" "+strings.Repeat("─", max(0, w-len(name)-4))))
+	}
+	if s.Text != "" {
+		text, cut := capText(s.Text)
+		add(strings.Split(markedText(sty, text, ts.score.markersIn(i)), "\n"))
+		if cut > 0 {
+			lines = append(lines, sty.Subtle.Render(fmt.Sprintf("… %d more bytes not shown", cut)))
+		}
+	}
+	if sql := sqlOf(s.Args); sql != "" {
+		section("SQL")
+		text, _ := capText(sql)
+		add(highlight(sty, "sql", text))
+	}
+	if len(s.Args) > 0 {
+		section("arguments")
+		text, cut := capText(prettyJSON(s.Args))
+		add(highlight(sty, "json", text))
+		if cut > 0 {
+			lines = append(lines, sty.Subtle.Render(fmt.Sprintf("… %d more bytes not shown", cut)))
+		}
+	}
+	if len(s.Result) > 0 {
+		section("result")
+		text, cut := capText(prettyJSON(s.Result))
+		add(highlight(sty, "json", text))
+		if cut > 0 {
+			lines = append(lines, sty.Subtle.Render(fmt.Sprintf("… %d more bytes not shown", cut)))
+		}
+	}
+	ts.cache[k] = lines
+	return lines
+}
+
+// scorePane is the scoring panel: fields used with their gold status,
+// the metrics of this trace and the suggested class with its evidence.
+func (ts *traceScreen) scorePane(sty *themes.Styles, w, h int) string {
+	k := scoreKey{ts.item, ts.itemOff, w, h, ts.focus == paneScore, ts.rec, ts.score}
+	if s, ok := ts.scoreCache[k]; ok {
+		return s
+	}
+	s := ts.drawScorePane(sty, w, h)
+	if len(ts.scoreCache) > 256 {
+		ts.scoreCache = map[scoreKey]string{}
+	}
+	ts.scoreCache[k] = s
+	return s
+}
+
+func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) string {
+	inner := w - 2
+	viewH := h - 2
+	type row = panelRow
+	var rows []row
+	add := func(s string) { rows = append(rows, row{s, -1}) }
+	if ts.score == nil {
+		add(sty.Subtle.Render("not scored yet"))
+		add(sty.Subtle.Render("run: tracelab score"))
+	}
+	evidenceHead := false
+	for idx, it := range ts.items {
+		if it.field != "" {
+			if idx == 0 {
+				add(sty.Bold.Render("Fields used"))
+			}
+			var mark, text string
+			switch it.status {
+			case "required":
+				mark, text = sty.Required.Render("✓"), sty.Required.Render(it.field)
+			case "forbidden":
+				mark, text = sty.Forbidden.Render("✗"), sty.Forbidden.Render(it.field)
+			case "missing":
+				mark, text = sty.Warn.Render("○"), sty.Warn.Render(it.field)+sty.Subtle.Render(" required, unused")
+			default:
+				mark, text = sty.Neutral.Render("·"), sty.Text.Render(it.field)
+			}
+			if len(it.roles) > 0 {
+				text += sty.Subtle.Render(" " + strings.Join(toStrings(it.roles), ","))
+			}
+			rows = append(rows, row{" " + mark + " " + text, idx})
+			continue
+		}
+		if !evidenceHead {
+			evidenceHead = true
+			rows = append(rows, ts.metricRows(sty)...)
+		}
+		// Evidence wraps: the reason is the point of the line.
+		lead := fmt.Sprintf("→ #%d ", it.step)
+		text := it.class + " " + model.CleanLine(it.reason)
+		wrapped := strings.Split(ansi.Wrap(text, max(8, inner-1-len([]rune(lead))), ""), "\n")
+		for wi, wl := range wrapped {
+			if wi == 0 {
+				cls := it.class
+				rest := strings.TrimPrefix(wl, cls)
+				rows = append(rows, row{" " + sty.Accent.Render(lead) + classStyle(sty, cls)(cls) + sty.Text.Render(rest), idx})
+				continue
+			}
+			rows = append(rows, row{" " + strings.Repeat(" ", len([]rune(lead))) + sty.Text.Render(wl), idx})
+		}
+	}
+	if !evidenceHead && ts.score != nil {
+		rows = append(rows, ts.metricRows(sty)...)
+	}
+	if sv := ts.score; sv != nil && sv.SuggestedGold != nil && len(sv.GoldSources) > 0 && (ts.rec == nil || ts.rec.GoldOrigin != "human") {
+		add("")
+		add(sty.Bold.Render("Suggested gold") + sty.Subtle.Render(" (a accepts)"))
+		for _, src := range sv.GoldSources {
+			field, why, _ := strings.Cut(src, ": ")
+			mark := sty.Required.Render("✓ ")
+			if slices.Contains(sv.SuggestedGold.ForbiddenFields, field) {
+				mark = sty.Forbidden.Render("✗ ")
+			}
+			for i, l := range strings.Split(ansi.Wrap(model.CleanLine(field)+" "+model.CleanLine(why), max(8, inner-3), ""), "\n") {
+				if i == 0 {
+					add(" " + mark + sty.Text.Render(l))
+				} else {
+					add("   " + sty.Subtle.Render(l))
+				}
+			}
+		}
+	}
+	if ts.score != nil && ts.score.NeedsHumanReview {
+		add("")
+		add(sty.Warn.Render("needs human review"))
+		for _, r := range ts.score.ReviewReasons {
+			add(sty.Subtle.Render(" · " + model.CleanLine(r)))
+		}
+	}
+	// Keep the selected row visible.
+	selRow := 0
+	for i, r := range rows {
+		if r.item == ts.item {
+			selRow = i
+		}
+	}
+	if selRow < ts.itemOff {
+		ts.itemOff = selRow
+	}
+	if selRow >= ts.itemOff+viewH {
+		ts.itemOff = selRow - viewH + 1
+	}
+	var out []string
+	for i := ts.itemOff; i < len(rows) && len(out) < viewH; i++ {
+		r := rows[i]
+		text := cell(r.text, inner)
+		if r.item >= 0 && r.item == ts.item && ts.focus == paneScore {
+			text = sty.Selected.Render(cell(stripStyles(r.text), inner))
+		}
+		out = append(out, text)
+	}
+	return drawPane(ts.paneStyle(sty, paneScore), sty.Accent.Render("Scoring"), strings.Join(out, "\n"), w, h)
+}
+
+func (ts *traceScreen) metricRows(sty *themes.Styles) []panelRow {
+	sv := ts.score
+	type row = panelRow
+	num := func(p *float64) string {
+		if p == nil {
+			return sty.Subtle.Render("n/a")
+		}
+		v := *p
+		st := sty.OK
+		if v < 0.5 {
+			st = sty.Error
+		} else if v < 1 {
+			st = sty.Warn
+		}
+		return st.Render(strconv.FormatFloat(v, 'f', 2, 64))
+	}
+	pass := func(b *bool, yes, no string) string {
+		switch {
+		case b == nil:
+			return sty.Subtle.Render("undecided")
+		case *b:
+			return sty.OK.Render("✓ " + yes)
+		}
+		return sty.Error.Render("✗ " + no)
+	}
+	policy := sty.Subtle.Render("not checked")
+	if sv.PolicyViolations != nil {
+		if *sv.PolicyViolations == 0 {
+			policy = sty.OK.Render("✓ no violation")
+		} else {
+			policy = sty.Error.Render(fmt.Sprintf("✗ %d call(s) violate", *sv.PolicyViolations))
+		}
+	}
+	k := func(s string) string { return sty.Subtle.Render(cell(s, 11)) }
+	rows := []row{
+		{"", -1},
+		{k("precision") + num(sv.GroundingPrecision) + "  " + sty.Subtle.Render("recall ") + num(sv.GroundingRecall), -1},
+		{k("definition") + pass(sv.DefinitionMatch, "matches", "no match"), -1},
+		{k("freshness") + pass(sv.FreshnessPass, "fresh", "stale or no as_of"), -1},
+		{k("policy") + policy, -1},
+	}
+	sug := sty.Subtle.Render("none")
+	if sv.SuggestedClass != nil {
+		sug = classStyle(sty, string(*sv.SuggestedClass))(string(*sv.SuggestedClass))
+		for _, c := range sv.Classes {
+			if c.Class == *sv.SuggestedClass {
+				sug += sty.Subtle.Render(fmt.Sprintf(" (%.2f)", c.Confidence))
+			}
+		}
+	}
+	rows = append(rows, row{k("suggested") + sug, -1})
+	if len(sv.Classes) > 0 {
+		rows = append(rows, row{sty.Subtle.Render("evidence (enter jumps)"), -1})
+	}
+	return rows
+}
+
+func stripStyles(s string) string { return ansi.Strip(s) }

@@ -1,0 +1,402 @@
+// Package tui is tracelab's workbench: one root Bubble Tea v2 model that
+// owns the size, the theme, the current screen and one dialog, and routes
+// messages to plain screen structs (queue, trace, report, drift). All store
+// work runs in tea.Cmds; Update and View never touch the database.
+// See README.md in this directory for the patterns.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"tracelab/model"
+	"tracelab/store"
+	"tracelab/themes"
+)
+
+// Options configure the workbench.
+type Options struct {
+	// Labeler is the name written with every edit and event.
+	Labeler string
+	// Theme is "dark", "light", "high-contrast", or "" to detect it from
+	// the terminal's background.
+	Theme string
+	// NoColor draws with attributes only (set from NO_COLOR by runTUI; New
+	// also reads NO_COLOR).
+	NoColor bool
+	// LoadReport computes the report screen's per-server reports (scoring's
+	// BuildReport over the store). Nil shows how to get one.
+	LoadReport func(ctx context.Context) ([]model.Report, error)
+	// PageSize is how many queue rows one store query fetches (default 200).
+	PageSize int
+}
+
+// The smallest terminal drawn; the layout is made for 80x24 and up.
+const minWidth, minHeight = 40, 10
+
+type screenID int
+
+const (
+	screenQueue screenID = iota
+	screenTrace
+	screenReport
+	screenDrift
+)
+
+// Model is the root model: the only tea.Model of the workbench.
+type Model struct {
+	st   *store.Store
+	opts Options
+	ctx  context.Context
+
+	keys       keyMap
+	sty        themes.Styles
+	themeFixed bool
+	help       help.Model
+
+	width, height int
+	screen        screenID
+
+	// Screens are pointers: View keeps scroll offsets in them, and the
+	// copies Bubble Tea makes of the root share one state.
+	queue  *queueScreen
+	trace  *traceScreen
+	report *reportScreen
+	drift  *driftScreen
+
+	dialog   dialog
+	showHelp bool
+
+	status    string
+	statusErr bool
+	distinct  map[string][]string // filter menu values, loaded once
+}
+
+// New builds the root model on an open store.
+func New(st *store.Store, opts Options) Model {
+	if opts.Labeler == "" {
+		opts.Labeler = os.Getenv("USER")
+	}
+	if opts.Labeler == "" {
+		opts.Labeler = "unknown"
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = 200
+	}
+	if os.Getenv("NO_COLOR") != "" {
+		opts.NoColor = true
+	}
+	m := Model{st: st, opts: opts, ctx: context.Background(), keys: newKeyMap(), help: help.New(),
+		width: 80, height: 24}
+	pal := themes.Dark()
+	switch {
+	case opts.NoColor:
+		pal, m.themeFixed = themes.NoColor(), true
+	case opts.Theme != "":
+		if p, err := themes.ByName(opts.Theme); err == nil {
+			pal, m.themeFixed = p, true
+		} else {
+			m.setStatus(err.Error(), true)
+		}
+	}
+	m.applyTheme(pal)
+	m.queue = newQueueScreen(opts.PageSize)
+	m.trace = newTraceScreen()
+	m.report = &reportScreen{}
+	m.drift = &driftScreen{}
+	return m
+}
+
+// Run runs the workbench on the alt screen until the user quits or ctx ends.
+func Run(ctx context.Context, st *store.Store, opts Options) error {
+	m := New(st, opts)
+	m.ctx = ctx
+	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil // the caller cancelled: every edit is already saved
+	}
+	return err
+}
+
+func (m *Model) applyTheme(p themes.Palette) {
+	m.sty = themes.Build(p)
+	hs := help.Styles{
+		ShortKey: m.sty.HelpKey, ShortDesc: m.sty.HelpDesc, ShortSeparator: m.sty.HelpSep,
+		FullKey: m.sty.HelpKey, FullDesc: m.sty.HelpDesc, FullSeparator: m.sty.HelpSep,
+		Ellipsis: m.sty.HelpSep,
+	}
+	m.help.Styles = hs
+	if m.trace != nil {
+		m.trace.invalidate()
+	}
+	if m.queue != nil {
+		m.queue.rowCache = nil
+	}
+}
+
+func (m *Model) setStatus(s string, isErr bool) {
+	m.status, m.statusErr = model.CleanLine(s), isErr
+}
+
+// Init asks for the terminal background (theme detection) and the first page.
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.loadPage(m.queue.query(nil), m.queue.seq, false, -1), m.loadCounts(m.queue.filter, m.queue.seq)}
+	if !m.themeFixed {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update routes: sizes to every screen, keys to the dialog or global
+// bindings then the focused screen, results to their owner by type.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		m.queue.height = queueListHeight(msg.Height - 2)
+		m.queue.scroll()
+		m.trace.invalidate()
+		return m, nil
+	case tea.BackgroundColorMsg:
+		if !m.themeFixed {
+			if msg.IsDark() {
+				m.applyTheme(themes.Dark())
+			} else {
+				m.applyTheme(themes.Light())
+			}
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m.handleKey(msg)
+	case tea.PasteMsg:
+		if m.dialog != nil {
+			cmd, act := m.dialog.update(msg)
+			return m.handleAction(act, cmd)
+		}
+		if m.screen == screenQueue && m.queue.searching {
+			return m, m.queue.updateSearch(msg)
+		}
+		return m, nil
+	case tea.MouseWheelMsg:
+		return m.handleWheel(msg)
+	}
+	return m.handleResult(msg)
+}
+
+func (m Model) handleWheel(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
+	if m.dialog != nil || m.showHelp {
+		return m, nil
+	}
+	up := msg.Button == tea.MouseWheelUp
+	switch m.screen {
+	case screenQueue:
+		delta := 3
+		if up {
+			delta = -3
+		}
+		return m, m.queueMove(delta)
+	case screenTrace:
+		// The wheel scrolls the pane under the pointer.
+		if msg.X < m.trace.stepsWidth(m.width) {
+			if up {
+				m.trace.moveStep(-1)
+			} else {
+				m.trace.moveStep(1)
+			}
+		} else if up {
+			m.trace.scrollDetail(-3)
+		} else {
+			m.trace.scrollDetail(3)
+		}
+	case screenReport:
+		if up {
+			m.report.move(-1)
+		} else {
+			m.report.move(1)
+		}
+	}
+	return m, nil
+}
+
+func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	g := m.keys.Global
+	if key.Matches(msg, g.ForceQuit) {
+		return m, tea.Quit
+	}
+	if m.showHelp {
+		// Any key closes help; q still quits.
+		m.showHelp = false
+		if key.Matches(msg, g.Quit) {
+			return m, tea.Quit
+		}
+		return m, nil
+	}
+	if m.dialog != nil {
+		cmd, act := m.dialog.update(msg)
+		return m.handleAction(act, cmd)
+	}
+	if m.screen == screenQueue && m.queue.searching {
+		return m.queueSearchKey(msg)
+	}
+	switch {
+	case key.Matches(msg, g.Quit):
+		return m, tea.Quit
+	case key.Matches(msg, g.Help):
+		m.showHelp = true
+		return m, nil
+	case key.Matches(msg, g.Report):
+		m.screen = screenReport
+		return m, m.loadReport()
+	case key.Matches(msg, g.Drift):
+		m.screen = screenDrift
+		return m, nil
+	case key.Matches(msg, g.Queue) && m.screen != screenQueue:
+		m.screen = screenQueue
+		return m, m.loadCounts(m.queue.filter, m.queue.seq)
+	}
+	switch m.screen {
+	case screenQueue:
+		return m.queueKey(msg)
+	case screenTrace:
+		return m.traceKey(msg)
+	case screenReport:
+		return m.reportKey(msg)
+	case screenDrift:
+		if key.Matches(msg, g.Back) {
+			m.screen = screenQueue
+		}
+	}
+	return m, nil
+}
+
+// View draws a title bar, the current screen and the status bar; a dialog
+// or the help sits centered over the screen.
+func (m Model) View() tea.View {
+	w, h := m.width, m.height
+	if w < minWidth || h < minHeight {
+		v := tea.NewView(fmt.Sprintf("tracelab: window too small (%dx%d, needs %dx%d)", w, h, minWidth, minHeight))
+		v.AltScreen = true
+		return v
+	}
+	bodyH := h - 2
+	var body string
+	switch m.screen {
+	case screenQueue:
+		body = m.queue.view(&m.sty, w, bodyH)
+	case screenTrace:
+		body = m.trace.view(&m.sty, w, bodyH)
+	case screenReport:
+		body = m.report.view(&m.sty, w, bodyH)
+	case screenDrift:
+		body = m.drift.view(&m.sty, w, bodyH)
+	}
+	body = fitBlock(body, w, bodyH)
+	switch {
+	case m.showHelp:
+		body = overlay(body, m.helpView(w, bodyH), w, bodyH)
+	case m.dialog != nil:
+		body = overlay(body, m.dialog.view(&m.sty, w, bodyH), w, bodyH)
+	}
+	s := m.titleBar(w) + "\n" + body + "\n" + m.statusBar(w)
+	v := tea.NewView(s)
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "tracelab"
+	return v
+}
+
+func (m Model) titleBar(w int) string {
+	tabs := []struct {
+		id   screenID
+		name string
+	}{{screenQueue, "Queue"}, {screenTrace, "Trace"}, {screenReport, "Report"}, {screenDrift, "Drift"}}
+	var b strings.Builder
+	b.WriteString(" tracelab ")
+	for _, t := range tabs {
+		if t.id == m.screen {
+			b.WriteString("[" + t.name + "]")
+		} else {
+			b.WriteString(" " + t.name + " ")
+		}
+	}
+	left := b.String()
+	right := "labeler " + model.CleanLine(m.opts.Labeler) + " "
+	return m.sty.Title.Render(spread(left, right, w))
+}
+
+func (m Model) currentHelp() helpKeys {
+	if m.dialog != nil {
+		return m.dialog.help(m.keys)
+	}
+	switch m.screen {
+	case screenTrace:
+		return m.keys.traceHelp()
+	case screenReport:
+		return m.keys.reportHelp()
+	case screenDrift:
+		g := m.keys.Global
+		return helpKeys{short: []key.Binding{g.Back, g.Help, g.Quit}, full: [][]key.Binding{{g.Back, g.Queue, g.Report, g.Help, g.Quit}}}
+	}
+	if m.queue.searching {
+		return helpKeys{short: []key.Binding{
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep search")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear search")),
+		}}
+	}
+	return m.keys.queueHelp()
+}
+
+func (m Model) statusBar(w int) string {
+	right := ""
+	if m.status != "" {
+		right = " " + m.status + " "
+	}
+	hm := m.help
+	hm.SetWidth(max(10, w-lipgloss.Width(right)-2))
+	left := " " + hm.ShortHelpView(m.currentHelp().short)
+	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
+	if gap < 1 {
+		left = ansi.Truncate(left, max(0, w-lipgloss.Width(right)-1), "…")
+		gap = w - lipgloss.Width(left) - lipgloss.Width(right)
+	}
+	rs := m.sty.StatusMsg
+	if m.statusErr {
+		rs = m.sty.StatusErr
+	}
+	return left + strings.Repeat(" ", max(0, gap)) + rs.Render(right)
+}
+
+func (m Model) helpView(w, h int) string {
+	hm := m.help
+	hm.SetWidth(0) // measure the natural width first
+	groups := m.currentHelp().full
+	full := hm.FullHelpView(groups)
+	if lipgloss.Width(full) > w-6 && len(groups) > 2 {
+		// Too wide: fold the groups into two columns.
+		merged := [][]key.Binding{groups[0], {}}
+		for _, g := range groups[1:] {
+			merged[1] = append(merged[1], g...)
+		}
+		full = hm.FullHelpView(merged)
+	}
+	title := m.sty.Accent.Render("Keys: " + m.screenName())
+	body := title + "\n\n" + full + "\n\n" + m.sty.Subtle.Render("any key closes")
+	return m.sty.Dialog.Render(body)
+}
+
+func (m Model) screenName() string {
+	if m.dialog != nil {
+		return m.dialog.title()
+	}
+	return [...]string{"queue", "trace", "report", "drift"}[m.screen]
+}
