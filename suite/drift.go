@@ -207,12 +207,48 @@ type CaseScope struct {
 	Suggested bool
 }
 
-// StoredCase is a labeled case from the database with what its trace says
-// about tools.
+// StoredCase is a labeled case with what its trace says about tools.
 type StoredCase struct {
 	Tools   scoring.CaseTools
 	TraceID string
 	Server  string
+	// Saw maps each tool the trace was given to its wire fingerprint: the
+	// contracts the case was labeled against.
+	Saw map[string]string
+}
+
+// NewStoredCase describes a case by its trace.
+func NewStoredCase(caseID string, t *model.Trace) StoredCase {
+	sc := StoredCase{Tools: TraceCaseTools(caseID, t), TraceID: t.TraceID, Server: t.Server}
+	if len(t.Tools) > 0 {
+		sc.Saw = make(map[string]string, len(t.Tools))
+		for _, tc := range t.Tools {
+			sc.Saw[tc.Name] = tc.Fingerprint()
+		}
+	}
+	return sc
+}
+
+// NotLabeledOnNew drops the affected cases whose trace already saw the NEW
+// contract of the tool (same wire fingerprint): they were labeled against
+// it, so the drift does not threaten them.
+func NotLabeledOnNew(affected []scoring.AffectedCase, cases []StoredCase, newTools []model.ToolContract) []scoring.AffectedCase {
+	newFP := make(map[string]string, len(newTools))
+	for _, tc := range newTools {
+		newFP[tc.Name] = tc.Fingerprint()
+	}
+	saw := make(map[string]map[string]string, len(cases))
+	for _, c := range cases {
+		saw[c.Tools.CaseID] = c.Saw
+	}
+	out := affected[:0:0]
+	for _, a := range affected {
+		if fp := saw[a.CaseID][a.Tool]; fp != "" && fp == newFP[a.Tool] {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // StoredCases loads the labeled cases of the database (confirmed, plus
@@ -241,7 +277,7 @@ func StoredCases(ctx context.Context, st *store.Store, scope CaseScope) ([]Store
 				continue
 			}
 			for _, id := range byTrace[t.TraceID] {
-				out = append(out, StoredCase{Tools: TraceCaseTools(id, t), TraceID: t.TraceID, Server: t.Server})
+				out = append(out, NewStoredCase(id, t))
 			}
 		}
 	})
@@ -291,14 +327,14 @@ func SuiteCases(ctx context.Context, st *store.Store, cases []model.Case, extra 
 		}
 		switch {
 		case t != nil:
-			matched = append(matched, StoredCase{Tools: TraceCaseTools(c.CaseID, t), TraceID: t.TraceID, Server: t.Server})
+			matched = append(matched, NewStoredCase(c.CaseID, t))
 		case len(c.Contracts) > 0:
 			ct := scoring.CaseTools{CaseID: c.CaseID}
 			for name := range c.Contracts {
 				ct.Listed = append(ct.Listed, name)
 			}
 			sort.Strings(ct.Listed)
-			matched = append(matched, StoredCase{Tools: ct, TraceID: c.SourceTrace})
+			matched = append(matched, StoredCase{Tools: ct, TraceID: c.SourceTrace, Saw: c.Contracts})
 		default:
 			unchecked = append(unchecked, c.CaseID)
 		}
@@ -381,6 +417,7 @@ func DriftAcrossRuns(ctx context.Context, st *store.Store) (DriftOverview, error
 			casesBy[cur.Server] = cases
 		}
 		affected := scoring.AffectedCasesBetween(res.Findings, oldL.Tools, newL.Tools, CaseTools(cases))
+		affected = NotLabeledOnNew(affected, cases, newL.Tools)
 		ov.Changes = append(ov.Changes, toolChanges(cur.Server, prev.RunID, cur.RunID, res, affected, cases)...)
 	}
 	return ov, nil

@@ -272,3 +272,21 @@ func golden(t *testing.T, path string, v any) {
 		t.Errorf("%s differs; rerun with -update and review the diff\n%s", path, b.String())
 	}
 }
+
+func TestNotLabeledOnNew(t *testing.T) {
+	v1 := model.ToolContract{Name: "a", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	v2 := model.ToolContract{Name: "a", InputSchema: json.RawMessage(`{"type":"object","required":["x"]}`)}
+	cases := []StoredCase{
+		{Tools: scoring.CaseTools{CaseID: "on-old"}, Saw: map[string]string{"a": v1.Fingerprint()}},
+		{Tools: scoring.CaseTools{CaseID: "on-new"}, Saw: map[string]string{"a": v2.Fingerprint()}},
+		{Tools: scoring.CaseTools{CaseID: "unknown"}},
+	}
+	affected := []scoring.AffectedCase{{CaseID: "on-old", Tool: "a"}, {CaseID: "on-new", Tool: "a"}, {CaseID: "unknown", Tool: "a"}}
+	got := NotLabeledOnNew(affected, cases, []model.ToolContract{v2})
+	if len(got) != 2 || got[0].CaseID != "on-old" || got[1].CaseID != "unknown" {
+		t.Errorf("kept %+v, want on-old and unknown", got)
+	}
+	if len(affected) != 3 {
+		t.Error("the input slice was modified")
+	}
+}
