@@ -219,11 +219,27 @@ type StoredCase struct {
 
 // NewStoredCase describes a case by its trace.
 func NewStoredCase(caseID string, t *model.Trace) StoredCase {
+	return newStoredCase(caseID, t, nil)
+}
+
+// newStoredCase is NewStoredCase with a memo of wire fingerprints by wire
+// bytes: the same listing repeats on every trace of a run.
+func newStoredCase(caseID string, t *model.Trace, fps map[string]string) StoredCase {
 	sc := StoredCase{Tools: TraceCaseTools(caseID, t), TraceID: t.TraceID, Server: t.Server}
 	if len(t.Tools) > 0 {
 		sc.Saw = make(map[string]string, len(t.Tools))
 		for _, tc := range t.Tools {
-			sc.Saw[tc.Name] = tc.Fingerprint()
+			if fps == nil {
+				sc.Saw[tc.Name] = tc.Fingerprint()
+				continue
+			}
+			wire := string(tc.WireJSON())
+			fp, ok := fps[wire]
+			if !ok {
+				fp = tc.Fingerprint()
+				fps[wire] = fp
+			}
+			sc.Saw[tc.Name] = fp
 		}
 	}
 	return sc
@@ -271,13 +287,14 @@ func StoredCases(ctx context.Context, st *store.Store, scope CaseScope) ([]Store
 		byTrace[r.TraceID] = append(byTrace[r.TraceID], r.Case.CaseID)
 	}
 	var out []StoredCase
+	fps := map[string]string{}
 	err = eachBatch(ctx, st, ids, func(ts []*model.Trace) {
 		for _, t := range ts {
 			if scope.Server != "" && t.Server != scope.Server {
 				continue
 			}
 			for _, id := range byTrace[t.TraceID] {
-				out = append(out, NewStoredCase(id, t))
+				out = append(out, newStoredCase(id, t, fps))
 			}
 		}
 	})
@@ -389,19 +406,23 @@ func DriftAcrossRuns(ctx context.Context, st *store.Store) (DriftOverview, error
 	}
 	ov.Runs = runs
 	casesBy := map[string][]StoredCase{}
+	var last RunListing // the previous iteration's NEW side is this one's OLD side
 	for i := 1; i < len(runs); i++ {
 		prev, cur := runs[i-1], runs[i]
 		if prev.Server != cur.Server {
 			continue
 		}
-		oldL, err := LoadRun(ctx, st, DBSource{Server: prev.Server, Run: prev.RunID})
-		if err != nil {
-			return ov, err
+		oldL := last
+		if oldL.Source != (DBSource{Server: prev.Server, Run: prev.RunID}) {
+			if oldL, err = LoadRun(ctx, st, DBSource{Server: prev.Server, Run: prev.RunID}); err != nil {
+				return ov, err
+			}
 		}
 		newL, err := LoadRun(ctx, st, DBSource{Server: cur.Server, Run: cur.RunID})
 		if err != nil {
 			return ov, err
 		}
+		last = newL
 		res, err := scoring.DiffContracts(oldL.Tools, newL.Tools)
 		if err != nil {
 			return ov, fmt.Errorf("server %s, runs %s and %s: %w", cur.Server, prev.RunID, cur.RunID, err)
