@@ -126,6 +126,7 @@ type Styles struct {
 
 	// Chroma is the syntax style for SQL and JSON, built from the palette.
 	Chroma *chroma.Style
+	tokens map[chroma.TokenType]lipgloss.Style // Token's cache
 }
 
 func col(hex string) color.Color {
@@ -197,6 +198,7 @@ func Build(p Palette) Styles {
 		s.Title = lipgloss.NewStyle().Bold(true).Reverse(true)
 	}
 	s.Chroma = chromaStyle(p)
+	s.tokens = map[chroma.TokenType]lipgloss.Style{}
 	return s
 }
 
@@ -223,4 +225,28 @@ func chromaStyle(p Palette) *chroma.Style {
 		chroma.Punctuation:         p.SynPunct,
 		chroma.Comment:             "italic " + p.SynComment,
 	})
+}
+
+// Token is the lipgloss style of a chroma token type under this theme's
+// chroma style, for drawing highlighted code cell by cell.
+func (s *Styles) Token(tt chroma.TokenType) lipgloss.Style {
+	if st, ok := s.tokens[tt]; ok {
+		return st
+	}
+	e := s.Chroma.Get(tt)
+	st := lipgloss.NewStyle()
+	if e.Colour.IsSet() {
+		st = st.Foreground(lipgloss.Color(e.Colour.String()))
+	}
+	if e.Bold == chroma.Yes {
+		st = st.Bold(true)
+	}
+	if e.Italic == chroma.Yes {
+		st = st.Italic(true)
+	}
+	if s.tokens == nil {
+		s.tokens = map[chroma.TokenType]lipgloss.Style{}
+	}
+	s.tokens[tt] = st
+	return st
 }

@@ -203,7 +203,7 @@ func TestNextUnconfirmedPagesThroughTheStore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m := New(st, Options{Labeler: "tester", Theme: "dark", PageSize: 2})
+	m := New(st, Options{Labeler: "tester", Theme: "dark", PageSize: 2, StatusTTL: -1})
 	d := &driver{t: t, m: m}
 	// One visible row: the queue prefetches two screens ahead, so the
 	// first two pages are loaded and the unconfirmed row is on the third.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 )
 
@@ -25,6 +26,8 @@ func TestGoldenScreens(t *testing.T) {
 		{"trace_unlabeled", []string{"enter"}, true},
 		{"trace_accepted", []string{"enter", "a"}, true},
 		{"trace_suggested_gold", []string{"/", "2", "d", "8", "f", "6", "1", "enter", "enter"}, false},
+		{"trace_sql_step", []string{"enter", "j", "j", "j", "j", "j", "j"}, false},
+		{"trace_result_step", []string{"enter", "j", "j", "j", "j", "j", "j", "j"}, false},
 		{"report_scrolled", []string{"R", "j", "j", "j", "j"}, false},
 		{"gold_editor", []string{"enter", "e"}, false},
 		{"report", []string{"R"}, false},
@@ -41,5 +44,21 @@ func TestGoldenScreens(t *testing.T) {
 				golden.RequireEqual(t, d.view())
 			})
 		}
+	}
+}
+
+// TestGoldenThemes snapshots the trace screen with a marker in the other
+// themes: each palette's styles, the marker and the selection.
+func TestGoldenThemes(t *testing.T) {
+	for _, theme := range []string{"light", "high-contrast", "no-color"} {
+		t.Run(theme, func(t *testing.T) {
+			st, _ := openFixtureStore(t)
+			m := New(st, Options{Labeler: "tester", Theme: theme, StatusTTL: -1})
+			d := &driver{t: t, m: m}
+			d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+			d.run(m.Init())
+			d.keys("enter", "]")
+			golden.RequireEqual(t, d.view())
+		})
 	}
 }

@@ -182,7 +182,7 @@ type driver struct {
 
 func newDriver(t testing.TB, st *store.Store, w, h int) *driver {
 	t.Helper()
-	m := New(st, Options{Labeler: "tester", Theme: "dark"})
+	m := New(st, Options{Labeler: "tester", Theme: "dark", StatusTTL: -1})
 	d := &driver{t: t, m: m}
 	d.send(tea.WindowSizeMsg{Width: w, Height: h})
 	d.run(m.Init())
@@ -294,3 +294,13 @@ func (d *driver) mustSee(s string) {
 }
 
 func newTestStyles() themes.Styles { return themes.Build(themes.Dark()) }
+
+// sampleTrace is a small trace for tests that need no store.
+func sampleTrace() *model.Trace {
+	return &model.Trace{TraceID: "t1", Server: "s", Question: "How many?", Steps: []model.Step{
+		{Kind: model.KindUser, Text: "How many?"},
+		{Kind: model.KindReasoning, Text: "It probably is is_active."},
+		{Kind: model.KindToolCall, ID: "c1", Tool: "run_sql", Args: []byte(`{"sql":"SELECT 1"}`)},
+		{Kind: model.KindToolResult, CallID: "c1", Result: []byte(`{"rows":[[1]]}`)},
+	}}
+}

@@ -35,13 +35,8 @@ func highlight(sty *themes.Styles, lang, code string) []string {
 	}
 	var lines []string
 	var cur strings.Builder
-	cache := map[chroma.TokenType]lipgloss.Style{}
 	for tok := it(); tok != chroma.EOF; tok = it() {
-		st, ok := cache[tok.Type]
-		if !ok {
-			st = tokenStyle(sty.Chroma.Get(tok.Type))
-			cache[tok.Type] = st
-		}
+		st := sty.Token(tok.Type)
 		parts := strings.Split(tok.Value, "\n")
 		for i, p := range parts {
 			if i > 0 {
@@ -59,20 +54,6 @@ func highlight(sty *themes.Styles, lang, code string) []string {
 		lines = lines[:len(lines)-1]
 	}
 	return lines
-}
-
-func tokenStyle(e chroma.StyleEntry) lipgloss.Style {
-	st := lipgloss.NewStyle()
-	if e.Colour.IsSet() {
-		st = st.Foreground(lipgloss.Color(e.Colour.String()))
-	}
-	if e.Bold == chroma.Yes {
-		st = st.Bold(true)
-	}
-	if e.Italic == chroma.Yes {
-		st = st.Italic(true)
-	}
-	return st
 }
 
 // prettyJSON indents raw JSON; invalid JSON is returned as written.

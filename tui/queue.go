@@ -344,8 +344,8 @@ func filterActive(f store.Filter) bool {
 
 // queue columns, by terminal width.
 type queueCols struct {
-	status, caseID, server, question, outcome, class, markers int
-	statusWords                                               bool
+	status, caseID, server, question, outcome, class, suggested, markers int
+	statusWords                                                          bool
 }
 
 func layoutQueue(w int) queueCols {
@@ -356,10 +356,17 @@ func layoutQueue(w int) queueCols {
 	if w >= 120 {
 		c = queueCols{status: 12, caseID: 22, server: 22, outcome: 13, class: 11, markers: 4, statusWords: true}
 	}
+	if w >= 140 {
+		// Wide: the label and the machine's suggestion in two columns.
+		c.suggested = 11
+	}
 	if w >= 180 {
 		c.caseID, c.server = 30, 26
 	}
 	fixed := c.status + c.caseID + c.server + c.outcome + c.class + c.markers + 7
+	if c.suggested > 0 {
+		fixed += c.suggested + 1
+	}
 	c.question = max(10, w-fixed)
 	return c
 }
@@ -398,8 +405,11 @@ func (q *queueScreen) view(sty *themes.Styles, w, h int) string {
 	lines = append(lines, q.countsLine(sty, w), q.filterLine(sty, w))
 	cols := layoutQueue(w)
 	header := " " + cell("", cols.status) + " " + cell("CASE", cols.caseID) + " " + cell("SERVER", cols.server) + " " +
-		cell("QUESTION", cols.question) + " " + cell("OUTCOME", cols.outcome) + " " + cell("CLASS", cols.class) + " " +
-		rcell("◆", cols.markers)
+		cell("QUESTION", cols.question) + " " + cell("OUTCOME", cols.outcome) + " " + cell("CLASS", cols.class) + " "
+	if cols.suggested > 0 {
+		header += cell("SUGGESTED", cols.suggested) + " "
+	}
+	header += rcell("◆", cols.markers)
 	lines = append(lines, sty.Header.Render(cell(header, w)))
 	listH := max(1, h-len(lines))
 	switch {
@@ -445,9 +455,15 @@ func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r store.TraceSumm
 	}
 	class := r.Class()
 	classText := class
-	if class == "" {
+	switch {
+	case c.suggested > 0:
+		class, classText = r.LabelClass, r.LabelClass // the suggestion has its own column
+		if class == "" {
+			classText = "-"
+		}
+	case class == "":
 		classText = "-"
-	} else if r.LabelClass == "" {
+	case r.LabelClass == "":
 		classText = class + "?" // a suggestion, not a label
 	}
 	markers := ""
@@ -457,8 +473,15 @@ func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r store.TraceSumm
 	cells := []string{
 		cell(status, c.status), cell(model.CleanLine(caseID), c.caseID), cell(model.CleanLine(r.Server), c.server),
 		cell(model.CleanLine(r.Question), c.question), cell(string(r.Outcome), c.outcome), cell(classText, c.class),
-		rcell(markers, c.markers),
 	}
+	if c.suggested > 0 {
+		sug := r.SuggestedClass
+		if sug == "" {
+			sug = "-"
+		}
+		cells = append(cells, cell(sug, c.suggested))
+	}
+	cells = append(cells, rcell(markers, c.markers))
 	if selected {
 		return sty.Selected.Render(cell("▌"+strings.Join(cells, " "), w))
 	}
@@ -468,7 +491,10 @@ func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r store.TraceSumm
 	cells[3] = sty.Text.Render(cells[3])
 	cells[4] = outcomeStyle(sty, r.Outcome)(cells[4])
 	cells[5] = classStyle(sty, class)(cells[5])
-	cells[6] = sty.Warn.Render(cells[6])
+	if c.suggested > 0 {
+		cells[6] = classStyle(sty, r.SuggestedClass)(cells[6])
+	}
+	cells[len(cells)-1] = sty.Warn.Render(cells[len(cells)-1])
 	return " " + strings.Join(cells, " ")
 }
 

@@ -619,3 +619,13 @@ func sqlOf(args json.RawMessage) string {
 	}
 	return ""
 }
+
+// onlySQL reports whether a call's arguments are a SQL statement and
+// nothing else (the SQL section then says it all).
+func onlySQL(args json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil || len(m) != 1 {
+		return false
+	}
+	return sqlOf(args) != ""
+}

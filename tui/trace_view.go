@@ -68,7 +68,21 @@ func (ts *traceScreen) headerLines(sty *themes.Styles, w int) []string {
 		l1 += sty.Subtle.Render("  " + model.CleanLine(t.StartedAt))
 	}
 	l2 := " " + sty.Accent.Render("Q ") + sty.Text.Render(model.CleanLine(t.Question))
-	return []string{cell(l1, w), cell(l2, w), cell(ts.labelLine(sty), w)}
+	// The answer next to the gold one: what "correct" is judged on.
+	ans := model.CleanLine(t.FinalAnswer())
+	if ans == "" {
+		ans = "(no answer)"
+	}
+	gold := sty.Subtle.Render("gold answer not set (e)")
+	if g := ts.gold(); len(g.Answer) > 0 && string(g.Answer) != "null" {
+		gold = sty.Subtle.Render("gold ") + sty.Bold.Render(model.CleanLine(answerText(g.Answer)))
+		if g.Tolerance != nil && *g.Tolerance != 0 {
+			gold += sty.Subtle.Render(" ±" + floatText(g.Tolerance))
+		}
+	}
+	goldW := ansiWidth(gold)
+	l3 := " " + sty.Accent.Render("A ") + sty.Text.Render(ansiTruncate(ans, max(10, w-goldW-8))) + "   " + gold
+	return []string{cell(l1, w), cell(l2, w), cell(l3, w), cell(ts.labelLine(sty), w)}
 }
 
 func (ts *traceScreen) labelLine(sty *themes.Styles) string {
@@ -225,10 +239,10 @@ func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
 	}
 	if sql := sqlOf(s.Args); sql != "" {
 		section("SQL")
-		text, _ := capText(sql)
+		text, _ := capText(layoutSQL(sql))
 		add(highlight(sty, "sql", text))
 	}
-	if len(s.Args) > 0 {
+	if len(s.Args) > 0 && !onlySQL(s.Args) {
 		section("arguments")
 		text, cut := capText(prettyJSON(s.Args))
 		add(highlight(sty, "json", text))
@@ -236,7 +250,10 @@ func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
 			lines = append(lines, sty.Subtle.Render(fmt.Sprintf("… %d more bytes not shown", cut)))
 		}
 	}
-	if len(s.Result) > 0 {
+	if tbl := resultTable(sty, s.Result, w); tbl != nil {
+		section("result")
+		lines = append(lines, tbl...)
+	} else if len(s.Result) > 0 {
 		section("result")
 		text, cut := capText(prettyJSON(s.Result))
 		add(highlight(sty, "json", text))
@@ -425,3 +442,6 @@ func (ts *traceScreen) metricRows(sty *themes.Styles) []panelRow {
 }
 
 func stripStyles(s string) string { return ansi.Strip(s) }
+
+func ansiWidth(s string) int              { return ansi.StringWidth(s) }
+func ansiTruncate(s string, w int) string { return ansi.Truncate(s, w, "…") }

@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -38,6 +40,9 @@ type Options struct {
 	LoadReport func(ctx context.Context) ([]model.Report, error)
 	// PageSize is how many queue rows one store query fetches (default 200).
 	PageSize int
+	// StatusTTL is how long a status message stays (default 5s; negative:
+	// until the next one, which tests use).
+	StatusTTL time.Duration
 }
 
 // The smallest terminal drawn; the layout is made for 80x24 and up.
@@ -78,6 +83,7 @@ type Model struct {
 
 	status    string
 	statusErr bool
+	statusSeq int                 // which message a clearStatusMsg is for
 	distinct  map[string][]string // filter menu values, loaded once
 }
 
@@ -91,6 +97,9 @@ func New(st *store.Store, opts Options) Model {
 	}
 	if opts.PageSize <= 0 {
 		opts.PageSize = 200
+	}
+	if opts.StatusTTL == 0 {
+		opts.StatusTTL = 5 * time.Second
 	}
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
@@ -159,6 +168,28 @@ func (m Model) Init() tea.Cmd {
 // Update routes: sizes to every screen, keys to the dialog or global
 // bindings then the focused screen, results to their owner by type.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if c, ok := msg.(clearStatusMsg); ok {
+		if c.seq == m.statusSeq {
+			m.status, m.statusErr = "", false
+		}
+		return m, nil
+	}
+	before := m.status
+	nm, cmd := m.update(msg)
+	m = nm.(Model)
+	if m.status != before && m.status != "" && m.opts.StatusTTL > 0 {
+		// A new message fades after a while, like lazygit's toasts.
+		m.statusSeq++
+		seq := m.statusSeq
+		cmd = tea.Batch(cmd, tea.Tick(m.opts.StatusTTL, func(time.Time) tea.Msg { return clearStatusMsg{seq} }))
+	}
+	return m, cmd
+}
+
+// clearStatusMsg clears the status line if no newer message replaced it.
+type clearStatusMsg struct{ seq int }
+
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -331,6 +362,9 @@ func (m Model) titleBar(w int) string {
 	}
 	left := b.String()
 	right := "labeler " + model.CleanLine(m.opts.Labeler) + " "
+	if db := filepath.Base(m.st.Path()); db != "" && db != "." && w >= 100 {
+		right = model.CleanLine(db) + " · " + right
+	}
 	return m.sty.Title.Render(spread(left, right, w))
 }
 

@@ -4,6 +4,7 @@ import (
 	"image/color"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -28,6 +29,7 @@ func TestThemes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			c.opts.StatusTTL = -1
 			m := New(st, c.opts)
 			d := &driver{t: t, m: m}
 			d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
@@ -144,5 +146,29 @@ func TestReportOpensTheQueueOfAClass(t *testing.T) {
 		if r.Class() != "temporal" {
 			t.Errorf("row %s has class %q", r.TraceID, r.Class())
 		}
+	}
+}
+
+func TestStatusFades(t *testing.T) {
+	st, _ := openFixtureStore(t)
+	d := newDriver(t, st, 100, 30)
+	d.m.opts.StatusTTL = time.Hour // the tick is not run here; its message is sent by hand
+	nm, _ := d.m.Update(keyMsg("s"))
+	d.m = nm.(Model)
+	first := d.m.statusSeq
+	if d.m.status == "" || first == 0 {
+		t.Fatalf("no status after s: %q seq %d", d.m.status, first)
+	}
+	nm, _ = d.m.Update(keyMsg("s"))
+	d.m = nm.(Model)
+	nm, _ = d.m.Update(clearStatusMsg{seq: first}) // the first message's timer: a newer one is up
+	d.m = nm.(Model)
+	if d.m.status == "" {
+		t.Fatal("an old timer cleared a newer message")
+	}
+	nm, _ = d.m.Update(clearStatusMsg{seq: d.m.statusSeq})
+	d.m = nm.(Model)
+	if d.m.status != "" {
+		t.Fatalf("status %q after its timer", d.m.status)
 	}
 }
