@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -209,5 +211,26 @@ func TestCaseExportCarriesContracts(t *testing.T) {
 	line, _ = model.MarshalLine(&recs[2].Case)
 	if strings.Contains(string(line), "contracts") {
 		t.Errorf("a case without contracts carries the key: %s", line)
+	}
+}
+
+// A suite whose traces are elsewhere keeps its contracts blocks: import
+// then export is byte-identical, contracts included.
+func TestCasesWithContractsRoundTrip(t *testing.T) {
+	in := `{"case_id":"a1","source_trace":"elsewhere","user_role":"r","as_user":"u","question":"q","gold":{"answer":1,"tolerance":null,"required_fields":[],"forbidden_fields":[],"definition":"","window":null,"freshness_bound_hours":null,"policy_scope":""},"label":{"correct":true,"grounded":true,"failure_class":null,"note":""},"cost":{"input_tokens":1,"output_tokens":2,"tool_calls":1,"turns":1,"usd":0.5},"contracts":{"list":"` + fpOf(t, listTool) + `","lookup":"` + fpOf(t, lookupV1) + `"}}` + "\n"
+	st := openTemp(t)
+	if _, err := importString(t, st, "cases.jsonl", in, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := st.ExportCases(context.Background(), dir, false); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := os.ReadFile(filepath.Join(dir, "cases.jsonl"))
+	if string(out) != in {
+		t.Fatalf("round trip differs:\n in: %s\nout: %s", in, out)
+	}
+	if res, err := importString(t, st, "cases.jsonl", string(out), ImportOptions{}); err != nil || res.Unchanged != 1 {
+		t.Fatalf("re-import: %+v %v", res, err)
 	}
 }
