@@ -39,6 +39,19 @@ type toolDriftScreen struct {
 	cursor    int // change under the cursor
 	offset    int // first change drawn in the list
 	detailOff int // first detail line drawn
+
+	// detail caches the wrapped detail lines of one change at one width
+	// and palette: a tool listed on every trace of a large run can affect
+	// thousands of cases, too many to wrap again on every frame.
+	detail driftDetailCache
+	// breaking and affected are counted once per load for the header.
+	breaking, affected int
+}
+
+type driftDetailCache struct {
+	cursor, w int
+	pal       themes.Palette
+	lines     []string
 }
 
 // driftKeys are the drift screen's bindings (keys as data: dispatch and
@@ -110,6 +123,18 @@ func (d *toolDriftScreen) update(msg tea.Msg) tea.Cmd {
 		d.ov, d.err = msg.ov, msg.err
 		d.cursor = clamp(d.cursor, 0, max(0, len(d.ov.Changes)-1))
 		d.detailOff = 0
+		d.detail = driftDetailCache{}
+		d.breaking, d.affected = 0, 0
+		cases := map[string]bool{}
+		for _, ch := range d.ov.Changes {
+			if ch.Lane == scoring.LaneBreaking {
+				d.breaking++
+			}
+			for _, c := range ch.Cases {
+				cases[c.CaseID] = true
+			}
+		}
+		d.affected = len(cases)
 	case tea.KeyPressMsg:
 		k := d.keys
 		switch {
@@ -196,17 +221,8 @@ func (d *toolDriftScreen) view(sty *themes.Styles, w, h int) string {
 		}
 		return fitBlock(strings.Join(lines, "\n"), w, h)
 	}
-	breaking, cases := 0, map[string]bool{}
-	for _, ch := range d.ov.Changes {
-		if ch.Lane == scoring.LaneBreaking {
-			breaking++
-		}
-		for _, c := range ch.Cases {
-			cases[c.CaseID] = true
-		}
-	}
 	head = cell(head+sty.Subtle.Render(fmt.Sprintf("  %d tool(s) changed, %d breaking, %d labeled case(s) affected",
-		len(d.ov.Changes), breaking, len(cases))), w)
+		len(d.ov.Changes), d.breaking, d.affected)), w)
 	bodyH := h - 1
 	if bodyH < 3 {
 		return head
@@ -265,6 +281,17 @@ func (d *toolDriftScreen) listView(sty *themes.Styles, w, h int) string {
 // detailView draws the findings and the affected cases by tier of the
 // change under the cursor, wrapped to w and scrolled by detailOff.
 func (d *toolDriftScreen) detailView(sty *themes.Styles, w, h int) string {
+	c := &d.detail
+	if c.lines == nil || c.cursor != d.cursor || c.w != w || c.pal != sty.Palette {
+		*c = driftDetailCache{cursor: d.cursor, w: w, pal: sty.Palette, lines: d.detailLines(sty, w)}
+	}
+	lines := c.lines
+	d.detailOff = clamp(d.detailOff, 0, max(0, len(lines)-h))
+	return strings.Join(lines[d.detailOff:min(len(lines), d.detailOff+max(0, h))], "\n")
+}
+
+// detailLines builds every detail line of the change under the cursor.
+func (d *toolDriftScreen) detailLines(sty *themes.Styles, w int) []string {
 	ch := d.ov.Changes[d.cursor]
 	var lines []string
 	add := func(st lipgloss.Style, indent, s string) {
@@ -306,8 +333,7 @@ func (d *toolDriftScreen) detailView(sty *themes.Styles, w, h int) string {
 			}
 		}
 	}
-	d.detailOff = clamp(d.detailOff, 0, max(0, len(lines)-h))
-	return strings.Join(lines[d.detailOff:], "\n")
+	return lines
 }
 
 func findingPath(f scoring.DriftFinding) string {
