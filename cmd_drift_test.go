@@ -221,6 +221,7 @@ func TestDriftJUnitParses(t *testing.T) {
 
 func TestDriftExitCodes(t *testing.T) {
 	dir := t.TempDir()
+	t.Setenv("TRACELAB_DB", filepath.Join(dir, "none.db"))
 	write := func(name, s string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
@@ -250,7 +251,9 @@ func TestDriftExitCodes(t *testing.T) {
 		{"unknown check id", []string{"--severity", write("sev3", "\n\ninput-typo breaking\n"), base, risky}, 2, `sev3:3: unknown check id "input-typo"`},
 		{"not a listing", []string{base, notListing}, 2, "bad.json: tools: required"},
 		{"missing file", []string{base, filepath.Join(dir, "nope.json")}, 2, "no such file"},
-		{"db source not yet", []string{"db:warehouse@r1", base}, 2, "not supported yet"},
+		{"db source without a database", []string{"db:warehouse@r1", base}, 2, "no database at " + filepath.Join(dir, "none.db")},
+		{"db source without a server", []string{"db:@r1", base}, 2, "db:@r1: no server"},
+		{"cases and suite", []string{"--cases", "--suite", "x.jsonl", base, same}, 2, "--cases and --suite are exclusive"},
 		{"bad format", []string{"--format", "yaml", base, same}, 2, "unknown format"},
 		{"bad fail-on", []string{"--fail-on", "ignore", base, same}, 2, "--fail-on"},
 		{"bad traces", []string{"--traces", notListing, base, risky}, 2, "not a supported trace format"},

@@ -67,18 +67,22 @@ func (w *writer) putCase(c *model.Case, file string, line int, replace bool, res
 		res.New--
 	}
 	gold, label, cost := mustJSON(c.Gold), mustJSON(c.Label), mustJSON(c.Cost)
+	var contracts any
+	if len(c.Contracts) > 0 {
+		contracts = mustJSON(c.Contracts)
+	}
 	_, err = w.tx.ExecContext(w.ctx, `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
 		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, confirmed_by, confirmed_at,
-		source_file, source_line)
-		VALUES (?, (SELECT id FROM traces WHERE trace_id = ? AND ? <> ''), ?, ?, ?, ?, ?, ?, ?, 'confirmed', 'human', ?, ?, ?, ?, ?, ?, ?)
+		source_file, source_line, contracts)
+		VALUES (?, (SELECT id FROM traces WHERE trace_id = ? AND ? <> ''), ?, ?, ?, ?, ?, ?, ?, 'confirmed', 'human', ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (case_id) DO UPDATE SET trace_pk = excluded.trace_pk, source_trace = excluded.source_trace,
 		user_role = excluded.user_role, as_user = excluded.as_user, question = excluded.question,
 		gold = excluded.gold, label = excluded.label, cost = excluded.cost, status = 'confirmed',
 		gold_origin = 'human', content_sha = excluded.content_sha, updated_by = excluded.updated_by,
 		updated_at = excluded.updated_at, confirmed_by = excluded.confirmed_by, confirmed_at = excluded.confirmed_at,
-		source_file = excluded.source_file, source_line = excluded.source_line`,
+		source_file = excluded.source_file, source_line = excluded.source_line, contracts = excluded.contracts`,
 		c.CaseID, c.SourceTrace, c.SourceTrace, c.SourceTrace, c.UserRole, c.AsUser, c.Question, gold, label, cost,
-		sha, "import", w.at, "import:"+file, w.at, file, line)
+		sha, "import", w.at, "import:"+file, w.at, file, line, contracts)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +104,7 @@ func mustJSON(v any) string {
 
 const caseColumns = `c.case_id, c.source_trace, c.user_role, c.as_user, c.question, c.gold, c.label, c.cost,
 	c.status, c.gold_origin, c.updated_by, c.updated_at, c.confirmed_by, c.confirmed_at,
-	COALESCE(t.trace_id, ''), t.input_tokens, t.output_tokens, t.usd, t.tool_calls, t.turns`
+	COALESCE(t.trace_id, ''), t.input_tokens, t.output_tokens, t.usd, t.tool_calls, t.turns, ` + caseContractsColumns
 
 type rowScanner interface{ Scan(...any) error }
 
@@ -110,9 +114,10 @@ func scanCase(r rowScanner) (*CaseRecord, error) {
 	var gold, label, cost, status string
 	var in, out, calls, turns sql.NullInt64
 	var usd sql.NullFloat64
+	var importedCs, traceCs sql.NullString
 	if err := r.Scan(&c.CaseID, &c.SourceTrace, &c.UserRole, &c.AsUser, &c.Question, &gold, &label, &cost,
 		&status, &cr.GoldOrigin, &cr.UpdatedBy, &cr.UpdatedAt, &cr.ConfirmedBy, &cr.ConfirmedAt,
-		&cr.TraceID, &in, &out, &usd, &calls, &turns); err != nil {
+		&cr.TraceID, &in, &out, &usd, &calls, &turns, &importedCs, &traceCs); err != nil {
 		return nil, err
 	}
 	cr.Status = model.Status(status)
@@ -125,6 +130,11 @@ func scanCase(r rowScanner) (*CaseRecord, error) {
 	if err := json.Unmarshal([]byte(cost), &c.Cost); err != nil {
 		return nil, fmt.Errorf("case %s: cost: %w", c.CaseID, err)
 	}
+	cs, err := caseContracts(cr.TraceID != "", traceCs, importedCs)
+	if err != nil {
+		return nil, fmt.Errorf("case %s: contracts: %w", c.CaseID, err)
+	}
+	c.Contracts = cs
 	if cr.TraceID != "" {
 		// The cost block comes from the trace's usage when the trace is here.
 		c.Cost = model.Cost{InputTokens: in.Int64, OutputTokens: out.Int64, USD: usd.Float64,
