@@ -162,14 +162,16 @@ func (s *Store) Import(ctx context.Context, r io.Reader, name string, opts Impor
 	}
 	p := <-done
 	res.Format = p.format.Name
+	if err := ctx.Err(); err != nil {
+		// database/sql rolls the transaction back on cancel, so the writer's
+		// own error ("statement is closed") would hide the real cause.
+		return res, err
+	}
 	if fatal != nil {
 		return res, fatal
 	}
 	if p.err != nil {
 		return res, p.err
-	}
-	if err := ctx.Err(); err != nil {
-		return res, err
 	}
 	for i := range res.Bad {
 		res.Bad[i].File = name

@@ -186,3 +186,25 @@ func TestDriftScreenHostileTextAndSizes(t *testing.T) {
 		t.Errorf("scrolled past the details:\n%s", v)
 	}
 }
+
+// The root routes D to the drift screen, loads it in a command, and enter
+// on a changed tool opens the queue on the affected cases' traces.
+func TestDriftScreenThroughTheRoot(t *testing.T) {
+	st := driftStore(t, true)
+	d := newDriver(t, st, 160, 48)
+	d.key("D")
+	d.mustSee("active_customer_count")
+	d.key("?")
+	d.mustSee("enter")
+	d.key("esc")
+	d.key("enter")
+	if d.m.screen != screenQueue || len(d.m.queue.filter.TraceIDs) == 0 {
+		t.Fatalf("enter on a drifted tool did not open the filtered queue (screen %v, filter %+v)", d.m.screen, d.m.queue.filter)
+	}
+	d.mustSee("affected by active_customer_count")
+	d.key("D")
+	d.key("esc")
+	if d.m.screen != screenQueue {
+		t.Fatalf("esc on the drift screen went to %v", d.m.screen)
+	}
+}

@@ -179,13 +179,3 @@ func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-// driftScreen is where tool-contract drift will be shown; another change
-// brings its content. The root already routes D here and esc back.
-type driftScreen struct{}
-
-func (d *driftScreen) view(sty *themes.Styles, w, h int) string {
-	return sty.Bold.Render(" Tool-contract drift") + "\n\n" +
-		sty.Subtle.Render(" Not in this build yet. From the command line: tracelab drift OLD NEW") + "\n" +
-		sty.Subtle.Render(" esc goes back to the queue")
-}

@@ -2,10 +2,12 @@ package tui
 
 import (
 	"errors"
+	"fmt"
 
 	tea "charm.land/bubbletea/v2"
 
 	"tracelab/model"
+	"tracelab/store"
 )
 
 // handleResult routes the result of a command to its owner by type.
@@ -104,6 +106,17 @@ func (m Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd, act := m.dialog.update(msg)
 			return m.handleAction(act, cmd)
 		}
+	case driftLoadedMsg:
+		return m, m.drift.update(msg)
+	case driftOpenQueueMsg:
+		if len(msg.traceIDs) == 0 {
+			m.setStatus("no labeled case is affected by "+msg.tool, false)
+			return m, nil
+		}
+		m.queue.filter = store.Filter{TraceIDs: msg.traceIDs}
+		m.screen = screenQueue
+		m.setStatus(fmt.Sprintf("queue: the %d trace(s) of cases affected by %s on %s (esc clears)", len(msg.traceIDs), msg.tool, msg.server), false)
+		return m, m.reloadQueue()
 	case glossaryMsg:
 		if msg.err != nil {
 			m.setStatus(msg.err.Error(), true)

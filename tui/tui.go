@@ -22,6 +22,7 @@ import (
 
 	"tracelab/model"
 	"tracelab/store"
+	"tracelab/suite"
 	"tracelab/themes"
 )
 
@@ -76,7 +77,7 @@ type Model struct {
 	queue  *queueScreen
 	trace  *traceScreen
 	report *reportScreen
-	drift  *driftScreen
+	drift  *toolDriftScreen
 
 	dialog   dialog
 	showHelp bool
@@ -121,7 +122,9 @@ func New(st *store.Store, opts Options) Model {
 	m.queue = newQueueScreen(opts.PageSize)
 	m.trace = newTraceScreen()
 	m.report = &reportScreen{}
-	m.drift = &driftScreen{}
+	m.drift = newToolDriftScreen(m.ctx, func(ctx context.Context) (suite.DriftOverview, error) {
+		return suite.DriftAcrossRuns(ctx, st)
+	})
 	return m
 }
 
@@ -129,6 +132,7 @@ func New(st *store.Store, opts Options) Model {
 func Run(ctx context.Context, st *store.Store, opts Options) error {
 	m := New(st, opts)
 	m.ctx = ctx
+	m.drift.ctx = ctx
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // the caller cancelled: every edit is already saved
@@ -290,6 +294,9 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, m.loadReport()
 	case key.Matches(msg, g.Drift):
 		m.screen = screenDrift
+		if !m.drift.loaded && !m.drift.loading {
+			return m, m.drift.refresh()
+		}
 		return m, nil
 	case key.Matches(msg, g.Queue) && m.screen != screenQueue:
 		m.screen = screenQueue
@@ -305,7 +312,9 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case screenDrift:
 		if key.Matches(msg, g.Back) {
 			m.screen = screenQueue
+			return m, nil
 		}
+		return m, m.drift.update(msg)
 	}
 	return m, nil
 }
@@ -378,8 +387,7 @@ func (m Model) currentHelp() helpKeys {
 	case screenReport:
 		return m.keys.reportHelp()
 	case screenDrift:
-		g := m.keys.Global
-		return helpKeys{short: []key.Binding{g.Back, g.Help, g.Quit}, full: [][]key.Binding{{g.Back, g.Queue, g.Report, g.Help, g.Quit}}}
+		return m.drift.help(m.keys.Global)
 	}
 	if m.queue.searching {
 		return helpKeys{short: []key.Binding{
