@@ -16,8 +16,9 @@ import (
 
 func newLsCmd() *cobra.Command {
 	var server, status, format string
+	var queued bool
 	cmd := &cobra.Command{
-		Use:   "ls [--server S] [--status suggested|confirmed|none] [--format text|json]",
+		Use:   "ls [--server S] [--status suggested|confirmed|none] [--queued] [--format text|json]",
 		Short: "List the traces in the database with their label status",
 		Long: `Ls prints one line per trace: id, case, server, outcome, label status, class and
 question. --format json prints one JSON array of trace summaries instead.`,
@@ -37,6 +38,7 @@ question. --format json prints one JSON array of trace summaries instead.`,
 			default:
 				return withCode(2, fmt.Errorf("--status %q is not one of suggested, confirmed, none", status))
 			}
+			f.QueuedOnly = queued
 			if format != "text" && format != "json" {
 				return withCode(2, fmt.Errorf("--format %q is not one of text, json", format))
 			}
@@ -51,6 +53,7 @@ question. --format json prints one JSON array of trace summaries instead.`,
 	cmd.Flags().StringVar(&server, "server", "", "only traces of this server")
 	cmd.Flags().StringVar(&status, "status", "", "only traces whose label status is suggested, confirmed or none")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().BoolVar(&queued, "queued", false, "only traces `tracelab sample` queued for labeling")
 	return cmd
 }
 

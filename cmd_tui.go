@@ -19,6 +19,7 @@ import (
 func addTUIFlags(cmd *cobra.Command) {
 	cmd.Flags().String("labeler", os.Getenv("USER"), "name written with every label and edit")
 	cmd.Flags().String("theme", "", "dark, light or high-contrast (default: detected from the terminal)")
+	cmd.Flags().Bool("queued", false, "open the queue limited to the traces `tracelab sample` queued")
 }
 
 // runTUI opens the workbench on st with the flags addTUIFlags added; cfg
@@ -26,6 +27,7 @@ func addTUIFlags(cmd *cobra.Command) {
 func runTUI(cmd *cobra.Command, st *store.Store, cfg scoring.Config) error {
 	labeler, _ := cmd.Flags().GetString("labeler")
 	theme, _ := cmd.Flags().GetString("theme")
+	queued, _ := cmd.Flags().GetBool("queued")
 	switch theme {
 	case "", "dark", "light", "high-contrast":
 	default:
@@ -35,9 +37,10 @@ func runTUI(cmd *cobra.Command, st *store.Store, cfg scoring.Config) error {
 		labeler = "anonymous"
 	}
 	return tui.Run(cmd.Context(), st, tui.Options{
-		Labeler: labeler,
-		Theme:   theme,
-		NoColor: os.Getenv("NO_COLOR") != "",
+		Labeler:    labeler,
+		Theme:      theme,
+		NoColor:    os.Getenv("NO_COLOR") != "",
+		QueuedOnly: queued,
 		LoadReport: func(ctx context.Context) ([]model.Report, error) {
 			return suite.Report(ctx, st, cfg, false)
 		},

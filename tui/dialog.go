@@ -143,6 +143,7 @@ func newFilterDialog(f store.Filter, distinct map[string][]string) *filterDialog
 		mk("tool", "tool", nil, f.Tools),
 		mk("role", "user_role", nil, f.Roles),
 		mk("outcome", "outcome", toStrings(model.Outcomes), toStrings(f.Outcomes)),
+		mk("sample", "", []string{queuedValue}, queuedOn(f.QueuedOnly)),
 	}}
 	d.setDistinct(distinct)
 	return d
@@ -192,7 +193,19 @@ func (d *filterDialog) filter() store.Filter {
 	for _, o := range sel(5) {
 		f.Outcomes = append(f.Outcomes, model.Outcome(o))
 	}
+	f.QueuedOnly = len(sel(6)) > 0
 	return f
+}
+
+// queuedValue is the one value of the sample group: only the traces
+// `tracelab sample` put in the labeling queue.
+const queuedValue = "queued by tracelab sample"
+
+func queuedOn(on bool) []string {
+	if on {
+		return []string{queuedValue}
+	}
+	return nil
 }
 
 func (d *filterDialog) title() string { return "filter" }

@@ -208,3 +208,28 @@ func TestDriftScreenThroughTheRoot(t *testing.T) {
 		t.Fatalf("esc on the drift screen went to %v", d.m.screen)
 	}
 }
+
+// The filter dialog's sample group limits the queue to the queued traces,
+// and Options.QueuedOnly (tracelab --queued) starts there.
+func TestQueueLimitedToTheSample(t *testing.T) {
+	d := newFilterDialog(store.Filter{QueuedOnly: true}, nil)
+	if !d.filter().QueuedOnly {
+		t.Fatal("the sample group lost QueuedOnly")
+	}
+	d = newFilterDialog(store.Filter{}, nil)
+	if d.filter().QueuedOnly {
+		t.Fatal("QueuedOnly set without choosing it")
+	}
+	st := driftStore(t, false)
+	if _, err := st.DB().Exec(`UPDATE traces SET queued = 1 WHERE trace_id IN ('trace_9f31c2', 'trace_4be07a')`); err != nil {
+		t.Fatal(err)
+	}
+	m := New(st, Options{Labeler: "tester", Theme: "dark", StatusTTL: -1, QueuedOnly: true})
+	dr := &driver{t: t, m: m}
+	dr.send(tea.WindowSizeMsg{Width: 160, Height: 48})
+	dr.run(m.Init())
+	if n := len(dr.m.queue.rows); n != 2 {
+		t.Fatalf("queue shows %d rows, want the 2 queued traces", n)
+	}
+	dr.mustSee("sample:")
+}

@@ -568,6 +568,12 @@ func (q *queueScreen) chips(sty *themes.Styles) []string {
 	add("tool", f.Tools)
 	add("role", f.Roles)
 	add("outcome", toStrings(f.Outcomes))
+	if f.QueuedOnly {
+		add("sample", []string{"queued"})
+	}
+	if len(f.TraceIDs) > 0 {
+		add("traces", []string{strconv.Itoa(len(f.TraceIDs)) + " chosen"})
+	}
 	return out
 }
 

@@ -39,6 +39,9 @@ type Options struct {
 	// LoadReport computes the report screen's per-server reports (scoring's
 	// BuildReport over the store). Nil shows how to get one.
 	LoadReport func(ctx context.Context) ([]model.Report, error)
+	// QueuedOnly opens the queue limited to the traces `tracelab sample`
+	// queued for labeling.
+	QueuedOnly bool
 	// PageSize is how many queue rows one store query fetches (default 200).
 	PageSize int
 	// StatusTTL is how long a status message stays (default 5s; negative:
@@ -120,6 +123,7 @@ func New(st *store.Store, opts Options) Model {
 	}
 	m.applyTheme(pal)
 	m.queue = newQueueScreen(opts.PageSize)
+	m.queue.filter.QueuedOnly = opts.QueuedOnly
 	m.trace = newTraceScreen()
 	m.report = &reportScreen{}
 	m.drift = newToolDriftScreen(m.ctx, func(ctx context.Context) (suite.DriftOverview, error) {
