@@ -55,6 +55,11 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 			}
 			defer st.Close()
 			imported, ierr := runImport(cmd.Context(), st, args, opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			// Semantic fingerprints of new contracts, so drift can tell a
+			// rename from a remove and add without a later backfill.
+			if _, err := suite.FillSemantic(cmd.Context(), st); err != nil {
+				return fmt.Errorf("fingerprinting the imported tool contracts: %w", err)
+			}
 			if len(imported) > 0 && !noScore {
 				// New traces are scored at once so the queue shows classes and markers.
 				cfg, err := suite.LoadConfig(cmd.Context(), st, files)

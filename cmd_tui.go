@@ -44,6 +44,10 @@ func runTUI(cmd *cobra.Command, st *store.Store, cfg scoring.Config) error {
 		LoadReport: func(ctx context.Context) ([]model.Report, error) {
 			return suite.Report(ctx, st, cfg, false)
 		},
+		Rescore: func(ctx context.Context, traceID string) error {
+			_, err := suite.ScoreAll(ctx, st, cfg, []string{traceID}, nil)
+			return err
+		},
 	})
 }
 

@@ -78,6 +78,10 @@ func (m Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.id == m.trace.id && msg.rec != nil {
 			m.trace.rec = msg.rec
+			if msg.score != nil {
+				m.trace.score = msg.score
+				m.trace.invalidate()
+			}
 			m.trace.buildItems()
 		}
 		if msg.err != nil {

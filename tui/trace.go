@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -88,7 +89,8 @@ type caseMsg struct {
 	id      string
 	rec     *store.CaseRecord
 	note    string
-	confirm bool // the edit confirmed the case: move on to the next one
+	confirm bool       // the edit confirmed the case: move on to the next one
+	score   *scoreView // the score after a gold edit, when the trace was rescored
 	err     error
 }
 
@@ -130,17 +132,48 @@ func (m Model) openTrace(id string) tea.Cmd {
 // writeEdits applies edits in order (each its own transaction and event,
 // so a crash between two keeps the first) and reloads the case.
 func (m Model) writeEdits(id string, edits []fieldEdit, note string) tea.Cmd {
-	st, ctx, who := m.st, m.ctx, m.opts.Labeler
+	st, ctx, who, rescoreFn := m.st, m.ctx, m.opts.Labeler, m.opts.Rescore
 	return func() tea.Msg {
+		gold := false
 		for _, e := range edits {
 			if _, err := st.EditTrace(ctx, id, who, e.field, e.value); err != nil {
 				rec, _ := st.CaseForTrace(ctx, id)
 				return caseMsg{id: id, rec: rec, err: err}
 			}
+			gold = gold || strings.HasPrefix(e.field, "gold.")
 		}
 		rec, err := st.CaseForTrace(ctx, id)
-		return caseMsg{id: id, rec: rec, note: note, err: err}
+		msg := caseMsg{id: id, rec: rec, note: note, err: err}
+		if gold && err == nil {
+			msg.score, msg.err = rescore(ctx, st, rescoreFn, id)
+		}
+		return msg
 	}
+}
+
+// rescore scores a trace again after its gold changed (fields, definition,
+// window, bounds all move the metrics) and returns the new score, nil when
+// the workbench was opened without a scorer.
+func rescore(ctx context.Context, st *store.Store, fn func(context.Context, string) error, id string) (*scoreView, error) {
+	if fn == nil {
+		return nil, nil
+	}
+	if err := fn(ctx, id); err != nil {
+		return nil, fmt.Errorf("rescoring %s: %w", id, err)
+	}
+	raw, err := st.Score(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	sv, err := decodeScore(raw)
+	if err != nil || sv == nil {
+		return nil, err
+	}
+	t, err := st.Trace(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return sv, suggestGold(ctx, st, t, sv)
 }
 
 func (m Model) confirmCase(id string) tea.Cmd {
@@ -155,7 +188,7 @@ func (m Model) confirmCase(id string) tea.Cmd {
 }
 
 func (m Model) undoEdit(id string) tea.Cmd {
-	st, ctx, who := m.st, m.ctx, m.opts.Labeler
+	st, ctx, who, rescoreFn := m.st, m.ctx, m.opts.Labeler, m.opts.Rescore
 	return func() tea.Msg {
 		ev, err := st.UndoTrace(ctx, id, who)
 		if errors.Is(err, store.ErrNothingToUndo) {
@@ -165,7 +198,11 @@ func (m Model) undoEdit(id string) tea.Cmd {
 			return caseMsg{id: id, err: err}
 		}
 		rec, err := st.CaseForTrace(ctx, id)
-		return caseMsg{id: id, rec: rec, note: "undid " + ev.Field, err: err}
+		msg := caseMsg{id: id, rec: rec, note: "undid " + ev.Field, err: err}
+		if strings.HasPrefix(ev.Field, "gold.") && err == nil {
+			msg.score, msg.err = rescore(ctx, st, rescoreFn, id)
+		}
+		return msg
 	}
 }
 

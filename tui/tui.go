@@ -39,6 +39,10 @@ type Options struct {
 	// LoadReport computes the report screen's per-server reports (scoring's
 	// BuildReport over the store). Nil shows how to get one.
 	LoadReport func(ctx context.Context) ([]model.Report, error)
+	// Rescore scores one trace again and stores the result (suite.ScoreAll
+	// with the run's configuration); called after a gold edit so the
+	// scoring panel follows the gold. Nil leaves scores as they were.
+	Rescore func(ctx context.Context, traceID string) error
 	// QueuedOnly opens the queue limited to the traces `tracelab sample`
 	// queued for labeling.
 	QueuedOnly bool

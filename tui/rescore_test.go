@@ -1,0 +1,57 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"tracelab/scoring"
+	"tracelab/suite"
+)
+
+// A gold edit rescores the trace, so the scoring panel follows the gold:
+// making every field the seed's Server A used required turns its
+// precision from 0 to 1 on screen.
+func TestGoldEditRescoresTheTrace(t *testing.T) {
+	st, _ := openUnlabeledStore(t)
+	ctx := context.Background()
+	m := New(st, Options{Labeler: "tester", Theme: "dark", StatusTTL: -1,
+		Rescore: func(ctx context.Context, id string) error {
+			_, err := suite.ScoreAll(ctx, st, scoring.Config{}, []string{id}, nil)
+			return err
+		}})
+	d := &driver{t: t, m: m}
+	d.send(tea.WindowSizeMsg{Width: 160, Height: 48})
+	d.run(m.Init())
+	const id = "trace_9f31c2"
+	d.run(d.m.openTrace(id))
+	if d.m.trace.id != id || d.m.trace.score == nil {
+		t.Fatalf("trace not open with a score")
+	}
+	var used []string
+	for _, f := range d.m.trace.score.FieldsUsed {
+		used = append(used, f.Field)
+	}
+	if len(used) == 0 {
+		t.Fatal("the score lists no fields used")
+	}
+	raw, _ := json.Marshal(used)
+	d.run(d.m.writeEdits(id, []fieldEdit{{"gold.required_fields", raw}, {"gold.forbidden_fields", json.RawMessage(`[]`)}}, "gold"))
+	p := d.m.trace.score.GroundingPrecision
+	if p == nil || *p != 1 {
+		t.Fatalf("precision after the gold edit = %v, want 1", p)
+	}
+	stored, _ := st.Score(ctx, id)
+	var ts scoring.TraceScore
+	if err := json.Unmarshal(stored, &ts); err != nil || ts.GroundingPrecision == nil || *ts.GroundingPrecision != 1 {
+		t.Fatalf("stored score not refreshed: %s", stored)
+	}
+	// Undoing the gold edits rescores too.
+	d.run(d.m.undoEdit(id))
+	d.run(d.m.undoEdit(id))
+	if p := d.m.trace.score.GroundingPrecision; p != nil && *p == 1 {
+		t.Errorf("undo left the rescored precision in place")
+	}
+}
