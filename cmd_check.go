@@ -154,22 +154,7 @@ func writeCheckText(w io.Writer, rep suite.CheckReport) error {
 // bidirectional controls that could reorder what a reviewer reads shown
 // as escapes.
 func ciText(s string) string {
-	s = model.CleanLine(s)
-	bidi := func(r rune) bool {
-		return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f
-	}
-	if !strings.ContainsFunc(s, bidi) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if bidi(r) {
-			fmt.Fprintf(&b, `\u%04x`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return model.EscapeRunes(model.CleanLine(s), model.IsBidiControl)
 }
 
 func mdCell(s string) string {

@@ -40,15 +40,11 @@ cases kept.`,
 			if out == "" {
 				return withCode(2, fmt.Errorf("--out DIR is required: the folder to write cases.jsonl into"))
 			}
-			st, err := store.Open(cmd.Context(), dbPath(cmd))
+			st, cfg, err := openScoring(cmd, files)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			cfg, err := suite.LoadConfig(cmd.Context(), st, files)
-			if err != nil {
-				return withCode(2, err)
-			}
 			var reports []model.Report
 			if exposeOnly {
 				reports, err = exportExposing(cmd, st, cfg, out, all)

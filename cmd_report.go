@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"tracelab/model"
-	"tracelab/store"
 	"tracelab/suite"
 )
 
@@ -60,15 +59,11 @@ definition match rate, freshness pass rate) fell or the policy violation rate ro
 			if format != "text" && format != "json" {
 				return withCode(2, fmt.Errorf("--format %q is not one of json, text", format))
 			}
-			st, err := store.Open(cmd.Context(), dbPath(cmd))
+			st, cfg, err := openScoring(cmd, files)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			cfg, err := suite.LoadConfig(cmd.Context(), st, files)
-			if err != nil {
-				return withCode(2, err)
-			}
 			reports, err := suite.Report(cmd.Context(), st, cfg, all)
 			if err != nil {
 				return err

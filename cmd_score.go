@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"tracelab/model"
+	"tracelab/scoring"
 	"tracelab/store"
 	"tracelab/suite"
 )
@@ -23,6 +24,21 @@ func addScoringFlags(cmd *cobra.Command, f *suite.Files) {
 	fl.StringVar(&f.Lexicon, "lexicon", "", "extra guess-marker phrases, one per line (# comments)")
 	fl.StringVar(&f.Lineage, "lineage", "", `lineage file: {"tool.argument":["table.column",...]}`)
 	fl.StringVar(&f.Glossary, "glossary", "", "extra glossary entries (JSON array of {term, definition, required_fields, ...})")
+}
+
+// openScoring opens the database and reads the scoring configuration the
+// flags of addScoringFlags name; a bad configuration file is bad input (2).
+func openScoring(cmd *cobra.Command, files suite.Files) (*store.Store, scoring.Config, error) {
+	st, err := store.Open(cmd.Context(), dbPath(cmd))
+	if err != nil {
+		return nil, scoring.Config{}, err
+	}
+	cfg, err := suite.LoadConfig(cmd.Context(), st, files)
+	if err != nil {
+		st.Close()
+		return nil, scoring.Config{}, withCode(2, err)
+	}
+	return st, cfg, nil
 }
 
 func newScoreCmd() *cobra.Command {
@@ -44,15 +60,11 @@ suggestions are stored; a person's labels are never overwritten.`,
 			if format != "text" && format != "jsonl" {
 				return withCode(2, fmt.Errorf("--format %q is not one of text, jsonl", format))
 			}
-			st, err := store.Open(cmd.Context(), dbPath(cmd))
+			st, cfg, err := openScoring(cmd, files)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			cfg, err := suite.LoadConfig(cmd.Context(), st, files)
-			if err != nil {
-				return withCode(2, err)
-			}
 			results, err := suite.ScoreAll(cmd.Context(), st, cfg, nil, nil)
 			if err != nil {
 				return err

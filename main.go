@@ -11,7 +11,6 @@ import (
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
 
-	"tracelab/store"
 	"tracelab/suite"
 )
 
@@ -52,15 +51,11 @@ Run without a command, it opens the workbench on the database: ./tracelab.db unl
 			if !isTerminal() {
 				return withCode(2, fmt.Errorf("the workbench needs a terminal; see tracelab --help for the commands that run without one"))
 			}
-			st, err := store.Open(cmd.Context(), dbPath(cmd))
+			st, cfg, err := openScoring(cmd, files)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			cfg, err := suite.LoadConfig(cmd.Context(), st, files)
-			if err != nil {
-				return withCode(2, err)
-			}
 			return runTUI(cmd, st, cfg)
 		},
 	}

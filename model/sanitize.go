@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -52,4 +53,27 @@ func isPlain(s string) bool {
 		}
 	}
 	return true
+}
+
+// IsBidiControl reports the Unicode bidirectional controls (embeddings,
+// overrides, isolates and marks) that can reorder what a reader sees.
+func IsBidiControl(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f
+}
+
+// EscapeRunes shows every rune of s for which bad is true as \uXXXX, so
+// output meant for logs and reviews cannot hide or reorder text.
+func EscapeRunes(s string, bad func(rune) bool) string {
+	if !strings.ContainsFunc(s, bad) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if bad(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

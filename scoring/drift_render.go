@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"tracelab/model"
 )
 
 // DriftFormats are the output formats RenderDrift writes.
@@ -189,22 +191,9 @@ func driftVerdict(s DriftSummary) string {
 // bidirectional overrides, which could reorder what a reviewer reads, are
 // shown as escapes instead.
 func printable(s string) string {
-	bad := func(r rune) bool {
-		return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) ||
-			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
-	}
-	if !strings.ContainsFunc(s, bad) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if bad(r) {
-			fmt.Fprintf(&b, `\u%04x`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return model.EscapeRunes(s, func(r rune) bool {
+		return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || model.IsBidiControl(r)
+	})
 }
 
 // findingWhere is a finding's path, or "(tool)" for the tool as a whole.
