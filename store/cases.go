@@ -86,6 +86,9 @@ func (w *writer) putCase(c *model.Case, file string, line int, replace bool, res
 	if err != nil {
 		return nil, err
 	}
+	if c.SourceTrace != "" {
+		w.unlinked = true // its trace may come later in this file
+	}
 	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO events (case_id, at, who, field, old, new) VALUES (?, ?, ?, 'case', NULL, ?)`,
 		c.CaseID, w.at, "import:"+file, mustJSON(c)); err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync/atomic"
 
 	"tracelab/importers"
@@ -179,6 +178,9 @@ func (s *Store) Import(ctx context.Context, r io.Reader, name string, opts Impor
 	if len(res.Bad) > 0 && !opts.SkipBad {
 		return res, fmt.Errorf("%w: %d bad record(s) in %s, nothing imported from it", ErrRejected, len(res.Bad), name)
 	}
+	if err := w.flush(); err != nil {
+		return res, err
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE traces SET source_format = ? WHERE source_file = ? AND source_format = ''`,
 		res.Format, name); err != nil {
 		return res, err
@@ -214,56 +216,23 @@ func applyDefaults(t *model.Trace, d Defaults) {
 
 // writer holds the prepared statements of one import transaction.
 type writer struct {
-	ctx                                 context.Context
-	tx                                  *sql.Tx
-	at                                  string
-	findTrace, insTrace                 *sql.Stmt
-	insContract, insTraceContract, link *sql.Stmt
-	closed                              bool
-	// stepStmts caches multi-row step inserts by row count: one statement
-	// per trace instead of one per step.
-	stepStmts map[int]*sql.Stmt
+	ctx                 context.Context
+	tx                  *sql.Tx
+	at                  string
+	findTrace, insTrace *sql.Stmt
+	insContract, link   *sql.Stmt
+	closed              bool
+	// steps and traceContracts are written in multi-row statements that
+	// span traces: fewer, larger executions are what the pure-Go SQLite
+	// spends its time on.
+	steps, traceContracts *batch
 	// contracts caches canonical body and fingerprint by wire bytes: the
 	// same tool list repeats on every trace of a run.
 	contracts map[string][2]string
 	stored    map[string]bool // fingerprints already inserted in this transaction
-}
-
-const stepsPerInsert = 32
-
-func (w *writer) stepStmt(n int) (*sql.Stmt, error) {
-	if st, ok := w.stepStmts[n]; ok {
-		return st, nil
-	}
-	q := `INSERT INTO steps (trace_pk, idx, kind, step_id, call_id, text, tool, args, result,
-		as_of, is_error, credential, next_cursor, has_more) VALUES ` +
-		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?),", n), ",")
-	st, err := w.tx.PrepareContext(w.ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	w.stepStmts[n] = st
-	return st, nil
-}
-
-func (w *writer) insertSteps(pk int64, steps []model.Step) error {
-	for start := 0; start < len(steps); start += stepsPerInsert {
-		end := min(start+stepsPerInsert, len(steps))
-		st, err := w.stepStmt(end - start)
-		if err != nil {
-			return err
-		}
-		args := make([]any, 0, (end-start)*14)
-		for i := start; i < end; i++ {
-			s := &steps[i]
-			args = append(args, pk, i, string(s.Kind), s.ID, s.CallID, s.Text, s.Tool, nullJSON(s.Args),
-				nullJSON(s.Result), s.AsOf, s.IsError, s.Credential, s.NextCursor, s.HasMore)
-		}
-		if _, err := st.ExecContext(w.ctx, args...); err != nil {
-			return err
-		}
-	}
-	return nil
+	// unlinked says some case may wait for its trace (source_trace set,
+	// no trace yet); while none does, new traces skip the link update.
+	unlinked bool
 }
 
 // contract returns the canonical body and wire fingerprint of a contract.
@@ -283,7 +252,11 @@ func (w *writer) contract(tc model.ToolContract) (body, fp string, err error) {
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx, at string) (*writer, error) {
-	w := &writer{ctx: ctx, tx: tx, at: at, stepStmts: map[int]*sql.Stmt{}, contracts: map[string][2]string{}, stored: map[string]bool{}}
+	w := &writer{ctx: ctx, tx: tx, at: at, contracts: map[string][2]string{}, stored: map[string]bool{},
+		steps: newBatch(ctx, tx, `INSERT INTO steps (trace_pk, idx, kind, step_id, call_id, text, tool, args,
+			result, as_of, is_error, credential, next_cursor, has_more) VALUES`, 14, ""),
+		traceContracts: newBatch(ctx, tx, `INSERT INTO trace_contracts (trace_pk, name, fingerprint) VALUES`, 3,
+			`ON CONFLICT (trace_pk, name) DO UPDATE SET fingerprint = excluded.fingerprint`)}
 	prep := []struct {
 		dst **sql.Stmt
 		q   string
@@ -294,8 +267,6 @@ func newWriter(ctx context.Context, tx *sql.Tx, at string) (*writer, error) {
 			content_sha, source_file, source_format, source_line, imported_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?)`},
 		{&w.insContract, `INSERT INTO contracts (fingerprint, name, body) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`},
-		{&w.insTraceContract, `INSERT INTO trace_contracts (trace_pk, name, fingerprint) VALUES (?, ?, ?)
-			ON CONFLICT (trace_pk, name) DO UPDATE SET fingerprint = excluded.fingerprint`},
 		{&w.link, `UPDATE cases SET trace_pk = ? WHERE source_trace = ? AND trace_pk IS NULL`},
 	}
 	for _, p := range prep {
@@ -306,7 +277,20 @@ func newWriter(ctx context.Context, tx *sql.Tx, at string) (*writer, error) {
 		}
 		*p.dst = st
 	}
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM cases WHERE trace_pk IS NULL AND source_trace <> '')`).
+		Scan(&w.unlinked); err != nil {
+		w.close()
+		return nil, err
+	}
 	return w, nil
+}
+
+// flush writes every buffered row.
+func (w *writer) flush() error {
+	if err := w.steps.flush(); err != nil {
+		return err
+	}
+	return w.traceContracts.flush()
 }
 
 func (w *writer) close() {
@@ -314,14 +298,13 @@ func (w *writer) close() {
 		return
 	}
 	w.closed = true
-	for _, st := range []*sql.Stmt{w.findTrace, w.insTrace, w.insContract, w.insTraceContract, w.link} {
+	for _, st := range []*sql.Stmt{w.findTrace, w.insTrace, w.insContract, w.link} {
 		if st != nil {
 			st.Close()
 		}
 	}
-	for _, st := range w.stepStmts {
-		st.Close()
-	}
+	w.steps.close()
+	w.traceContracts.close()
 }
 
 // TraceSHA is the content hash that decides whether a re-imported trace is
@@ -354,6 +337,9 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *ImportResult) (*imp
 	default:
 		// Cases keep their labels: ON DELETE SET NULL unlinks them and the
 		// link statement below ties them to the new row.
+		if err := w.flush(); err != nil { // rows of the old trace may still be buffered
+			return nil, err
+		}
 		if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM traces WHERE id = ?`, oldID); err != nil {
 			return nil, err
 		}
@@ -375,8 +361,12 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *ImportResult) (*imp
 	if err != nil {
 		return nil, err
 	}
-	if err := w.insertSteps(pk, t.Steps); err != nil {
-		return nil, err
+	for i := range t.Steps {
+		st := &t.Steps[i]
+		if err := w.steps.add(pk, i, string(st.Kind), st.ID, st.CallID, st.Text, st.Tool, nullJSON(st.Args),
+			nullJSON(st.Result), st.AsOf, st.IsError, st.Credential, st.NextCursor, st.HasMore); err != nil {
+			return nil, err
+		}
 	}
 	for _, tc := range t.Tools {
 		body, fp, err := w.contract(tc)
@@ -389,12 +379,14 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *ImportResult) (*imp
 			}
 			w.stored[fp] = true
 		}
-		if _, err := w.insTraceContract.ExecContext(w.ctx, pk, tc.Name, fp); err != nil {
+		if err := w.traceContracts.add(pk, tc.Name, fp); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := w.link.ExecContext(w.ctx, pk, t.TraceID); err != nil {
-		return nil, err
+	if w.unlinked {
+		if _, err := w.link.ExecContext(w.ctx, pk, t.TraceID); err != nil {
+			return nil, err
+		}
 	}
 	res.New++
 	res.Steps += len(t.Steps)

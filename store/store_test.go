@@ -476,3 +476,30 @@ func TestCancelledImportRollsBack(t *testing.T) {
 		t.Error("a cancelled import left rows behind")
 	}
 }
+
+// A trace repeated in one file with other content: without --replace the
+// file is rejected; with it the later line wins and its steps alone remain
+// (buffered step rows of the first are written before it is deleted).
+func TestReplaceWithinOneFile(t *testing.T) {
+	st := openTemp(t)
+	ctx := context.Background()
+	body := `{"trace_id":"d","question":"q","steps":[{"kind":"answer","text":"first"},{"kind":"answer","text":"x"}]}
+{"trace_id":"d","question":"q","steps":[{"kind":"answer","text":"second"}]}
+`
+	if _, err := importString(t, st, "dup.jsonl", body, ImportOptions{}); !errors.Is(err, ErrRejected) {
+		t.Fatalf("duplicate id with other content accepted: %v", err)
+	}
+	res, err := importString(t, st, "dup.jsonl", body, ImportOptions{Replace: true})
+	if err != nil || res.New != 1 || res.Replaced != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	tr, err := st.Trace(ctx, "d")
+	if err != nil || len(tr.Steps) != 1 || tr.Steps[0].Text != "second" {
+		t.Fatalf("%+v %v", tr, err)
+	}
+	var n int
+	st.db.QueryRow(`SELECT count(*) FROM steps`).Scan(&n)
+	if n != 1 {
+		t.Errorf("%d step rows left, want 1", n)
+	}
+}

@@ -42,9 +42,11 @@ CREATE TABLE steps (
     is_error    INTEGER NOT NULL DEFAULT 0,
     credential  TEXT    NOT NULL DEFAULT '',
     next_cursor TEXT    NOT NULL DEFAULT '',
-    has_more    INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (trace_pk, idx)
-) WITHOUT ROWID;
+    has_more    INTEGER NOT NULL DEFAULT 0
+);
+-- A rowid table: step rows carry whole results, too large for a
+-- WITHOUT ROWID b-tree; the (trace_pk, idx) index keeps them in order.
+CREATE UNIQUE INDEX steps_order ON steps(trace_pk, idx);
 
 -- Every distinct tool contract, keyed by its wire fingerprint.
 CREATE TABLE contracts (
