@@ -43,9 +43,21 @@ trap cleanup EXIT
 # Quote the command for the shell tmux starts.
 cmd=""
 for a in "$@"; do cmd+=" $(printf '%q' "$a")"; done
-tm -f /dev/null new-session -d -s "$session" -x "$cols" -y "$rows" "exec env TERM=xterm-256color $cmd"
+# The program's exit status goes to a file: tmux 3.3 can mark a pane dead
+# before it has recorded #{pane_dead_status}, which made quit checks flaky.
+statusfile=$(mktemp)
+trap 'cleanup; rm -f "$statusfile"' EXIT
+tm -f /dev/null new-session -d -s "$session" -x "$cols" -y "$rows" \
+	"env TERM=xterm-256color $cmd; echo \$? > $(printf '%q' "$statusfile")"
 tm set-option -t "$session" remain-on-exit on >/dev/null
-pid=$(tm display-message -p -t "$session" '#{pane_pid}')
+shellpid=$(tm display-message -p -t "$session" '#{pane_pid}')
+# The program is the shell's child; kill must reach it, not the shell.
+pid=""
+end=$((SECONDS + timeout))
+until pid=$(pgrep -P "$shellpid" | head -n 1) && [ -n "$pid" ]; do
+	[ $SECONDS -lt $end ] || { echo "$0: the program did not start" >&2; exit 1; }
+	sleep 0.02
+done
 
 screen() { tm capture-pane -p -t "$session"; }
 dead() { [ "$(tm display-message -p -t "$session" '#{pane_dead}')" = 1 ]; }
@@ -85,8 +97,8 @@ while IFS= read -r line || [ -n "$line" ]; do
 	quit) tm send-keys -t "$session" q
 		end=$((SECONDS + timeout))
 		until dead; do [ $SECONDS -lt $end ] || { echo "$0: program did not quit" >&2; screen >&2; exit 1; }; sleep 0.05; done
-		status=$(tm display-message -p -t "$session" '#{pane_dead_status}')
-		[ "$status" = 0 ] || { echo "$0: program exited with status $status" >&2; screen >&2; exit 1; } ;;
+		status=$(cat "$statusfile")
+		[ "$status" = 0 ] || { echo "$0: program exited with status '$status'" >&2; screen >&2; exit 1; } ;;
 	gone) if screen | grep -qF -- "$arg"; then echo "$0: still on screen: $arg" >&2; screen >&2; exit 1; fi ;;
 	*) echo "$0: unknown instruction: $line" >&2; exit 2 ;;
 	esac
