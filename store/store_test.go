@@ -503,3 +503,29 @@ func TestReplaceWithinOneFile(t *testing.T) {
 		t.Errorf("%d step rows left, want 1", n)
 	}
 }
+
+// A trace with two cases is listed once, with its first case by id.
+func TestTraceWithTwoCasesListedOnce(t *testing.T) {
+	st := openTemp(t)
+	ctx := context.Background()
+	if _, err := importString(t, st, "a.jsonl", goodTraces, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(id string) string {
+		return `{"case_id":"` + id + `","source_trace":"t1","user_role":"r","as_user":"u1","question":"How many?","gold":{"answer":1,"tolerance":0,"required_fields":[],"forbidden_fields":[],"definition":"","window":null,"freshness_bound_hours":null,"policy_scope":""},"label":{"correct":true,"grounded":true,"failure_class":null,"note":""},"cost":{"input_tokens":0,"output_tokens":0,"tool_calls":0,"turns":0,"usd":0}}` + "\n"
+	}
+	if _, err := importString(t, st, "cases.jsonl", mk("k2")+mk("k1"), ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page, _, err := st.ListTraces(ctx, Query{})
+	if err != nil || len(page) != 2 {
+		t.Fatalf("%d rows, %v", len(page), err)
+	}
+	if page[0].TraceID != "t1" || page[0].CaseID != "k1" || page[0].Status != model.StatusConfirmed {
+		t.Errorf("row %+v, want t1 with its first case k1", page[0])
+	}
+	c, _ := st.Counts(ctx, Filter{})
+	if c.Total != 2 || c.ByStatus[model.StatusConfirmed] != 1 {
+		t.Errorf("counts %+v", c)
+	}
+}

@@ -85,7 +85,8 @@ CREATE TABLE cases (
     source_file  TEXT NOT NULL DEFAULT '',
     source_line  INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX cases_trace ON cases(trace_pk);
+-- (trace_pk, case_id): a trace's first case is an index-only lookup.
+CREATE INDEX cases_trace ON cases(trace_pk, case_id);
 CREATE INDEX cases_source_trace ON cases(source_trace);
 
 -- Append-only log of every label and gold edit: undo, audit, agreement.
