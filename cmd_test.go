@@ -193,3 +193,11 @@ func TestCLIScoreReportAndExportReport(t *testing.T) {
 		t.Error("report.json missing or not byte-identical on rerun")
 	}
 }
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	for _, args := range [][]string{{"ls", "--nope"}, {"nope"}, {"ls", "extra"}, {"export", "--out"}} {
+		if _, errs, code := run(t, args...); code != 2 {
+			t.Errorf("%v: exit %d (%s), want 2", args, code, errs)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
@@ -75,6 +76,7 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
+func (e *exitError) ExitCode() int { return e.code }
 
 // withCode wraps err so the process exits with code.
 func withCode(code int, err error) error {
@@ -84,17 +86,22 @@ func withCode(code int, err error) error {
 	return &exitError{code: code, err: err}
 }
 
+// exitCode maps an error to the process status: the code it carries,
+// 2 for a command line cobra rejected (bad input), else 1.
 func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
 	var coded interface{ ExitCode() int }
 	if errors.As(err, &coded) {
 		return coded.ExitCode()
+	}
+	msg := err.Error()
+	for _, usage := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "invalid argument",
+		"flag needs an argument", "accepts ", "requires at least", "requires at most"} {
+		if strings.HasPrefix(msg, usage) {
+			return 2
+		}
 	}
 	return 1
 }
