@@ -91,11 +91,15 @@ func FormatNames() string {
 // ErrUnknownFormat is returned by Detect when no format claims a file.
 var ErrUnknownFormat = errors.New("unknown format")
 
+// ErrEmpty is returned by Detect for a file with nothing but white space:
+// not bad input (an export with no confirmed case is empty), just nothing to read.
+var ErrEmpty = errors.New("file is empty")
+
 // Detect picks the format of a file from its first bytes.
 func Detect(file string, head []byte) (Format, error) {
 	trimmed := bytes.TrimSpace(stripBOM(head))
 	if len(trimmed) == 0 {
-		return Format{}, fmt.Errorf("%s: file is empty: %w", file, ErrUnknownFormat)
+		return Format{}, fmt.Errorf("%s: %w", file, ErrEmpty)
 	}
 	for _, f := range registry {
 		if f.Detect(trimmed) {

@@ -161,6 +161,9 @@ func (s *Store) Import(ctx context.Context, r io.Reader, name string, opts Impor
 	}
 	p := <-done
 	res.Format = p.format.Name
+	if errors.Is(p.err, importers.ErrEmpty) {
+		res.Format, p.err = "empty", nil
+	}
 	if err := ctx.Err(); err != nil {
 		// database/sql rolls the transaction back on cancel, so the writer's
 		// own error ("statement is closed") would hide the real cause.

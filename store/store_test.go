@@ -529,3 +529,18 @@ func TestTraceWithTwoCasesListedOnce(t *testing.T) {
 		t.Errorf("counts %+v", c)
 	}
 }
+
+// An empty file (an export with no confirmed case) is nothing to import,
+// not bad input.
+func TestEmptyFileImportsNothing(t *testing.T) {
+	st := openTemp(t)
+	for _, body := range []string{"", "\n\n  \n", "\xef\xbb\xbf\n"} {
+		res, err := importString(t, st, "cases.jsonl", body, ImportOptions{})
+		if err != nil || res.Format != "empty" || res.New != 0 || len(res.Bad) != 0 {
+			t.Fatalf("%q: %+v %v", body, res, err)
+		}
+		if got := res.Summary(); got != "cases.jsonl: empty, 0 new, 0 unchanged" {
+			t.Errorf("summary %q", got)
+		}
+	}
+}
