@@ -165,8 +165,7 @@ func parseAnthropic(ctx context.Context, r io.Reader, file string, emit Emit) er
 			return err
 		}
 		if lerr != nil {
-			lerr.Path = joinPath(v.path, lerr.Path)
-			return emit(Record{Line: v.line, Err: lerr})
+			return v.emitParsed(emit, nil, lerr)
 		}
 		if isAnthEvent(rec.Type) {
 			if rec.Type == "message_start" {
@@ -187,11 +186,7 @@ func parseAnthropic(ctx context.Context, r io.Reader, file string, emit Emit) er
 			return err
 		}
 		t, lerr := anthTraceOf(file, v.line, v.raw, &rec)
-		if lerr != nil {
-			lerr.Path = joinPath(v.path, lerr.Path)
-			return emit(Record{Line: v.line, Err: lerr})
-		}
-		return emit(Record{Line: v.line, Trace: t})
+		return v.emitParsed(emit, t, lerr)
 	})
 	if err != nil {
 		return err

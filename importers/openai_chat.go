@@ -161,8 +161,7 @@ func parseOpenAIChat(ctx context.Context, r io.Reader, file string, emit Emit) e
 			return err
 		}
 		if lerr != nil {
-			lerr.Path = joinPath(v.path, lerr.Path)
-			return emit(Record{Line: v.line, Err: lerr})
+			return v.emitParsed(emit, nil, lerr)
 		}
 		if rec.Object == "chat.completion.chunk" {
 			if stream != nil && rec.ID != "" && stream.id != "" && rec.ID != stream.id {
@@ -178,11 +177,7 @@ func parseOpenAIChat(ctx context.Context, r io.Reader, file string, emit Emit) e
 			return nil
 		}
 		t, lerr := chatTraceOf(file, v.line, v.raw, &rec)
-		if lerr != nil {
-			lerr.Path = joinPath(v.path, lerr.Path)
-			return emit(Record{Line: v.line, Err: lerr})
-		}
-		return emit(Record{Line: v.line, Trace: t})
+		return v.emitParsed(emit, t, lerr)
 	})
 	if err != nil {
 		return err
@@ -558,6 +553,16 @@ type jsonValue struct {
 	raw  []byte
 	// cassette marks one interaction of a VCR cassette.
 	cassette bool
+}
+
+// emitParsed emits the trace read from v, or its error with the path put
+// under v's own place in the file (an array element, an HTTP body).
+func (v jsonValue) emitParsed(emit Emit, t *model.Trace, lerr *LineError) error {
+	if lerr != nil {
+		lerr.Path = joinPath(v.path, lerr.Path)
+		return emit(Record{Line: v.line, Err: lerr})
+	}
+	return emit(Record{Line: v.line, Trace: t})
 }
 
 // jsonValues calls fn for every top-level value of r: each line of JSONL,

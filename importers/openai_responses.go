@@ -121,8 +121,7 @@ func parseOpenAIResponses(ctx context.Context, r io.Reader, file string, emit Em
 			return err
 		}
 		if lerr != nil {
-			lerr.Path = joinPath(v.path, lerr.Path)
-			return emit(Record{Line: v.line, Err: lerr})
+			return v.emitParsed(emit, nil, lerr)
 		}
 		if strings.HasPrefix(rec.Type, "response.") {
 			if rec.Type == "response.created" {
@@ -156,11 +155,7 @@ func parseOpenAIResponses(ctx context.Context, r io.Reader, file string, emit Em
 			return err
 		}
 		t, lerr := respTraceOf(file, v.line, v.raw, &rec)
-		if lerr != nil {
-			lerr.Path = joinPath(v.path, lerr.Path)
-			return emit(Record{Line: v.line, Err: lerr})
-		}
-		return emit(Record{Line: v.line, Trace: t})
+		return v.emitParsed(emit, t, lerr)
 	})
 	if err != nil {
 		return err
