@@ -35,15 +35,8 @@ type Event struct {
 	Undoes int64
 }
 
-// CaseSHA is the content hash of a case: sha256 over its canonical JSON.
-func CaseSHA(c *model.Case) string {
-	b, _ := json.Marshal(c)
-	fp, _ := model.Fingerprint(b)
-	return fp
-}
-
 func (w *writer) putCase(c *model.Case, file string, line int, replace bool, res *ImportResult) (*importers.LineError, error) {
-	sha := CaseSHA(c)
+	sha := contentSHA(c)
 	var oldSHA, oldFile string
 	var oldLine int
 	err := w.tx.QueryRowContext(w.ctx, `SELECT content_sha, source_file, source_line FROM cases WHERE case_id = ?`,

@@ -37,7 +37,7 @@ func (s *Store) caseIDForTrace(ctx context.Context, tx *sql.Tx, traceID, who str
 		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'suggested', 'machine', ?, ?, ?)`,
 		c.CaseID, pk, traceID, role, user, question, mustJSON(c.Gold), mustJSON(c.Label), mustJSON(c.Cost),
-		CaseSHA(&c), who, at); err != nil {
+		contentSHA(&c), who, at); err != nil {
 		return "", err
 	}
 	return c.CaseID, nil
@@ -52,7 +52,7 @@ func (s *Store) loadCaseTx(ctx context.Context, tx *sql.Tx, caseID string) (*Cas
 // writeCaseTx stores gold and label of c and refreshes its content hash.
 func writeCaseTx(ctx context.Context, tx *sql.Tx, c *model.Case, who, at string) error {
 	_, err := tx.ExecContext(ctx, `UPDATE cases SET gold = ?, label = ?, content_sha = ?, updated_by = ?, updated_at = ?
-		WHERE case_id = ?`, mustJSON(c.Gold), mustJSON(c.Label), CaseSHA(c), who, at, c.CaseID)
+		WHERE case_id = ?`, mustJSON(c.Gold), mustJSON(c.Label), contentSHA(c), who, at, c.CaseID)
 	return err
 }
 

@@ -310,18 +310,22 @@ func (w *writer) close() {
 	w.traceContracts.close()
 }
 
-// TraceSHA is the content hash that decides whether a re-imported trace is
-// the same trace: sha256 over its JSON encoding (source location excluded).
-// encoding/json writes struct fields in a fixed order and map keys sorted,
-// so equal traces give equal bytes without a canonicalization pass.
-func TraceSHA(t *model.Trace) string {
-	b, _ := json.Marshal(t) // model types always encode
+// contentSHA is the hash that decides whether a trace or case seen again
+// is the same one: sha256 over its JSON encoding (the source location is
+// not part of it). encoding/json writes struct fields in a fixed order and
+// map keys sorted, so equal content gives equal bytes without a
+// canonicalization pass on the import hot path.
+func contentSHA(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("store: encoding %T: %v", v, err)) // model types always encode
+	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
 
 func (w *writer) putTrace(t *model.Trace, replace bool, res *ImportResult) (*importers.LineError, error) {
-	sha := TraceSHA(t)
+	sha := contentSHA(t)
 	var oldID int64
 	var oldSHA, oldFile string
 	var oldLine int
