@@ -86,7 +86,7 @@ func TestCLIImportRejectsBadFileAndKeepsGoodOnes(t *testing.T) {
 		t.Fatal("exit 0 with a rejected file")
 	}
 	for _, want := range []string{
-		`bad.jsonl:1: steps[0].kind: "tool-call" is not one of user, reasoning, tool_call, tool_result, clarification, answer`,
+		`bad.jsonl:1: steps[0].kind: "tool-call" is not one of user, reasoning, assistant, tool_call, tool_result, clarification, answer`,
 		"nothing imported from it",
 		"other.json: not a supported trace format (supported: ",
 	} {

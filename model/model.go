@@ -26,8 +26,11 @@ var Outcomes = []Outcome{OutcomePass, OutcomeRetry, OutcomeClarification, Outcom
 type StepKind string
 
 const (
-	KindUser          StepKind = "user"
-	KindReasoning     StepKind = "reasoning"
+	KindUser      StepKind = "user"
+	KindReasoning StepKind = "reasoning"
+	// KindAssistant is visible model text that is not the final answer (text
+	// written before a tool call); only real thinking blocks are reasoning.
+	KindAssistant     StepKind = "assistant"
 	KindToolCall      StepKind = "tool_call"
 	KindToolResult    StepKind = "tool_result"
 	KindClarification StepKind = "clarification"
@@ -35,7 +38,7 @@ const (
 )
 
 // StepKinds lists the valid step kinds in documentation order.
-var StepKinds = []StepKind{KindUser, KindReasoning, KindToolCall, KindToolResult, KindClarification, KindAnswer}
+var StepKinds = []StepKind{KindUser, KindReasoning, KindAssistant, KindToolCall, KindToolResult, KindClarification, KindAnswer}
 
 // Trace is one agent run answering one question.
 type Trace struct {
@@ -47,6 +50,7 @@ type Trace struct {
 	Question  string         `json:"question"`
 	StartedAt string         `json:"started_at,omitempty"` // RFC 3339, kept as written
 	Outcome   Outcome        `json:"outcome,omitempty"`
+	Model     string         `json:"model,omitempty"`  // the model that answered, as the source names it
 	Answer    string         `json:"answer,omitempty"` // final answer text; the last answer step when not given
 	Tools     []ToolContract `json:"tools,omitempty"`
 	Steps     []Step         `json:"steps"`
@@ -61,6 +65,9 @@ type Usage struct {
 	InputTokens  int64   `json:"input_tokens"`
 	OutputTokens int64   `json:"output_tokens"`
 	USD          float64 `json:"usd"`
+	// Estimated says USD was computed from a price table by model, not
+	// recorded by the source.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Source says where a trace or case was read from.

@@ -260,7 +260,7 @@ func (lx *Lexicon) TraceMarkers(t *model.Trace) []Marker {
 	var out []Marker
 	for i, s := range t.Steps {
 		switch s.Kind {
-		case model.KindReasoning, model.KindClarification, model.KindAnswer:
+		case model.KindReasoning, model.KindAssistant, model.KindClarification, model.KindAnswer:
 			out = append(out, lx.Find(i, s.Text)...)
 		}
 	}

@@ -151,7 +151,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		name, line, want string
 	}{
 		{"bad kind", `{"trace_id":"x","question":"q","steps":[{"kind":"user","text":"q"},{"kind":"user"},{"kind":"answer"},{"kind":"tool-call"}]}`,
-			`bad.jsonl:2: steps[3].kind: "tool-call" is not one of user, reasoning, tool_call, tool_result, clarification, answer`},
+			`bad.jsonl:2: steps[3].kind: "tool-call" is not one of user, reasoning, assistant, tool_call, tool_result, clarification, answer`},
 		{"wrong type", `{"trace_id":"x","question":"q","steps":[{"kind":"answer","text":["a"]}]}`,
 			`bad.jsonl:2: steps[0].text: expected a string, got array`},
 		{"truncated", `{"trace_id":"x","question":"q","steps":[`,

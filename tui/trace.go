@@ -591,6 +591,8 @@ func stepIcon(k model.StepKind) string {
 		return "❯"
 	case model.KindReasoning:
 		return "≈"
+	case model.KindAssistant:
+		return "✎"
 	case model.KindToolCall:
 		return "→"
 	case model.KindToolResult:
