@@ -12,12 +12,12 @@ import (
 
 	"tracelab/model"
 	"tracelab/scoring"
-	"tracelab/suite"
+	"tracelab/app"
 	"tracelab/themes"
 )
 
 // toolDriftScreen lists the tools whose contract changed between two
-// consecutive imported runs of a server (suite.DriftAcrossRuns), each with
+// consecutive imported runs of a server (app.DriftAcrossRuns), each with
 // its lane, its findings and the labeled cases it affects by evidence
 // tier. enter asks the root to open the queue filtered to the traces of
 // those cases (driftOpenQueueMsg).
@@ -26,11 +26,11 @@ import (
 // result in update, and the root only routes to it. Loading runs in a
 // tea.Cmd through load; Update and View never touch the store.
 type toolDriftScreen struct {
-	load func(ctx context.Context) (suite.DriftOverview, error)
+	load func(ctx context.Context) (app.DriftOverview, error)
 	ctx  context.Context
 	keys driftKeys
 
-	ov      suite.DriftOverview
+	ov      app.DriftOverview
 	seq     int // the load whose answer is awaited; older answers are dropped
 	loading bool
 	loaded  bool
@@ -72,9 +72,9 @@ func newDriftKeys() driftKeys {
 }
 
 // newToolDriftScreen builds the screen; load computes the overview (the
-// root passes suite.DriftAcrossRuns over its store). A nil load shows how
+// root passes app.DriftAcrossRuns over its store). A nil load shows how
 // to get drift from the command line.
-func newToolDriftScreen(ctx context.Context, load func(context.Context) (suite.DriftOverview, error)) *toolDriftScreen {
+func newToolDriftScreen(ctx context.Context, load func(context.Context) (app.DriftOverview, error)) *toolDriftScreen {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -84,7 +84,7 @@ func newToolDriftScreen(ctx context.Context, load func(context.Context) (suite.D
 // driftLoadedMsg carries the overview of one load.
 type driftLoadedMsg struct {
 	seq int
-	ov  suite.DriftOverview
+	ov  app.DriftOverview
 	err error
 }
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"tracelab/scoring"
-	"tracelab/suite"
+	"tracelab/app"
 )
 
 // BenchmarkDriftScreenView draws the drift screen for a change that
@@ -15,7 +15,7 @@ import (
 func BenchmarkDriftScreenView(b *testing.B) {
 	for _, n := range []int{100, 5000} {
 		b.Run(fmt.Sprintf("cases=%d", n), func(b *testing.B) {
-			ch := suite.ToolChange{Server: "alpha", Tool: "tool_0", OldRun: "r2", NewRun: "r3", Lane: scoring.LaneBreaking,
+			ch := app.ToolChange{Server: "alpha", Tool: "tool_0", OldRun: "r2", NewRun: "r3", Lane: scoring.LaneBreaking,
 				Findings: []scoring.DriftFinding{{ID: "input-property-added-required", Path: "inputSchema.properties.region", Lane: scoring.LaneBreaking, Message: "new required field added: region"}}}
 			for i := 0; i < n; i++ {
 				tier := scoring.TierListed
@@ -25,8 +25,8 @@ func BenchmarkDriftScreenView(b *testing.B) {
 				ch.Cases = append(ch.Cases, scoring.AffectedCase{CaseID: fmt.Sprintf("k%06d", i), Tool: "tool_0", Tier: tier,
 					Evidence: "call 1: recorded args fail the new input schema: at /: missing property 'region'"})
 			}
-			ov := suite.DriftOverview{Changes: []suite.ToolChange{ch, ch}}
-			d := newToolDriftScreen(context.Background(), func(context.Context) (suite.DriftOverview, error) { return ov, nil })
+			ov := app.DriftOverview{Changes: []app.ToolChange{ch, ch}}
+			d := newToolDriftScreen(context.Background(), func(context.Context) (app.DriftOverview, error) { return ov, nil })
 			d.update(d.refresh()())
 			sty := newTestStyles()
 			for b.Loop() {

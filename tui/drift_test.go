@@ -13,7 +13,7 @@ import (
 
 	"tracelab/scoring"
 	"tracelab/store"
-	"tracelab/suite"
+	"tracelab/app"
 )
 
 // driftStore holds the sample traces and cases, plus, with r3, run r3 of
@@ -44,8 +44,8 @@ func driftStore(t *testing.T, r3 bool) *store.Store {
 // loadedDriftScreen builds the screen on st and runs its first load.
 func loadedDriftScreen(t *testing.T, st *store.Store) *toolDriftScreen {
 	t.Helper()
-	d := newToolDriftScreen(context.Background(), func(ctx context.Context) (suite.DriftOverview, error) {
-		return suite.DriftAcrossRuns(ctx, st)
+	d := newToolDriftScreen(context.Background(), func(ctx context.Context) (app.DriftOverview, error) {
+		return app.DriftAcrossRuns(ctx, st)
 	})
 	runDriftCmd(t, d, d.refresh())
 	return d
@@ -120,7 +120,7 @@ func TestDriftScreenGolden(t *testing.T) {
 func TestDriftScreenStatesAndStaleLoads(t *testing.T) {
 	sty := newTestStyles()
 	// Before the answer, while loading.
-	d := newToolDriftScreen(nil, func(context.Context) (suite.DriftOverview, error) { return suite.DriftOverview{}, nil })
+	d := newToolDriftScreen(nil, func(context.Context) (app.DriftOverview, error) { return app.DriftOverview{}, nil })
 	cmd := d.refresh()
 	if !strings.Contains(ansi.Strip(d.view(&sty, 80, 20)), "comparing each run's tool contracts") {
 		t.Error("no loading state")
@@ -152,13 +152,13 @@ func TestDriftScreenStatesAndStaleLoads(t *testing.T) {
 // cleaned before drawing, and no frame line is wider than the screen.
 func TestDriftScreenHostileTextAndSizes(t *testing.T) {
 	evil := "evil\x1b]0;pwned\x07\x1b[2J名前🙂"
-	ov := suite.DriftOverview{Changes: []suite.ToolChange{{
+	ov := app.DriftOverview{Changes: []app.ToolChange{{
 		Server: "s\x1b[31m", Tool: evil, OldRun: "r1", NewRun: "r2\r\n", Lane: scoring.LaneBreaking, Security: true,
 		Findings: []scoring.DriftFinding{{ID: "tool-removed", Tool: evil, Lane: scoring.LaneBreaking, Message: "tool removed: " + evil, Fingerprint: "abc"}},
 		Cases:    []scoring.AffectedCase{{CaseID: "case\x1b]8;;http://x\x07", Tool: evil, Tier: scoring.TierCalled, Evidence: strings.Repeat("very long evidence ", 40)}},
 		TraceIDs: []string{"t1"},
 	}}}
-	d := newToolDriftScreen(nil, func(context.Context) (suite.DriftOverview, error) { return ov, nil })
+	d := newToolDriftScreen(nil, func(context.Context) (app.DriftOverview, error) { return ov, nil })
 	runDriftCmd(t, d, d.refresh())
 	sty := newTestStyles()
 	for _, size := range [][2]int{{40, 10}, {80, 24}, {100, 30}, {300, 90}} {

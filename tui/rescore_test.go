@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"tracelab/scoring"
-	"tracelab/suite"
+	"tracelab/app"
 )
 
 // A gold edit rescores the trace, so the scoring panel follows the gold:
@@ -19,7 +19,7 @@ func TestGoldEditRescoresTheTrace(t *testing.T) {
 	ctx := context.Background()
 	m := New(st, Options{Labeler: "tester", Theme: "dark", StatusTTL: -1,
 		Rescore: func(ctx context.Context, id string) error {
-			_, err := suite.ScoreAll(ctx, st, scoring.Config{}, []string{id}, nil)
+			_, err := app.ScoreAll(ctx, st, scoring.Config{}, []string{id}, nil)
 			return err
 		}})
 	d := &driver{t: t, m: m}

@@ -22,7 +22,7 @@ import (
 
 	"tracelab/model"
 	"tracelab/store"
-	"tracelab/suite"
+	"tracelab/app"
 	"tracelab/themes"
 )
 
@@ -39,7 +39,7 @@ type Options struct {
 	// LoadReport computes the report screen's per-server reports (scoring's
 	// BuildReport over the store). Nil shows how to get one.
 	LoadReport func(ctx context.Context) ([]model.Report, error)
-	// Rescore scores one trace again and stores the result (suite.ScoreAll
+	// Rescore scores one trace again and stores the result (app.ScoreAll
 	// with the run's configuration); called after a gold edit so the
 	// scoring panel follows the gold. Nil leaves scores as they were.
 	Rescore func(ctx context.Context, traceID string) error
@@ -130,8 +130,8 @@ func New(st *store.Store, opts Options) Model {
 	m.queue.filter.QueuedOnly = opts.QueuedOnly
 	m.trace = newTraceScreen()
 	m.report = &reportScreen{}
-	m.drift = newToolDriftScreen(m.ctx, func(ctx context.Context) (suite.DriftOverview, error) {
-		return suite.DriftAcrossRuns(ctx, st)
+	m.drift = newToolDriftScreen(m.ctx, func(ctx context.Context) (app.DriftOverview, error) {
+		return app.DriftAcrossRuns(ctx, st)
 	})
 	return m
 }

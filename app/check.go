@@ -1,0 +1,575 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"tracelab/importers"
+	"tracelab/model"
+	"tracelab/scoring"
+	"tracelab/store"
+)
+
+// Verdict is what `tracelab check` says of one suite case.
+type Verdict string
+
+const (
+	// VerdictPass: the suite label was correct and grounded, and so is the new trace.
+	VerdictPass Verdict = "pass"
+	// VerdictRegressed: the suite label was correct and grounded and the
+	// new trace is not, or the label was correct and the new answer is wrong.
+	VerdictRegressed Verdict = "regressed"
+	// VerdictFixed: the suite label was not correct-and-grounded; the new trace is.
+	VerdictFixed Verdict = "fixed"
+	// VerdictFailing: the suite label was not correct-and-grounded and the new trace still is not.
+	VerdictFailing Verdict = "failing"
+	// VerdictMissing: no new trace for the case.
+	VerdictMissing Verdict = "missing"
+)
+
+// Verdicts lists the verdicts in report order.
+var Verdicts = []Verdict{VerdictRegressed, VerdictFailing, VerdictMissing, VerdictFixed, VerdictPass}
+
+// ErrBadInput marks a check that could not run on its input (unreadable or
+// malformed suite or trace files): the CLI exits 2 on it.
+var ErrBadInput = errors.New("bad input")
+
+func badInput(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, args...))
+}
+
+// CaseCheck is the verdict on one suite case.
+type CaseCheck struct {
+	CaseID  string  `json:"case_id"`
+	Verdict Verdict `json:"verdict"`
+	Reason  string  `json:"reason"`
+	// TraceID is the new trace the verdict is about ("" when missing).
+	TraceID string `json:"trace_id,omitempty"`
+	// Policy counts the new trace's calls that returned something the
+	// user may not see: any of them blocks the release.
+	PolicyViolations int `json:"policy_violations"`
+	// Traces is how many new traces matched the case.
+	Traces int `json:"traces"`
+}
+
+// CheckSummary counts the verdicts.
+type CheckSummary struct {
+	Cases            int `json:"cases"`
+	Pass             int `json:"pass"`
+	Regressed        int `json:"regressed"`
+	Fixed            int `json:"fixed"`
+	Failing          int `json:"failing"`
+	Missing          int `json:"missing"`
+	PolicyViolations int `json:"policy_violations"` // cases whose new trace leaked
+	Traces           int `json:"traces"`            // new traces read
+	Unmatched        int `json:"unmatched"`         // new traces that matched no case
+	// PolicyChecked says a policy oracle ran; without one, leaks go unseen.
+	PolicyChecked bool `json:"policy_checked"`
+	// Failed is the CI verdict: a regression or a policy violation.
+	Failed bool `json:"failed"`
+}
+
+// CheckReport is the whole answer of a check: per case, the summary, and
+// the new run's report.json.
+type CheckReport struct {
+	Cases   []CaseCheck    `json:"cases"`
+	Summary CheckSummary   `json:"summary"`
+	Report  []model.Report `json:"-"`
+	// UnmatchedTraces names the new traces that matched no case (at most 20).
+	UnmatchedTraces []string `json:"unmatched_traces,omitempty"`
+}
+
+// CheckInput names what `tracelab check` reads.
+type CheckInput struct {
+	Suite  string   // cases.jsonl
+	Traces []string // new trace files, any supported format; "-" reads Stdin
+	Stdin  io.Reader
+	Files  Files // policy, lineage, lexicon, glossary
+	// TempDir is where the temporary database goes ("" for the system's).
+	TempDir string
+}
+
+// RunCheck imports the new traces into a temporary database (removed
+// afterwards; no other database is opened), matches each to its suite
+// case, scores it against the case's gold and returns the verdicts.
+func RunCheck(ctx context.Context, in CheckInput) (CheckReport, error) {
+	cases, err := ReadSuite(ctx, in.Suite)
+	if err != nil {
+		return CheckReport{}, err
+	}
+	if len(in.Traces) == 0 {
+		return CheckReport{}, badInput("no new trace files given")
+	}
+	dir, err := os.MkdirTemp(in.TempDir, "tracelab-check-*")
+	if err != nil {
+		return CheckReport{}, err
+	}
+	defer os.RemoveAll(dir)
+	st, err := store.OpenScratch(ctx, filepath.Join(dir, "check.db"))
+	if err != nil {
+		return CheckReport{}, err
+	}
+	defer st.Close()
+	stdinUsed := false
+	for _, f := range in.Traces {
+		var res store.ImportResult
+		if f == "-" {
+			if stdinUsed || in.Stdin == nil {
+				return CheckReport{}, badInput("standard input (-) can be given once")
+			}
+			stdinUsed = true
+			res, err = st.Import(ctx, in.Stdin, "stdin", store.ImportOptions{})
+		} else {
+			res, err = st.ImportFile(ctx, f, store.ImportOptions{})
+		}
+		if err != nil {
+			var msgs []string
+			for i, b := range res.Bad {
+				if i == 5 {
+					msgs = append(msgs, fmt.Sprintf("and %d more", len(res.Bad)-5))
+					break
+				}
+				msgs = append(msgs, b.Error())
+			}
+			if len(msgs) > 0 {
+				return CheckReport{}, badInput("%s\n%v", strings.Join(msgs, "\n"), err)
+			}
+			if errors.Is(err, context.Canceled) {
+				return CheckReport{}, err
+			}
+			return CheckReport{}, badInput("%v", err)
+		}
+		if res.Format == "cases" {
+			return CheckReport{}, badInput("%s is a cases.jsonl suite, not traces: give it with --suite", f)
+		}
+	}
+	cfg, err := LoadConfig(ctx, st, in.Files)
+	if err != nil {
+		return CheckReport{}, badInput("%v", err)
+	}
+	return Check(ctx, st, cfg, cases)
+}
+
+// ReadSuite reads a cases.jsonl suite; a bad line or a duplicate case_id
+// is bad input naming file:line.
+func ReadSuite(ctx context.Context, path string) ([]model.Case, error) {
+	if path == "" {
+		return nil, badInput("--suite cases.jsonl is required")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	defer f.Close()
+	var cases []model.Case
+	var bad []string
+	seen := map[string]int{}
+	_, err = importers.Parse(ctx, f, path, "cases", func(r importers.Record) error {
+		switch {
+		case r.Err != nil:
+			bad = append(bad, r.Err.Error())
+		case r.Case != nil:
+			if first, dup := seen[r.Case.CaseID]; dup {
+				bad = append(bad, fmt.Sprintf("%s:%d: case_id: %q already used on line %d", path, r.Line, r.Case.CaseID, first))
+				return nil
+			}
+			seen[r.Case.CaseID] = r.Line
+			cases = append(cases, *r.Case)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	if len(bad) > 0 {
+		if len(bad) > 5 {
+			bad = append(bad[:5], fmt.Sprintf("and %d more", len(bad)-5))
+		}
+		return nil, badInput("%s", strings.Join(bad, "\n"))
+	}
+	if len(cases) == 0 {
+		return nil, badInput("%s holds no cases", path)
+	}
+	return cases, nil
+}
+
+// matchKey is how a trace without metadata.case_id finds its case.
+type matchKey struct{ question, asUser string }
+
+func keyOf(question, asUser string) matchKey {
+	return matchKey{strings.TrimSpace(question), strings.TrimSpace(asUser)}
+}
+
+// pairing is one new trace scored against one case.
+type pairing struct {
+	caseIdx int
+	score   scoring.TraceScore
+	byID    bool   // matched through metadata.case_id
+	answer  string // the trace's final answer, for the reason text
+}
+
+// Check scores every trace in st against the suite case it belongs to: the
+// case named by its metadata.case_id, else every case with the identical
+// question and as_user. It writes nothing.
+func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []model.Case) (CheckReport, error) {
+	sc, err := scoring.NewScorer(cfg)
+	if err != nil {
+		return CheckReport{}, err
+	}
+	byID := make(map[string]int, len(cases))
+	byKey := make(map[matchKey][]int, len(cases))
+	for i := range cases {
+		byID[cases[i].CaseID] = i
+		k := keyOf(cases[i].Question, cases[i].AsUser)
+		byKey[k] = append(byKey[k], i)
+	}
+	ids, err := st.TraceIDs(ctx, store.Filter{})
+	if err != nil {
+		return CheckReport{}, err
+	}
+	rep := CheckReport{Summary: CheckSummary{Traces: len(ids)}}
+	var pairs []pairing
+	err = eachBatchAhead(ctx, st, ids, func(ts []*model.Trace) {
+		var jobs []scoring.Job
+		var idx []int
+		var viaID []bool
+		var answers []string
+		for _, t := range ts {
+			var matched []int
+			named := false
+			if cid := t.CaseID(); cid != "" {
+				if i, ok := byID[cid]; ok {
+					matched, named = []int{i}, true
+				}
+			}
+			if !named {
+				matched = byKey[keyOf(t.Question, t.AsUser)]
+			}
+			if len(matched) == 0 {
+				rep.Summary.Unmatched++
+				if len(rep.UnmatchedTraces) < 20 {
+					rep.UnmatchedTraces = append(rep.UnmatchedTraces, t.TraceID)
+				}
+				continue
+			}
+			for _, i := range matched {
+				g := cases[i].Gold
+				jobs = append(jobs, scoring.Job{Trace: t, Gold: &g})
+				idx = append(idx, i)
+				viaID = append(viaID, named)
+				answers = append(answers, t.FinalAnswer())
+			}
+		}
+		for j, s := range sc.ScoreAll(jobs, 0) {
+			s.CaseID = cases[idx[j]].CaseID
+			pairs = append(pairs, pairing{caseIdx: idx[j], score: s, byID: viaID[j], answer: answers[j]})
+		}
+	})
+	if err != nil {
+		return CheckReport{}, err
+	}
+	if o, ok := cfg.Policy.(*CommandOracle); ok && o.Err() != nil {
+		return CheckReport{}, o.Err()
+	}
+	perCase := make([][]pairing, len(cases))
+	for _, p := range pairs {
+		perCase[p.caseIdx] = append(perCase[p.caseIdx], p)
+	}
+	var crs []scoring.CaseResult
+	for i := range cases {
+		c := &cases[i]
+		ps := perCase[i]
+		// A trace that names the case outranks one matched by its question.
+		if hasByID(ps) {
+			ps = onlyByID(ps)
+		}
+		if len(ps) == 0 {
+			rep.Cases = append(rep.Cases, CaseCheck{CaseID: c.CaseID, Verdict: VerdictMissing,
+				Reason: "no new trace for this case (neither metadata.case_id nor the same question and as_user)"})
+			continue
+		}
+		// Several traces for one case: the worst verdict stands.
+		var worst CaseCheck
+		for k, p := range ps {
+			cc := judge(c, p.score, p.answer)
+			cc.Traces = len(ps)
+			if k == 0 || rank(cc) < rank(worst) {
+				worst = cc
+			}
+			crs = append(crs, scoring.CaseResult{Score: p.score})
+		}
+		if len(ps) > 1 {
+			worst.Reason += fmt.Sprintf(" (worst of %d new traces for this case; metadata.case_id pairs them exactly)", len(ps))
+		}
+		rep.Cases = append(rep.Cases, worst)
+	}
+	sort.SliceStable(rep.Cases, func(i, j int) bool { return rep.Cases[i].CaseID < rep.Cases[j].CaseID })
+	s := &rep.Summary
+	s.Cases = len(rep.Cases)
+	for _, cc := range rep.Cases {
+		switch cc.Verdict {
+		case VerdictPass:
+			s.Pass++
+		case VerdictRegressed:
+			s.Regressed++
+		case VerdictFixed:
+			s.Fixed++
+		case VerdictFailing:
+			s.Failing++
+		case VerdictMissing:
+			s.Missing++
+		}
+		if cc.PolicyViolations > 0 {
+			s.PolicyViolations++
+		}
+	}
+	s.Failed = s.Regressed > 0 || s.PolicyViolations > 0
+	s.PolicyChecked = cfg.Policy != nil
+	rep.Report = scoring.BuildReport(crs)
+	return rep, nil
+}
+
+func hasByID(ps []pairing) bool {
+	for _, p := range ps {
+		if p.byID {
+			return true
+		}
+	}
+	return false
+}
+
+func onlyByID(ps []pairing) []pairing {
+	var out []pairing
+	for _, p := range ps {
+		if p.byID {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// rank orders verdicts from worst (0) for picking among several traces;
+// a policy violation makes a verdict worse than the same one without.
+func rank(cc CaseCheck) int {
+	r := 0
+	for i, v := range Verdicts {
+		if v == cc.Verdict {
+			r = i * 2
+		}
+	}
+	if cc.PolicyViolations == 0 {
+		r++
+	}
+	return r
+}
+
+// wasGood: the suite's label says the case was correct and grounded, with
+// no failure class.
+func wasGood(l model.Label) bool {
+	return l.Correct != nil && *l.Correct && l.Grounded != nil && *l.Grounded && l.FailureClass == nil
+}
+
+// judge compares one new trace's score with its case's label.
+func judge(c *model.Case, ts scoring.TraceScore, answer string) CaseCheck {
+	cc := CaseCheck{CaseID: c.CaseID, TraceID: ts.TraceID}
+	if ts.PolicyViolations != nil {
+		cc.PolicyViolations = *ts.PolicyViolations
+	}
+	reasons := Reasons(c, ts, answer)
+	answerChecked := hasAnswer(c.Gold)
+	// An answer the checker cannot compare (names where the gold lists
+	// ids) is no failure, but the reason says a person should look.
+	nowCorrect := ts.Correct == nil || *ts.Correct
+	nowWrong := answerChecked && ts.Correct != nil && !*ts.Correct
+	nowGood := nowCorrect && ts.Grounded != nil && *ts.Grounded && cc.PolicyViolations == 0
+	wasCorrect := c.Label.Correct != nil && *c.Label.Correct
+	switch good := wasGood(c.Label); {
+	case good && nowGood:
+		cc.Verdict = VerdictPass
+	case good || wasCorrect && nowWrong:
+		cc.Verdict = VerdictRegressed
+	case nowGood:
+		cc.Verdict = VerdictFixed
+	default:
+		cc.Verdict = VerdictFailing
+	}
+	if nowGood {
+		cc.Reason = "correct and grounded"
+		switch {
+		case !answerChecked:
+			cc.Reason = "grounded (the case has no gold answer to check)"
+		case ts.Correct == nil:
+			ac := scoring.CheckAnswer(c.Gold.Answer, c.Gold.Tolerance, answer)
+			cc.Reason = "grounded; the answer needs a person: " + ac.Reason
+		}
+		if cc.Verdict == VerdictFixed {
+			cc.Reason += "; the suite label was " + labelText(c.Label)
+		}
+	} else {
+		if len(reasons) == 0 {
+			reasons = []string{"not grounded"}
+		}
+		cc.Reason = strings.Join(reasons, "; ")
+	}
+	cc.Reason = model.CleanLine(cc.Reason)
+	return cc
+}
+
+func labelText(l model.Label) string {
+	var parts []string
+	switch {
+	case l.Correct == nil:
+		parts = append(parts, "correctness unknown")
+	case *l.Correct:
+		parts = append(parts, "correct")
+	default:
+		parts = append(parts, "wrong")
+	}
+	switch {
+	case l.Grounded == nil:
+		parts = append(parts, "grounding unknown")
+	case *l.Grounded:
+		parts = append(parts, "grounded")
+	default:
+		parts = append(parts, "not grounded")
+	}
+	if l.FailureClass != nil {
+		parts = append(parts, string(*l.FailureClass))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func hasAnswer(g model.Gold) bool {
+	a := strings.TrimSpace(string(g.Answer))
+	return a != "" && a != "null"
+}
+
+// Reasons explains why a new trace is not correct and grounded, most
+// decisive first: policy violations, forbidden fields, missing required
+// fields, the predicate that differs, the freshness bound, the answer (the
+// trace's final answer), then what could not be decided.
+func Reasons(c *model.Case, ts scoring.TraceScore, answer string) []string {
+	var out []string
+	for _, cv := range ts.Violations {
+		for _, v := range cv.Violations {
+			out = append(out, fmt.Sprintf("policy violation at step %d: %s", cv.Step, v.Reason))
+			break // one line per call
+		}
+	}
+	var forbidden []string
+	used := map[string]bool{}
+	for _, f := range ts.FieldsUsed {
+		used[f.Field] = true
+		if f.Status == scoring.FieldForbidden {
+			forbidden = append(forbidden, fmt.Sprintf("%s (step %s)", f.Field, joinInts(f.Steps)))
+		}
+	}
+	if len(forbidden) > 0 {
+		out = append(out, "forbidden field used: "+strings.Join(forbidden, ", "))
+	}
+	var missing []string
+	for _, f := range c.Gold.RequiredFields {
+		if !used[scoring.NormField(f)] {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		out = append(out, "required field missing: "+strings.Join(missing, ", "))
+	}
+	for _, cl := range ts.Classes {
+		for _, e := range cl.Evidence {
+			r := e.Reason
+			switch {
+			case strings.HasPrefix(r, "WHERE does not apply the definition"):
+				out = append(out, fmt.Sprintf("predicate differs at step %d: %s", e.Step, r))
+			case ts.FreshnessPass != nil && !*ts.FreshnessPass && cl.Class == model.ClassTemporal &&
+				(strings.Contains(r, "bound") || strings.Contains(r, "as_of")):
+				out = append(out, fmt.Sprintf("freshness at step %d: %s", e.Step, r))
+			case cl.Class == model.ClassPolicy && strings.Contains(r, "not as the end user"):
+				out = append(out, fmt.Sprintf("policy at step %d: %s", e.Step, r))
+			}
+		}
+	}
+	if ts.Correct != nil && !*ts.Correct {
+		ac := scoring.CheckAnswer(c.Gold.Answer, c.Gold.Tolerance, answer)
+		why := "the answer differs from the gold answer " + compactJSON(c.Gold.Answer)
+		if ac.Reason != "" {
+			why = "wrong answer: " + ac.Reason
+		}
+		out = append(out, why)
+	}
+	if ts.SuggestedClass != nil && len(out) == 0 {
+		for _, cl := range ts.Classes {
+			if cl.Class == *ts.SuggestedClass && len(cl.Evidence) > 0 {
+				out = append(out, fmt.Sprintf("%s at step %d: %s", cl.Class, cl.Evidence[0].Step, cl.Evidence[0].Reason))
+			}
+		}
+	}
+	if ts.Grounded == nil && len(out) == 0 {
+		why := "grounding could not be decided"
+		if len(ts.ReviewReasons) > 0 {
+			why += ": " + strings.Join(ts.ReviewReasons, "; ")
+		}
+		out = append(out, why)
+	}
+	return out
+}
+
+func compactJSON(raw []byte) string {
+	s := strings.Join(strings.Fields(string(raw)), " ")
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ",")
+}
+
+// eachBatchAhead is eachBatch with the next batch loading while fn scores
+// the current one: reading SQLite and scoring overlap on two cores.
+func eachBatchAhead(ctx context.Context, st *store.Store, ids []string, fn func([]*model.Trace)) error {
+	type loaded struct {
+		ts  []*model.Trace
+		err error
+	}
+	ch := make(chan loaded, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(ch)
+		for start := 0; start < len(ids); start += batch {
+			if err := ctx.Err(); err != nil {
+				ch <- loaded{err: err}
+				return
+			}
+			ts, err := st.LoadTraces(ctx, ids[start:min(start+batch, len(ids))])
+			select {
+			case ch <- loaded{ts, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for l := range ch {
+		if l.err != nil {
+			return l.err
+		}
+		fn(l.ts)
+	}
+	return ctx.Err()
+}

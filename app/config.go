@@ -1,0 +1,93 @@
+// Package app is the engine: it runs tracelab's regression-suite work over a store: it
+// loads traces and cases, scores them with package scoring, stores the
+// machine's suggestions, and builds report.json. It is the one place where
+// the pure scorer meets the database, shared by the CLI and the workbench.
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"tracelab/scoring"
+	"tracelab/store"
+)
+
+// Files names the optional configuration files of a scoring run.
+type Files struct {
+	Policy       string        // --policy: JSON policy oracle file
+	PolicyOracle string        // --policy-oracle: external command (exclusive with Policy)
+	OracleWait   time.Duration // how long the external oracle may take per call
+	Lexicon      string        // --lexicon: extra guess-marker phrases, one per line
+	Lineage      string        // --lineage: tool.argument -> [table.column]
+	Glossary     string        // --glossary: extra glossary entries (JSON)
+}
+
+// LoadConfig reads the files and the store's glossary into a scoring
+// configuration. Errors name the file.
+func LoadConfig(ctx context.Context, st *store.Store, f Files) (scoring.Config, error) {
+	var cfg scoring.Config
+	if f.Policy != "" && f.PolicyOracle != "" {
+		return cfg, fmt.Errorf("--policy and --policy-oracle are exclusive: give one policy oracle")
+	}
+	if f.Policy != "" {
+		data, err := os.ReadFile(f.Policy)
+		if err != nil {
+			return cfg, err
+		}
+		p, err := scoring.ParsePolicy(data)
+		if err != nil {
+			return cfg, fmt.Errorf("%s: %w", f.Policy, err)
+		}
+		cfg.Policy = p
+	}
+	if f.PolicyOracle != "" {
+		cfg.Policy = &CommandOracle{Command: f.PolicyOracle, Timeout: f.OracleWait}
+	}
+	if f.Lexicon != "" {
+		data, err := os.ReadFile(f.Lexicon)
+		if err != nil {
+			return cfg, err
+		}
+		extra, err := scoring.ParseLexicon(string(data))
+		if err != nil {
+			return cfg, fmt.Errorf("%s: %w", f.Lexicon, err)
+		}
+		cfg.Lexicon = append(append([]string(nil), scoring.DefaultLexicon...), extra...)
+	}
+	if f.Lineage != "" {
+		data, err := os.ReadFile(f.Lineage)
+		if err != nil {
+			return cfg, err
+		}
+		l, err := scoring.ParseLineage(data)
+		if err != nil {
+			return cfg, fmt.Errorf("%s: %w", f.Lineage, err)
+		}
+		cfg.Lineage = l
+	}
+	if st != nil {
+		entries, err := st.Glossary(ctx)
+		if err != nil {
+			return cfg, err
+		}
+		for _, e := range entries {
+			cfg.Glossary = append(cfg.Glossary, scoring.GlossaryEntry{Term: e.Term, Definition: e.Definition,
+				Predicate: e.Predicate, RequiredFields: e.RequiredFields, ForbiddenFields: e.ForbiddenFields,
+				TimestampColumn: e.TimestampColumn, Calendar: e.Calendar})
+		}
+	}
+	if f.Glossary != "" {
+		data, err := os.ReadFile(f.Glossary)
+		if err != nil {
+			return cfg, err
+		}
+		g, err := scoring.ParseGlossary(data)
+		if err != nil {
+			return cfg, fmt.Errorf("%s: %w", f.Glossary, err)
+		}
+		cfg.Glossary = append(cfg.Glossary, g...)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"tracelab/app"
+	"tracelab/importers"
+	"tracelab/store"
+)
+
+func newImportCmd() *cobra.Command {
+	var opts store.ImportOptions
+	var listFormats, noScore bool
+	var files app.Files
+	cmd := &cobra.Command{
+		Use:   "import [flags] FILE...",
+		Short: "Import trace files (any supported format) or a cases.jsonl suite",
+		Long: `Import reads each FILE, detects its format from its content, and writes it into the
+database in one transaction per file: a file with a bad record changes nothing unless
+--skip-bad is given. Importing the same file again changes nothing ("0 new, N unchanged").
+A trace or case id seen again with different content is an error naming both sources,
+unless --replace is given. Formats that do not carry the server, user or run take them
+from --server, --as-user, --role and --run. "-" reads standard input.`,
+		Example: `  tracelab import traces.jsonl
+  tracelab import --skip-bad logs/*.jsonl
+  tracelab import --format anthropic --server support-bot --as-user ana.01 messages.json
+  tracelab import --list-formats`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if listFormats {
+				for _, f := range importers.Formats() {
+					fmt.Fprintf(cmd.OutOrStdout(), "%-18s %s\n", f.Name, f.Doc)
+				}
+				return nil
+			}
+			if len(args) == 0 {
+				return fmt.Errorf("no files given: tracelab import FILE... (see --help)")
+			}
+			if opts.Format != "" {
+				if _, ok := importers.Lookup(opts.Format); !ok {
+					return withCode(2, fmt.Errorf("unknown format %q (supported: %s)", opts.Format, importers.FormatNames()))
+				}
+			}
+			st, err := store.Open(cmd.Context(), dbPath(cmd))
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			imported, ierr := runImport(cmd.Context(), st, args, opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			// Semantic fingerprints of new contracts, so drift can tell a
+			// rename from a remove and add without a later backfill.
+			if _, err := app.FillSemantic(cmd.Context(), st); err != nil {
+				return fmt.Errorf("fingerprinting the imported tool contracts: %w", err)
+			}
+			if len(imported) > 0 && !noScore {
+				// New traces are scored at once so the queue shows classes and markers.
+				cfg, err := app.LoadConfig(cmd.Context(), st, files)
+				if err != nil {
+					return withCode(2, err)
+				}
+				if _, err := app.ScoreAll(cmd.Context(), st, cfg, imported, nil); err != nil {
+					return fmt.Errorf("scoring the imported traces: %w", err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "scored %d new traces\n", len(imported))
+			}
+			return ierr
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Format, "format", "", "force the input format instead of detecting it (see --list-formats)")
+	f.BoolVar(&opts.Replace, "replace", false, "replace traces and cases whose id exists with other content")
+	f.BoolVar(&opts.SkipBad, "skip-bad", false, "import the good records of a file and list the bad ones")
+	f.StringVar(&opts.Defaults.Server, "server", "", "server name for traces whose format does not carry one")
+	f.StringVar(&opts.Defaults.AsUser, "as-user", "", "end-user identity for traces that do not carry one")
+	f.StringVar(&opts.Defaults.UserRole, "role", "", "user role for traces that do not carry one")
+	f.StringVar(&opts.Defaults.RunID, "run", "", "run id for traces that do not carry one")
+	f.BoolVar(&listFormats, "list-formats", false, "list the supported formats and exit")
+	f.BoolVar(&noScore, "no-score", false, "do not score the new traces after importing them")
+	addScoringFlags(cmd, &files)
+	return cmd
+}
+
+// runImport imports every file, each in its own transaction, and reports
+// per file. Files that finished stay imported when a later one fails or
+// the user presses Ctrl-C. It returns the ids of the traces written.
+func runImport(ctx context.Context, st *store.Store, files []string, opts store.ImportOptions, out, errw io.Writer) ([]string, error) {
+	rejected := 0
+	var written []string
+	for _, path := range files {
+		res, err := importOne(ctx, st, path, opts, errw)
+		for _, b := range res.Bad {
+			fmt.Fprintln(errw, b.Error())
+		}
+		switch {
+		case errors.Is(err, context.Canceled):
+			fmt.Fprintf(errw, "%s: interrupted, nothing imported from it\n", path)
+			return nil, withCode(130, fmt.Errorf("import interrupted"))
+		case errors.Is(err, store.ErrRejected):
+			fmt.Fprintln(errw, err)
+			rejected++
+			continue
+		case err != nil:
+			fmt.Fprintf(errw, "%v\n", err)
+			rejected++
+			continue
+		}
+		fmt.Fprintln(out, res.Summary())
+		written = append(written, res.Traces...)
+		if len(res.Bad) > 0 {
+			rejected++
+		}
+	}
+	if rejected > 0 {
+		return written, fmt.Errorf("%d of %d file(s) had rejected records", rejected, len(files))
+	}
+	return written, nil
+}
+
+func importOne(ctx context.Context, st *store.Store, path string, opts store.ImportOptions, errw io.Writer) (store.ImportResult, error) {
+	var r io.Reader
+	var size int64
+	if path == "-" {
+		r = os.Stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return store.ImportResult{File: path}, err
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+		r = f
+	}
+	var bar *progressLine
+	if ef, ok := errw.(*os.File); ok && term.IsTerminal(ef.Fd()) && size > 8<<20 {
+		bar = &progressLine{w: errw, name: path, total: size, start: time.Now()}
+		opts.Progress = bar.update
+		defer bar.clear()
+	}
+	return st.Import(ctx, r, path, opts)
+}
+
+// progressLine draws a one-line progress report (bytes, records, rate,
+// ETA) on an interactive terminal, at most ten times a second.
+type progressLine struct {
+	w     io.Writer
+	name  string
+	total int64
+	start time.Time
+	last  time.Time
+	drawn bool
+}
+
+func (p *progressLine) update(n int64, records int) {
+	now := time.Now()
+	if now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = now
+	el := now.Sub(p.start).Seconds()
+	rate := float64(n) / el
+	pct := float64(n) / float64(p.total)
+	eta := "?"
+	if rate > 0 {
+		eta = time.Duration(float64(p.total-n) / rate * float64(time.Second)).Round(time.Second).String()
+	}
+	const width = 24
+	filled := int(pct * width)
+	if filled > width {
+		filled = width
+	}
+	fmt.Fprintf(p.w, "\r%s [%s%s] %5.1f%% %s/%s %d records %s/s ETA %s ",
+		p.name, strings.Repeat("#", filled), strings.Repeat(".", width-filled), pct*100,
+		human(n), human(p.total), records, human(int64(rate)), eta)
+	p.drawn = true
+}
+
+func (p *progressLine) clear() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[2K")
+	}
+}
+
+func human(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1fGB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1fMB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1fKB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%dB", n)
+}

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/spf13/cobra"
+
+	"tracelab/model"
+	"tracelab/store"
+)
+
+func newLsCmd() *cobra.Command {
+	var server, status, format string
+	var queued bool
+	cmd := &cobra.Command{
+		Use:   "ls [--server S] [--status suggested|confirmed|none] [--queued] [--format text|json]",
+		Short: "List the traces in the database with their label status",
+		Long: `Ls prints one line per trace: id, case, server, outcome, label status, class and
+question. --format json prints one JSON array of trace summaries instead.`,
+		Example: `  tracelab ls
+  tracelab ls --server generic-warehouse --status confirmed
+  tracelab ls --format json | jq '.[].trace_id'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var f store.Filter
+			if server != "" {
+				f.Servers = []string{server}
+			}
+			switch status {
+			case "":
+			case "suggested", "confirmed", "none":
+				f.Statuses = []model.Status{model.Status(status)}
+			default:
+				return withCode(2, fmt.Errorf("--status %q is not one of suggested, confirmed, none", status))
+			}
+			f.QueuedOnly = queued
+			if format != "text" && format != "json" {
+				return withCode(2, fmt.Errorf("--format %q is not one of text, json", format))
+			}
+			st, err := store.Open(cmd.Context(), dbPath(cmd))
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			return listTraces(cmd.Context(), st, f, format, cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&server, "server", "", "only traces of this server")
+	cmd.Flags().StringVar(&status, "status", "", "only traces whose label status is suggested, confirmed or none")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().BoolVar(&queued, "queued", false, "only traces `tracelab sample` queued for labeling")
+	return cmd
+}
+
+// listTraces streams every matching trace page by page.
+func listTraces(ctx context.Context, st *store.Store, f store.Filter, format string, w io.Writer) error {
+	all := []store.TraceSummary{}
+	q := store.Query{Filter: f, Limit: 500}
+	for {
+		page, next, err := st.ListTraces(ctx, q)
+		if err != nil {
+			return err
+		}
+		all = append(all, page...)
+		if next == nil {
+			break
+		}
+		q.After = next
+	}
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(all)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TRACE\tCASE\tSERVER\tOUTCOME\tSTATUS\tCLASS\tQUESTION")
+	for _, t := range all {
+		class := t.Class()
+		if class == "" {
+			class = "-"
+		}
+		caseID := t.CaseID
+		if caseID == "" {
+			caseID = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", model.CleanLine(t.TraceID), model.CleanLine(caseID), model.CleanLine(t.Server),
+			t.Outcome, t.Status, class, ansi.Truncate(model.CleanLine(t.Question), 60, "…"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d traces\n", len(all))
+	return err
+}

@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"tracelab/app"
+	"tracelab/model"
+)
+
+func newReportCmd() *cobra.Command {
+	var files app.Files
+	var format string
+	var all, diff, failOnRegression bool
+	cmd := &cobra.Command{
+		Use:   "report [--policy FILE] [--all] [--format json|text] | report --diff OLD.json NEW.json",
+		Short: "Print report.json: the six grounding metrics per server",
+		Long: `Report scores every case whose gold a person wrote (confirmed in the workbench or
+imported from a cases.jsonl) and prints the seed's report: one object per server with
+grounding precision and recall, definition match, freshness pass and policy violation
+rates, clarification loops per task, cost per correct answer, failures by class and
+the number needing human review. A confirmed label wins over the scorer's suggestion.
+--all adds the traces whose gold is only machine-suggested.
+
+--diff OLD.json NEW.json compares two report.json files instead (two servers, or one
+server before and after a context change): each server side by side, every metric's
+delta, and the failure classes that grew, as text, markdown or json. With
+--fail-on-regression it exits 1 when a grounding metric (grounding precision or recall,
+definition match rate, freshness pass rate) fell or the policy violation rate rose.`,
+		Example: `  tracelab report
+  tracelab report --policy policy.json --format text
+  tracelab report --all --format json > report.json
+  tracelab report --diff main/report.json pr/report.json --format markdown --fail-on-regression`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if diff {
+				if len(args) != 2 {
+					return withCode(2, fmt.Errorf("--diff takes two report files: tracelab report --diff OLD.json NEW.json"))
+				}
+				return nil
+			}
+			return cobra.NoArgs(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if diff {
+				cmd.SilenceUsage = true // a failed check is no usage error
+				return runReportDiff(cmd, args[0], args[1], format, failOnRegression)
+			}
+			if failOnRegression {
+				return withCode(2, fmt.Errorf("--fail-on-regression goes with --diff OLD.json NEW.json"))
+			}
+			if format == "" {
+				format = "json"
+			}
+			if format != "text" && format != "json" {
+				return withCode(2, fmt.Errorf("--format %q is not one of json, text", format))
+			}
+			st, cfg, err := openScoring(cmd, files)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			reports, err := app.Report(cmd.Context(), st, cfg, all)
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				return model.WriteReportJSON(cmd.OutOrStdout(), reports)
+			}
+			return writeReportText(cmd.OutOrStdout(), reports)
+		},
+	}
+	addScoringFlags(cmd, &files)
+	cmd.Flags().StringVar(&format, "format", "", "output format: json or text (default json); with --diff: text, markdown or json (default text)")
+	cmd.Flags().BoolVar(&diff, "diff", false, "compare two report.json files: --diff OLD.json NEW.json")
+	cmd.Flags().BoolVar(&failOnRegression, "fail-on-regression", false, "with --diff: exit 1 when a grounding metric fell or policy violations rose")
+	cmd.Flags().BoolVar(&all, "all", false, "include traces whose gold is only machine-suggested")
+	return cmd
+}
+
+// writeReportText prints the servers side by side, one metric per row.
+func writeReportText(w io.Writer, reports []model.Report) error {
+	if len(reports) == 0 {
+		_, err := fmt.Fprintln(w, "no cases with gold yet: confirm cases in the workbench or import a cases.jsonl")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	row := func(name string, f func(model.Report) string) {
+		cells := []string{name}
+		for _, r := range reports {
+			cells = append(cells, f(r))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+	}
+	row("", func(r model.Report) string { return model.CleanLine(r.Server) })
+	row("cases", func(r model.Report) string { return fmt.Sprint(r.Cases) })
+	row("correct", func(r model.Report) string { return fmt.Sprint(r.Correct) })
+	row("correct and grounded", func(r model.Report) string { return fmt.Sprint(r.CorrectAndGrounded) })
+	row("grounding precision", func(r model.Report) string { return fmtRate(r.GroundingPrecision) })
+	row("grounding recall", func(r model.Report) string { return fmtRate(r.GroundingRecall) })
+	row("definition match rate", func(r model.Report) string { return fmtRate(r.DefinitionMatchRate) })
+	row("freshness pass rate", func(r model.Report) string { return fmtRate(r.FreshnessPassRate) })
+	row("policy violation rate", func(r model.Report) string { return fmtRate(r.PolicyViolationRate) })
+	row("clarification loops/task", func(r model.Report) string { return fmtRate(r.ClarificationLoopsPerTask) })
+	row("cost total (USD)", func(r model.Report) string { return fmt.Sprintf("%.4f", r.CostTotalUSD) })
+	row("cost per correct (USD)", func(r model.Report) string { return fmtUSD(r.CostPerCorrectAnswerUSD) })
+	for _, c := range model.Classes {
+		row("failures: "+string(c), func(r model.Report) string { return fmt.Sprint(r.FailuresByClass[string(c)]) })
+	}
+	row("needs human review", func(r model.Report) string { return fmt.Sprint(r.NeedsHumanReview) })
+	return tw.Flush()
+}
+
+func fmtUSD(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", *p)
+}
+
+func runReportDiff(cmd *cobra.Command, oldPath, newPath, format string, failOnRegression bool) error {
+	if format == "" {
+		format = "text"
+	}
+	if format != "text" && format != "markdown" && format != "json" {
+		return withCode(2, fmt.Errorf("--format %q is not one of text, markdown, json (with --diff)", format))
+	}
+	old, err := app.ReadReport(oldPath)
+	if err != nil {
+		return withCode(2, err)
+	}
+	cur, err := app.ReadReport(newPath)
+	if err != nil {
+		return withCode(2, err)
+	}
+	d := app.DiffReports(oldPath, old, newPath, cur)
+	w := cmd.OutOrStdout()
+	switch format {
+	case "json":
+		err = jsonIndent(w, d)
+	case "markdown":
+		err = writeDiffMarkdown(w, d)
+	default:
+		err = writeDiffText(w, d)
+	}
+	if err != nil {
+		return err
+	}
+	if failOnRegression && d.Regressed {
+		return withCode(1, fmt.Errorf("grounding regressed between %s and %s", oldPath, newPath))
+	}
+	return nil
+}
+
+func fmtDiffNum(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*p, 'f', -1, 64)
+}
+
+func fmtDelta(m app.MetricDelta) string {
+	if m.Delta == nil {
+		return ""
+	}
+	s := strconv.FormatFloat(*m.Delta, 'f', -1, 64)
+	if *m.Delta > 0 {
+		s = "+" + s
+	}
+	switch {
+	case m.Worse:
+		s += " worse"
+	case m.Better:
+		s += " better"
+	}
+	return s
+}
+
+func presenceNote(sd app.ServerDiff) string {
+	switch sd.Presence {
+	case "added":
+		return " (only in NEW)"
+	case "removed":
+		return " (only in OLD)"
+	}
+	return ""
+}
+
+func writeDiffText(w io.Writer, d app.ReportDiff) error {
+	fmt.Fprintf(w, "OLD %s\nNEW %s\n", model.CleanLine(d.Old), model.CleanLine(d.New))
+	for _, sd := range d.Servers {
+		fmt.Fprintf(w, "\n%s%s\n", model.CleanLine(sd.Server), presenceNote(sd))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  METRIC\tOLD\tNEW\tDELTA")
+		for _, m := range sd.Metrics {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", m.Metric, fmtDiffNum(m.Old), fmtDiffNum(m.New), fmtDelta(m))
+		}
+		tw.Flush()
+		for _, c := range sd.ClassesGrew {
+			fmt.Fprintf(w, "  failures grew: %s %d -> %d\n", c.Class, c.Old, c.New)
+		}
+		for _, r := range sd.Regressions {
+			fmt.Fprintf(w, "  REGRESSION: %s\n", r)
+		}
+	}
+	verdict := "no grounding metric fell and policy violations did not rise"
+	if d.Regressed {
+		verdict = "REGRESSED: a grounding metric fell or policy violations rose"
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", verdict)
+	return err
+}
+
+func writeDiffMarkdown(w io.Writer, d app.ReportDiff) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## tracelab report diff\n\n`%s` → `%s`\n", mdCell(d.Old), mdCell(d.New))
+	for _, sd := range d.Servers {
+		fmt.Fprintf(&b, "\n### %s%s\n\n| Metric | Old | New | Delta |\n|---|---:|---:|---|\n", mdCell(sd.Server), presenceNote(sd))
+		for _, m := range sd.Metrics {
+			delta := fmtDelta(m)
+			if m.Worse {
+				delta = "**" + delta + "**"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", m.Metric, fmtDiffNum(m.Old), fmtDiffNum(m.New), delta)
+		}
+		if len(sd.ClassesGrew) > 0 {
+			b.WriteString("\nFailure classes that grew: ")
+			for i, c := range sd.ClassesGrew {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "%s %d → %d", c.Class, c.Old, c.New)
+			}
+			b.WriteString("\n")
+		}
+		for _, r := range sd.Regressions {
+			fmt.Fprintf(&b, "\n**Regression:** %s\n", r)
+		}
+	}
+	if d.Regressed {
+		b.WriteString("\n**REGRESSED**: a grounding metric fell or policy violations rose.\n")
+	} else {
+		b.WriteString("\nNo grounding metric fell and policy violations did not rise.\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,126 @@
+// Command tracelab is a terminal workbench for labeling AI-agent traces and
+// exporting them as a regression app. This file only wires commands.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"charm.land/fang/v2"
+	"github.com/spf13/cobra"
+
+	"tracelab/app"
+)
+
+// Program is what main hands the command line: the build's version and
+// the bundled demo data (testdata/traces/*.jsonl, testdata/cases.jsonl and
+// testdata/policy.json at the root of the file system).
+type Program struct {
+	Version string
+	Demo    fs.FS
+}
+
+// Main runs the command line on the process's arguments and returns the
+// exit status.
+func Main(p Program) int {
+	root := newRootCmd(p)
+	err := fang.Execute(context.Background(), root,
+		fang.WithVersion(p.Version),
+		fang.WithNotifySignal(os.Interrupt))
+	return exitCode(err)
+}
+
+func newRootCmd(p Program) *cobra.Command {
+	var files app.Files
+	root := &cobra.Command{
+		Use:   "tracelab",
+		Short: "Label AI-agent traces for grounding and export them as a regression suite",
+		Long: `tracelab loads agent traces (tool calls, arguments, results, reasoning) into a local
+SQLite file, scores every call for grounding, lets you confirm gold records and labels
+at the keyboard, and exports cases.jsonl plus report.json for CI.
+
+Run without a command, it opens the workbench on the database: ./tracelab.db unless
+--db or TRACELAB_DB says otherwise. Press ? in the workbench for its keys.`,
+		Example: `  # open the workbench on bundled sample data
+  tracelab demo
+
+  # open the workbench on your database, labeling as ana
+  tracelab --db team.db --labeler ana
+
+  # import traces, list them, export the confirmed cases
+  tracelab import traces.jsonl
+  tracelab ls --status confirmed
+  tracelab export --out suite/`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !isTerminal() {
+				return withCode(2, fmt.Errorf("the workbench needs a terminal; see tracelab --help for the commands that run without one"))
+			}
+			st, cfg, err := openScoring(cmd, files)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			return runTUI(cmd, st, cfg)
+		},
+	}
+	root.PersistentFlags().String("db", "", "database file (default $TRACELAB_DB or ./tracelab.db)")
+	addTUIFlags(root)
+	addScoringFlags(root, &files)
+	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(p.Demo), newFieldsCmd(), newScoreCmd(), newReportCmd(),
+		newDriftCmd(), newCheckCmd(), newSampleCmd())
+	return root
+}
+
+// exitError carries a specific process exit code with its message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+func (e *exitError) ExitCode() int { return e.code }
+
+// withCode wraps err so the process exits with code.
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// exitCode maps an error to the process status: the code it carries,
+// 2 for a command line cobra rejected (bad input), else 1.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &coded) {
+		return coded.ExitCode()
+	}
+	msg := err.Error()
+	for _, usage := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "invalid argument",
+		"flag needs an argument", "accepts ", "requires at least", "requires at most"} {
+		if strings.HasPrefix(msg, usage) {
+			return 2
+		}
+	}
+	return 1
+}
+
+// dbPath resolves the database: --db, then $TRACELAB_DB, then ./tracelab.db.
+func dbPath(cmd *cobra.Command) string {
+	if p, _ := cmd.Flags().GetString("db"); p != "" {
+		return p
+	}
+	if p := os.Getenv("TRACELAB_DB"); p != "" {
+		return p
+	}
+	return "tracelab.db"
+}

@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"tracelab/app"
+	"tracelab/model"
+	"tracelab/scoring"
+	"tracelab/store"
+)
+
+// addScoringFlags declares the inputs every scoring command shares.
+func addScoringFlags(cmd *cobra.Command, f *app.Files) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.Policy, "policy", "", "policy oracle file: scopes and users (JSON)")
+	fl.StringVar(&f.PolicyOracle, "policy-oracle", "", "external policy oracle command: reads a call as JSON on stdin, writes {\"violations\":[...]}")
+	fl.DurationVar(&f.OracleWait, "oracle-timeout", 10*time.Second, "how long the external policy oracle may take per call")
+	fl.StringVar(&f.Lexicon, "lexicon", "", "extra guess-marker phrases, one per line (# comments)")
+	fl.StringVar(&f.Lineage, "lineage", "", `lineage file: {"tool.argument":["table.column",...]}`)
+	fl.StringVar(&f.Glossary, "glossary", "", "extra glossary entries (JSON array of {term, definition, required_fields, ...})")
+}
+
+// openScoring opens the database and reads the scoring configuration the
+// flags of addScoringFlags name; a bad configuration file is bad input (2).
+func openScoring(cmd *cobra.Command, files app.Files) (*store.Store, scoring.Config, error) {
+	st, err := store.Open(cmd.Context(), dbPath(cmd))
+	if err != nil {
+		return nil, scoring.Config{}, err
+	}
+	cfg, err := app.LoadConfig(cmd.Context(), st, files)
+	if err != nil {
+		st.Close()
+		return nil, scoring.Config{}, withCode(2, err)
+	}
+	return st, cfg, nil
+}
+
+func newScoreCmd() *cobra.Command {
+	var files app.Files
+	var format string
+	cmd := &cobra.Command{
+		Use:   "score [--policy FILE] [--format text|jsonl]",
+		Short: "Score every trace for grounding and store the suggestions",
+		Long: `Score resolves the fields each tool call used (SQL parsed with the PostgreSQL parser,
+tool arguments through lineage), finds guess markers in the reasoning, checks the
+answer, definition, freshness and policy against the case's gold, suggests a failure
+class with evidence, and proposes gold for traces nobody labeled. Scores and
+suggestions are stored; a person's labels are never overwritten.`,
+		Example: `  tracelab score
+  tracelab score --policy policy.json --format jsonl | jq 'select(.suggested_class != null)'
+  tracelab score --policy-oracle ./check-entitlements.sh`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "text" && format != "jsonl" {
+				return withCode(2, fmt.Errorf("--format %q is not one of text, jsonl", format))
+			}
+			st, cfg, err := openScoring(cmd, files)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			results, err := app.ScoreAll(cmd.Context(), st, cfg, nil, nil)
+			if err != nil {
+				return err
+			}
+			if format == "jsonl" {
+				return writeScoresJSONL(cmd.OutOrStdout(), results)
+			}
+			return writeScoresText(cmd.OutOrStdout(), results)
+		},
+	}
+	addScoringFlags(cmd, &files)
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or jsonl (one object per trace)")
+	return cmd
+}
+
+func writeScoresJSONL(w io.Writer, results []app.Result) error {
+	for _, r := range results {
+		line, err := model.MarshalLine(r.Score)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeScoresText(w io.Writer, results []app.Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TRACE\tSERVER\tCLASS\tPREC\tREC\tCORRECT\tGROUNDED\tMARKERS\tREVIEW")
+	review := 0
+	for _, r := range results {
+		s := r.Score
+		class := "-"
+		if s.SuggestedClass != nil {
+			class = string(*s.SuggestedClass)
+		}
+		rv := ""
+		if s.NeedsHumanReview {
+			rv, review = "review", review+1
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", model.CleanLine(s.TraceID), model.CleanLine(s.Server), class,
+			fmtRate(s.GroundingPrecision), fmtRate(s.GroundingRecall), fmtBool(s.Correct), fmtBool(s.Grounded), len(s.Markers), rv)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d traces scored, %d need human review\n", len(results), review)
+	return err
+}
+
+func fmtRate(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", *p)
+}
+
+func fmtBool(p *bool) string {
+	switch {
+	case p == nil:
+		return "?"
+	case *p:
+		return "yes"
+	}
+	return "no"
+}
+
+// jsonIndent encodes v indented, without HTML escaping.
+func jsonIndent(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
