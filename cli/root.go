@@ -1,5 +1,5 @@
-// Command tracelab is a terminal workbench for labeling AI-agent traces and
-// exporting them as a regression app. This file only wires commands.
+// Package cli is tracelab's command line: cobra commands wrapped by fang,
+// one file per command. Commands call the engine (package app) only.
 package cli
 
 import (

@@ -1,0 +1,277 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"tracelab/model"
+	"tracelab/scoring"
+	"tracelab/store"
+)
+
+// Engine owns one database and the scoring configuration of a session, and
+// offers every operation a front end needs. The CLI and the workbench call
+// only the engine: one behaviour, one place.
+type Engine struct {
+	st    *store.Store
+	files Files
+	cfg   scoring.Config
+}
+
+// The store's row and query types, re-exported so front ends name them
+// through the engine and never import the store.
+type (
+	Filter        = store.Filter
+	Query         = store.Query
+	Cursor        = store.Cursor
+	SortKey       = store.SortKey
+	TraceSummary  = store.TraceSummary
+	Counts        = store.Counts
+	CaseRecord    = store.CaseRecord
+	Event         = store.Event
+	GlossaryEntry = store.GlossaryEntry
+)
+
+// SortKeys lists the sort orders in the order the queue cycles through them.
+var SortKeys = store.SortKeys
+
+// SortImported is the default order: as imported.
+const SortImported = store.SortImported
+
+// Errors a front end tells apart.
+var (
+	ErrNothingToUndo = store.ErrNothingToUndo
+	ErrNotFound      = store.ErrNotFound
+)
+
+// Open opens (creating if needed) the database at path and loads the
+// scoring configuration from files and the database's glossary. Errors in
+// a configuration file are ConfigErrors.
+func Open(ctx context.Context, path string, files Files) (*Engine, error) {
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	e, err := New(ctx, st, files)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// New builds an engine over an open store; the engine closes it.
+func New(ctx context.Context, st *store.Store, files Files) (*Engine, error) {
+	cfg, err := LoadConfig(ctx, st, files)
+	if err != nil {
+		return nil, &ConfigError{Err: err}
+	}
+	return &Engine{st: st, files: files, cfg: cfg}, nil
+}
+
+// ConfigError is a scoring configuration file that could not be read.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// Close closes the database.
+func (e *Engine) Close() error { return e.st.Close() }
+
+// Path is the database's file.
+func (e *Engine) Path() string { return e.st.Path() }
+
+// Config is the scoring configuration in force.
+func (e *Engine) Config() scoring.Config { return e.cfg }
+
+// SetPolicy replaces the policy oracle (the demo bundles its own).
+func (e *Engine) SetPolicy(p scoring.PolicyOracle) { e.cfg.Policy = p }
+
+// reloadGlossary rereads the store's glossary into the configuration after
+// a gold edit saved a definition, so suggestions use it at once.
+func (e *Engine) reloadGlossary(ctx context.Context) error {
+	cfg, err := LoadConfig(ctx, e.st, e.files)
+	if err != nil {
+		return err
+	}
+	cfg.Policy = e.cfg.Policy
+	e.cfg = cfg
+	return nil
+}
+
+// ListTraces returns one page of the queue.
+func (e *Engine) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Cursor, error) {
+	return e.st.ListTraces(ctx, q)
+}
+
+// Counts returns the queue's header counts under a filter.
+func (e *Engine) Counts(ctx context.Context, f Filter) (Counts, error) { return e.st.Counts(ctx, f) }
+
+// Distinct lists the values of one filterable attribute.
+func (e *Engine) Distinct(ctx context.Context, attr string) ([]string, error) {
+	return e.st.Distinct(ctx, attr)
+}
+
+// Trace loads one trace.
+func (e *Engine) Trace(ctx context.Context, traceID string) (*model.Trace, error) {
+	return e.st.Trace(ctx, traceID)
+}
+
+// CaseForTrace returns a trace's case, nil when it has none.
+func (e *Engine) CaseForTrace(ctx context.Context, traceID string) (*CaseRecord, error) {
+	return e.st.CaseForTrace(ctx, traceID)
+}
+
+// EditTrace sets one field of a trace's case (creating the case) and
+// rescores the trace, so its score follows the gold.
+func (e *Engine) EditTrace(ctx context.Context, traceID, who, field string, value json.RawMessage) (Event, error) {
+	ev, err := e.st.EditTrace(ctx, traceID, who, field, value)
+	if err != nil {
+		return ev, err
+	}
+	return ev, e.afterEdit(ctx, traceID, field)
+}
+
+// ConfirmTrace marks a trace's case confirmed by who.
+func (e *Engine) ConfirmTrace(ctx context.Context, traceID, who string) (Event, error) {
+	ev, err := e.st.ConfirmTrace(ctx, traceID, who)
+	if err != nil {
+		return ev, err
+	}
+	return ev, e.afterEdit(ctx, traceID, "status")
+}
+
+// UndoTrace undoes who's last edit of a trace's case.
+func (e *Engine) UndoTrace(ctx context.Context, traceID, who string) (Event, error) {
+	ev, err := e.st.UndoTrace(ctx, traceID, who)
+	if err != nil {
+		return ev, err
+	}
+	return ev, e.afterEdit(ctx, traceID, ev.Field)
+}
+
+// afterEdit rescores what an edit changed: the trace itself when its gold
+// or label moved.
+func (e *Engine) afterEdit(ctx context.Context, traceID, field string) error {
+	if _, err := ScoreAll(ctx, e.st, e.cfg, []string{traceID}, nil); err != nil {
+		return fmt.Errorf("rescoring %s: %w", traceID, err)
+	}
+	return nil
+}
+
+// SaveGlossary stores a definition and uses it for suggestions from now on.
+func (e *Engine) SaveGlossary(ctx context.Context, g GlossaryEntry, who string) error {
+	if err := e.st.SaveGlossary(ctx, g, who); err != nil {
+		return err
+	}
+	return e.reloadGlossary(ctx)
+}
+
+// TraceScore is what the trace screen shows of a trace's scoring: the
+// stored score and the gold the engine suggests for it.
+type TraceScore struct {
+	scoring.TraceScore
+	SuggestedGold *model.Gold
+	GoldSources   []string // why each suggested field is there
+}
+
+// ScoreOf returns a trace's stored score with the engine's gold
+// suggestion; nil when the trace has not been scored.
+func (e *Engine) ScoreOf(ctx context.Context, traceID string) (*TraceScore, error) {
+	raw, err := e.st.Score(ctx, traceID)
+	if err != nil || len(raw) == 0 {
+		return nil, err
+	}
+	var ts TraceScore
+	if err := json.Unmarshal(raw, &ts.TraceScore); err != nil {
+		return nil, fmt.Errorf("stored score of %s: %w", traceID, err)
+	}
+	sort.SliceStable(ts.Markers, func(i, j int) bool {
+		a, b := ts.Markers[i], ts.Markers[j]
+		if a.Step != b.Step {
+			return a.Step < b.Step
+		}
+		return a.Start < b.Start
+	})
+	g, err := e.SuggestGold(ctx, traceID)
+	if err != nil {
+		return nil, err
+	}
+	if g != nil {
+		ts.SuggestedGold, ts.GoldSources = &g.Gold, g.Sources
+	}
+	return &ts, nil
+}
+
+// SuggestGold is the gold the scorer suggests for one trace, with the
+// engine's configuration (glossary files included) and the trace's peers;
+// nil for a trace the engine cannot find.
+func (e *Engine) SuggestGold(ctx context.Context, traceID string) (*scoring.GoldSuggestion, error) {
+	rs, err := Evaluate(ctx, e.st, e.cfg, []string{traceID}, nil)
+	if errors.Is(err, store.ErrNotFound) || len(rs) == 0 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rs[0].Suggested != nil {
+		return rs[0].Suggested, nil
+	}
+	// A trace with human gold: what the machine would have suggested
+	// still helps the labeler compare.
+	t, err := e.st.Trace(ctx, traceID)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scoring.NewScorer(e.cfg)
+	if err != nil {
+		return nil, err
+	}
+	peers, err := e.peersOf(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	gs := sc.SuggestGold(t, rs[0].Score, peers)
+	return &gs, nil
+}
+
+// peersOf returns the scored traces asking the same question as t.
+func (e *Engine) peersOf(ctx context.Context, t *model.Trace) ([]scoring.Peer, error) {
+	cases, err := casesByTrace(ctx, e.st)
+	if err != nil {
+		return nil, err
+	}
+	peers := map[string][]scoring.Peer{}
+	if err := storedPeers(ctx, e.st, cases, []string{t.TraceID}, peers); err != nil {
+		return nil, err
+	}
+	return peers[questionKey(t.Question)], nil
+}
+
+// Rescore scores traces again (all when ids is nil) and stores the results.
+func (e *Engine) Rescore(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
+	return ScoreAll(ctx, e.st, e.cfg, ids, progress)
+}
+
+// Evaluate scores traces without storing anything.
+func (e *Engine) Evaluate(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
+	return Evaluate(ctx, e.st, e.cfg, ids, progress)
+}
+
+// Report builds report.json over the cases with human gold (all: every
+// scored trace).
+func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
+	return Report(ctx, e.st, e.cfg, all)
+}
+
+// DriftAcrossRuns compares the tool contracts of consecutive runs.
+func (e *Engine) DriftAcrossRuns(ctx context.Context) (DriftOverview, error) {
+	return DriftAcrossRuns(ctx, e.st)
+}
+
+// Store is the engine's database, for the engine's own packages' tests and
+// the commands not yet moved behind engine methods.
+func (e *Engine) Store() *store.Store { return e.st }
