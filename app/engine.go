@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
+	"sync"
 
 	"tracelab/model"
 	"tracelab/scoring"
@@ -18,7 +20,9 @@ import (
 type Engine struct {
 	st    *store.Store
 	files Files
-	cfg   scoring.Config
+
+	mu  sync.RWMutex // guards cfg: commands of the workbench run concurrently
+	cfg scoring.Config
 }
 
 // The store's row and query types, re-exported so front ends name them
@@ -85,10 +89,18 @@ func (e *Engine) Close() error { return e.st.Close() }
 func (e *Engine) Path() string { return e.st.Path() }
 
 // Config is the scoring configuration in force.
-func (e *Engine) Config() scoring.Config { return e.cfg }
+func (e *Engine) Config() scoring.Config {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.cfg
+}
 
 // SetPolicy replaces the policy oracle (the demo bundles its own).
-func (e *Engine) SetPolicy(p scoring.PolicyOracle) { e.cfg.Policy = p }
+func (e *Engine) SetPolicy(p scoring.PolicyOracle) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.cfg.Policy = p
+}
 
 // reloadGlossary rereads the store's glossary into the configuration after
 // a gold edit saved a definition, so suggestions use it at once.
@@ -97,6 +109,8 @@ func (e *Engine) reloadGlossary(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	cfg.Policy = e.cfg.Policy
 	e.cfg = cfg
 	return nil
@@ -125,41 +139,74 @@ func (e *Engine) CaseForTrace(ctx context.Context, traceID string) (*CaseRecord,
 	return e.st.CaseForTrace(ctx, traceID)
 }
 
-// EditTrace sets one field of a trace's case (creating the case) and
-// rescores the trace, so its score follows the gold.
-func (e *Engine) EditTrace(ctx context.Context, traceID, who, field string, value json.RawMessage) (Event, error) {
-	ev, err := e.st.EditTrace(ctx, traceID, who, field, value)
-	if err != nil {
-		return ev, err
-	}
-	return ev, e.afterEdit(ctx, traceID, field)
+// FieldEdit is one change to a case: a field path ("label.correct",
+// "gold.required_fields", …) and its new JSON value.
+type FieldEdit struct {
+	Field string
+	Value json.RawMessage
 }
 
-// ConfirmTrace marks a trace's case confirmed by who.
-func (e *Engine) ConfirmTrace(ctx context.Context, traceID, who string) (Event, error) {
+// EditResult is a trace's case after an edit, and its new score when the
+// edit moved what scoring reads (nil otherwise).
+type EditResult struct {
+	Case  *CaseRecord
+	Score *TraceScore
+	Event Event // the last event written
+}
+
+// Edit applies edits to a trace's case in order (creating the case), each
+// its own transaction and event so a crash between two keeps the first,
+// then rescores the trace once if any gold field changed.
+func (e *Engine) Edit(ctx context.Context, traceID, who string, edits ...FieldEdit) (EditResult, error) {
+	var res EditResult
+	gold := false
+	for _, ed := range edits {
+		ev, err := e.st.EditTrace(ctx, traceID, who, ed.Field, ed.Value)
+		if err != nil {
+			res.Case, _ = e.st.CaseForTrace(ctx, traceID)
+			return res, err
+		}
+		res.Event = ev
+		gold = gold || strings.HasPrefix(ed.Field, "gold.")
+	}
+	return e.afterEdit(ctx, traceID, gold, res)
+}
+
+// Confirm marks a trace's case confirmed by who.
+func (e *Engine) Confirm(ctx context.Context, traceID, who string) (EditResult, error) {
 	ev, err := e.st.ConfirmTrace(ctx, traceID, who)
 	if err != nil {
-		return ev, err
+		return EditResult{}, err
 	}
-	return ev, e.afterEdit(ctx, traceID, "status")
+	return e.afterEdit(ctx, traceID, false, EditResult{Event: ev})
 }
 
-// UndoTrace undoes who's last edit of a trace's case.
-func (e *Engine) UndoTrace(ctx context.Context, traceID, who string) (Event, error) {
+// Undo undoes who's last edit of a trace's case (ErrNothingToUndo when
+// there is none).
+func (e *Engine) Undo(ctx context.Context, traceID, who string) (EditResult, error) {
 	ev, err := e.st.UndoTrace(ctx, traceID, who)
 	if err != nil {
-		return ev, err
+		return EditResult{}, err
 	}
-	return ev, e.afterEdit(ctx, traceID, ev.Field)
+	return e.afterEdit(ctx, traceID, strings.HasPrefix(ev.Field, "gold."), EditResult{Event: ev})
 }
 
-// afterEdit rescores what an edit changed: the trace itself when its gold
-// or label moved.
-func (e *Engine) afterEdit(ctx context.Context, traceID, field string) error {
-	if _, err := ScoreAll(ctx, e.st, e.cfg, []string{traceID}, nil); err != nil {
-		return fmt.Errorf("rescoring %s: %w", traceID, err)
+// afterEdit reloads the case and, when its gold moved, rescores the trace
+// so its score (and the queue's suggested class) follows the gold.
+func (e *Engine) afterEdit(ctx context.Context, traceID string, gold bool, res EditResult) (EditResult, error) {
+	rec, err := e.st.CaseForTrace(ctx, traceID)
+	if err != nil {
+		return res, err
 	}
-	return nil
+	res.Case = rec
+	if !gold {
+		return res, nil
+	}
+	if _, err := ScoreAll(ctx, e.st, e.Config(), []string{traceID}, nil); err != nil {
+		return res, fmt.Errorf("rescoring %s: %w", traceID, err)
+	}
+	res.Score, err = e.ScoreOf(ctx, traceID)
+	return res, err
 }
 
 // SaveGlossary stores a definition and uses it for suggestions from now on.
@@ -185,9 +232,26 @@ func (e *Engine) ScoreOf(ctx context.Context, traceID string) (*TraceScore, erro
 	if err != nil || len(raw) == 0 {
 		return nil, err
 	}
+	ts, err := DecodeScore(raw)
+	if err != nil {
+		return nil, fmt.Errorf("stored score of %s: %w", traceID, err)
+	}
+	g, err := e.SuggestGold(ctx, traceID)
+	if err != nil {
+		return nil, err
+	}
+	if g != nil {
+		ts.SuggestedGold, ts.GoldSources = &g.Gold, g.Sources
+	}
+	return ts, nil
+}
+
+// DecodeScore reads a stored score, its markers in text order; a corrupt
+// one is an error.
+func DecodeScore(raw json.RawMessage) (*TraceScore, error) {
 	var ts TraceScore
 	if err := json.Unmarshal(raw, &ts.TraceScore); err != nil {
-		return nil, fmt.Errorf("stored score of %s: %w", traceID, err)
+		return nil, err
 	}
 	sort.SliceStable(ts.Markers, func(i, j int) bool {
 		a, b := ts.Markers[i], ts.Markers[j]
@@ -196,13 +260,6 @@ func (e *Engine) ScoreOf(ctx context.Context, traceID string) (*TraceScore, erro
 		}
 		return a.Start < b.Start
 	})
-	g, err := e.SuggestGold(ctx, traceID)
-	if err != nil {
-		return nil, err
-	}
-	if g != nil {
-		ts.SuggestedGold, ts.GoldSources = &g.Gold, g.Sources
-	}
 	return &ts, nil
 }
 
@@ -210,7 +267,7 @@ func (e *Engine) ScoreOf(ctx context.Context, traceID string) (*TraceScore, erro
 // engine's configuration (glossary files included) and the trace's peers;
 // nil for a trace the engine cannot find.
 func (e *Engine) SuggestGold(ctx context.Context, traceID string) (*scoring.GoldSuggestion, error) {
-	rs, err := Evaluate(ctx, e.st, e.cfg, []string{traceID}, nil)
+	rs, err := Evaluate(ctx, e.st, e.Config(), []string{traceID}, nil)
 	if errors.Is(err, store.ErrNotFound) || len(rs) == 0 {
 		return nil, nil
 	}
@@ -226,7 +283,7 @@ func (e *Engine) SuggestGold(ctx context.Context, traceID string) (*scoring.Gold
 	if err != nil {
 		return nil, err
 	}
-	sc, err := scoring.NewScorer(e.cfg)
+	sc, err := scoring.NewScorer(e.Config())
 	if err != nil {
 		return nil, err
 	}
@@ -253,18 +310,18 @@ func (e *Engine) peersOf(ctx context.Context, t *model.Trace) ([]scoring.Peer, e
 
 // Rescore scores traces again (all when ids is nil) and stores the results.
 func (e *Engine) Rescore(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
-	return ScoreAll(ctx, e.st, e.cfg, ids, progress)
+	return ScoreAll(ctx, e.st, e.Config(), ids, progress)
 }
 
 // Evaluate scores traces without storing anything.
 func (e *Engine) Evaluate(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
-	return Evaluate(ctx, e.st, e.cfg, ids, progress)
+	return Evaluate(ctx, e.st, e.Config(), ids, progress)
 }
 
 // Report builds report.json over the cases with human gold (all: every
 // scored trace).
 func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
-	return Report(ctx, e.st, e.cfg, all)
+	return Report(ctx, e.st, e.Config(), all)
 }
 
 // DriftAcrossRuns compares the tool contracts of consecutive runs.
@@ -275,3 +332,28 @@ func (e *Engine) DriftAcrossRuns(ctx context.Context) (DriftOverview, error) {
 // Store is the engine's database, for the engine's own packages' tests and
 // the commands not yet moved behind engine methods.
 func (e *Engine) Store() *store.Store { return e.st }
+
+// MarkersIn returns the guess markers of one step, in text order.
+func (ts *TraceScore) MarkersIn(step int) []scoring.Marker {
+	if ts == nil {
+		return nil
+	}
+	var out []scoring.Marker
+	for _, mk := range ts.Markers {
+		if mk.Step == step {
+			out = append(out, mk)
+		}
+	}
+	return out
+}
+
+// Events lists the edit log of a case, oldest first.
+func (e *Engine) Events(ctx context.Context, caseID string) ([]Event, error) {
+	return e.st.Events(ctx, caseID)
+}
+
+// Glossary lists the stored glossary.
+func (e *Engine) Glossary(ctx context.Context) ([]GlossaryEntry, error) { return e.st.Glossary(ctx) }
+
+// SetQueue makes ids the labeling queue, replacing the previous one.
+func (e *Engine) SetQueue(ctx context.Context, ids []string) error { return e.st.SetQueue(ctx, ids) }

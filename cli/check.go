@@ -14,7 +14,6 @@ import (
 
 	"tracelab/app"
 	"tracelab/model"
-	"tracelab/store"
 )
 
 var checkFormats = []string{"text", "json", "markdown", "github"}
@@ -65,12 +64,12 @@ regression or any policy violation (a release blocker), 2 on bad input.`,
 				return err
 			}
 			if junit != "" {
-				if err := store.WriteFileAtomic(junit, func(f *os.File) error { return writeCheckJUnit(f, rep) }); err != nil {
+				if err := app.WriteFileAtomic(junit, func(f *os.File) error { return writeCheckJUnit(f, rep) }); err != nil {
 					return withCode(2, err)
 				}
 			}
 			if report != "" {
-				if err := store.WriteFileAtomic(report, func(f *os.File) error { return model.WriteReportJSON(f, rep.Report) }); err != nil {
+				if err := app.WriteFileAtomic(report, func(f *os.File) error { return model.WriteReportJSON(f, rep.Report) }); err != nil {
 					return withCode(2, err)
 				}
 			}

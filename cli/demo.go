@@ -11,7 +11,6 @@ import (
 
 	"tracelab/app"
 	"tracelab/scoring"
-	"tracelab/store"
 )
 
 // demoPolicy is the bundled policy oracle, so the demo shows policy leaks.
@@ -53,26 +52,22 @@ it prints the loaded traces instead of opening the workbench.`,
 				defer os.RemoveAll(dir)
 				path = filepath.Join(dir, "demo.db")
 			}
-			st, err := store.Open(cmd.Context(), path)
+			eng, err := app.Open(cmd.Context(), path, app.Files{})
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			if err := loadDemo(cmd.Context(), st, demoData); err != nil {
+			defer eng.Close()
+			if err := loadDemo(cmd.Context(), eng, demoData); err != nil {
 				return err
 			}
-			cfg, err := app.LoadConfig(cmd.Context(), st, app.Files{})
-			if err != nil {
-				return err
-			}
-			cfg.Policy = demoPolicy(demoData)
-			if _, err := app.ScoreAll(cmd.Context(), st, cfg, nil, nil); err != nil {
+			eng.SetPolicy(demoPolicy(demoData))
+			if _, err := eng.Rescore(cmd.Context(), nil, nil); err != nil {
 				return fmt.Errorf("scoring the demo data: %w", err)
 			}
 			if list || !isTerminal() {
-				return listTraces(cmd.Context(), st, store.Filter{}, "text", cmd.OutOrStdout())
+				return listTraces(cmd.Context(), eng, app.Filter{}, "text", cmd.OutOrStdout())
 			}
-			return runTUI(cmd, st, cfg)
+			return runTUI(cmd, eng)
 		},
 	}
 	cmd.Flags().StringVar(&keep, "keep", "", "write the demo database to this file and keep it")
@@ -83,7 +78,7 @@ it prints the loaded traces instead of opening the workbench.`,
 
 // loadDemo imports the embedded traces first, then the cases, so every
 // case links to its trace.
-func loadDemo(ctx context.Context, st *store.Store, demoData fs.FS) error {
+func loadDemo(ctx context.Context, eng *app.Engine, demoData fs.FS) error {
 	files, err := fs.Glob(demoData, "testdata/traces/*.jsonl")
 	if err != nil {
 		return err
@@ -94,7 +89,7 @@ func loadDemo(ctx context.Context, st *store.Store, demoData fs.FS) error {
 		if err != nil {
 			return err
 		}
-		_, err = st.Import(ctx, f, name, store.ImportOptions{})
+		_, err = eng.Import(ctx, f, name, app.ImportOptions{})
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("demo data %s: %w", name, err)

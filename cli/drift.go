@@ -12,10 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"tracelab/app"
-	"tracelab/importers"
 	"tracelab/model"
 	"tracelab/scoring"
-	"tracelab/store"
 )
 
 // driftExitError carries the exit code a command wants; main maps it with
@@ -197,11 +195,11 @@ func loadDriftSide(ctx context.Context, load driftContractLoader, stdin io.Reade
 // parseDriftListing parses a listing and warns when it is one page of many:
 // tools on the other pages would look removed.
 func parseDriftListing(name string, data []byte, stderr io.Writer) ([]model.ToolContract, error) {
-	tools, err := importers.ParseToolListing(data)
+	tools, err := app.ReadToolListing(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if c := importers.ListingNextCursor(data); c != "" && stderr != nil {
+	if c := app.ListingNextCursor(data); c != "" && stderr != nil {
 		fmt.Fprintf(stderr, "warning: %s is one page of a paginated tools/list (nextCursor %q): tools on other pages will look removed\n", name, c)
 	}
 	return tools, nil
@@ -211,33 +209,33 @@ func parseDriftListing(name string, data []byte, stderr io.Writer) ([]model.Tool
 // (or create) one. A missing database file is an error, not a new file.
 type driftDB struct {
 	path     string
-	st       *store.Store
+	eng      *app.Engine
 	resolved map[string]string // db: argument -> db:SERVER@RUN it resolved to
 }
 
-func (d *driftDB) open(ctx context.Context) (*store.Store, error) {
-	if d.st != nil {
-		return d.st, nil
+func (d *driftDB) open(ctx context.Context) (*app.Engine, error) {
+	if d.eng != nil {
+		return d.eng, nil
 	}
 	if _, err := os.Stat(d.path); err != nil {
 		return nil, fmt.Errorf("no database at %s (import traces with tracelab import, or name one with --db or TRACELAB_DB): %w", d.path, err)
 	}
-	st, err := store.Open(ctx, d.path)
+	eng, err := app.Open(ctx, d.path, app.Files{})
 	if err != nil {
 		return nil, err
 	}
-	if _, err := app.FillSemantic(ctx, st); err != nil {
-		st.Close()
+	if _, err := eng.FillSemantic(ctx); err != nil {
+		eng.Close()
 		return nil, err
 	}
-	d.st = st
-	return st, nil
+	d.eng = eng
+	return eng, nil
 }
 
 func (d *driftDB) close() {
-	if d != nil && d.st != nil {
-		d.st.Close()
-		d.st = nil
+	if d != nil && d.eng != nil {
+		d.eng.Close()
+		d.eng = nil
 	}
 }
 
@@ -260,7 +258,7 @@ func driftSourceLoader(db *driftDB, stderr io.Writer) driftContractLoader {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", arg, err)
 		}
-		l, err := app.LoadRun(ctx, st, src)
+		l, err := st.LoadRun(ctx, src)
 		if err != nil {
 			return nil, err
 		}
@@ -292,22 +290,22 @@ func driftServerOf(oldArg, newArg string) string {
 // server with --cases, or the cases of a --suite file (taking their calls
 // from the database, then from --traces).
 func driftCases(ctx context.Context, opts *driftOptions, server string) ([]app.StoredCase, error) {
-	traces, err := readDriftTraces(ctx, opts.traces)
+	traces, err := app.ReadTraces(ctx, opts.traces)
 	if err != nil {
 		return nil, err
 	}
 	if opts.suite != "" {
-		cs, err := readSuiteCases(ctx, opts.suite)
+		cs, err := app.ReadSuite(ctx, opts.suite)
 		if err != nil {
 			return nil, err
 		}
-		var st *store.Store
+		var st *app.Engine
 		if _, statErr := os.Stat(opts.db.path); statErr == nil {
 			if st, err = opts.db.open(ctx); err != nil {
 				return nil, err
 			}
 		}
-		matched, unchecked, err := app.SuiteCases(ctx, st, cs, traces)
+		matched, unchecked, err := st.SuiteCases(ctx, cs, traces)
 		if err != nil {
 			return nil, err
 		}
@@ -330,58 +328,13 @@ func driftCases(ctx context.Context, opts *driftOptions, server string) ([]app.S
 		if err != nil {
 			return nil, fmt.Errorf("--cases: %w", err)
 		}
-		stored, err := app.StoredCases(ctx, st, app.CaseScope{Server: server})
+		stored, err := st.StoredCases(ctx, app.CaseScope{Server: server})
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, stored...)
 	}
 	return out, nil
-}
-
-// readDriftTraces reads trace files in any format tracelab import knows.
-func readDriftTraces(ctx context.Context, files []string) ([]*model.Trace, error) {
-	var out []*model.Trace
-	for _, file := range files {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, err
-		}
-		_, err = importers.Parse(ctx, f, file, "", func(r importers.Record) error {
-			if r.Err != nil {
-				return r.Err
-			}
-			if r.Trace != nil {
-				out = append(out, r.Trace)
-			}
-			return nil
-		})
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// readSuiteCases reads a cases.jsonl suite; a bad line is an error naming it.
-func readSuiteCases(ctx context.Context, file string) ([]model.Case, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []model.Case
-	_, err = importers.Parse(ctx, f, file, "cases", func(r importers.Record) error {
-		if r.Err != nil {
-			return r.Err
-		}
-		if r.Case != nil {
-			out = append(out, *r.Case)
-		}
-		return nil
-	})
-	return out, err
 }
 
 // withTierSection adds, before the summary of a text report, the affected
@@ -424,7 +377,7 @@ func withTierSection(text string, cases []scoring.AffectedCase) string {
 
 // driftOpenStore opens the database of a drift subcommand, refusing to
 // create one.
-func driftOpenStore(cmd *cobra.Command) (*store.Store, error) {
+func driftOpenStore(cmd *cobra.Command) (*app.Engine, error) {
 	db := &driftDB{path: dbPath(cmd)}
 	st, err := db.open(cmd.Context())
 	if err != nil {
@@ -454,7 +407,7 @@ Approving a contract again keeps the first approval.`,
 				return err
 			}
 			defer st.Close()
-			db := &driftDB{path: st.Path(), st: st}
+			db := &driftDB{path: st.Path(), eng: st}
 			tools, err := loadDriftSide(ctx, driftSourceLoader(db, cmd.ErrOrStderr()), cmd.InOrStdin(), cmd.ErrOrStderr(), args[0])
 			if err != nil {
 				return driftBadInput(err)
@@ -469,7 +422,7 @@ Approving a contract again keeps the first approval.`,
 			if by == "" {
 				by = "unknown"
 			}
-			n, err := app.ApproveListing(ctx, st, server, source, by, tools)
+			n, err := st.ApproveListing(ctx, server, source, by, tools)
 			if err != nil {
 				return err
 			}
@@ -511,7 +464,7 @@ not, 2 on bad input.`,
 				return err
 			}
 			defer st.Close()
-			un, err := app.Verify(cmd.Context(), st, server)
+			un, err := st.Verify(cmd.Context(), server)
 			if err != nil {
 				return err
 			}
@@ -613,7 +566,7 @@ one line changed contract; equal semantic hashes mean only prose changed.`,
 			w := cmd.OutOrStdout()
 			if format == "json" {
 				if hist == nil {
-					hist = []store.ContractVersion{}
+					hist = []app.ContractVersion{}
 				}
 				return jsonIndent(w, hist)
 			}

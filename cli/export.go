@@ -2,7 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -10,8 +10,6 @@ import (
 
 	"tracelab/app"
 	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/store"
 )
 
 func newExportCmd() *cobra.Command {
@@ -40,32 +38,21 @@ cases kept.`,
 			if out == "" {
 				return withCode(2, fmt.Errorf("--out DIR is required: the folder to write cases.jsonl into"))
 			}
-			st, cfg, err := openScoring(cmd, files)
+			eng, err := openEngine(cmd, files)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			var reports []model.Report
-			if exposeOnly {
-				reports, err = exportExposing(cmd, st, cfg, out, all)
-				if err != nil {
-					return err
-				}
-			} else {
-				res, err := st.ExportCases(cmd.Context(), out, all)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d cases)\n", res.Path, res.Cases)
-				if reports, err = app.Report(cmd.Context(), st, cfg, all); err != nil {
-					return err
-				}
-			}
-			path := filepath.Join(out, "report.json")
-			if err := store.WriteFileAtomic(path, func(f *os.File) error { return model.WriteReportJSON(f, reports) }); err != nil {
+			defer eng.Close()
+			ex, err := eng.Export(cmd.Context(), out, app.ExportOptions{All: all, ExposeOnly: exposeOnly})
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d servers)\n", path, len(reports))
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "wrote %s (%d cases)\n", ex.Cases.Path, ex.Cases.Cases)
+			if exposeOnly {
+				writeDropped(w, ex)
+			}
+			fmt.Fprintf(w, "wrote %s (%d servers)\n", filepath.Join(out, "report.json"), len(ex.Reports))
 			return nil
 		},
 	}
@@ -76,45 +63,14 @@ cases kept.`,
 	return cmd
 }
 
-// exportExposing writes DIR/cases.jsonl with the cases that expose
-// grounding, says what it dropped and why, and returns the report of the
-// cases kept.
-func exportExposing(cmd *cobra.Command, st *store.Store, cfg scoring.Config, out string, all bool) ([]model.Report, error) {
-	ctx := cmd.Context()
-	recs, err := st.Cases(ctx, all)
-	if err != nil {
-		return nil, err
-	}
-	kept, dropped := app.ExposeOnly(recs)
-	cases := make([]model.Case, len(kept))
-	keep := map[string]bool{}
-	for i, r := range kept {
-		cases[i] = r.Case
-		keep[r.Case.CaseID] = true
-	}
-	path := filepath.Join(out, "cases.jsonl")
-	if err := store.WriteFileAtomic(path, func(f *os.File) error { return model.WriteCasesJSONL(f, cases) }); err != nil {
-		return nil, err
-	}
-	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "wrote %s (%d cases)\n", path, len(cases))
-	if n := len(recs) - len(kept); n > 0 {
-		fmt.Fprintf(w, "dropped %d of %d cases: every server's case of the same question is correct and grounded, so they expose nothing:\n", n, len(recs))
-		for _, g := range dropped {
+// writeDropped says what --expose-only dropped and why.
+func writeDropped(w io.Writer, ex app.Export) {
+	if n := ex.Total - ex.Cases.Cases; n > 0 {
+		fmt.Fprintf(w, "dropped %d of %d cases: every server's case of the same question is correct and grounded, so they expose nothing:\n", n, ex.Total)
+		for _, g := range ex.Dropped {
 			fmt.Fprintf(w, "  %q: %s\n", model.CleanLine(g.Question), model.CleanLine(strings.Join(g.CaseIDs, ", ")))
 		}
-	} else {
-		fmt.Fprintf(w, "dropped none of %d cases: every question has a case that is wrong or ungrounded\n", len(recs))
+		return
 	}
-	results, err := app.Evaluate(ctx, st, cfg, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	var sel []app.Result
-	for _, r := range results {
-		if r.Case != nil && keep[r.Case.Case.CaseID] {
-			sel = append(sel, r)
-		}
-	}
-	return app.BuildReport(sel, all), nil
+	fmt.Fprintf(w, "dropped none of %d cases: every question has a case that is wrong or ungrounded\n", ex.Total)
 }

@@ -13,12 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"tracelab/app"
-	"tracelab/importers"
-	"tracelab/store"
 )
 
 func newImportCmd() *cobra.Command {
-	var opts store.ImportOptions
+	var opts app.ImportOptions
 	var listFormats, noScore bool
 	var files app.Files
 	cmd := &cobra.Command{
@@ -36,7 +34,7 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
   tracelab import --list-formats`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if listFormats {
-				for _, f := range importers.Formats() {
+				for _, f := range app.Formats() {
 					fmt.Fprintf(cmd.OutOrStdout(), "%-18s %s\n", f.Name, f.Doc)
 				}
 				return nil
@@ -45,30 +43,20 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 				return fmt.Errorf("no files given: tracelab import FILE... (see --help)")
 			}
 			if opts.Format != "" {
-				if _, ok := importers.Lookup(opts.Format); !ok {
-					return withCode(2, fmt.Errorf("unknown format %q (supported: %s)", opts.Format, importers.FormatNames()))
+				if _, ok := app.LookupFormat(opts.Format); !ok {
+					return withCode(2, fmt.Errorf("unknown format %q (supported: %s)", opts.Format, app.FormatNames()))
 				}
 			}
-			st, err := store.Open(cmd.Context(), dbPath(cmd))
+			eng, err := openEngine(cmd, files)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			imported, ierr := runImport(cmd.Context(), st, args, opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
-			// Semantic fingerprints of new contracts, so drift can tell a
-			// rename from a remove and add without a later backfill.
-			if _, err := app.FillSemantic(cmd.Context(), st); err != nil {
-				return fmt.Errorf("fingerprinting the imported tool contracts: %w", err)
+			defer eng.Close()
+			imported, ierr := runImport(cmd.Context(), eng, args, opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if err := eng.AfterImport(cmd.Context(), imported, noScore); err != nil {
+				return fmt.Errorf("after importing: %w", err)
 			}
 			if len(imported) > 0 && !noScore {
-				// New traces are scored at once so the queue shows classes and markers.
-				cfg, err := app.LoadConfig(cmd.Context(), st, files)
-				if err != nil {
-					return withCode(2, err)
-				}
-				if _, err := app.ScoreAll(cmd.Context(), st, cfg, imported, nil); err != nil {
-					return fmt.Errorf("scoring the imported traces: %w", err)
-				}
 				fmt.Fprintf(cmd.OutOrStdout(), "scored %d new traces\n", len(imported))
 			}
 			return ierr
@@ -91,7 +79,7 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 // runImport imports every file, each in its own transaction, and reports
 // per file. Files that finished stay imported when a later one fails or
 // the user presses Ctrl-C. It returns the ids of the traces written.
-func runImport(ctx context.Context, st *store.Store, files []string, opts store.ImportOptions, out, errw io.Writer) ([]string, error) {
+func runImport(ctx context.Context, st *app.Engine, files []string, opts app.ImportOptions, out, errw io.Writer) ([]string, error) {
 	rejected := 0
 	var written []string
 	for _, path := range files {
@@ -103,7 +91,7 @@ func runImport(ctx context.Context, st *store.Store, files []string, opts store.
 		case errors.Is(err, context.Canceled):
 			fmt.Fprintf(errw, "%s: interrupted, nothing imported from it\n", path)
 			return nil, withCode(130, fmt.Errorf("import interrupted"))
-		case errors.Is(err, store.ErrRejected):
+		case errors.Is(err, app.ErrRejected):
 			fmt.Fprintln(errw, err)
 			rejected++
 			continue
@@ -124,7 +112,7 @@ func runImport(ctx context.Context, st *store.Store, files []string, opts store.
 	return written, nil
 }
 
-func importOne(ctx context.Context, st *store.Store, path string, opts store.ImportOptions, errw io.Writer) (store.ImportResult, error) {
+func importOne(ctx context.Context, st *app.Engine, path string, opts app.ImportOptions, errw io.Writer) (app.ImportResult, error) {
 	var r io.Reader
 	var size int64
 	if path == "-" {
@@ -132,7 +120,7 @@ func importOne(ctx context.Context, st *store.Store, path string, opts store.Imp
 	} else {
 		f, err := os.Open(path)
 		if err != nil {
-			return store.ImportResult{File: path}, err
+			return app.ImportResult{File: path}, err
 		}
 		defer f.Close()
 		if fi, err := f.Stat(); err == nil {

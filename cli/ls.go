@@ -10,8 +10,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
+	"tracelab/app"
 	"tracelab/model"
-	"tracelab/store"
 )
 
 func newLsCmd() *cobra.Command {
@@ -27,7 +27,7 @@ question. --format json prints one JSON array of trace summaries instead.`,
   tracelab ls --format json | jq '.[].trace_id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var f store.Filter
+			var f app.Filter
 			if server != "" {
 				f.Servers = []string{server}
 			}
@@ -42,7 +42,7 @@ question. --format json prints one JSON array of trace summaries instead.`,
 			if format != "text" && format != "json" {
 				return withCode(2, fmt.Errorf("--format %q is not one of text, json", format))
 			}
-			st, err := store.Open(cmd.Context(), dbPath(cmd))
+			st, err := openEngine(cmd, app.Files{})
 			if err != nil {
 				return err
 			}
@@ -58,9 +58,9 @@ question. --format json prints one JSON array of trace summaries instead.`,
 }
 
 // listTraces streams every matching trace page by page.
-func listTraces(ctx context.Context, st *store.Store, f store.Filter, format string, w io.Writer) error {
-	all := []store.TraceSummary{}
-	q := store.Query{Filter: f, Limit: 500}
+func listTraces(ctx context.Context, st *app.Engine, f app.Filter, format string, w io.Writer) error {
+	all := []app.TraceSummary{}
+	q := app.Query{Filter: f, Limit: 500}
 	for {
 		page, next, err := st.ListTraces(ctx, q)
 		if err != nil {

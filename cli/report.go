@@ -59,12 +59,12 @@ definition match rate, freshness pass rate) fell or the policy violation rate ro
 			if format != "text" && format != "json" {
 				return withCode(2, fmt.Errorf("--format %q is not one of json, text", format))
 			}
-			st, cfg, err := openScoring(cmd, files)
+			eng, err := openEngine(cmd, files)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			reports, err := app.Report(cmd.Context(), st, cfg, all)
+			defer eng.Close()
+			reports, err := eng.Report(cmd.Context(), all)
 			if err != nil {
 				return err
 			}

@@ -60,12 +60,12 @@ Run without a command, it opens the workbench on the database: ./tracelab.db unl
 			if !isTerminal() {
 				return withCode(2, fmt.Errorf("the workbench needs a terminal; see tracelab --help for the commands that run without one"))
 			}
-			st, cfg, err := openScoring(cmd, files)
+			eng, err := openEngine(cmd, files)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			return runTUI(cmd, st, cfg)
+			defer eng.Close()
+			return runTUI(cmd, eng)
 		},
 	}
 	root.PersistentFlags().String("db", "", "database file (default $TRACELAB_DB or ./tracelab.db)")

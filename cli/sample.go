@@ -10,7 +10,6 @@ import (
 
 	"tracelab/app"
 	"tracelab/model"
-	"tracelab/store"
 )
 
 func newSampleCmd() *cobra.Command {
@@ -53,12 +52,12 @@ refuses when the database holds fewer than 50 traces unless --force.`,
 			if opts.Oversample, err = app.ParseOversample(over); err != nil {
 				return withCode(2, err)
 			}
-			st, err := store.Open(cmd.Context(), dbPath(cmd))
+			st, err := openEngine(cmd, app.Files{})
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			res, err := app.SampleQueue(cmd.Context(), st, opts)
+			res, err := st.Sample(cmd.Context(), opts)
 			if errors.Is(err, app.ErrTooFewTraces) {
 				return withCode(1, err)
 			}

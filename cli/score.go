@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -11,8 +12,6 @@ import (
 
 	"tracelab/app"
 	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/store"
 )
 
 // addScoringFlags declares the inputs every scoring command shares.
@@ -28,17 +27,13 @@ func addScoringFlags(cmd *cobra.Command, f *app.Files) {
 
 // openScoring opens the database and reads the scoring configuration the
 // flags of addScoringFlags name; a bad configuration file is bad input (2).
-func openScoring(cmd *cobra.Command, files app.Files) (*store.Store, scoring.Config, error) {
-	st, err := store.Open(cmd.Context(), dbPath(cmd))
-	if err != nil {
-		return nil, scoring.Config{}, err
+func openEngine(cmd *cobra.Command, files app.Files) (*app.Engine, error) {
+	eng, err := app.Open(cmd.Context(), dbPath(cmd), files)
+	var cerr *app.ConfigError
+	if errors.As(err, &cerr) {
+		return nil, withCode(2, err)
 	}
-	cfg, err := app.LoadConfig(cmd.Context(), st, files)
-	if err != nil {
-		st.Close()
-		return nil, scoring.Config{}, withCode(2, err)
-	}
-	return st, cfg, nil
+	return eng, err
 }
 
 func newScoreCmd() *cobra.Command {
@@ -60,12 +55,12 @@ suggestions are stored; a person's labels are never overwritten.`,
 			if format != "text" && format != "jsonl" {
 				return withCode(2, fmt.Errorf("--format %q is not one of text, jsonl", format))
 			}
-			st, cfg, err := openScoring(cmd, files)
+			eng, err := openEngine(cmd, files)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			results, err := app.ScoreAll(cmd.Context(), st, cfg, nil, nil)
+			defer eng.Close()
+			results, err := eng.Rescore(cmd.Context(), nil, nil)
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
 
@@ -9,9 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"tracelab/app"
-	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/store"
 	"tracelab/tui"
 )
 
@@ -22,9 +18,8 @@ func addTUIFlags(cmd *cobra.Command) {
 	cmd.Flags().Bool("queued", false, "open the queue limited to the traces `tracelab sample` queued")
 }
 
-// runTUI opens the workbench on st with the flags addTUIFlags added; cfg
-// is the scoring configuration the report screen uses.
-func runTUI(cmd *cobra.Command, st *store.Store, cfg scoring.Config) error {
+// runTUI opens the workbench on the engine with the flags addTUIFlags added.
+func runTUI(cmd *cobra.Command, eng *app.Engine) error {
 	labeler, _ := cmd.Flags().GetString("labeler")
 	theme, _ := cmd.Flags().GetString("theme")
 	queued, _ := cmd.Flags().GetBool("queued")
@@ -36,18 +31,11 @@ func runTUI(cmd *cobra.Command, st *store.Store, cfg scoring.Config) error {
 	if labeler == "" {
 		labeler = "anonymous"
 	}
-	return tui.Run(cmd.Context(), st, tui.Options{
+	return tui.Run(cmd.Context(), eng, tui.Options{
 		Labeler:    labeler,
 		Theme:      theme,
 		NoColor:    os.Getenv("NO_COLOR") != "",
 		QueuedOnly: queued,
-		LoadReport: func(ctx context.Context) ([]model.Report, error) {
-			return app.Report(ctx, st, cfg, false)
-		},
-		Rescore: func(ctx context.Context, traceID string) error {
-			_, err := app.ScoreAll(ctx, st, cfg, []string{traceID}, nil)
-			return err
-		},
 	})
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"tracelab/model"
 )
@@ -59,32 +58,9 @@ func ParseCase(file string, line int, data []byte) (*model.Case, *LineError) {
 		return bad("gold.freshness_bound_hours", "must not be negative")
 	}
 	if w := g.Window; w != nil {
-		if msg := ValidateWindow(*w); msg != "" {
+		if msg := model.WindowProblem(*w); msg != "" {
 			return bad("gold.window", "%s", msg)
 		}
 	}
 	return &c, nil
-}
-
-// ValidateWindow explains what is wrong with a gold window, or returns "".
-func ValidateWindow(w model.Window) string {
-	var start, end time.Time
-	var err error
-	if w.Start != "" {
-		if start, err = time.Parse(time.DateOnly, w.Start); err != nil {
-			return fmt.Sprintf("start: %q is not a date like 2026-04-01", w.Start)
-		}
-	}
-	if w.End != "" {
-		if end, err = time.Parse(time.DateOnly, w.End); err != nil {
-			return fmt.Sprintf("end: %q is not a date like 2026-06-30", w.End)
-		}
-	}
-	if !start.IsZero() && !end.IsZero() && end.Before(start) {
-		return fmt.Sprintf("end %s is before start %s", w.End, w.Start)
-	}
-	if w.Calendar != "" && w.Calendar != "fiscal" && w.Calendar != "calendar" {
-		return fmt.Sprintf("calendar: %q is not one of fiscal, calendar", w.Calendar)
-	}
-	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 )
 
 // FailureClass is one of the seed's five grounding failure classes.
@@ -148,4 +149,27 @@ func (cc ClassCounts) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// WindowProblem explains what is wrong with a gold window, or returns "".
+func WindowProblem(w Window) string {
+	var start, end time.Time
+	var err error
+	if w.Start != "" {
+		if start, err = time.Parse(time.DateOnly, w.Start); err != nil {
+			return fmt.Sprintf("start: %q is not a date like 2026-04-01", w.Start)
+		}
+	}
+	if w.End != "" {
+		if end, err = time.Parse(time.DateOnly, w.End); err != nil {
+			return fmt.Sprintf("end: %q is not a date like 2026-06-30", w.End)
+		}
+	}
+	if !start.IsZero() && !end.IsZero() && end.Before(start) {
+		return fmt.Sprintf("end %s is before start %s", w.End, w.Start)
+	}
+	if w.Calendar != "" && w.Calendar != "fiscal" && w.Calendar != "calendar" {
+		return fmt.Sprintf("calendar: %q is not one of fiscal, calendar", w.Calendar)
+	}
+	return ""
 }

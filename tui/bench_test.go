@@ -15,6 +15,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"tracelab/app"
 	"tracelab/store"
 )
 
@@ -33,7 +34,7 @@ const (
 
 var benchDB string
 
-func benchStore(b *testing.B) *store.Store {
+func benchStore(b *testing.B) *app.Engine {
 	b.Helper()
 	if benchDB == "" {
 		benchDB = filepath.Join(os.TempDir(), fmt.Sprintf("tracelab-bench-%dk-v%d.db", benchTraces/1000, benchVersion))
@@ -55,8 +56,12 @@ func benchStore(b *testing.B) *store.Store {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { st.Close() })
-	return st
+	eng, err := app.New(context.Background(), st, app.Files{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { eng.Close() })
+	return eng
 }
 
 // generateBenchDB writes traces shaped like the sample data: a question,
@@ -179,7 +184,7 @@ func nilIfEmpty(s string) any {
 
 // benchDriver is the synchronous driver without a testing.T (commands run
 // outside the timed part).
-func newBenchDriver(b *testing.B, st *store.Store, w, h int) *driver {
+func newBenchDriver(b *testing.B, st *app.Engine, w, h int) *driver {
 	b.Helper()
 	return newDriver(b, st, w, h)
 }
@@ -250,7 +255,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 func BenchmarkQueueKeys(b *testing.B) {
 	for _, size := range []string{"fixture", "100k"} {
 		b.Run(size, func(b *testing.B) {
-			var st *store.Store
+			var st *app.Engine
 			if size == "100k" {
 				st = benchStore(b)
 			} else {
@@ -274,7 +279,7 @@ func BenchmarkQueueKeys(b *testing.B) {
 func BenchmarkTraceKeys(b *testing.B) {
 	for _, size := range []string{"fixture", "100k"} {
 		b.Run(size, func(b *testing.B) {
-			var st *store.Store
+			var st *app.Engine
 			if size == "100k" {
 				st = benchStore(b)
 			} else {

@@ -3,12 +3,12 @@ package tui
 import (
 	"slices"
 	"strings"
+	"tracelab/app"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"tracelab/model"
-	"tracelab/store"
 	"tracelab/themes"
 )
 
@@ -26,7 +26,7 @@ type action any
 
 type (
 	closeAction       struct{}
-	applyFilterAction struct{ f store.Filter }
+	applyFilterAction struct{ f app.Filter }
 	saveGoldAction    struct{ edits []fieldEdit }
 	saveTermAction    struct{ term string }
 )
@@ -70,14 +70,14 @@ func (m Model) saveGlossary(term string) tea.Cmd {
 		return nil
 	}
 	g := rec.Case.Gold
-	e := store.GlossaryEntry{Term: term, Definition: g.Definition,
+	e := app.GlossaryEntry{Term: term, Definition: g.Definition,
 		RequiredFields: slices.Clone(g.RequiredFields), ForbiddenFields: slices.Clone(g.ForbiddenFields)}
 	if g.Window != nil {
 		e.Calendar = g.Window.Calendar
 	}
-	st, ctx, who := m.st, m.ctx, m.opts.Labeler
+	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
 	return func() tea.Msg {
-		return glossaryMsg{term: term, err: st.SaveGlossary(ctx, e, who)}
+		return glossaryMsg{term: term, err: eng.SaveGlossary(ctx, e, who)}
 	}
 }
 
@@ -88,11 +88,11 @@ type distinctMsg struct {
 }
 
 func (m Model) loadDistinct() tea.Cmd {
-	st, ctx := m.st, m.ctx
+	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
 		out := map[string][]string{}
 		for _, a := range []string{"server", "tool", "user_role", "outcome"} {
-			vs, err := st.Distinct(ctx, a)
+			vs, err := eng.Distinct(ctx, a)
 			if err != nil {
 				return distinctMsg{err: err}
 			}
@@ -126,7 +126,7 @@ type filterGroup struct {
 	on     map[string]bool
 }
 
-func newFilterDialog(f store.Filter, distinct map[string][]string) *filterDialog {
+func newFilterDialog(f app.Filter, distinct map[string][]string) *filterDialog {
 	classes := append(toStrings(model.Classes), "none")
 	statuses := []string{"none", "suggested", "confirmed"}
 	mk := func(name, attr string, values, on []string) filterGroup {
@@ -176,7 +176,7 @@ func (d *filterDialog) setDistinct(v map[string][]string) {
 	}
 }
 
-func (d *filterDialog) filter() store.Filter {
+func (d *filterDialog) filter() app.Filter {
 	sel := func(g int) []string {
 		var out []string
 		for _, v := range d.groups[g].values {
@@ -186,7 +186,7 @@ func (d *filterDialog) filter() store.Filter {
 		}
 		return out
 	}
-	f := store.Filter{Classes: sel(0), Servers: sel(2), Tools: sel(3), Roles: sel(4)}
+	f := app.Filter{Classes: sel(0), Servers: sel(2), Tools: sel(3), Roles: sel(4)}
 	for _, s := range sel(1) {
 		f.Statuses = append(f.Statuses, model.Status(s))
 	}

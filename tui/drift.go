@@ -10,9 +10,9 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"tracelab/app"
 	"tracelab/model"
 	"tracelab/scoring"
-	"tracelab/app"
 	"tracelab/themes"
 )
 
@@ -89,7 +89,7 @@ type driftLoadedMsg struct {
 }
 
 // driftOpenQueueMsg asks the root to show the queue filtered to traceIDs
-// (store.Filter{TraceIDs: …}); the root owns the queue.
+// (app.Filter{TraceIDs: …}); the root owns the queue.
 type driftOpenQueueMsg struct {
 	server, tool string
 	traceIDs     []string

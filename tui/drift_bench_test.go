@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"tracelab/scoring"
 	"tracelab/app"
+	"tracelab/scoring"
 )
 
 // BenchmarkDriftScreenView draws the drift screen for a change that

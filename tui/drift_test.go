@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,19 +12,18 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"tracelab/scoring"
-	"tracelab/store"
 	"tracelab/app"
+	"tracelab/scoring"
 )
 
 // driftStore holds the sample traces and cases, plus, with r3, run r3 of
 // the task-specific server (../testdata/drift/task-specific-r3.jsonl: a
 // required input added to active_customer_count, invoice_total's
 // description changed). No scoring: the drift screen does not need it.
-func driftStore(t *testing.T, r3 bool) *store.Store {
+func driftStore(t *testing.T, r3 bool) *app.Engine {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "drift.db"))
+	st, err := app.Open(ctx, filepath.Join(t.TempDir(), "drift.db"), app.Files{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +33,14 @@ func driftStore(t *testing.T, r3 bool) *store.Store {
 	if r3 {
 		files = append(files, filepath.Join(sampleDir, "drift", "task-specific-r3.jsonl"))
 	}
-	for _, f := range files {
-		if _, err := st.ImportFile(ctx, f, store.ImportOptions{}); err != nil {
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = st.Import(ctx, f, name, app.ImportOptions{})
+		f.Close()
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -42,11 +48,9 @@ func driftStore(t *testing.T, r3 bool) *store.Store {
 }
 
 // loadedDriftScreen builds the screen on st and runs its first load.
-func loadedDriftScreen(t *testing.T, st *store.Store) *toolDriftScreen {
+func loadedDriftScreen(t *testing.T, st *app.Engine) *toolDriftScreen {
 	t.Helper()
-	d := newToolDriftScreen(context.Background(), func(ctx context.Context) (app.DriftOverview, error) {
-		return app.DriftAcrossRuns(ctx, st)
-	})
+	d := newToolDriftScreen(context.Background(), st.DriftAcrossRuns)
 	runDriftCmd(t, d, d.refresh())
 	return d
 }
@@ -212,16 +216,16 @@ func TestDriftScreenThroughTheRoot(t *testing.T) {
 // The filter dialog's sample group limits the queue to the queued traces,
 // and Options.QueuedOnly (tracelab --queued) starts there.
 func TestQueueLimitedToTheSample(t *testing.T) {
-	d := newFilterDialog(store.Filter{QueuedOnly: true}, nil)
+	d := newFilterDialog(app.Filter{QueuedOnly: true}, nil)
 	if !d.filter().QueuedOnly {
 		t.Fatal("the sample group lost QueuedOnly")
 	}
-	d = newFilterDialog(store.Filter{}, nil)
+	d = newFilterDialog(app.Filter{}, nil)
 	if d.filter().QueuedOnly {
 		t.Fatal("QueuedOnly set without choosing it")
 	}
 	st := driftStore(t, false)
-	if _, err := st.DB().Exec(`UPDATE traces SET queued = 1 WHERE trace_id IN ('trace_9f31c2', 'trace_4be07a')`); err != nil {
+	if err := st.SetQueue(context.Background(), []string{"trace_9f31c2", "trace_4be07a"}); err != nil {
 		t.Fatal(err)
 	}
 	m := New(st, Options{Labeler: "tester", Theme: "dark", StatusTTL: -1, QueuedOnly: true})

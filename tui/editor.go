@@ -7,14 +7,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"tracelab/app"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"tracelab/importers"
 	"tracelab/model"
-	"tracelab/store"
 	"tracelab/themes"
 )
 
@@ -53,7 +52,7 @@ var goldHints = [gCount]string{"number, text or JSON array", "absolute, e.g. 0 o
 	"table.column, comma separated", "active = status in (ACTIVE, PAUSED)", "YYYY-MM-DD", "YYYY-MM-DD",
 	"fiscal or calendar", "hours, e.g. 24", "e.g. all_regions", "why this label"}
 
-func newGoldEditor(rec *store.CaseRecord, sty *themes.Styles) *goldEditor {
+func newGoldEditor(rec *app.CaseRecord, sty *themes.Styles) *goldEditor {
 	var c model.Case
 	if rec != nil {
 		c = rec.Case
@@ -210,7 +209,7 @@ func (e *goldEditor) validate() ([]fieldEdit, bool) {
 		if w.Calendar == "" {
 			errs[gCalendar] = "say fiscal or calendar"
 		}
-		if msg := importers.ValidateWindow(w); msg != "" {
+		if msg := model.WindowProblem(w); msg != "" {
 			switch {
 			case strings.HasPrefix(msg, "start"):
 				errs[gStart] = msg

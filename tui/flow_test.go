@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"tracelab/app"
 	"tracelab/model"
 	"tracelab/store"
 	"tracelab/themes"
@@ -199,7 +200,7 @@ func TestNextUnconfirmedPagesThroughTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range first[1:5] {
-		if _, err := st.ConfirmTrace(ctx, r.TraceID, "someone"); err != nil {
+		if _, err := st.Confirm(ctx, r.TraceID, "someone"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -318,11 +319,11 @@ func TestGlossaryNeedsAConfirmedDefinition(t *testing.T) {
 	d := newDriver(t, st, 100, 30)
 	d.keys("enter", "G")
 	d.mustSee("confirm the case")
-	if _, err := st.EditTrace(ctx, "trace_9f31c2", "tester", "gold.definition",
-		json.RawMessage(`"active = subscription_status in (ACTIVE, PAUSED_BILLING)"`)); err != nil {
+	if _, err := st.Edit(ctx, "trace_9f31c2", "tester", app.FieldEdit{Field: "gold.definition",
+		Value: json.RawMessage(`"active = subscription_status in (ACTIVE, PAUSED_BILLING)"`)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.ConfirmTrace(ctx, "trace_9f31c2", "tester"); err != nil {
+	if _, err := st.Confirm(ctx, "trace_9f31c2", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	d.key("esc")

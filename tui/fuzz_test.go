@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"tracelab/app"
 	"tracelab/scoring"
 )
 
@@ -48,7 +49,7 @@ func FuzzDecodeScore(f *testing.F) {
 	f.Add(`not json`)
 	sty := newTestStyles()
 	f.Fuzz(func(t *testing.T, raw string) {
-		sv, err := decodeScore([]byte(raw))
+		sv, err := app.DecodeScore([]byte(raw))
 		if err != nil || sv == nil {
 			return
 		}

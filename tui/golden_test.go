@@ -39,7 +39,6 @@ func TestGoldenScreens(t *testing.T) {
 				// Each screen starts from a fresh database.
 				st, _ := openStore(t, !sc.unlabeled)
 				d := newDriver(t, st, size[0], size[1])
-				d.m.opts.LoadReport = storeReport(st)
 				d.keys(sc.keys...)
 				golden.RequireEqual(t, d.view())
 			})

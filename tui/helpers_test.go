@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,8 +12,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"tracelab/app"
 	"tracelab/model"
-	"tracelab/scoring"
 	"tracelab/store"
 	"tracelab/themes"
 )
@@ -27,36 +26,36 @@ import (
 
 // openFixtureStore imports and scores the sample data into a new database
 // file and returns the store and its path.
-func openFixtureStore(t testing.TB) (*store.Store, string) {
+func openFixtureStore(t testing.TB) (*app.Engine, string) {
 	t.Helper()
 	return openStore(t, true)
 }
 
 // openUnlabeledStore is openFixtureStore without the gold cases: every
 // trace waits for a label, scored on suggestions alone.
-func openUnlabeledStore(t testing.TB) (*store.Store, string) {
+func openUnlabeledStore(t testing.TB) (*app.Engine, string) {
 	t.Helper()
 	return openStore(t, false)
 }
 
-func openStore(t testing.TB, withCases bool) (*store.Store, string) {
+// openStore opens an engine on a new database with the sample traces (and
+// cases), scored with the sample policy and lineage as `tracelab import`
+// and `tracelab score` would.
+func openStore(t testing.TB, withCases bool) (*app.Engine, string) {
 	t.Helper()
+	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "tracelab.db")
-	st, err := store.Open(context.Background(), path)
+	st, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
-	loadFixtures(t, st, withCases)
-	return st, path
-}
-
-const sampleDir = "../testdata"
-
-func loadFixtures(t testing.TB, st *store.Store, withCases bool) {
-	t.Helper()
-	ctx := context.Background()
 	st.SetClock(func() time.Time { return time.Date(2026, 8, 20, 9, 0, 0, 0, time.UTC) })
+	eng, err := app.New(ctx, st, app.Files{Policy: filepath.Join(sampleDir, "policy.json"),
+		Lineage: filepath.Join(sampleDir, "lineage.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
 	files, _ := filepath.Glob(filepath.Join(sampleDir, "traces", "*.jsonl"))
 	if len(files) == 0 {
 		t.Fatalf("no sample traces under %s/traces", sampleDir)
@@ -65,112 +64,24 @@ func loadFixtures(t testing.TB, st *store.Store, withCases bool) {
 	if withCases {
 		files = append(files, filepath.Join(sampleDir, "cases.jsonl"))
 	}
-	for _, f := range files {
-		if _, err := st.ImportFile(ctx, f, store.ImportOptions{}); err != nil {
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = eng.Import(ctx, f, name, app.ImportOptions{})
+		f.Close()
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := scoreStore(ctx, st, sampleDir); err != nil {
+	if _, err := eng.Rescore(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
+	return eng, path
 }
 
-// scoreStore scores every trace against its case's gold with the sample
-// policy and lineage, as `tracelab score` does, and saves the scores.
-func scoreStore(ctx context.Context, st *store.Store, dir string) error {
-	var cfg scoring.Config
-	if b, err := os.ReadFile(filepath.Join(dir, "policy.json")); err == nil {
-		p, err := scoring.ParsePolicy(b)
-		if err != nil {
-			return err
-		}
-		cfg.Policy = p
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, "lineage.json")); err == nil {
-		l, err := scoring.ParseLineage(b)
-		if err != nil {
-			return err
-		}
-		cfg.Lineage = l
-	}
-	sc, err := scoring.NewScorer(cfg)
-	if err != nil {
-		return err
-	}
-	var rows []store.ScoreRow
-	q := store.Query{Limit: 500}
-	for {
-		page, next, err := st.ListTraces(ctx, q)
-		if err != nil {
-			return err
-		}
-		for _, s := range page {
-			tr, err := st.Trace(ctx, s.TraceID)
-			if err != nil {
-				return err
-			}
-			rec, err := st.CaseForTrace(ctx, s.TraceID)
-			if err != nil {
-				return err
-			}
-			var gold *model.Gold
-			if rec != nil {
-				gold = &rec.Case.Gold
-			}
-			ts := sc.Score(tr, gold)
-			detail, err := json.Marshal(ts)
-			if err != nil {
-				return err
-			}
-			r := store.ScoreRow{TraceID: s.TraceID, Markers: len(ts.Markers), NeedsReview: ts.NeedsHumanReview,
-				Correct: ts.Correct, Grounded: ts.Grounded, Detail: detail}
-			if ts.SuggestedClass != nil {
-				r.SuggestedClass = string(*ts.SuggestedClass)
-			}
-			rows = append(rows, r)
-		}
-		if next == nil {
-			break
-		}
-		q.After = next
-	}
-	return st.SaveScores(ctx, rows)
-}
-
-// storeReport is the report screen's loader over the store: the scores
-// with the confirmed labels, through scoring.BuildReport.
-func storeReport(st *store.Store) func(context.Context) ([]model.Report, error) {
-	return func(ctx context.Context) ([]model.Report, error) {
-		var results []scoring.CaseResult
-		q := store.Query{Limit: 500}
-		for {
-			page, next, err := st.ListTraces(ctx, q)
-			if err != nil {
-				return nil, err
-			}
-			for _, s := range page {
-				raw, err := st.Score(ctx, s.TraceID)
-				if err != nil || raw == nil {
-					continue
-				}
-				var ts scoring.TraceScore
-				if err := json.Unmarshal(raw, &ts); err != nil {
-					return nil, err
-				}
-				cr := scoring.CaseResult{Score: ts}
-				if rec, _ := st.CaseForTrace(ctx, s.TraceID); rec != nil {
-					l := rec.Case.Label
-					cr.Label, cr.Confirmed = &l, rec.Status == model.StatusConfirmed
-				}
-				results = append(results, cr)
-			}
-			if next == nil {
-				return scoring.BuildReport(results), nil
-			}
-			q.After = next
-		}
-	}
-}
+const sampleDir = "../testdata"
 
 // driver runs the root model synchronously: every command's message is fed
 // back to Update until none is left. Cursor blinks and theme queries,
@@ -180,7 +91,7 @@ type driver struct {
 	m Model
 }
 
-func newDriver(t testing.TB, st *store.Store, w, h int) *driver {
+func newDriver(t testing.TB, st *app.Engine, w, h int) *driver {
 	t.Helper()
 	m := New(st, Options{Labeler: "tester", Theme: "dark", StatusTTL: -1})
 	d := &driver{t: t, m: m}

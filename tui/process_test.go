@@ -14,6 +14,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"tracelab/app"
 	"tracelab/model"
 	"tracelab/store"
 )
@@ -31,13 +32,13 @@ func TestMain(m *testing.M) {
 
 func runHelper(db string) int {
 	ctx := context.Background()
-	st, err := store.Open(ctx, db)
+	st, err := app.Open(ctx, db, app.Files{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer st.Close()
-	opts := Options{Labeler: os.Getenv("TRACELAB_TUI_HELPER_LABELER"), Theme: "dark", LoadReport: storeReport(st)}
+	opts := Options{Labeler: os.Getenv("TRACELAB_TUI_HELPER_LABELER"), Theme: "dark"}
 	if err := Run(ctx, st, opts); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -180,7 +181,7 @@ func TestCancelledProgramKeepsLabels(t *testing.T) {
 		tea.WithWindowSize(100, 30))
 	done := make(chan error, 1)
 	go func() { _, err := p.Run(); done <- err }()
-	waitCase := func(cond func(*store.CaseRecord) bool) {
+	waitCase := func(cond func(*app.CaseRecord) bool) {
 		t.Helper()
 		for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
 			if rec, _ := st.CaseForTrace(context.Background(), "trace_9f31c2"); rec != nil && cond(rec) {
@@ -193,7 +194,7 @@ func TestCancelledProgramKeepsLabels(t *testing.T) {
 	p.Send(keyMsg("enter"))
 	time.Sleep(200 * time.Millisecond) // the trace loads
 	p.Send(keyMsg("g"))
-	waitCase(func(r *store.CaseRecord) bool { return r.Case.Label.Grounded != nil })
+	waitCase(func(r *app.CaseRecord) bool { return r.UpdatedBy == "cancelled" })
 	cancel()
 	if err := <-done; err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		t.Fatalf("program ended with %v", err)

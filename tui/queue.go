@@ -5,13 +5,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"tracelab/app"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"tracelab/model"
-	"tracelab/store"
 	"tracelab/themes"
 )
 
@@ -20,18 +20,18 @@ import (
 // database of any size costs one page.
 type queueScreen struct {
 	pageSize int
-	filter   store.Filter
-	sort     store.SortKey
+	filter   app.Filter
+	sort     app.SortKey
 	desc     bool
 
-	rows    []store.TraceSummary
-	next    *store.Cursor // nil when every matching row is loaded
+	rows    []app.TraceSummary
+	next    *app.Cursor // nil when every matching row is loaded
 	loading bool
 	loaded  bool // the first page of the current query arrived
 	seq     int  // bumped on every new query; stale results are dropped
 	err     error
 
-	counts       store.Counts
+	counts       app.Counts
 	countsLoaded bool
 
 	cursor, offset int
@@ -59,18 +59,18 @@ func newQueueScreen(pageSize int) *queueScreen {
 	ti.Prompt = "/"
 	ti.Placeholder = "search question or id"
 	ti.CharLimit = 200
-	return &queueScreen{pageSize: pageSize, sort: store.SortImported, search: ti, height: 20}
+	return &queueScreen{pageSize: pageSize, sort: app.SortImported, search: ti, height: 20}
 }
 
-func (q *queueScreen) query(after *store.Cursor) store.Query {
-	return store.Query{Filter: q.filter, Sort: q.sort, Desc: q.desc, After: after, Limit: q.pageSize}
+func (q *queueScreen) query(after *app.Cursor) app.Query {
+	return app.Query{Filter: q.filter, Sort: q.sort, Desc: q.desc, After: after, Limit: q.pageSize}
 }
 
 // pageMsg carries one or more pages of the queue.
 type pageMsg struct {
 	seq    int
-	rows   []store.TraceSummary
-	next   *store.Cursor
+	rows   []app.TraceSummary
+	next   *app.Cursor
 	append bool
 	// selectIdx, when >= 0, moves the cursor to that row of the whole list;
 	// open also opens it (confirm-and-next).
@@ -81,7 +81,7 @@ type pageMsg struct {
 
 type countsMsg struct {
 	seq    int
-	counts store.Counts
+	counts app.Counts
 	err    error
 }
 
@@ -89,30 +89,30 @@ type countsMsg struct {
 type searchTickMsg struct{ seq int }
 
 // loadPage fetches one page of q.
-func (m Model) loadPage(q store.Query, seq int, appendRows bool, selectIdx int) tea.Cmd {
-	st, ctx := m.st, m.ctx
+func (m Model) loadPage(q app.Query, seq int, appendRows bool, selectIdx int) tea.Cmd {
+	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
-		rows, next, err := st.ListTraces(ctx, q)
+		rows, next, err := eng.ListTraces(ctx, q)
 		return pageMsg{seq: seq, rows: rows, next: next, append: appendRows, selectIdx: selectIdx, err: err}
 	}
 }
 
-func (m Model) loadCounts(f store.Filter, seq int) tea.Cmd {
-	st, ctx := m.st, m.ctx
+func (m Model) loadCounts(f app.Filter, seq int) tea.Cmd {
+	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
-		c, err := st.Counts(ctx, f)
+		c, err := eng.Counts(ctx, f)
 		return countsMsg{seq: seq, counts: c, err: err}
 	}
 }
 
 // findUnconfirmed pages forward from after until it meets a row that is
 // not confirmed, returning every page it read so the list stays contiguous.
-func (m Model) findUnconfirmed(q store.Query, seq, base int, open bool) tea.Cmd {
-	st, ctx := m.st, m.ctx
+func (m Model) findUnconfirmed(q app.Query, seq, base int, open bool) tea.Cmd {
+	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
-		var all []store.TraceSummary
+		var all []app.TraceSummary
 		for {
-			rows, next, err := st.ListTraces(ctx, q)
+			rows, next, err := eng.ListTraces(ctx, q)
 			if err != nil {
 				return pageMsg{seq: seq, append: true, rows: all, next: q.After, selectIdx: -1, err: err}
 			}
@@ -135,7 +135,7 @@ func (m Model) findUnconfirmed(q store.Query, seq, base int, open bool) tea.Cmd 
 
 var errNoUnconfirmed = fmt.Errorf("no unconfirmed trace after this one")
 
-func indexOf(rows []store.TraceSummary, id string) int {
+func indexOf(rows []app.TraceSummary, id string) int {
 	for i, r := range rows {
 		if r.TraceID == id {
 			return i
@@ -235,7 +235,7 @@ func (m Model) queueKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, m.nextUnconfirmed(q.cursor, false)
 	case key.Matches(msg, k.Clear):
 		if filterActive(q.filter) {
-			q.filter = store.Filter{}
+			q.filter = app.Filter{}
 			m.setStatus("filters cleared", false)
 			return m, m.reloadQueue()
 		}
@@ -264,13 +264,13 @@ func (m *Model) nextUnconfirmed(from int, open bool) tea.Cmd {
 	return m.findUnconfirmed(q.query(q.next), q.seq, len(q.rows), open)
 }
 
-func nextSort(k store.SortKey) store.SortKey {
-	for i, s := range store.SortKeys {
+func nextSort(k app.SortKey) app.SortKey {
+	for i, s := range app.SortKeys {
 		if s == k {
-			return store.SortKeys[(i+1)%len(store.SortKeys)]
+			return app.SortKeys[(i+1)%len(app.SortKeys)]
 		}
 	}
-	return store.SortImported
+	return app.SortImported
 }
 
 func (m Model) queueSearchKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
@@ -310,15 +310,15 @@ func (q *queueScreen) updateSearch(msg tea.Msg) tea.Cmd {
 	return tea.Batch(cmd, tea.Tick(120*time.Millisecond, func(time.Time) tea.Msg { return searchTickMsg{seq} }))
 }
 
-func (q *queueScreen) current() (store.TraceSummary, bool) {
+func (q *queueScreen) current() (app.TraceSummary, bool) {
 	if q.cursor < 0 || q.cursor >= len(q.rows) {
-		return store.TraceSummary{}, false
+		return app.TraceSummary{}, false
 	}
 	return q.rows[q.cursor], true
 }
 
 // setRowCase updates a row after an edit so the list shows it at once.
-func (q *queueScreen) setRowCase(traceID string, rec *store.CaseRecord) {
+func (q *queueScreen) setRowCase(traceID string, rec *app.CaseRecord) {
 	for i := range q.rows {
 		if q.rows[i].TraceID != traceID {
 			continue
@@ -338,7 +338,7 @@ func (q *queueScreen) setRowCase(traceID string, rec *store.CaseRecord) {
 	}
 }
 
-func filterActive(f store.Filter) bool {
+func filterActive(f app.Filter) bool {
 	return len(f.Classes)+len(f.Statuses)+len(f.Servers)+len(f.Tools)+len(f.Roles)+len(f.Outcomes) > 0 || f.Search != ""
 }
 
@@ -444,7 +444,7 @@ func (q *queueScreen) view(sty *themes.Styles, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r store.TraceSummary, selected bool, w int) string {
+func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r app.TraceSummary, selected bool, w int) string {
 	caseID := r.CaseID
 	if caseID == "" {
 		caseID = r.TraceID

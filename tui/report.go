@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"tracelab/app"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"tracelab/model"
-	"tracelab/store"
 	"tracelab/themes"
 )
 
@@ -33,12 +33,9 @@ type reportMsg struct {
 
 func (m Model) loadReport() tea.Cmd {
 	m.report.loading = true
-	load, ctx := m.opts.LoadReport, m.ctx
+	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
-		if load == nil {
-			return reportMsg{missing: true}
-		}
-		rs, err := load(ctx)
+		rs, err := eng.Report(ctx, false)
 		return reportMsg{reports: rs, err: err}
 	}
 }
@@ -61,7 +58,7 @@ func (m Model) reportKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, m.loadReport()
 	case key.Matches(msg, k.Open):
 		c := string(model.Classes[m.report.cursor])
-		m.queue.filter = store.Filter{Classes: []string{c}}
+		m.queue.filter = app.Filter{Classes: []string{c}}
 		m.screen = screenQueue
 		m.setStatus("queue filtered to "+c, false)
 		return m, m.reloadQueue()

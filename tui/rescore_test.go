@@ -6,9 +6,6 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
-
-	"tracelab/scoring"
-	"tracelab/app"
 )
 
 // A gold edit rescores the trace, so the scoring panel follows the gold:
@@ -17,11 +14,7 @@ import (
 func TestGoldEditRescoresTheTrace(t *testing.T) {
 	st, _ := openUnlabeledStore(t)
 	ctx := context.Background()
-	m := New(st, Options{Labeler: "tester", Theme: "dark", StatusTTL: -1,
-		Rescore: func(ctx context.Context, id string) error {
-			_, err := app.ScoreAll(ctx, st, scoring.Config{}, []string{id}, nil)
-			return err
-		}})
+	m := New(st, Options{Labeler: "tester", Theme: "dark", StatusTTL: -1})
 	d := &driver{t: t, m: m}
 	d.send(tea.WindowSizeMsg{Width: 160, Height: 48})
 	d.run(m.Init())
@@ -43,10 +36,9 @@ func TestGoldEditRescoresTheTrace(t *testing.T) {
 	if p == nil || *p != 1 {
 		t.Fatalf("precision after the gold edit = %v, want 1", p)
 	}
-	stored, _ := st.Score(ctx, id)
-	var ts scoring.TraceScore
-	if err := json.Unmarshal(stored, &ts); err != nil || ts.GroundingPrecision == nil || *ts.GroundingPrecision != 1 {
-		t.Fatalf("stored score not refreshed: %s", stored)
+	stored, err := st.ScoreOf(ctx, id)
+	if err != nil || stored == nil || stored.GroundingPrecision == nil || *stored.GroundingPrecision != 1 {
+		t.Fatalf("stored score not refreshed: %+v, %v", stored, err)
 	}
 	// Undoing the gold edits rescores too.
 	d.run(d.m.undoEdit(id))

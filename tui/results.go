@@ -3,11 +3,11 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"tracelab/app"
 
 	tea "charm.land/bubbletea/v2"
 
 	"tracelab/model"
-	"tracelab/store"
 )
 
 // handleResult routes the result of a command to its owner by type.
@@ -117,7 +117,7 @@ func (m Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setStatus("no labeled case is affected by "+msg.tool, false)
 			return m, nil
 		}
-		m.queue.filter = store.Filter{TraceIDs: msg.traceIDs}
+		m.queue.filter = app.Filter{TraceIDs: msg.traceIDs}
 		m.screen = screenQueue
 		m.setStatus(fmt.Sprintf("queue: the %d trace(s) of cases affected by %s on %s (esc clears)", len(msg.traceIDs), msg.tool, msg.server), false)
 		return m, m.reloadQueue()

@@ -1,19 +1,18 @@
 package tui
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"tracelab/app"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"tracelab/model"
 	"tracelab/scoring"
-	"tracelab/store"
 	"tracelab/themes"
 )
 
@@ -31,8 +30,8 @@ type traceScreen struct {
 	id      string
 	pending string // the trace being loaded; older loads are dropped
 	t       *model.Trace
-	rec     *store.CaseRecord
-	score   *scoreView
+	rec     *app.CaseRecord
+	score   *app.TraceScore
 	loading bool
 	err     error
 
@@ -52,8 +51,8 @@ type traceScreen struct {
 type scoreKey struct {
 	item, itemOff, w, h int
 	focused             bool
-	rec                 *store.CaseRecord
-	score               *scoreView
+	rec                 *app.CaseRecord
+	score               *app.TraceScore
 }
 
 type detailKey struct{ step, width int }
@@ -79,18 +78,18 @@ func (ts *traceScreen) invalidate() {
 type traceMsg struct {
 	id    string
 	t     *model.Trace
-	rec   *store.CaseRecord
-	score *scoreView
+	rec   *app.CaseRecord
+	score *app.TraceScore
 	err   error
 }
 
 // caseMsg carries a case after an edit (or an undo) of it.
 type caseMsg struct {
 	id      string
-	rec     *store.CaseRecord
+	rec     *app.CaseRecord
 	note    string
-	confirm bool       // the edit confirmed the case: move on to the next one
-	score   *scoreView // the score after a gold edit, when the trace was rescored
+	confirm bool            // the edit confirmed the case: move on to the next one
+	score   *app.TraceScore // the score after a gold edit, when the trace was rescored
 	err     error
 }
 
@@ -102,107 +101,60 @@ type fieldEdit struct {
 
 func (m Model) openTrace(id string) tea.Cmd {
 	m.trace.pending, m.trace.loading = id, true
-	st, ctx := m.st, m.ctx
+	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
-		t, err := st.Trace(ctx, id)
+		t, err := eng.Trace(ctx, id)
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
-		rec, err := st.CaseForTrace(ctx, id)
+		rec, err := eng.CaseForTrace(ctx, id)
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
-		raw, err := st.Score(ctx, id)
+		sv, err := eng.ScoreOf(ctx, id)
 		if err != nil {
 			return traceMsg{id: id, err: err}
-		}
-		sv, err := decodeScore(raw)
-		if err != nil {
-			return traceMsg{id: id, err: fmt.Errorf("score of %s: %w", id, err)}
-		}
-		if sv != nil {
-			if err := suggestGold(ctx, st, t, sv); err != nil {
-				return traceMsg{id: id, err: err}
-			}
 		}
 		return traceMsg{id: id, t: t, rec: rec, score: sv}
 	}
 }
 
-// writeEdits applies edits in order (each its own transaction and event,
-// so a crash between two keeps the first) and reloads the case.
+// writeEdits applies edits in order through the engine, which rescores the
+// trace when its gold moved, and reloads the case.
 func (m Model) writeEdits(id string, edits []fieldEdit, note string) tea.Cmd {
-	st, ctx, who, rescoreFn := m.st, m.ctx, m.opts.Labeler, m.opts.Rescore
+	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
+	fes := make([]app.FieldEdit, len(edits))
+	for i, e := range edits {
+		fes[i] = app.FieldEdit{Field: e.field, Value: e.value}
+	}
 	return func() tea.Msg {
-		gold := false
-		for _, e := range edits {
-			if _, err := st.EditTrace(ctx, id, who, e.field, e.value); err != nil {
-				rec, _ := st.CaseForTrace(ctx, id)
-				return caseMsg{id: id, rec: rec, err: err}
-			}
-			gold = gold || strings.HasPrefix(e.field, "gold.")
-		}
-		rec, err := st.CaseForTrace(ctx, id)
-		msg := caseMsg{id: id, rec: rec, note: note, err: err}
-		if gold && err == nil {
-			msg.score, msg.err = rescore(ctx, st, rescoreFn, id)
-		}
-		return msg
+		res, err := eng.Edit(ctx, id, who, fes...)
+		return caseMsg{id: id, rec: res.Case, score: res.Score, note: note, err: err}
 	}
-}
-
-// rescore scores a trace again after its gold changed (fields, definition,
-// window, bounds all move the metrics) and returns the new score, nil when
-// the workbench was opened without a scorer.
-func rescore(ctx context.Context, st *store.Store, fn func(context.Context, string) error, id string) (*scoreView, error) {
-	if fn == nil {
-		return nil, nil
-	}
-	if err := fn(ctx, id); err != nil {
-		return nil, fmt.Errorf("rescoring %s: %w", id, err)
-	}
-	raw, err := st.Score(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	sv, err := decodeScore(raw)
-	if err != nil || sv == nil {
-		return nil, err
-	}
-	t, err := st.Trace(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return sv, suggestGold(ctx, st, t, sv)
 }
 
 func (m Model) confirmCase(id string) tea.Cmd {
-	st, ctx, who := m.st, m.ctx, m.opts.Labeler
+	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
 	return func() tea.Msg {
-		if _, err := st.ConfirmTrace(ctx, id, who); err != nil {
+		res, err := eng.Confirm(ctx, id, who)
+		if err != nil {
 			return caseMsg{id: id, err: err}
 		}
-		rec, err := st.CaseForTrace(ctx, id)
-		return caseMsg{id: id, rec: rec, note: "confirmed " + id, confirm: true, err: err}
+		return caseMsg{id: id, rec: res.Case, note: "confirmed " + id, confirm: true}
 	}
 }
 
 func (m Model) undoEdit(id string) tea.Cmd {
-	st, ctx, who, rescoreFn := m.st, m.ctx, m.opts.Labeler, m.opts.Rescore
+	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
 	return func() tea.Msg {
-		ev, err := st.UndoTrace(ctx, id, who)
-		if errors.Is(err, store.ErrNothingToUndo) {
+		res, err := eng.Undo(ctx, id, who)
+		if errors.Is(err, app.ErrNothingToUndo) {
 			return caseMsg{id: id, err: fmt.Errorf("nothing of yours to undo on this case")}
 		}
 		if err != nil {
 			return caseMsg{id: id, err: err}
 		}
-		rec, err := st.CaseForTrace(ctx, id)
-		msg := caseMsg{id: id, rec: rec, note: "undid " + ev.Field, err: err}
-		if strings.HasPrefix(ev.Field, "gold.") && err == nil {
-			msg.score, msg.err = rescore(ctx, st, rescoreFn, id)
-		}
-		return msg
+		return caseMsg{id: id, rec: res.Case, score: res.Score, note: "undid " + res.Event.Field}
 	}
 }
 

@@ -232,7 +232,7 @@ func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
 	}
 	if s.Text != "" {
 		text, cut := capText(s.Text)
-		add(strings.Split(markedText(sty, text, ts.score.markersIn(i)), "\n"))
+		add(strings.Split(markedText(sty, text, ts.score.MarkersIn(i)), "\n"))
 		if cut > 0 {
 			lines = append(lines, sty.Subtle.Render(fmt.Sprintf("… %d more bytes not shown", cut)))
 		}

@@ -20,9 +20,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"tracelab/model"
-	"tracelab/store"
 	"tracelab/app"
+	"tracelab/model"
 	"tracelab/themes"
 )
 
@@ -36,13 +35,6 @@ type Options struct {
 	// NoColor draws with attributes only (set from NO_COLOR by runTUI; New
 	// also reads NO_COLOR).
 	NoColor bool
-	// LoadReport computes the report screen's per-server reports (scoring's
-	// BuildReport over the store). Nil shows how to get one.
-	LoadReport func(ctx context.Context) ([]model.Report, error)
-	// Rescore scores one trace again and stores the result (app.ScoreAll
-	// with the run's configuration); called after a gold edit so the
-	// scoring panel follows the gold. Nil leaves scores as they were.
-	Rescore func(ctx context.Context, traceID string) error
 	// QueuedOnly opens the queue limited to the traces `tracelab sample`
 	// queued for labeling.
 	QueuedOnly bool
@@ -67,7 +59,7 @@ const (
 
 // Model is the root model: the only tea.Model of the workbench.
 type Model struct {
-	st   *store.Store
+	eng  *app.Engine
 	opts Options
 	ctx  context.Context
 
@@ -95,8 +87,8 @@ type Model struct {
 	distinct  map[string][]string // filter menu values, loaded once
 }
 
-// New builds the root model on an open store.
-func New(st *store.Store, opts Options) Model {
+// New builds the root model on an engine.
+func New(eng *app.Engine, opts Options) Model {
 	if opts.Labeler == "" {
 		opts.Labeler = os.Getenv("USER")
 	}
@@ -112,7 +104,7 @@ func New(st *store.Store, opts Options) Model {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
-	m := Model{st: st, opts: opts, ctx: context.Background(), keys: newKeyMap(), help: help.New(),
+	m := Model{eng: eng, opts: opts, ctx: context.Background(), keys: newKeyMap(), help: help.New(),
 		width: 80, height: 24}
 	pal := themes.Dark()
 	switch {
@@ -130,15 +122,13 @@ func New(st *store.Store, opts Options) Model {
 	m.queue.filter.QueuedOnly = opts.QueuedOnly
 	m.trace = newTraceScreen()
 	m.report = &reportScreen{}
-	m.drift = newToolDriftScreen(m.ctx, func(ctx context.Context) (app.DriftOverview, error) {
-		return app.DriftAcrossRuns(ctx, st)
-	})
+	m.drift = newToolDriftScreen(m.ctx, eng.DriftAcrossRuns)
 	return m
 }
 
 // Run runs the workbench on the alt screen until the user quits or ctx ends.
-func Run(ctx context.Context, st *store.Store, opts Options) error {
-	m := New(st, opts)
+func Run(ctx context.Context, eng *app.Engine, opts Options) error {
+	m := New(eng, opts)
 	m.ctx = ctx
 	m.drift.ctx = ctx
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
@@ -379,7 +369,7 @@ func (m Model) titleBar(w int) string {
 	}
 	left := b.String()
 	right := "labeler " + model.CleanLine(m.opts.Labeler) + " "
-	if db := filepath.Base(m.st.Path()); db != "" && db != "." && w >= 100 {
+	if db := filepath.Base(m.eng.Path()); db != "" && db != "." && w >= 100 {
 		right = model.CleanLine(db) + " · " + right
 	}
 	return m.sty.Title.Render(spread(left, right, w))

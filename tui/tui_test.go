@@ -132,7 +132,6 @@ func TestMouseWheelScrolls(t *testing.T) {
 func TestReportOpensTheQueueOfAClass(t *testing.T) {
 	st, _ := openFixtureStore(t)
 	d := newDriver(t, st, 120, 40)
-	d.m.opts.LoadReport = storeReport(st)
 	d.keys("R", "j", "j", "j") // entity, semantic, structural, temporal
 	d.mustSee("temporal")
 	d.key("enter")
