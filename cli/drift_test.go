@@ -293,7 +293,6 @@ func TestDriftAcrossShapes(t *testing.T) {
 		"mcp": `{"tools":[{"name":"get_weather","description":"Weather now","inputSchema":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}]}`,
 	}
 	wire, sem := map[string]bool{}, map[string]bool{}
-	var first []string
 	for name, l := range listings {
 		tools, err := importers.ParseToolListing([]byte(l))
 		if err != nil {
@@ -304,7 +303,6 @@ func TestDriftAcrossShapes(t *testing.T) {
 			t.Fatal(err)
 		}
 		wire[tools[0].Fingerprint()], sem[h] = true, true
-		first = append(first, name)
 	}
 	if len(wire) != 3 || len(sem) != 1 {
 		t.Errorf("wire hashes %d (want 3), semantic hashes %d (want 1)", len(wire), len(sem))

@@ -6,14 +6,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"strings"
 
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
 
 	"tracelab/app"
+	"tracelab/model"
 )
 
 // Program is what main hands the command line: the build's version and
@@ -30,8 +31,48 @@ func Main(p Program) int {
 	root := newRootCmd(p)
 	err := fang.Execute(context.Background(), root,
 		fang.WithVersion(p.Version),
+		fang.WithErrorHandler(printError),
 		fang.WithNotifySignal(os.Interrupt))
 	return exitCode(err)
+}
+
+// printError writes an error as written: fang's default handler title-cases
+// the first word, which turns paths and flags into /Tmp/… and --Out. Control
+// characters from file names or keys are shown escaped.
+func printError(w io.Writer, _ fang.Styles, err error) {
+	fmt.Fprintln(w, "Error: "+model.EscapeRunes(err.Error(), func(r rune) bool {
+		return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0) || model.IsBidiControl(r)
+	}))
+	var u *usageError
+	if errors.As(err, &u) {
+		fmt.Fprintln(w, "Try --help for usage.")
+	}
+}
+
+// usageError is a command line cobra rejected: an unknown flag or command,
+// a missing or extra argument. It exits 2 like every other bad input.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+func (e *usageError) ExitCode() int { return 2 }
+
+// markUsageErrors makes cobra's own rejections usage errors, on cmd and
+// every command below it: flag errors through SetFlagErrorFunc, argument
+// errors by wrapping each Args validator.
+func markUsageErrors(cmd *cobra.Command) {
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	if args := cmd.Args; args != nil {
+		cmd.Args = func(c *cobra.Command, a []string) error {
+			if err := args(c, a); err != nil {
+				return &usageError{err}
+			}
+			return nil
+		}
+	}
+	for _, c := range cmd.Commands() {
+		markUsageErrors(c)
+	}
 }
 
 func newRootCmd(p Program) *cobra.Command {
@@ -73,6 +114,7 @@ Run without a command, it opens the workbench on the database: ./tracelab.db unl
 	addScoringFlags(root, &files)
 	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(p.Demo), newFieldsCmd(), newScoreCmd(), newReportCmd(),
 		newDriftCmd(), newCheckCmd(), newSampleCmd())
+	markUsageErrors(root)
 	return root
 }
 
@@ -94,8 +136,8 @@ func withCode(code int, err error) error {
 	return &exitError{code: code, err: err}
 }
 
-// exitCode maps an error to the process status: the code it carries,
-// 2 for a command line cobra rejected (bad input), else 1.
+// exitCode maps an error to the process status: the code it carries
+// (2 for bad input, 130 for an interrupt), else 1.
 func exitCode(err error) int {
 	if err == nil {
 		return 0
@@ -104,12 +146,8 @@ func exitCode(err error) int {
 	if errors.As(err, &coded) {
 		return coded.ExitCode()
 	}
-	msg := err.Error()
-	for _, usage := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "invalid argument",
-		"flag needs an argument", "accepts ", "requires at least", "requires at most"} {
-		if strings.HasPrefix(msg, usage) {
-			return 2
-		}
+	if errors.Is(err, context.Canceled) {
+		return 130
 	}
 	return 1
 }

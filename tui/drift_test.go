@@ -124,7 +124,7 @@ func TestDriftScreenGolden(t *testing.T) {
 func TestDriftScreenStatesAndStaleLoads(t *testing.T) {
 	sty := newTestStyles()
 	// Before the answer, while loading.
-	d := newToolDriftScreen(nil, func(context.Context) (app.DriftOverview, error) { return app.DriftOverview{}, nil })
+	d := newToolDriftScreen(context.Background(), func(context.Context) (app.DriftOverview, error) { return app.DriftOverview{}, nil })
 	cmd := d.refresh()
 	if !strings.Contains(ansi.Strip(d.view(&sty, 80, 20)), "comparing each run's tool contracts") {
 		t.Error("no loading state")
@@ -145,7 +145,7 @@ func TestDriftScreenStatesAndStaleLoads(t *testing.T) {
 		t.Error("enter with no change asked for the queue")
 	}
 	// No loader wired.
-	d = newToolDriftScreen(nil, nil)
+	d = newToolDriftScreen(context.Background(), nil)
 	runDriftCmd(t, d, d.refresh())
 	if got := ansi.Strip(d.view(&sty, 80, 20)); !strings.Contains(got, "no drift in this build") {
 		t.Errorf("no loader:\n%s", got)
@@ -162,7 +162,7 @@ func TestDriftScreenHostileTextAndSizes(t *testing.T) {
 		Cases:    []scoring.AffectedCase{{CaseID: "case\x1b]8;;http://x\x07", Tool: evil, Tier: scoring.TierCalled, Evidence: strings.Repeat("very long evidence ", 40)}},
 		TraceIDs: []string{"t1"},
 	}}}
-	d := newToolDriftScreen(nil, func(context.Context) (app.DriftOverview, error) { return ov, nil })
+	d := newToolDriftScreen(context.Background(), func(context.Context) (app.DriftOverview, error) { return ov, nil })
 	runDriftCmd(t, d, d.refresh())
 	sty := newTestStyles()
 	for _, size := range [][2]int{{40, 10}, {80, 24}, {100, 30}, {300, 90}} {

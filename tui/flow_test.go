@@ -358,8 +358,8 @@ func TestEscapeSequencesAreStripped(t *testing.T) {
 		d.keys("]")
 		screens["marker"] = d.view()
 		for name, v := range screens {
-			if rest := sgr.ReplaceAllString(v, ""); strings.ContainsAny(rest, "\x1b\x07\x9b\x9d") {
-				i := strings.IndexAny(rest, "\x1b\x07\x9b\x9d")
+			if rest := sgr.ReplaceAllString(v, ""); strings.ContainsAny(rest, "\x1b\x07\u009b\u009d") {
+				i := strings.IndexAny(rest, "\x1b\x07\u009b\u009d")
 				t.Errorf("%dx%d %s: control character left at %d: %q", size[0], size[1], name, i, rest[max(0, i-20):min(len(rest), i+20)])
 			}
 			if strings.Contains(v, "]0;owned") || strings.Contains(v, "[2J") {
