@@ -294,9 +294,40 @@ func (c *call) extractFields(rawArgs json.RawMessage, schema Schema, lin Lineage
 			}
 			continue
 		}
+		if isControlArg(name, c.contract) {
+			continue // neutral: which page, how many rows, not which data
+		}
 		c.addField(key)
 	}
 	for _, f := range lin[c.tool+".$tool"] {
 		c.addField(f)
 	}
+}
+
+// controlArgs are pagination and paging-size arguments, compared with case
+// and separators dropped (page_token, pageToken, next-cursor).
+var controlArgs = map[string]bool{
+	"cursor": true, "nextcursor": true, "page": true, "pagetoken": true, "nextpagetoken": true,
+	"limit": true, "offset": true, "pagesize": true, "perpage": true, "maxresults": true, "startingafter": true,
+}
+
+// isControlArg: a pagination or control argument, by name or because the
+// contract's description of it says so ("Pagination cursor", "page size").
+// It names no data, so it never counts as a field used: it neither lowers
+// precision nor stands for a required field.
+func isControlArg(name string, c *contract) bool {
+	n := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(name))
+	if controlArgs[n] {
+		return true
+	}
+	if c == nil {
+		return false
+	}
+	d := strings.ToLower(c.props[name].Description)
+	for _, w := range []string{"pagination", "paging", "page token", "page size", "cursor"} {
+		if strings.Contains(d, w) {
+			return true
+		}
+	}
+	return false
 }
