@@ -542,7 +542,7 @@ func (st *state) matchDefinition(d definition) (*bool, int, string) {
 	if d.err != "" {
 		return nil, -1, "cannot read the definition: " + d.err
 	}
-	sawSQL, sawUnparsed, mismatchStep := false, false, -1
+	sawSQL, sawUnparsed, mismatchStep, undecidedStep := false, false, -1, -1
 	for _, c := range st.calls {
 		if c.discovery || st.isError(c) {
 			continue
@@ -553,8 +553,12 @@ func (st *state) matchDefinition(d definition) (*bool, int, string) {
 				continue
 			}
 			sawSQL = true
-			if DefinitionApplied(d.preds, a.Where) {
+			ok, undecided := MatchDefinition(d.preds, a.Where)
+			if ok {
 				return boolPtr(true), c.step, ""
+			}
+			if undecided && undecidedStep < 0 {
+				undecidedStep = c.step
 			}
 			if mismatchStep < 0 {
 				mismatchStep = c.step
@@ -563,6 +567,9 @@ func (st *state) matchDefinition(d definition) (*bool, int, string) {
 		if len(c.sql) == 0 && st.toolEncodes(c, d) {
 			return boolPtr(true), c.step, ""
 		}
+	}
+	if undecidedStep >= 0 {
+		return nil, undecidedStep, fmt.Sprintf("the WHERE at step %d tests %s in a form the normalizer cannot compare with %s", undecidedStep, predColumns(d.preds), predText(d.preds))
 	}
 	if sawSQL {
 		return boolPtr(false), mismatchStep, ""
@@ -740,4 +747,12 @@ func (st *state) grounded(ts TraceScore) *bool {
 	// parse) leaves definition_match null and asks for review; it does not
 	// by itself withhold grounded, which the other checks decide.
 	return boolPtr(true)
+}
+
+func predColumns(ps []Predicate) string {
+	var cols []string
+	for _, p := range ps {
+		cols = append(cols, p.Field)
+	}
+	return strings.Join(dedupe(cols), ", ")
 }

@@ -323,7 +323,7 @@ func TestAnalyzeSQLDetails(t *testing.T) {
 					{"subscriptions.period_end", "between", []string{"2026-01-01", "2026-03-31"}},
 					{"customers.region", "other", nil},
 					{"customers.id", "=", []string{"subscriptions.customer_id"}},
-					{"customers.region", "other", nil},
+					{"customers.region", "in", []string{"A", "B"}},
 					{"customers.is_active", "=", []string{"false"}},
 					{"customers.region", "=", []string{"EU"}},
 					{"customers.id", "in", nil},
