@@ -534,23 +534,131 @@ func (st *state) structuralRules(wrongID map[int]bool) {
 			}
 		}
 	}
-	// A paginated result with no later call to the same tool.
+	// A paginated result not followed up: a later call to the same tool
+	// for something else does not fetch the next page.
 	for _, c := range st.dataResults() {
 		if wrongID[c.step] || !st.paginated(c) {
 			continue
 		}
+		next := st.nextPage(c)
 		followed := false
 		for _, d := range st.calls {
-			if d.step > c.step && d.tool == c.tool {
+			if d.step > c.step && d.tool == c.tool && next.fetchedBy(d) {
 				followed = true
+				break
 			}
 		}
 		if !followed {
+			what := "no later " + c.tool + " call fetched it"
+			if next.cursor != "" {
+				what = fmt.Sprintf("no later %s call passed its cursor %q", c.tool, next.cursor)
+			} else if next.page > 0 {
+				what = fmt.Sprintf("no later %s call asked for page %d", c.tool, next.page)
+			}
 			st.evidence(model.ClassStructural, "pagination", 0.85, c.result,
-				fmt.Sprintf("%s returned a page with more to come and no later %s call fetched it", c.tool, c.tool))
+				fmt.Sprintf("%s returned a page with more to come and %s", c.tool, what))
 		}
 	}
 	st.centsRules()
+}
+
+// pageRef is how the next page of a result is asked for: its cursor, or
+// the next page number or offset; all zero when the result names none.
+type pageRef struct {
+	cursor       string
+	page, offset int
+}
+
+// nextPage reads the cursor a result hands out (the step's next_cursor or
+// the result's next_cursor / next_page_token), else the next page number
+// (the result's next_page, or the call's page + 1) or the next offset (the
+// result's next_offset, or the call's offset + limit).
+func (st *state) nextPage(c *call) pageRef {
+	var ref pageRef
+	if ref.cursor = st.t.Steps[c.result].NextCursor; ref.cursor != "" {
+		return ref
+	}
+	m, _ := c.resVal.(map[string]any)
+	for _, k := range []string{"next_cursor", "nextCursor", "next_page_token", "nextPageToken", "cursor_next"} {
+		if v, ok := m[k].(string); ok && v != "" {
+			ref.cursor = v
+			return ref
+		}
+	}
+	if v, ok := m["next_page"].(float64); ok {
+		ref.page = int(v)
+	} else if p, ok := argNumber(c.args, "page"); ok {
+		ref.page = p + 1
+	}
+	if v, ok := m["next_offset"].(float64); ok {
+		ref.offset = int(v)
+	} else if l, ok := argNumber(c.args, "limit"); ok {
+		o, _ := argNumber(c.args, "offset")
+		ref.offset = o + l
+	}
+	return ref
+}
+
+// fetchedBy: the call d asks for this next page. With a cursor, some
+// argument must carry that very value; with a page number or offset, the
+// page or offset argument must name it. A result that says "more" and
+// names no way to get it is followed by any call that turns a page
+// (passes a pagination argument).
+func (r pageRef) fetchedBy(d *call) bool {
+	switch {
+	case r.cursor != "":
+		return hasStringValue(d.args, r.cursor)
+	case r.page > 0 || r.offset > 0:
+		p, okP := argNumber(d.args, "page")
+		o, okO := argNumber(d.args, "offset")
+		return r.page > 0 && okP && p == r.page || r.offset > 0 && okO && o == r.offset
+	}
+	for _, name := range d.argOrder {
+		if isControlArg(name, d.contract) && !strings.EqualFold(name, "limit") {
+			return true
+		}
+	}
+	return false
+}
+
+// argNumber reads an integer argument given as a number or a numeric string.
+func argNumber(args map[string]any, name string) (int, bool) {
+	for k, v := range args {
+		if !strings.EqualFold(k, name) {
+			continue
+		}
+		switch x := v.(type) {
+		case float64:
+			return int(x), true
+		case string:
+			var n int
+			if _, err := fmt.Sscan(x, &n); err == nil {
+				return n, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// hasStringValue: some argument, at any depth, is exactly s.
+func hasStringValue(v any, s string) bool {
+	switch x := v.(type) {
+	case string:
+		return x == s
+	case map[string]any:
+		for _, e := range x {
+			if hasStringValue(e, s) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasStringValue(e, s) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (st *state) paginated(c *call) bool {
