@@ -693,10 +693,111 @@ var convertsCents = regexp.MustCompile(`/\s*100(\.0*)?\b|\*\s*0?\.01\b`)
 
 var currencyRe = regexp.MustCompile(`(?i)[$€£]|\b(usd|eur|gbp|dollars?|euros?)\b`)
 
+// moneyRe finds currency amounts in prose: $10,000, €2.5m, 10000 USD.
+var moneyRe = regexp.MustCompile(`(?i)[$€£]\s?[0-9][0-9,]*(?:\.[0-9]+)?\s?(?:k|m|bn|thousand|million|billion)?\b|\b[0-9][0-9,]*(?:\.[0-9]+)?\s?(?:k|m|thousand|million)?\s?(?:usd|eur|gbp|dollars?|euros?)\b`)
+
+// dollarAmounts are the money amounts the question and the gold state:
+// currency amounts in the question and the definition, and a numeric gold
+// answer when the question is about money.
+func (st *state) dollarAmounts() []float64 {
+	var out []float64
+	texts := []string{st.t.Question}
+	if st.gold != nil {
+		texts = append(texts, st.gold.Definition)
+	}
+	for _, t := range texts {
+		for _, m := range moneyRe.FindAllString(t, -1) {
+			vs, _ := ParseNumbers(m)
+			out = append(out, vs...)
+		}
+	}
+	if st.gold != nil && currencyRe.MatchString(st.t.Question) {
+		var g float64
+		if _, err := fmt.Sscan(strings.TrimSpace(string(st.gold.Answer)), &g); err == nil {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// centsName: a column or argument named in minor units.
+func centsName(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "cents") || strings.HasSuffix(n, "_minor") || strings.Contains(n, "minor_units")
+}
+
+var centsDesc = regexp.MustCompile(`(?i)\bcents\b|\bminor units?\b|\bin pennies\b`)
+
+// centsLiteralRules: a filter on a cents column or a cents argument whose
+// literal is a dollar amount of the question or the gold (amount_cents >
+// 10000 for "over $10,000"): the comparison is off by a factor of 100.
+func (st *state) centsLiteralRules() {
+	dollars := st.dollarAmounts()
+	if len(dollars) == 0 {
+		return
+	}
+	isDollar := func(v string) (float64, bool) {
+		var f float64
+		if _, err := fmt.Sscan(strings.ReplaceAll(v, ",", ""), &f); err != nil || f == 0 {
+			return 0, false
+		}
+		for _, d := range dollars {
+			if math.Abs(f-d) < 1e-9 {
+				return f, true
+			}
+		}
+		return 0, false
+	}
+	for _, c := range st.calls {
+		if c.discovery || st.isError(c) {
+			continue
+		}
+		for _, a := range c.sql {
+			for _, p := range a.Where {
+				if p.Op == "other" || !centsName(column(p.Field)) {
+					continue
+				}
+				for _, v := range p.Values {
+					if f, ok := isDollar(v); ok {
+						st.evidence(model.ClassStructural, "cents_literal", 0.8, c.step,
+							fmt.Sprintf("%s %s %s compares cents with the dollar amount %s of the question or gold", p.Field, p.Op, v, fmtNum(f)))
+					}
+				}
+			}
+		}
+		if len(c.sql) > 0 {
+			continue
+		}
+		for _, name := range c.argOrder {
+			var desc string
+			if c.contract != nil {
+				desc = c.contract.props[name].Description
+			}
+			if !centsName(name) && !centsDesc.MatchString(desc) {
+				continue
+			}
+			var v string
+			switch x := c.args[name].(type) {
+			case float64:
+				v = fmt.Sprint(x)
+			case string:
+				v = x
+			default:
+				continue
+			}
+			if f, ok := isDollar(v); ok {
+				st.evidence(model.ClassStructural, "cents_literal", 0.8, c.step,
+					fmt.Sprintf("%s(%s=%s): the argument is in cents, %s is the dollar amount of the question or gold", c.tool, name, v, fmtNum(f)))
+			}
+		}
+	}
+}
+
 // centsRules: the answer is the gold amount times 100 (cents read as
 // dollars), or a currency amount in the answer equals a raw value of a
 // result column named in cents.
 func (st *state) centsRules() {
+	st.centsLiteralRules()
 	if !strings.ContainsAny(st.answer, "0123456789") {
 		return
 	}
@@ -729,7 +830,7 @@ func (st *state) centsRules() {
 				continue
 			}
 			for _, ag := range a.Aggregates {
-				if strings.Contains(strings.ToLower(column(ag.Field)), "cents") && (ag.Func == "sum" || ag.Func == "avg") {
+				if centsName(column(ag.Field)) && (ag.Func == "sum" || ag.Func == "avg") {
 					st.evidence(model.ClassStructural, "cents_sql", 0.6, c.step,
 						fmt.Sprintf("%s(%s) adds up cents and nothing divides by 100; the answer is in money", ag.Func, ag.Field))
 				}
@@ -739,7 +840,7 @@ func (st *state) centsRules() {
 	for _, c := range st.dataResults() {
 		cols, rows := resultTable(c.resVal)
 		for _, col := range cols {
-			if !strings.Contains(strings.ToLower(col), "cents") {
+			if !centsName(col) {
 				continue
 			}
 			sum := 0.0
