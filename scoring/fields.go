@@ -84,6 +84,8 @@ type contract struct {
 // identifier scheme.
 type argSchema struct {
 	Pattern     string `json:"pattern"`
+	Format      string `json:"format"`
+	Enum        []any  `json:"enum"`
 	Description string `json:"description"`
 	Examples    []any  `json:"examples"`
 }
