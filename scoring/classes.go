@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -503,14 +504,17 @@ var centsDesc = regexp.MustCompile(`(?i)\bcents\b|\bminor units?\b|\bin pennies\
 // literal is a dollar amount of the question or the gold (amount_cents >
 // 10000 for "over $10,000"): the comparison is off by a factor of 100.
 func (st *state) centsLiteralRules() {
-	dollars := st.dollarAmounts()
-	if len(dollars) == 0 {
-		return
-	}
+	// The question's amounts are read only once a cents literal turns up:
+	// most traces have none, and the money pattern is not cheap.
+	var dollars []float64
+	read := false
 	isDollar := func(v string) (float64, bool) {
-		var f float64
-		if _, err := fmt.Sscan(strings.ReplaceAll(v, ",", ""), &f); err != nil || f == 0 {
+		f, err := strconv.ParseFloat(strings.ReplaceAll(v, ",", ""), 64)
+		if err != nil || f == 0 {
 			return 0, false
+		}
+		if !read {
+			dollars, read = st.dollarAmounts(), true
 		}
 		for _, d := range dollars {
 			if math.Abs(f-d) < 1e-9 {
@@ -540,11 +544,7 @@ func (st *state) centsLiteralRules() {
 			continue
 		}
 		for _, name := range c.argOrder {
-			var desc string
-			if c.contract != nil {
-				desc = c.contract.props[name].Description
-			}
-			if !centsName(name) && !centsDesc.MatchString(desc) {
+			if !c.contract.arg(name).cents {
 				continue
 			}
 			var v string

@@ -111,12 +111,8 @@ func schemeViolation(c *contract, name, v string) (why string, conf float64, doc
 		}
 		return fmt.Sprintf("the contract allows only %s", strings.Join(enum, ", ")), 0.9, true
 	}
-	examples := idToken.FindAllString(prop.Description, -1)
-	for _, e := range prop.Examples {
-		if s, ok := e.(string); ok {
-			examples = append(examples, s)
-		}
-	}
+	info := c.arg(name)
+	examples := info.examples
 	if len(examples) > 0 && isIDArg(name) {
 		vs, vp := idShape(v)
 		for _, e := range examples {
@@ -126,7 +122,7 @@ func schemeViolation(c *contract, name, v string) (why string, conf float64, doc
 		}
 		return "the contract documents ids like " + examples[0], 0.7, true
 	}
-	return "", 0, len(schemeName.FindAllString(strings.ToLower(prop.Description), -1)) > 0
+	return "", 0, info.namesScheme
 }
 
 // entityRules runs rules (1), (2) and (3) and returns the call steps
@@ -183,7 +179,8 @@ func (st *state) entityRules() map[int]bool {
 // entityArg judges one string argument of a tool call.
 func (st *state) entityArg(c *call, name, v string, seen map[string]idSource, wrong map[int]bool) {
 	prop := c.contract.props[name]
-	if !idLikeParam(name, prop.Description) && !idToken.MatchString(v) {
+	idLike := c.contract.arg(name).idLike
+	if !idLike && !idToken.MatchString(v) {
 		return // a period or a label in the wrong format is not an entity error
 	}
 	why, conf, documented := schemeViolation(c.contract, name, v)
@@ -192,7 +189,7 @@ func (st *state) entityArg(c *call, name, v string, seen map[string]idSource, wr
 		st.evidence(model.ClassEntity, "wrong_scheme", conf, c.step, fmt.Sprintf("%s(%s=%q): %s", c.tool, name, v, why))
 	}
 	src, fromResult := seen[v]
-	if !fromResult || !idLikeParam(name, prop.Description) {
+	if !fromResult || !idLike {
 		return
 	}
 	// What the argument means: its lineage, else the schemes its

@@ -77,6 +77,7 @@ type contract struct {
 	description string
 	props       map[string]argSchema
 	patterns    map[string]*regexp.Regexp // compiled inputSchema patterns by argument
+	info        map[string]argInfo        // what each listed argument documents, read once
 	lineage     Lineage
 }
 
@@ -90,13 +91,45 @@ type argSchema struct {
 	Examples    []any  `json:"examples"`
 }
 
+// argInfo is what scoring derives from one argument's schema; contracts
+// are cached by the Scorer, so the regular expressions run once per tool,
+// not once per call.
+type argInfo struct {
+	idLike      bool     // idLikeParam
+	cents       bool     // named or described in minor units
+	examples    []string // ids its description and examples show
+	namesScheme bool     // the description names an id scheme (cust_id_v2)
+}
+
+func readArgInfo(name string, a argSchema) argInfo {
+	in := argInfo{idLike: idLikeParam(name, a.Description), cents: centsName(name) || centsDesc.MatchString(a.Description),
+		examples: idToken.FindAllString(a.Description, -1), namesScheme: schemeName.MatchString(strings.ToLower(a.Description))}
+	for _, e := range a.Examples {
+		if s, ok := e.(string); ok {
+			in.examples = append(in.examples, s)
+		}
+	}
+	return in
+}
+
+// arg is the argInfo of name; an argument the contract does not list is
+// judged by its name alone.
+func (c *contract) arg(name string) argInfo {
+	if c != nil {
+		if in, ok := c.info[name]; ok {
+			return in
+		}
+	}
+	return argInfo{idLike: idLikeParam(name, ""), cents: centsName(name)}
+}
+
 // parseContract reads the description, argument schemas and _meta.lineage
 // of one tool. Each property and each lineage entry is read on its own, and
 // a malformed one is skipped: a contract is evidence, not input that must
 // validate.
 func parseContract(tc model.ToolContract) *contract {
 	c := &contract{description: tc.Description, props: map[string]argSchema{},
-		patterns: map[string]*regexp.Regexp{}, lineage: Lineage{}}
+		patterns: map[string]*regexp.Regexp{}, info: map[string]argInfo{}, lineage: Lineage{}}
 	var in struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
@@ -112,6 +145,7 @@ func parseContract(tc model.ToolContract) *contract {
 				v = argSchema{Pattern: partial.Pattern, Description: partial.Description}
 			}
 			c.props[k] = v
+			c.info[k] = readArgInfo(k, v)
 			if v.Pattern != "" {
 				// JSON Schema patterns are ECMA 262; the common subset is
 				// RE2. One that does not compile is not checked.
