@@ -19,8 +19,10 @@ import (
 //	ts := s.ScoreCase(trace, caseOrNil)         // one trace: TraceScore, JSON for the store and --format jsonl
 //	all := s.ScoreAll(jobs, 0)                  // many traces on a worker pool, in job order
 //	label := scoring.SuggestLabel(ts)           // the machine's label; a confirmed one overrides it
+//	v := scoring.DecideVerdict(humanOrNil, ts)  // the verdict, field by field: a person's where set, else the scorer's
 //	gold := s.SuggestGold(trace, ts, peers)     // pre-filled gold for a trace without a confirmed one
 //	report := scoring.BuildReport(results)      // report.json, one object per server
+//	labels := scoring.BuildLabelStatus(results) // per server: labeled / label pending / suggested, beside report.json
 //
 // Metrics, as the seed defines them, with the choices it leaves open:
 //   - grounding precision is the mean of the per-call precisions of the
