@@ -13,6 +13,7 @@ func TestEntityRules(t *testing.T) {
 	documented := `{"name":"list_open_tickets","inputSchema":{"type":"object","properties":{"customer_id":{"type":"string","pattern":"^C2-[0-9]{6}$","description":"cust_id_v2, for example C2-004211"}}}}`
 	undocumented := `{"name":"open_tickets","inputSchema":{"type":"object","properties":{"customer":{"type":"string","description":"The customer to look up."}}}}`
 	enumTool := `{"name":"get_invoice","inputSchema":{"type":"object","properties":{"invoice_id":{"type":"string","enum":["INV-","CN-"]}}}}`
+	described := `{"name":"open_signals","inputSchema":{"type":"object","properties":{"customer_id":{"type":"string","description":"cust_id_v2, for example c2_12345"}}}}`
 	uuidTool := `{"name":"get_user","inputSchema":{"type":"object","properties":{"user_id":{"type":"string","format":"uuid"}}}}`
 	lookup := `{"kind":"tool_call","id":"c1","tool":"search_accounts","args":{"query":"Acme"}},
 		{"kind":"tool_result","call_id":"c1","result":{"columns":["account_id","billing_account_no","cust_id_v2","name"],"rows":[["ACC-00412","BA-77120","C2-004211","Acme Corp"]]}},`
@@ -42,6 +43,10 @@ func TestEntityRules(t *testing.T) {
 			call("get_invoice", `{"invoice_id":"ORD-2231"}`, `{"amount":1}`, "1"), 0.9, true},
 		{"(1) enum prefix respected", enumTool,
 			call("get_invoice", `{"invoice_id":"INV-2231"}`, `{"amount":1}`, "1"), 0, false},
+		{"(1) a description naming the scheme by example", described,
+			call("open_signals", `{"customer_id":"ACC-00412"}`, tickets, "Acme has 1 open signal."), 0.7, true},
+		{"(1) an id in the described scheme", described,
+			call("open_signals", `{"customer_id":"c2_99881"}`, tickets, "Acme has 1 open signal."), 0, false},
 		{"(1) format uuid", uuidTool,
 			call("get_user", `{"user_id":"USR-00012"}`, `{"name":"x"}`, "x"), 0.9, true},
 		{"(2) no scheme documented, one of several ids offered", search + "," + undocumented,
