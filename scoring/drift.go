@@ -87,6 +87,8 @@ type normalizedTool struct {
 	hints        toolHints
 	extra        map[string]any // other top-level fields of an MCP-shaped Raw
 	semanticHash string
+	// metaDeprecated is _meta.deprecated of an MCP-shaped Raw.
+	metaDeprecated bool
 	// doc is the tool as written (schemas with their $refs), the document
 	// finding paths point into.
 	doc map[string]any
@@ -137,7 +139,7 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 	}
 	nt.annotations, _ = ann.(map[string]any)
 	nt.hints = effectiveHints(nt.annotations)
-	nt.extra = rawExtras(tc.Raw)
+	nt.extra, nt.metaDeprecated = rawExtras(tc.Raw)
 	nt.doc = map[string]any{"name": tc.Name, "inputSchema": in, "annotations": ann}
 	if tc.Description != "" {
 		nt.doc["description"] = tc.Description
@@ -180,15 +182,16 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 // rawExtras returns the top-level fields of an MCP-shaped tool object that
 // the engine does not compare one by one (icons, execution, ...). Tools in
 // OpenAI or Anthropic shape have none: their wrappers are not contract.
-func rawExtras(raw json.RawMessage) map[string]any {
+// It also reports whether _meta says deprecated: true.
+func rawExtras(raw json.RawMessage) (map[string]any, bool) {
 	v, err := decodeSchemaJSON(raw)
 	m, ok := v.(map[string]any)
 	if err != nil || !ok {
-		return nil
+		return nil, false
 	}
 	for _, k := range []string{"type", "function", "parameters", "input_schema"} {
 		if _, foreign := m[k]; foreign {
-			return nil
+			return nil, false
 		}
 	}
 	out := map[string]any{}
@@ -197,7 +200,7 @@ func rawExtras(raw json.RawMessage) map[string]any {
 			out[k] = e
 		}
 	}
-	return out
+	return out, asObject(m["_meta"])["deprecated"] == true
 }
 
 func containsStr(list []string, s string) bool {
@@ -406,16 +409,7 @@ func (d *schemaDiffer) setEffect(e effect) { d.effects[len(d.effects)-1] = e }
 // field for it, so servers put deprecated: true in annotations, in _meta
 // or at the top level.
 func (nt *normalizedTool) deprecated() bool {
-	if nt.annotations["deprecated"] == true || nt.extra["deprecated"] == true {
-		return true
-	}
-	var meta map[string]any
-	if len(nt.tc.Raw) > 0 {
-		if v, err := decodeSchemaJSON(nt.tc.Raw); err == nil {
-			meta, _ = asObject(v)["_meta"].(map[string]any)
-		}
-	}
-	return meta["deprecated"] == true
+	return nt.annotations["deprecated"] == true || nt.extra["deprecated"] == true || nt.metaDeprecated
 }
 
 func (d *schemaDiffer) compareTool(o, n *normalizedTool) {
