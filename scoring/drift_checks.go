@@ -24,6 +24,9 @@ func (l Lane) rank() int {
 	return 3
 }
 
+// Rank orders lanes from the most severe (0, breaking) to the least.
+func (l Lane) Rank() int { return l.rank() }
+
 // ParseLane reads a lane name as written in flags and severity files.
 func ParseLane(s string) (Lane, bool) {
 	switch l := Lane(s); l {
