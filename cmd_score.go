@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"tracelab/cireport"
 	"tracelab/model"
 	"tracelab/scoring"
 	"tracelab/store"
@@ -117,12 +118,7 @@ func writeScoresText(w io.Writer, results []suite.Result) error {
 	return err
 }
 
-func fmtRate(p *float64) string {
-	if p == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f", *p)
-}
+func fmtRate(p *float64) string { return cireport.Fixed(p, 2) }
 
 func fmtBool(p *bool) string {
 	switch {
