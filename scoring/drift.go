@@ -371,6 +371,8 @@ type schemaDiffer struct {
 	// oldDoc and newDoc are the tool as written (refs unresolved), so
 	// finding paths can be pointed at locations that exist there.
 	oldDoc, newDoc map[string]any
+	// unionBudget is shared by the scratch differs of union comparisons.
+	unionBudget *int
 }
 
 var checksByID = checkIndex()

@@ -90,3 +90,35 @@ func TestDriftReportWithAcks(t *testing.T) {
 		t.Errorf("after acks: %+v, %d findings", rep.Summary, len(rep.Findings))
 	}
 }
+
+// An ack file is outside input: any bytes give entries or an error naming
+// a line, never a panic, and every entry parsed is well formed.
+func FuzzParseDriftAcks(f *testing.F) {
+	f.Add([]byte("3d69829b0836 retired, see #412 # trailing\n6746048d9fe6 expires=2026-12-31 by design\n"))
+	f.Add([]byte("# only a comment\n\n"))
+	f.Add([]byte("3d69829b0836 expires=2026-02-30 bad day\n"))
+	f.Add([]byte("3d69829b0836\x00 x\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		acks, err := ParseDriftAcks("f", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f:") {
+				t.Fatalf("error without file:line: %v", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, a := range acks {
+			if !fingerprintRE.MatchString(a.Fingerprint) || a.Reason == "" || a.Line < 1 || seen[a.Fingerprint] {
+				t.Fatalf("bad entry %+v", a)
+			}
+			seen[a.Fingerprint] = true
+			if (a.Expires == "") != a.until.IsZero() {
+				t.Fatalf("expiry %q without its day", a.Expires)
+			}
+		}
+		res := acks.Apply([]DriftFinding{{Fingerprint: "3d69829b0836"}}, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
+		if len(res.Findings)+len(res.Acked) != 1 {
+			t.Fatalf("apply lost or duplicated a finding: %+v", res)
+		}
+	})
+}

@@ -1,6 +1,10 @@
 package scoring
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+	"time"
+)
 
 // Minimal pairs for the lane rules of drift-rules.md that are about what is
 // NOT reported, or about how many findings one change gives.
@@ -123,5 +127,23 @@ func TestWrittenPath(t *testing.T) {
 		if got := writtenPath(tc.in, doc, nil); got != tc.want {
 			t.Errorf("writtenPath(%s) = %s, want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// Unions nested in union branches, appearing at every level, stay cheap:
+// each level compares its branches again, under a budget.
+func TestNestedUnionsStayBounded(t *testing.T) {
+	leaf := `{"type":"string"}`
+	nested := leaf
+	for i := 0; i < 30; i++ {
+		nested = `{"anyOf":[` + nested + `,{"type":"integer","minimum":` + fmt.Sprint(i) + `}]}`
+	}
+	start := time.Now()
+	if _, err := DiffContracts(testContracts(t, inSchema(`{"type":"object","properties":{"a":`+leaf+`}}`)),
+		testContracts(t, inSchema(`{"type":"object","properties":{"a":`+nested+`}}`))); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("30 nested unions took %v", d)
 	}
 }

@@ -35,6 +35,9 @@ var checkEffects = map[string]effect{
 	"input-keyword-changed": effectMixed,
 }
 
+// maxUnionComparisons bounds the branch comparisons of one tool's diff.
+const maxUnionComparisons = 4096
+
 // acceptRel is how the values NEW accepts compare with those OLD accepts.
 type acceptRel uint8
 
@@ -48,8 +51,18 @@ const (
 // acceptRelation compares two resolved schemas by the effects of the
 // findings of an input-side diff between them; it also returns how many
 // findings changed values, to pick the closest branch.
-func acceptRelation(o, n any) (acceptRel, int) {
-	s := &schemaDiffer{}
+func (d *schemaDiffer) acceptRelation(o, n any) (acceptRel, int) {
+	// Unions nested in union branches compare each level again; a budget
+	// per tool keeps a hostile listing of deep unions linear.
+	if d.unionBudget == nil {
+		b := maxUnionComparisons
+		d.unionBudget = &b
+	}
+	if *d.unionBudget <= 0 {
+		return relMixed, 1
+	}
+	*d.unionBudget--
+	s := &schemaDiffer{unionBudget: d.unionBudget}
 	s.schema(SideInput, "", o, n)
 	wide, narrow, count := false, false, 0
 	for _, e := range s.effects {
@@ -174,9 +187,9 @@ func (d *schemaDiffer) union(side Side, path, kw string, o, n map[string]any) {
 		var rel acceptRel
 		var count int
 		if appear {
-			rel, count = acceptRelation(single, m)
+			rel, count = d.acceptRelation(single, m)
 		} else {
-			rel, count = acceptRelation(m, single)
+			rel, count = d.acceptRelation(m, single)
 		}
 		// in: every value of the branch is a value of S; covers: the reverse.
 		in := rel == relEqual || (appear && rel == relNarrower) || (!appear && rel == relWider)
@@ -225,7 +238,7 @@ func (d *schemaDiffer) union(side Side, path, kw string, o, n map[string]any) {
 		}
 	case len(branches) == 1 || (allIn && anyEqual):
 		compareBest() // a pure wrap or an equivalent split
-	case allIn && typeSplit(single, merged, appear):
+	case allIn && d.typeSplit(single, merged, appear):
 		// {type:[string,integer]} as anyOf [{type:string},{type:integer}]:
 		// the same values, only the prose can differ.
 		if appear {
@@ -250,7 +263,7 @@ func (d *schemaDiffer) union(side Side, path, kw string, o, n map[string]any) {
 
 // typeSplit reports whether the branches are S restricted to one type
 // each and together cover every type of S: a union equal to S.
-func typeSplit(single map[string]any, merged []map[string]any, appear bool) bool {
+func (d *schemaDiffer) typeSplit(single map[string]any, merged []map[string]any, appear bool) bool {
 	st := typeSet(single)
 	if st == nil {
 		return false
@@ -265,9 +278,9 @@ func typeSplit(single map[string]any, merged []map[string]any, appear bool) bool
 		restricted["type"] = m["type"]
 		var rel acceptRel
 		if appear {
-			rel, _ = acceptRelation(restricted, m)
+			rel, _ = d.acceptRelation(restricted, m)
 		} else {
-			rel, _ = acceptRelation(m, restricted)
+			rel, _ = d.acceptRelation(m, restricted)
 		}
 		if rel != relEqual {
 			return false
