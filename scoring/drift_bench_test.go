@@ -7,7 +7,7 @@ import (
 )
 
 // BenchmarkDriftFullListing diffs the whole github-mcp-server listing
-// between two releases (v1.8.0 → v1.10.1, 100+ tools) and reports the
+// between two releases (v1.8.0 → v1.10.1, 115 tools → 117) and reports the
 // findings per lane next to the time:
 //
 //	go test ./scoring -run '^$' -bench DriftFullListing -benchmem
