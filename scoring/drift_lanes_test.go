@@ -21,6 +21,8 @@ func TestPureWrapsAreNoChange(t *testing.T) {
 			`{"type":"object","properties":{"a":{"description":"count","anyOf":[{"type":"integer"}]}}}`},
 		{"type list split into a union", `{"type":"object","properties":{"id":{"type":["string","integer"]}}}`,
 			`{"type":"object","properties":{"id":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}`},
+		{"nullable type split into typed branches", `{"type":"object","properties":{"id":{"type":["string","integer"],"description":"an id"}}}`,
+			`{"type":"object","properties":{"id":{"type":["string","integer"],"description":"an id","anyOf":[{"type":"string"},{"type":"integer"}]}}}`},
 		{"union of the old shape and a narrower one", `{"type":"object","properties":{"n":{"type":"integer"}}}`,
 			`{"type":"object","properties":{"n":{"anyOf":[{"type":"integer"},{"type":"integer","minimum":0}]}}}`},
 	}

@@ -126,6 +126,19 @@ func mergeBranch(parent map[string]any, b any) (map[string]any, bool) {
 		case k == "required":
 			req := append(append([]any{}, asArray(pv)...), asArray(v)...)
 			out[k] = sortedStringSet(req)
+		case k == "type":
+			// Both constrain the type: a value must have one of both.
+			pt, bt := typeSet(parent), typeSet(branch)
+			var both []any
+			for _, t := range bt {
+				if typesCover(pt, []string{t}) {
+					both = append(both, t)
+				}
+			}
+			if len(both) == 0 {
+				return nil, false
+			}
+			out[k] = normType(both)
 		case k == "properties":
 			pp, bp := asObject(pv), asObject(v)
 			if pp == nil || bp == nil {
