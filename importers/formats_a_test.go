@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,21 +14,6 @@ import (
 
 	"tracelab/model"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite the golden files under testdata/formats")
-
-// formatsDir holds the fixtures of the conversation importers.
-const formatsDir = "../testdata/formats"
-
-// goldenRecord is one parsed record as the golden files show it: the trace
-// with the tool contracts' raw bytes (which model.ToolContract hides from
-// JSON), or the error.
-type goldenRecord struct {
-	Line     int               `json:"line"`
-	Trace    *model.Trace      `json:"trace,omitempty"`
-	ToolsRaw []json.RawMessage `json:"tools_raw,omitempty"`
-	Err      string            `json:"error,omitempty"`
-}
 
 func parseFile(t *testing.T, path, forced string) (Format, []Record, error) {
 	t.Helper()
@@ -44,23 +28,6 @@ func parseFile(t *testing.T, path, forced string) (Format, []Record, error) {
 		return nil
 	})
 	return format, recs, err
-}
-
-func goldenOf(recs []Record) []goldenRecord {
-	var out []goldenRecord
-	for _, r := range recs {
-		g := goldenRecord{Line: r.Line, Trace: r.Trace}
-		if r.Err != nil {
-			g.Err = r.Err.Error()
-		}
-		if r.Trace != nil {
-			for _, tc := range r.Trace.Tools {
-				g.ToolsRaw = append(g.ToolsRaw, tc.Raw)
-			}
-		}
-		out = append(out, g)
-	}
-	return out
 }
 
 // checkTrace is what every importer promises of a trace it emits.
@@ -116,62 +83,6 @@ func toolNames(tr *model.Trace) string {
 		b = append(b, tc.Name)
 	}
 	return strings.Join(b, ",")
-}
-
-// TestFormatFixtures parses every fixture and compares the records with
-// the golden JSON beside it (go test ./importers -run TestFormatFixtures -update).
-func TestFormatFixtures(t *testing.T) {
-	for _, format := range []string{"openai_chat", "openai_responses", "anthropic", "inspect"} {
-		files, _ := filepath.Glob(filepath.Join(formatsDir, format, "*"))
-		var n int
-		for _, path := range files {
-			if strings.HasSuffix(path, ".golden.json") || strings.HasSuffix(path, ".md") {
-				continue
-			}
-			n++
-			t.Run(format+"/"+filepath.Base(path), func(t *testing.T) {
-				got, recs, err := parseFile(t, path, "")
-				if err != nil {
-					t.Fatalf("parse: %v", err)
-				}
-				if got.Name != format {
-					t.Fatalf("detected as %q, want %q", got.Name, format)
-				}
-				for _, r := range recs {
-					if r.Trace != nil {
-						if msg := checkTrace(r.Trace); msg != "" {
-							t.Errorf("line %d: %s", r.Line, msg)
-						}
-						if r.Trace.Source.Format != format {
-							t.Errorf("line %d: source format %q", r.Line, r.Trace.Source.Format)
-						}
-					}
-				}
-				b, err := json.MarshalIndent(goldenOf(recs), "", "  ")
-				if err != nil {
-					t.Fatal(err)
-				}
-				b = append(b, '\n')
-				golden := path + ".golden.json"
-				if *updateGolden {
-					if err := os.WriteFile(golden, b, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run with -update to create it)", err)
-				}
-				if !bytes.Equal(b, want) {
-					t.Errorf("records differ from %s (rerun with -update and review the diff):\n%s", golden, b)
-				}
-			})
-		}
-		if n == 0 {
-			t.Errorf("no fixtures for %s in %s", format, formatsDir)
-		}
-	}
 }
 
 // TestFormatTraces states by hand what the fixtures must produce, so the

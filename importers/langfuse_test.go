@@ -10,15 +10,11 @@ import (
 	"testing"
 )
 
-const lfFixtures = "../testdata/formats/langfuse"
+const lfFixtures = "testdata/formats/langfuse"
 
 func parseLF(ctx context.Context, r *bytes.Reader, f string, e Emit) error {
 	return parseLangfuse(ctx, r, f, e)
 }
-
-func TestLangfuseGolden(t *testing.T) { checkGoldenFormat(t, "langfuse", lfFixtures) }
-
-func TestLangfuseDetect(t *testing.T) { checkDetectFormat(t, "langfuse", lfFixtures) }
 
 func TestLangfuseAPITrace(t *testing.T) {
 	data, err := os.ReadFile(lfFixtures + "/api_trace.json")

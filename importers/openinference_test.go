@@ -10,15 +10,11 @@ import (
 	"testing"
 )
 
-const oiFixtures = "../testdata/formats/openinference"
+const oiFixtures = "testdata/formats/openinference"
 
 func parseOI(ctx context.Context, r *bytes.Reader, f string, e Emit) error {
 	return parseOpenInference(ctx, r, f, e)
 }
-
-func TestOpenInferenceGolden(t *testing.T) { checkGoldenFormat(t, "openinference", oiFixtures) }
-
-func TestOpenInferenceDetect(t *testing.T) { checkDetectFormat(t, "openinference", oiFixtures) }
 
 // The Phoenix fixture mixes the nested attribute form (first LLM span) and
 // the flattened one (second LLM span): both must give the same messages,

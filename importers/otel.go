@@ -69,10 +69,6 @@ func (s *genSpan) attr(keys ...string) any {
 func (s *genSpan) str(keys ...string) string { return gStr(s.Attrs, keys...) }
 
 // OTLP JSON wire shapes (opentelemetry-proto, JSON mapping).
-type otlpRequest struct {
-	ResourceSpans []otlpResourceSpans `json:"resourceSpans"`
-}
-
 type otlpResourceSpans struct {
 	Resource struct {
 		Attributes []otlpKV `json:"attributes"`

@@ -1,0 +1,660 @@
+package importers
+
+// Conversation building shared by every importer: chat turns become
+// ordered steps with one set of rules (call/result pairing, assistant text
+// versus answer versus clarification), plus the argument and content
+// normalisation the builders use.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+
+	"tracelab/model"
+)
+
+// convBuilder turns chat turns into steps with the rules every
+// conversation importer shares: assistant text in a turn that calls tools
+// (or is followed by tool results) is reasoning; text in a turn with no
+// call that the user answers is a clarification when it asks a question,
+// else an answer; the last turn's text is the answer.
+type convBuilder struct {
+	t          *model.Trace
+	open       bool // an assistant turn is open
+	turnCalls  bool // the open turn called a tool
+	turnTexts  []int
+	lastText   int // index of the step say() last wrote, -1 after any other step
+	callTool   map[string]string
+	unanswered []string // call ids without a result, in call order
+	calls      int
+}
+
+func newConvBuilder(t *model.Trace) *convBuilder {
+	return &convBuilder{t: t, lastText: -1, callTool: map[string]string{}}
+}
+
+type turnEnd int
+
+const (
+	endByUser turnEnd = iota
+	endByResult
+	endOfTrace
+)
+
+func (b *convBuilder) close(why turnEnd) {
+	if !b.open {
+		return
+	}
+	for _, i := range b.turnTexts {
+		s := &b.t.Steps[i]
+		switch {
+		case b.turnCalls || why == endByResult:
+			s.Kind = model.KindReasoning
+		case why == endByUser && strings.Contains(s.Text, "?"):
+			s.Kind = model.KindClarification
+		default:
+			s.Kind = model.KindAnswer
+		}
+	}
+	b.open, b.turnCalls, b.turnTexts, b.lastText = false, false, b.turnTexts[:0], -1
+}
+
+func (b *convBuilder) add(s model.Step) {
+	b.t.Steps = append(b.t.Steps, s)
+	b.lastText = -1
+}
+
+// user adds the user's words; the first become the trace's question.
+func (b *convBuilder) user(text string) {
+	b.close(endByUser)
+	if text == "" {
+		return
+	}
+	if b.t.Question == "" {
+		b.t.Question = text
+	}
+	b.add(model.Step{Kind: model.KindUser, Text: text})
+}
+
+// say adds assistant text; consecutive text joins into one step.
+func (b *convBuilder) say(text string) {
+	if text == "" {
+		return
+	}
+	b.open = true
+	if b.lastText >= 0 {
+		b.t.Steps[b.lastText].Text += "\n" + text
+		return
+	}
+	b.add(model.Step{Kind: model.KindAnswer, Text: text})
+	b.lastText = len(b.t.Steps) - 1
+	b.turnTexts = append(b.turnTexts, b.lastText)
+}
+
+func (b *convBuilder) think(text string) {
+	if text == "" {
+		return
+	}
+	b.open = true
+	b.add(model.Step{Kind: model.KindReasoning, Text: text})
+}
+
+// call adds a tool call; a call with no id gets "call_<n>" so a result
+// given in order can point at it.
+func (b *convBuilder) call(id, tool string, args json.RawMessage) {
+	b.open, b.turnCalls = true, true
+	b.calls++
+	if id == "" {
+		id = "call_" + strconv.Itoa(b.calls)
+	}
+	b.callTool[id] = tool
+	b.unanswered = append(b.unanswered, id)
+	b.add(model.Step{Kind: model.KindToolCall, ID: id, Tool: tool, Args: args})
+}
+
+// result adds a tool result; with no call id it answers the oldest
+// unanswered call.
+func (b *convBuilder) result(callID, tool string, result json.RawMessage, isError bool) {
+	b.close(endByResult)
+	if callID == "" && len(b.unanswered) > 0 {
+		callID = b.unanswered[0]
+	}
+	for i, id := range b.unanswered {
+		if id == callID {
+			b.unanswered = append(b.unanswered[:i], b.unanswered[i+1:]...)
+			break
+		}
+	}
+	if tool == "" {
+		tool = b.callTool[callID]
+	}
+	b.add(model.Step{Kind: model.KindToolResult, CallID: callID, Tool: tool, Result: result, IsError: isError})
+}
+
+func (b *convBuilder) finish() { b.close(endOfTrace) }
+
+var emptyArgs = json.RawMessage(`{}`)
+
+// convArgs makes call arguments a JSON object: an object is kept, a JSON
+// string holding an object is decoded, anything else becomes
+// {"input": value}.
+func convArgs(raw json.RawMessage) json.RawMessage {
+	raw = trimJSON(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return emptyArgs
+	}
+	switch raw[0] {
+	case '{':
+		return compactJSON(raw)
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return emptyArgs
+		}
+		inner := strings.TrimSpace(s)
+		switch {
+		case inner == "":
+			return emptyArgs
+		case inner[0] == '{' && json.Valid([]byte(inner)):
+			return compactJSON([]byte(inner))
+		case json.Valid([]byte(inner)):
+			return wrapInput(compactJSON([]byte(inner)))
+		}
+		q, _ := json.Marshal(s)
+		return wrapInput(q)
+	}
+	return wrapInput(compactJSON(raw))
+}
+
+func wrapInput(v []byte) json.RawMessage {
+	return json.RawMessage(`{"input":` + string(v) + `}`)
+}
+
+// convResult keeps tool output text that is JSON as JSON, else makes it a
+// JSON string.
+func convResult(text string) json.RawMessage {
+	if t := strings.TrimSpace(text); t != "" && json.Valid([]byte(t)) {
+		return compactJSON([]byte(t))
+	}
+	q, _ := json.Marshal(text)
+	return q
+}
+
+func compactJSON(raw []byte) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		q, _ := json.Marshal(string(raw))
+		return q
+	}
+	return buf.Bytes()
+}
+
+func trimJSON(raw []byte) []byte { return bytes.TrimSpace(raw) }
+
+// partsText reads message content given as a string, null, or an array of
+// parts ({type:text|input_text|output_text, text} or plain strings); parts
+// of other types (images, audio, files) carry no text and are skipped.
+func partsText(raw json.RawMessage, path string) (string, *LineError) {
+	raw = trimJSON(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", &LineError{Path: path, Msg: "invalid JSON string"}
+		}
+		return s, nil
+	case '[':
+		var parts []json.RawMessage
+		if err := json.Unmarshal(raw, &parts); err != nil {
+			return "", &LineError{Path: path, Msg: "expected an array of content parts"}
+		}
+		var texts []string
+		for i, p := range parts {
+			p = trimJSON(p)
+			if len(p) > 0 && p[0] == '"' {
+				var s string
+				json.Unmarshal(p, &s)
+				texts = append(texts, s)
+				continue
+			}
+			var part struct {
+				Type    string `json:"type"`
+				Text    any    `json:"text"`
+				Refusal string `json:"refusal"`
+			}
+			if len(p) == 0 || p[0] != '{' || json.Unmarshal(p, &part) != nil {
+				return "", &LineError{Path: fmt.Sprintf("%s[%d]", path, i), Msg: "expected a content part object {type, text} or a string"}
+			}
+			switch part.Type {
+			case "text", "input_text", "output_text", "":
+				s, ok := part.Text.(string)
+				if !ok && part.Text != nil {
+					return "", &LineError{Path: fmt.Sprintf("%s[%d].text", path, i), Msg: "expected a string"}
+				}
+				if s != "" {
+					texts = append(texts, s)
+				}
+			case "refusal":
+				texts = append(texts, part.Refusal)
+			}
+		}
+		return strings.Join(texts, "\n"), nil
+	}
+	return "", &LineError{Path: path, Msg: "expected a string or an array of content parts"}
+}
+
+// addContract records a tool the model saw, once per name, MCP-shaped,
+// keeping the source's own tool object as Raw.
+func addContract(t *model.Trace, tc model.ToolContract, raw []byte) {
+	for _, have := range t.Tools {
+		if have.Name == tc.Name {
+			return
+		}
+	}
+	tc.InputSchema = schemaOrNil(tc.InputSchema)
+	tc.OutputSchema = schemaOrNil(tc.OutputSchema)
+	tc.Annotations = schemaOrNil(tc.Annotations)
+	tc.Raw = compactJSON(raw)
+	t.Tools = append(t.Tools, tc)
+}
+
+func schemaOrNil(raw json.RawMessage) json.RawMessage {
+	raw = trimJSON(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	return compactJSON(raw)
+}
+
+// genConvo builds the steps of one trace.
+type genConvo struct {
+	steps   []model.Step
+	calls   map[string]int // call id -> step index
+	paired  map[string]bool
+	results map[string]int // call id -> index of its tool_result step
+	hist    []uint64       // message hashes of the conversation so far
+	tools   []model.ToolContract
+	toolIdx map[string]int
+	answers []int // assistant text steps awaiting answer/clarification
+	nextID  int
+	texts   map[string]bool // role + text of the messages already stepped
+}
+
+func newGenConvo() *genConvo {
+	return &genConvo{calls: map[string]int{}, paired: map[string]bool{}, results: map[string]int{}, toolIdx: map[string]int{}, texts: map[string]bool{}}
+}
+
+// turn adds one model call: the messages it was sent (the history the
+// previous call already showed is skipped) and the messages it produced.
+func (c *genConvo) turn(in, out []genMsg) {
+	hs := make([]uint64, 0, len(in)+len(out))
+	for _, m := range in {
+		hs = append(hs, genHash(m))
+	}
+	n := 0
+	for n < len(hs) && n < len(c.hist) && hs[n] == c.hist[n] {
+		n++
+	}
+	for _, m := range in[n:] {
+		if !c.history(m) {
+			c.message(m)
+		}
+	}
+	for _, m := range out {
+		hs = append(hs, genHash(m))
+		c.message(m)
+	}
+	c.hist = hs
+}
+
+// history reports whether every part of a re-sent message is already a
+// step (same text from the same role, a known call, an answered result):
+// the history differed from the previous call's only in shape or order.
+func (c *genConvo) history(m genMsg) bool {
+	known, total := 0, 0
+	for _, p := range m.Parts {
+		switch p.Kind {
+		case "text", "reasoning":
+			total++
+			if c.texts[m.Role+"\x00"+p.Text] {
+				known++
+			}
+		case "call":
+			total++
+			if p.ID != "" && c.hasCall(p.ID) {
+				known++
+			}
+		case "result":
+			total++
+			if p.ID != "" && c.paired[p.ID] {
+				known++
+			}
+		}
+	}
+	return total > 0 && known == total
+}
+
+func genHash(m genMsg) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(m.Role))
+	for _, p := range m.Parts {
+		h.Write([]byte{0, byte(len(p.Kind))})
+		h.Write([]byte(p.Kind))
+		h.Write([]byte{0})
+		h.Write([]byte(p.Text))
+		h.Write([]byte{0})
+		h.Write([]byte(p.ID))
+		h.Write([]byte{0})
+		h.Write([]byte(p.Name))
+		h.Write([]byte{0})
+		h.Write(p.Args)
+		h.Write([]byte{0})
+		h.Write(p.Result)
+	}
+	return h.Sum64()
+}
+
+// message adds the steps of one message.
+func (c *genConvo) message(m genMsg) {
+	switch m.Role {
+	case "system":
+		for _, p := range m.Parts {
+			if p.Kind == "tooldef" {
+				c.contract(p.Def)
+			}
+		}
+	case "user", "tool":
+		var texts []string
+		for _, p := range m.Parts {
+			switch p.Kind {
+			case "text":
+				if m.Role == "user" {
+					texts = append(texts, p.Text)
+				}
+			case "result":
+				c.result(p.ID, p.Name, p.Result, p.IsErr)
+			case "tooldef":
+				c.contract(p.Def)
+			}
+		}
+		if len(texts) > 0 {
+			c.user(strings.Join(texts, "\n"))
+		}
+	case "assistant":
+		lastCall := -1
+		for i, p := range m.Parts {
+			if p.Kind == "call" {
+				lastCall = i
+			}
+		}
+		var texts []string
+		for i, p := range m.Parts {
+			switch p.Kind {
+			case "reasoning":
+				c.add(model.Step{Kind: model.KindReasoning, Text: p.Text})
+			case "text":
+				if i < lastCall {
+					// Said before calling a tool: narration, not the answer.
+					c.add(model.Step{Kind: model.KindReasoning, Text: p.Text})
+				} else {
+					texts = append(texts, p.Text)
+				}
+			case "call":
+				c.call(p.ID, p.Name, p.Args)
+			case "result":
+				c.result(p.ID, p.Name, p.Result, p.IsErr)
+			}
+		}
+		if len(texts) > 0 {
+			c.answers = append(c.answers, len(c.steps))
+			c.add(model.Step{Kind: model.KindAnswer, Text: strings.Join(texts, "\n")})
+		}
+	}
+}
+
+func (c *genConvo) add(s model.Step) {
+	switch s.Kind {
+	case model.KindUser:
+		c.texts["user\x00"+s.Text] = true
+	case model.KindReasoning, model.KindAnswer:
+		c.texts["assistant\x00"+s.Text] = true
+	}
+	c.steps = append(c.steps, s)
+}
+
+// prependUser puts a user step first, shifting the recorded indexes.
+func (c *genConvo) prependUser(text string) {
+	c.steps = append([]model.Step{{Kind: model.KindUser, Text: text}}, c.steps...)
+	c.texts["user\x00"+text] = true
+	for id := range c.calls {
+		c.calls[id]++
+	}
+	for id := range c.results {
+		c.results[id]++
+	}
+	for i := range c.answers {
+		c.answers[i]++
+	}
+}
+
+func (c *genConvo) user(text string) {
+	c.add(model.Step{Kind: model.KindUser, Text: text})
+}
+
+// call adds a tool_call unless one with that id is already there, and
+// returns the id used (a synthetic one when the source gave none).
+func (c *genConvo) call(id, name string, args json.RawMessage) string {
+	if id != "" {
+		if _, ok := c.calls[id]; ok {
+			return id
+		}
+	} else {
+		c.nextID++
+		id = "call-" + strconv.Itoa(c.nextID)
+		for c.hasCall(id) {
+			c.nextID++
+			id = "call-" + strconv.Itoa(c.nextID)
+		}
+	}
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	if name == "" {
+		name = "unknown_tool" // the source named no tool; a call step needs one
+	}
+	c.calls[id] = len(c.steps)
+	c.add(model.Step{Kind: model.KindToolCall, ID: id, Tool: name, Args: args})
+	return id
+}
+
+// pending finds the earliest unanswered call of a tool (by exact name or
+// as the suffix of a span name like "execute_tool say_hello"), preferring
+// one with the same arguments.
+func (c *genConvo) pending(name string, args json.RawMessage) (string, bool) {
+	first, firstIdx := "", -1
+	same, sameIdx := "", -1
+	for id, i := range c.calls {
+		if c.paired[id] {
+			continue
+		}
+		t := c.steps[i].Tool
+		if name != "" && t != name && !strings.HasSuffix(name, " "+t) && !strings.HasSuffix(name, ":"+t) {
+			continue
+		}
+		if len(args) > 0 && bytes.Equal(c.steps[i].Args, args) && (sameIdx < 0 || i < sameIdx) {
+			same, sameIdx = id, i
+		}
+		if firstIdx < 0 || i < firstIdx {
+			first, firstIdx = id, i
+		}
+	}
+	if sameIdx >= 0 {
+		return same, true
+	}
+	return first, firstIdx >= 0
+}
+
+// result adds a tool_result unless that call already has one.
+func (c *genConvo) result(id, name string, result json.RawMessage, isErr bool) {
+	if id == "" || !c.hasCall(id) {
+		if pid, ok := c.pending(name, nil); ok {
+			id = pid
+		}
+	}
+	if id != "" && c.paired[id] {
+		// Already answered; an empty result (a framework logging {})
+		// gives way to the one the model was sent.
+		if i, ok := c.results[id]; ok && genEmpty(c.steps[i].Result) && !genEmpty(result) {
+			c.steps[i].Result, c.steps[i].IsError = result, isErr
+			genPaging(&c.steps[i])
+		}
+		return
+	}
+	if id != "" && !c.hasCall(id) {
+		id = "" // a result whose call is not in the trace stays unpaired
+	}
+	if id == "" && name != "" {
+		if pid, ok := c.answered(name); ok {
+			c.result(pid, name, result, isErr) // history of an answered call
+			return
+		}
+	}
+	if id != "" {
+		c.paired[id] = true
+		c.results[id] = len(c.steps)
+	}
+	if len(result) == 0 {
+		result = json.RawMessage(`null`)
+	}
+	s := model.Step{Kind: model.KindToolResult, CallID: id, Result: result, IsError: isErr}
+	genPaging(&s)
+	c.add(s)
+}
+
+// answered finds the latest call of the tool that already has a result.
+func (c *genConvo) answered(name string) (string, bool) {
+	best, bestIdx := "", -1
+	for id, i := range c.calls {
+		if c.paired[id] && c.steps[i].Tool == name && i > bestIdx {
+			best, bestIdx = id, i
+		}
+	}
+	return best, bestIdx >= 0
+}
+
+// genEmpty reports whether a result says nothing: {}, [], null or "".
+func genEmpty(r json.RawMessage) bool {
+	switch string(bytes.TrimSpace(r)) {
+	case "", "{}", "[]", "null", `""`:
+		return true
+	}
+	return false
+}
+
+func (c *genConvo) hasCall(id string) bool { _, ok := c.calls[id]; return ok }
+
+// execution records a tool execution span or observation: it answers the
+// matching call (by id, else by tool name and arguments), or adds both
+// the call and its result when the model's call was not recorded.
+func (c *genConvo) execution(id, name string, args json.RawMessage, result json.RawMessage, isErr bool) {
+	if id == "" || !c.hasCall(id) {
+		if pid, ok := c.pending(name, args); ok {
+			id = pid
+		} else if id == "" || !c.hasCall(id) {
+			id = c.call(id, name, args)
+		}
+	}
+	if result == nil && !isErr {
+		return
+	}
+	c.result(id, name, result, isErr)
+}
+
+// genPaging copies the freshness (as_of) and pagination markers of a
+// result onto its step.
+func genPaging(s *model.Step) {
+	if len(s.Result) == 0 || s.Result[0] != '{' {
+		return
+	}
+	var p struct {
+		AsOf        any  `json:"as_of"`
+		AsOf2       any  `json:"asOf"`
+		NextCursor  any  `json:"next_cursor"`
+		NextCursor2 any  `json:"nextCursor"`
+		HasMore     bool `json:"has_more"`
+		HasMore2    bool `json:"hasMore"`
+	}
+	if json.Unmarshal(s.Result, &p) != nil {
+		return
+	}
+	if v, ok := firstNonNil(p.NextCursor, p.NextCursor2).(string); ok {
+		s.NextCursor = v
+	}
+	s.HasMore = p.HasMore || p.HasMore2
+	if v, ok := firstNonNil(p.AsOf, p.AsOf2).(string); ok && validTime(v) {
+		s.AsOf = v
+	}
+}
+
+// contract adds a tool definition once per name.
+func (c *genConvo) contract(def map[string]any) {
+	tc, ok := genContract(def)
+	if !ok {
+		return
+	}
+	c.addContract(tc)
+}
+
+func (c *genConvo) addContract(tc model.ToolContract) {
+	if _, seen := c.toolIdx[tc.Name]; seen {
+		return
+	}
+	c.toolIdx[tc.Name] = len(c.tools)
+	c.tools = append(c.tools, tc)
+}
+
+// finish decides, for every assistant text that did not call a tool,
+// whether it answered, asked the user something they then replied to
+// (the text ends with a question), or narrated before calling tools, and
+// fills the trace's question, tools and steps.
+func (c *genConvo) finish(t *model.Trace) {
+	for _, i := range c.answers {
+		asks := strings.HasSuffix(strings.TrimRight(c.steps[i].Text, " \t\r\n\"')*_"), "?")
+		for _, s := range c.steps[i+1:] {
+			if s.Kind == model.KindUser {
+				if asks {
+					c.steps[i].Kind = model.KindClarification
+				}
+				break
+			}
+			if s.Kind == model.KindToolCall {
+				// Text the model said before calling tools, with no
+				// user turn between: narration, not the answer.
+				c.steps[i].Kind = model.KindReasoning
+				break
+			}
+		}
+	}
+	if t.Question == "" {
+		for _, s := range c.steps {
+			if s.Kind == model.KindUser {
+				t.Question = s.Text
+				break
+			}
+		}
+	}
+	t.Steps = c.steps
+	if t.Steps == nil {
+		t.Steps = []model.Step{}
+	}
+	t.Tools = c.tools
+	if t.Outcome == "" {
+		t.Outcome = model.OutcomeUnknown
+	}
+}
