@@ -43,6 +43,11 @@ func (v jsonValue) emitParsed(emit Emit, t *model.Trace, lerr *LineError) error 
 // {status, headers, body} stands for its body. Elements are decoded one at
 // a time, so memory stays bounded by the largest value.
 func jsonValues(ctx context.Context, r io.Reader, file string, fn func(jsonValue) error) error {
+	return readValues(ctx, r, file, false, fn)
+}
+
+// readValues is jsonValues, or genRecords when whole is set.
+func readValues(ctx context.Context, r io.Reader, file string, whole bool, fn func(jsonValue) error) error {
 	br, ok := r.(*bufio.Reader)
 	if !ok || br.Size() < 64<<10 {
 		br = bufio.NewReaderSize(r, 64<<10)
@@ -70,6 +75,9 @@ func jsonValues(ctx context.Context, r io.Reader, file string, fn func(jsonValue
 		}
 	}
 	base := line - 1 // lines consumed before the first value
+	if whole {
+		return wholeValues(ctx, br, base, fn)
+	}
 	if first == 'i' {
 		if head, _ := br.Peek(len("interactions:")); string(head) == "interactions:" {
 			return cassetteValues(br, file, fn)
@@ -241,49 +249,48 @@ func joinPath(prefix, path string) string {
 }
 
 // genRecords calls fn for every top-level JSON value of r with the line it
-// starts on. A file whose first line is a whole JSON value is read line by
-// line (JSONL, bounded memory); otherwise it is one pretty-printed document
-// (or several concatenated) and is read whole.
+// starts on, each value whole (a top-level array is one value) and as
+// written (a recorded HTTP exchange is not unwrapped): the reader of the
+// span and observation formats, which decode their records themselves.
+// A value that is not valid JSON is passed on with the rest of the file,
+// so the parser reports it at its line.
 func genRecords(ctx context.Context, r io.Reader, fn func(line int, raw []byte) error) error {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReaderSize(r, 64<<10)
+	return readValues(ctx, r, "", true, func(v jsonValue) error { return fn(v.line, v.raw) })
+}
+
+// wholeValues reads JSONL line by line, else concatenated documents one at
+// a time; see genRecords.
+func wholeValues(ctx context.Context, br *bufio.Reader, base int, fn func(jsonValue) error) error {
+	if firstLineIsJSON(br) {
+		return lines(ctx, br, func(n int, l []byte) error {
+			return fn(jsonValue{line: base + n, raw: l})
+		})
 	}
-	head, _ := br.Peek(br.Size())
-	if first := firstJSONLine(stripBOM(head)); len(first) > 0 && json.Valid(first) {
-		return lines(ctx, br, fn)
-	}
-	data, err := io.ReadAll(br)
-	if err != nil {
-		return err
-	}
-	data = stripBOM(data)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	line, prev := 1, 0
+	lc := &lineCounter{r: br, base: base}
+	dec := json.NewDecoder(lc)
+	var prevEnd int64
 	for {
 		var raw json.RawMessage
 		err := dec.Decode(&raw)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		end := int(dec.InputOffset())
-		start := end - len(raw)
 		if err != nil {
-			// Report where the bad value starts: the first byte after the
-			// previous value that is not white space.
-			start = prev
-			for start < len(data) && (data[start] == ' ' || data[start] == '\n' || data[start] == '\r' || data[start] == '\t') {
-				start++
+			// The decoder keeps what it could not decode buffered: hand it
+			// on from the first byte that is not white space.
+			rest, rerr := io.ReadAll(io.MultiReader(dec.Buffered(), lc))
+			if rerr != nil {
+				return rerr
 			}
-			line += bytes.Count(data[prev:start], []byte{'\n'})
-			return fn(line, data[start:])
+			line := lc.lineAt(prevEnd)
+			trimmed := bytes.TrimLeft(rest, " \t\r\n")
+			line += bytes.Count(rest[:len(rest)-len(trimmed)], []byte{'\n'})
+			return fn(jsonValue{line: line, raw: trimmed})
 		}
-		line += bytes.Count(data[prev:max(start, prev)], []byte{'\n'})
-		if ferr := fn(line, raw); ferr != nil {
+		if ferr := fn(jsonValue{line: lc.lineAt(dec.InputOffset() - int64(len(raw))), raw: raw}); ferr != nil {
 			return ferr
 		}
-		line += bytes.Count(raw, []byte{'\n'})
-		prev = end
+		prevEnd = dec.InputOffset()
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
