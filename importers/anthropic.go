@@ -30,11 +30,12 @@ func init() {
 		Detect:   detectAnthropic,
 		Parse:    parseAnthropic,
 	})
+	registerCassetteAPI(cassetteAPI{format: "anthropic", suffixes: []string{"/v1/messages"}, trace: anthCassetteTrace})
 }
 
 func detectAnthropic(head []byte) bool {
-	if isCassette(head, "/v1/messages") {
-		return true
+	if owner, ok := cassetteFormat(head); ok {
+		return owner == "anthropic"
 	}
 	s := sniff(head)
 	if mcpSampling(s) {
@@ -140,6 +141,11 @@ func isAnthEvent(typ string) bool {
 }
 
 func parseAnthropic(ctx context.Context, r io.Reader, file string, emit Emit) error {
+	br, ok := asCassette(r)
+	if ok {
+		return parseCassette(ctx, br, file, emit)
+	}
+	r = br
 	var st *anthStream
 	flush := func() error {
 		if st == nil {
@@ -492,4 +498,14 @@ func (s *anthStream) record() *anthRecord {
 	m.Type, m.Role = "message", "assistant"
 	m.Content, _ = json.Marshal(blocks)
 	return &m
+}
+
+// anthCassetteTrace reads a recorded Messages API call.
+func anthCassetteTrace(file string, v jsonValue) (*model.Trace, *LineError, string) {
+	var rec anthRecord
+	if lerr := decodeLine(file, v.line, v.raw, &rec); lerr != nil {
+		return nil, lerr, ""
+	}
+	t, lerr := anthTraceOf(file, v.line, v.raw, &rec)
+	return t, lerr, ""
 }

@@ -78,11 +78,6 @@ func readValues(ctx context.Context, r io.Reader, file string, whole bool, fn fu
 	if whole {
 		return wholeValues(ctx, br, base, fn)
 	}
-	if first == 'i' {
-		if head, _ := br.Peek(len("interactions:")); string(head) == "interactions:" {
-			return cassetteValues(br, file, fn)
-		}
-	}
 	switch {
 	case first == 'e' || first == 'd' || first == ':':
 		return lines(ctx, br, func(n int, l []byte) error {

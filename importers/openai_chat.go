@@ -29,11 +29,12 @@ func init() {
 		Detect:   detectOpenAIChat,
 		Parse:    parseOpenAIChat,
 	})
+	registerCassetteAPI(cassetteAPI{format: "openai_chat", suffixes: []string{"/chat/completions"}, trace: chatCassetteTrace})
 }
 
 func detectOpenAIChat(head []byte) bool {
-	if isCassette(head, "/chat/completions") {
-		return true
+	if owner, ok := cassetteFormat(head); ok {
+		return owner == "openai_chat"
 	}
 	s := sniff(head)
 	if mcpSampling(s) {
@@ -139,6 +140,11 @@ type chatRecord struct {
 }
 
 func parseOpenAIChat(ctx context.Context, r io.Reader, file string, emit Emit) error {
+	br, ok := asCassette(r)
+	if ok {
+		return parseCassette(ctx, br, file, emit)
+	}
+	r = br
 	var stream *chatStream // set while reading a streamed response
 	merge := &prefixMerger{emit: emit}
 	err := jsonValues(ctx, r, file, func(v jsonValue) error {
@@ -528,4 +534,14 @@ func chatStreamFromSSE(file string, line int, body string) (*chatStream, *LineEr
 		return true
 	})
 	return st, lerr
+}
+
+// chatCassetteTrace reads a recorded Chat Completions call.
+func chatCassetteTrace(file string, v jsonValue) (*model.Trace, *LineError, string) {
+	var rec chatRecord
+	if lerr := decodeLine(file, v.line, v.raw, &rec); lerr != nil {
+		return nil, lerr, ""
+	}
+	t, lerr := chatTraceOf(file, v.line, v.raw, &rec)
+	return t, lerr, ""
 }

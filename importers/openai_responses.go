@@ -31,11 +31,12 @@ func init() {
 		Detect:   detectOpenAIResponses,
 		Parse:    parseOpenAIResponses,
 	})
+	registerCassetteAPI(cassetteAPI{format: "openai_responses", suffixes: []string{"/responses"}, trace: respCassetteTrace})
 }
 
 func detectOpenAIResponses(head []byte) bool {
-	if isCassette(head, "/v1/responses") {
-		return true
+	if owner, ok := cassetteFormat(head); ok {
+		return owner == "openai_responses"
 	}
 	s := sniff(head)
 	return s.has("object=response") || s.has("response.object=response") ||
@@ -87,6 +88,11 @@ type respRecord struct {
 }
 
 func parseOpenAIResponses(ctx context.Context, r io.Reader, file string, emit Emit) error {
+	br, ok := asCassette(r)
+	if ok {
+		return parseCassette(ctx, br, file, emit)
+	}
+	r = br
 	var st *respStream
 	flush := func() error {
 		if st == nil {
@@ -443,4 +449,18 @@ func respFromSSE(file string, line int, raw json.RawMessage) (*respRecord, *Line
 		resp.Output = items
 	}
 	return &resp, nil
+}
+
+// respCassetteTrace reads a recorded Responses API call.
+func respCassetteTrace(file string, v jsonValue) (*model.Trace, *LineError, string) {
+	var rec respRecord
+	if lerr := decodeLine(file, v.line, v.raw, &rec); lerr != nil {
+		return nil, lerr, ""
+	}
+	prev := ""
+	if rec.Request != nil {
+		prev = rec.Request.PreviousResponseID
+	}
+	t, lerr := respTraceOf(file, v.line, v.raw, &rec)
+	return t, lerr, prev
 }
