@@ -18,7 +18,8 @@ import (
 
 // convBuilder turns chat turns into steps with the rules every
 // conversation importer shares: assistant text in a turn that calls tools
-// (or is followed by tool results) is reasoning; text in a turn with no
+// (or is followed by tool results) is an assistant message, not the
+// answer and not reasoning (only thinking blocks are); text in a turn with no
 // call that the user answers is a clarification when it asks a question,
 // else an answer; the last turn's text is the answer.
 type convBuilder struct {
@@ -52,7 +53,7 @@ func (b *convBuilder) close(why turnEnd) {
 		s := &b.t.Steps[i]
 		switch {
 		case b.turnCalls || why == endByResult:
-			s.Kind = model.KindReasoning
+			s.Kind = model.KindAssistant
 		case why == endByUser && strings.Contains(s.Text, "?"):
 			s.Kind = model.KindClarification
 		default:
@@ -67,14 +68,11 @@ func (b *convBuilder) add(s model.Step) {
 	b.lastText = -1
 }
 
-// user adds the user's words; the first become the trace's question.
+// user adds the user's words.
 func (b *convBuilder) user(text string) {
 	b.close(endByUser)
 	if text == "" {
 		return
-	}
-	if b.t.Question == "" {
-		b.t.Question = text
 	}
 	b.add(model.Step{Kind: model.KindUser, Text: text})
 }
@@ -134,7 +132,83 @@ func (b *convBuilder) result(callID, tool string, result json.RawMessage, isErro
 	b.add(model.Step{Kind: model.KindToolResult, CallID: callID, Tool: tool, Result: result, IsError: isError})
 }
 
-func (b *convBuilder) finish() { b.close(endOfTrace) }
+// finish closes the last turn and takes the question from the turn the
+// final answer answers.
+func (b *convBuilder) finish() {
+	b.close(endOfTrace)
+	if q := settleTurns(&b.t.Steps); q != "" {
+		b.t.Question = q
+	}
+}
+
+// settleTurns applies the rules of question and final answer to a
+// conversation's steps: the final answer is the answer step after the
+// last user turn, and answers of earlier turns become assistant messages,
+// so the trace's final answer is never an earlier turn's (and when the
+// last response only calls tools there is none). The question returned is
+// the user turn the final answer answers, going back past the user's
+// replies to clarifying questions; "" when there is no user step. An
+// answer given through an output tool (pydantic-ai's final_result: the
+// last call of the run, its arguments the structured answer) is the final
+// answer.
+func settleTurns(stepsp *[]model.Step) string {
+	outputToolAnswer(stepsp)
+	steps := *stepsp
+	lastUser := -1
+	for i, s := range steps {
+		if s.Kind == model.KindUser {
+			lastUser = i
+		}
+	}
+	if lastUser < 0 {
+		return ""
+	}
+	for i := 0; i < lastUser; i++ {
+		if steps[i].Kind == model.KindAnswer {
+			steps[i].Kind = model.KindAssistant
+		}
+	}
+	u := lastUser
+	for {
+		prev := u - 1
+		for prev >= 0 && steps[prev].Kind != model.KindUser && steps[prev].Kind != model.KindClarification {
+			prev--
+		}
+		if prev < 0 || steps[prev].Kind != model.KindClarification {
+			break
+		}
+		// A reply to a clarifying question: the question came before it.
+		for prev >= 0 && steps[prev].Kind != model.KindUser {
+			prev--
+		}
+		if prev < 0 {
+			break
+		}
+		u = prev
+	}
+	return steps[u].Text
+}
+
+// outputTool names the tools through which agent frameworks return their
+// structured final answer.
+var outputTool = map[string]bool{"final_result": true}
+
+// outputToolAnswer adds the answer an output tool call carries when the
+// run ends with it (and at most its acknowledgement) and no answer text.
+func outputToolAnswer(stepsp *[]model.Step) {
+	steps := *stepsp
+	i := len(steps) - 1
+	if i >= 0 && steps[i].Kind == model.KindToolResult {
+		i--
+	}
+	if i < 0 || steps[i].Kind != model.KindToolCall || !outputTool[steps[i].Tool] {
+		return
+	}
+	if j := len(steps) - 1; j > i && steps[j].CallID != steps[i].ID {
+		return
+	}
+	*stepsp = append(steps, model.Step{Kind: model.KindAnswer, Text: string(steps[i].Args)})
+}
 
 var emptyArgs = json.RawMessage(`{}`)
 
@@ -400,8 +474,9 @@ func (c *genConvo) message(m genMsg) {
 				c.add(model.Step{Kind: model.KindReasoning, Text: p.Text})
 			case "text":
 				if i < lastCall {
-					// Said before calling a tool: narration, not the answer.
-					c.add(model.Step{Kind: model.KindReasoning, Text: p.Text})
+					// Said before calling a tool: an assistant message,
+					// not the answer, and not thinking either.
+					c.add(model.Step{Kind: model.KindAssistant, Text: p.Text})
 				} else {
 					texts = append(texts, p.Text)
 				}
@@ -422,7 +497,7 @@ func (c *genConvo) add(s model.Step) {
 	switch s.Kind {
 	case model.KindUser:
 		c.texts["user\x00"+s.Text] = true
-	case model.KindReasoning, model.KindAnswer:
+	case model.KindReasoning, model.KindAssistant, model.KindAnswer, model.KindClarification:
 		c.texts["assistant\x00"+s.Text] = true
 	}
 	c.steps = append(c.steps, s)
@@ -635,19 +710,14 @@ func (c *genConvo) finish(t *model.Trace) {
 			}
 			if s.Kind == model.KindToolCall {
 				// Text the model said before calling tools, with no
-				// user turn between: narration, not the answer.
-				c.steps[i].Kind = model.KindReasoning
+				// user turn between: an assistant message, not the answer.
+				c.steps[i].Kind = model.KindAssistant
 				break
 			}
 		}
 	}
-	if t.Question == "" {
-		for _, s := range c.steps {
-			if s.Kind == model.KindUser {
-				t.Question = s.Text
-				break
-			}
-		}
+	if q := settleTurns(&c.steps); t.Question == "" {
+		t.Question = q
 	}
 	t.Steps = c.steps
 	if t.Steps == nil {

@@ -103,7 +103,7 @@ func TestFormatTraces(t *testing.T) {
 	}{
 		{"openai_chat/conversation.jsonl", []want{
 			{rec: 0, id: "openai_chat-", question: "How many active customers did we have in EMEA last quarter?",
-				outcome: model.OutcomeUnknown, kinds: "user,reasoning,tool_call,tool_result,answer", tools: "run_sql",
+				outcome: model.OutcomeUnknown, kinds: "user,assistant,tool_call,tool_result,answer", tools: "run_sql",
 				pairs: map[string]string{"call_1": "run_sql"}},
 			{rec: 1, id: "openai_chat-", question: "Revenue last month?", outcome: model.OutcomeUnknown,
 				kinds: "user,clarification,user,tool_call,tool_result,answer", pairs: map[string]string{"call_a": "lookup"}},
@@ -151,7 +151,7 @@ func TestFormatTraces(t *testing.T) {
 		}},
 		{"anthropic/request_response.json", []want{
 			{id: "msg_fixture_01", question: "How many active customers did we have in EMEA last quarter?", user: "fin.analyst.02",
-				outcome: model.OutcomeUnknown, kinds: "user,reasoning,reasoning,tool_call,tool_result,answer", tools: "run_sql",
+				outcome: model.OutcomeUnknown, kinds: "user,reasoning,assistant,tool_call,tool_result,answer", tools: "run_sql",
 				in: 410 + 100 + 2000, out: 12, pairs: map[string]string{"toolu_01": "run_sql"}},
 		}},
 		{"anthropic/messages.jsonl", []want{
@@ -161,12 +161,12 @@ func TestFormatTraces(t *testing.T) {
 				pairs: map[string]string{"toolu_a": "lookup"}},
 		}},
 		{"anthropic/stream.sse", []want{
-			{id: "msg_fixture_stream", outcome: model.OutcomeUnknown, kinds: "reasoning,reasoning,tool_call", in: 472 + 28, out: 89},
+			{id: "msg_fixture_stream", outcome: model.OutcomeUnknown, kinds: "reasoning,assistant,tool_call", in: 472 + 28, out: 89},
 		}},
 		{"inspect/eval.json", []want{
 			{rec: 0, id: "EvFixture01/q1/1", question: "How many active customers did we have in EMEA last quarter?",
 				run: "RunFixture01", started: "2026-07-03T09:12:01.250000+00:00", outcome: model.OutcomePass,
-				kinds: "user,reasoning,reasoning,tool_call,tool_result,answer", tools: "run_sql", in: 300 + 200 + 800, out: 40,
+				kinds: "user,reasoning,assistant,tool_call,tool_result,answer", tools: "run_sql", in: 300 + 200 + 800, out: 40,
 				pairs: map[string]string{"call_1": "run_sql"}},
 			{rec: 1, id: "EvFixture01/2/1", question: "List the tables.", run: "RunFixture01",
 				started: "2026-07-03T09:12:00+00:00", outcome: model.OutcomeFailure,
