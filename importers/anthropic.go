@@ -116,6 +116,7 @@ type anthRecord struct {
 	} `json:"metadata"`
 	// A response message (type "message") or a stream event (other types).
 	ID         string          `json:"id"`
+	Model      string          `json:"model"` // of a request and of a response
 	Type       string          `json:"type"`
 	Role       string          `json:"role"`
 	Content    json.RawMessage `json:"content"`
@@ -248,8 +249,10 @@ func anthTraceOf(file string, line int, raw []byte, rec *anthRecord) (*model.Tra
 			addContract(t, model.ToolContract{Name: tool.Name, Description: tool.Description, InputSchema: tool.InputSchema}, tr)
 		}
 		t.AsUser = req.Metadata.UserID
+		t.Model = req.Model
 	}
 	if resp != nil {
+		t.Model = firstNonEmpty(resp.Model, t.Model)
 		if lerr := addAnthMessage(b, "assistant", resp.Content); lerr != nil {
 			at := ""
 			if prefix != "" {

@@ -136,7 +136,12 @@ func Parse(ctx context.Context, r io.Reader, file, forced string, emit Emit) (Fo
 	} else if f, err = Detect(file, head); err != nil {
 		return Format{}, err
 	}
-	return f, f.Parse(ctx, br, file, emit)
+	return f, f.Parse(ctx, br, file, func(r Record) error {
+		if r.Trace != nil {
+			estimateCost(r.Trace)
+		}
+		return emit(r)
+	})
 }
 
 func stripBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) }

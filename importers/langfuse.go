@@ -199,6 +199,9 @@ func lfObservations(t *model.Trace, tr map[string]any, obs []map[string]any) {
 				c.contract(d)
 			}
 			c.turn(in, out)
+			if m := gStr(o, "model", "providedModelName"); m != "" && t.Model == "" {
+				t.Model = m
+			}
 			if !parentOfGen[i] {
 				u := lfUsage(o)
 				t.Usage.InputTokens += u.InputTokens

@@ -67,6 +67,7 @@ func foldInto(t, earlier *model.Trace) {
 		t.Question = earlier.Question
 	}
 	t.AsUser = firstNonEmpty(t.AsUser, earlier.AsUser)
+	t.Model = firstNonEmpty(t.Model, earlier.Model)
 	t.Server = firstNonEmpty(t.Server, earlier.Server)
 	for _, tc := range earlier.Tools {
 		addContract(t, tc, tc.Raw)

@@ -113,6 +113,7 @@ type chatRecord struct {
 	Tools     []json.RawMessage `json:"tools"`
 	Functions []json.RawMessage `json:"functions"`
 	User      string            `json:"user"`
+	Model     string            `json:"model"`
 	// A completion or a chunk.
 	ID      string       `json:"id"`
 	Object  string       `json:"object"`
@@ -210,6 +211,7 @@ func chatTraceOf(file string, line int, raw []byte, rec *chatRecord) (*model.Tra
 	msgPath := "messages"
 	tools, functions := rec.Tools, rec.Functions
 	id, created, usage := rec.ID, rec.Created, rec.Usage
+	t.Model = rec.Model
 	switch {
 	case rec.Request != nil || len(rec.Response) > 0:
 		if rec.Request != nil {
@@ -217,6 +219,7 @@ func chatTraceOf(file string, line int, raw []byte, rec *chatRecord) (*model.Tra
 			msgPath = "request.messages"
 			tools, functions = rec.Request.Tools, rec.Request.Functions
 			t.AsUser = rec.Request.User
+			t.Model = rec.Request.Model
 		}
 		resp, lerr := chatResponse(file, line, rec.Response)
 		if lerr != nil {
@@ -224,6 +227,7 @@ func chatTraceOf(file string, line int, raw []byte, rec *chatRecord) (*model.Tra
 		}
 		if resp != nil {
 			id, created, usage = resp.ID, resp.Created, resp.Usage
+			t.Model = firstNonEmpty(resp.Model, t.Model) // the response names the dated model
 			if m, ok := firstChoice(resp.Choices); ok {
 				msgs = append(msgs[:len(msgs):len(msgs)], m)
 			}
@@ -440,6 +444,7 @@ type chatStream struct {
 	line      int
 	id        string
 	created   float64
+	model     string
 	content   strings.Builder
 	reasoning strings.Builder
 	calls     []*chatStreamCall
@@ -461,6 +466,9 @@ func (s *chatStream) add(c *chatRecord, raw []byte) {
 	}
 	if s.created == 0 {
 		s.created = c.Created
+	}
+	if s.model == "" {
+		s.model = c.Model
 	}
 	if c.Usage != nil {
 		s.usage = c.Usage
@@ -511,7 +519,7 @@ func (s *chatStream) record() *chatRecord {
 		args, _ := json.Marshal(c.args.String())
 		m.ToolCalls = append(m.ToolCalls, chatToolCall{ID: c.id, Type: "function", Function: chatFunction{Name: c.name, Arguments: args}})
 	}
-	return &chatRecord{ID: s.id, Created: s.created, Usage: s.usage, Object: "chat.completion",
+	return &chatRecord{ID: s.id, Created: s.created, Usage: s.usage, Model: s.model, Object: "chat.completion",
 		Choices: []chatChoice{{Message: m}}}
 }
 

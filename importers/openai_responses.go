@@ -69,6 +69,7 @@ type respRecord struct {
 	// A response object (or a request: input, tools, user).
 	Object           string            `json:"object"`
 	ID               string            `json:"id"`
+	Model            string            `json:"model"`
 	CreatedAt        float64           `json:"created_at"`
 	Input            json.RawMessage   `json:"input"`
 	Output           []respItem        `json:"output"`
@@ -214,8 +215,10 @@ func respTraceOf(file string, line int, raw []byte, rec *respRecord) (*model.Tra
 			return fail(lerr, joinPath(reqPath, "tools"))
 		}
 		t.AsUser = firstNonEmpty(req.User, req.SafetyIdentifier)
+		t.Model = req.Model
 	}
 	if resp != nil {
+		t.Model = firstNonEmpty(resp.Model, t.Model)
 		for i, it := range resp.Output {
 			if lerr := addRespItem(b, t, servers, &it); lerr != nil {
 				return fail(lerr, joinPath(respPath, fmt.Sprintf("output[%d]", i)))

@@ -446,6 +446,9 @@ func otelTrace(t *model.Trace, spans []*genSpan) {
 			}
 			t.Metadata["agent"] = sp.str("gen_ai.agent.name")
 		}
+		if m := sp.str("gen_ai.response.model", "gen_ai.request.model"); m != "" && t.Model == "" {
+			t.Model = m
+		}
 		u := model.Usage{InputTokens: gInt(sp.attr("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")),
 			OutputTokens: gInt(sp.attr("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"))}
 		if agent {
