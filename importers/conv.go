@@ -473,6 +473,11 @@ func (c *genConvo) message(m genMsg) {
 			case "reasoning":
 				c.add(model.Step{Kind: model.KindReasoning, Text: p.Text})
 			case "text":
+				if p.Text == "None" || c.texts["assistant\x00"+p.Text] {
+					// Python's None logged as text, or the same reply
+					// logged by two observations of one call.
+					continue
+				}
 				if i < lastCall {
 					// Said before calling a tool: an assistant message,
 					// not the answer, and not thinking either.
@@ -593,6 +598,13 @@ func (c *genConvo) result(id, name string, result json.RawMessage, isErr bool) {
 	}
 	if id != "" && !c.hasCall(id) {
 		id = "" // a result whose call is not in the trace stays unpaired
+	}
+	if id == "" {
+		for _, i := range c.results {
+			if bytes.Equal(c.steps[i].Result, result) {
+				return // history re-sent without its call id
+			}
+		}
 	}
 	if id == "" && name != "" {
 		if pid, ok := c.answered(name); ok {

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -253,6 +254,18 @@ func (g *genGather) container(v any, def string, depth int) {
 			g.container(d, def, depth+1)
 			return
 		}
+		if t := strings.TrimSpace(x); len(t) > 1 && t[0] == '"' {
+			var inner string
+			if json.Unmarshal([]byte(t), &inner) == nil {
+				x = inner // a JSON-encoded string: the text is inside the quotes
+			}
+		}
+		if msgs := genFlattened(x); msgs != nil {
+			for _, m := range msgs {
+				g.message(m, def)
+			}
+			return
+		}
 		if strings.TrimSpace(x) != "" && def != "" {
 			g.msgs = append(g.msgs, genMsg{Role: def, Parts: []genPart{{Kind: "text", Text: x}}})
 		}
@@ -355,11 +368,11 @@ func (g *genGather) message(m map[string]any, def string) {
 	// Item-shaped entries (OpenAI Responses, Vercel AI SDK).
 	switch gStr(m, "type") {
 	case "function_call":
-		add("assistant", genPart{Kind: "call", ID: gStr(m, "call_id", "id"), Name: gStr(m, "name"), Args: genArgs(m["arguments"])})
+		add("assistant", genPart{Kind: "call", ID: genCallID(m, "call_id", "id"), Name: gStr(m, "name"), Args: genArgs(m["arguments"])})
 		return
 	case "function_call_output":
 		r, _ := genResult(m["output"])
-		add("tool", genPart{Kind: "result", ID: gStr(m, "call_id"), Result: r})
+		add("tool", genPart{Kind: "result", ID: genCallID(m, "call_id"), Result: r})
 		return
 	case "reasoning":
 		var parts []genPart
@@ -385,13 +398,20 @@ func (g *genGather) message(m map[string]any, def string) {
 	if m["role"] == nil && m["toolCallId"] != nil && m["toolName"] != nil {
 		if m["output"] != nil || m["result"] != nil {
 			r, _ := genResult(firstNonNil(m["output"], m["result"]))
-			add("tool", genPart{Kind: "result", ID: gStr(m, "toolCallId"), Name: gStr(m, "toolName"), Result: r})
+			add("tool", genPart{Kind: "result", ID: genCallID(m, "toolCallId"), Name: gStr(m, "toolName"), Result: r})
 		} else {
-			add("assistant", genPart{Kind: "call", ID: gStr(m, "toolCallId"), Name: gStr(m, "toolName"), Args: genArgs(firstNonNil(m["input"], m["args"]))})
+			add("assistant", genPart{Kind: "call", ID: genCallID(m, "toolCallId"), Name: gStr(m, "toolName"), Args: genArgs(firstNonNil(m["input"], m["args"]))})
 		}
 		return
 	}
-	role := genRole(gStr(m, "role"))
+	rawRole := gStr(m, "role")
+	role := genRole(rawRole)
+	toolName := gStr(m, "name")
+	if role == "" && rawRole != "" && !strings.ContainsAny(rawRole, " \t\n") {
+		// A role that is no chat role names the tool whose result the
+		// message is (LangGraph.js writes {role: "get_weather"}).
+		role, toolName = "tool", rawRole
+	}
 	if role == "" {
 		role = def
 	}
@@ -405,11 +425,21 @@ func (g *genGather) message(m map[string]any, def string) {
 		}
 	}
 	toolCallID := gStr(m, "tool_call_id", "toolCallId")
-	switch c := m["content"].(type) {
+	content := m["content"]
+	var textCalls []any
+	if s, ok := content.(string); ok {
+		if calls := genTextCalls(s); calls != nil {
+			// koog writes an assistant's tool calls as the JSON text of
+			// the message content (and labels the message role tool in
+			// the history): the calls, not text or a result.
+			role, textCalls, content = "assistant", calls, nil
+		}
+	}
+	switch c := content.(type) {
 	case string:
 		if role == "tool" {
 			r, _ := genResult(c)
-			parts = append(parts, genPart{Kind: "result", ID: toolCallID, Name: gStr(m, "name"), Result: r})
+			parts = append(parts, genPart{Kind: "result", ID: toolCallID, Name: toolName, Result: r})
 		} else {
 			text("text", c)
 		}
@@ -438,7 +468,7 @@ func (g *genGather) message(m map[string]any, def string) {
 			parts = append([]genPart{{Kind: "reasoning", Text: s}}, parts...)
 		}
 	}
-	calls := genList(m["tool_calls"])
+	calls := append(textCalls, genList(m["tool_calls"])...)
 	if calls == nil {
 		if ak := gObj(m, "additional_kwargs"); ak != nil {
 			calls = genList(ak["tool_calls"])
@@ -450,9 +480,9 @@ func (g *genGather) message(m map[string]any, def string) {
 			continue
 		}
 		if fn := gObj(cm, "function"); fn != nil {
-			parts = append(parts, genPart{Kind: "call", ID: gStr(cm, "id"), Name: gStr(fn, "name"), Args: genArgs(fn["arguments"])})
+			parts = append(parts, genPart{Kind: "call", ID: genCallID(cm, "id"), Name: gStr(fn, "name"), Args: genArgs(fn["arguments"])})
 		} else {
-			parts = append(parts, genPart{Kind: "call", ID: gStr(cm, "id"), Name: gStr(cm, "name"), Args: genArgs(firstNonNil(cm["args"], cm["arguments"], cm["input"]))})
+			parts = append(parts, genPart{Kind: "call", ID: genCallID(cm, "id"), Name: gStr(cm, "name"), Args: genArgs(firstNonNil(cm["args"], cm["arguments"], cm["input"]))})
 		}
 	}
 	if fc := gObj(m, "function_call"); fc != nil {
@@ -498,19 +528,19 @@ func genBlock(b any) []genPart {
 				return []genPart{{Kind: "reasoning", Text: t}}
 			}
 		case "tool_use", "server_tool_use", "mcp_tool_use":
-			return []genPart{{Kind: "call", ID: gStr(x, "id"), Name: gStr(x, "name"), Args: genArgs(x["input"])}}
+			return []genPart{{Kind: "call", ID: genCallID(x, "id"), Name: gStr(x, "name"), Args: genArgs(x["input"])}}
 		case "tool-call":
-			return []genPart{{Kind: "call", ID: gStr(x, "toolCallId"), Name: gStr(x, "toolName"), Args: genArgs(firstNonNil(x["input"], x["args"]))}}
+			return []genPart{{Kind: "call", ID: genCallID(x, "toolCallId"), Name: gStr(x, "toolName"), Args: genArgs(firstNonNil(x["input"], x["args"]))}}
 		case "tool_result":
 			isErr, _ := x["is_error"].(bool)
 			r, e2 := genResult(genToolResultContent(x["content"]))
-			return []genPart{{Kind: "result", ID: gStr(x, "tool_use_id"), Result: r, IsErr: isErr || e2}}
+			return []genPart{{Kind: "result", ID: genCallID(x, "tool_use_id"), Result: r, IsErr: isErr || e2}}
 		case "tool-result":
 			r, _ := genResult(firstNonNil(x["output"], x["result"]))
 			if o := gObj(x, "output"); o != nil && o["value"] != nil && o["type"] != nil {
 				r, _ = genResult(o["value"]) // AI SDK v5 {type:"json"|"text", value}
 			}
-			return []genPart{{Kind: "result", ID: gStr(x, "toolCallId"), Name: gStr(x, "toolName"), Result: r}}
+			return []genPart{{Kind: "result", ID: genCallID(x, "toolCallId"), Name: gStr(x, "toolName"), Result: r}}
 		default:
 			return genParts([]any{x})
 		}
@@ -538,12 +568,12 @@ func genParts(ps []any) []genPart {
 			continue
 		}
 		if fc := firstObj(pm, "function_call", "functionCall"); fc != nil {
-			out = append(out, genPart{Kind: "call", ID: gStr(fc, "id"), Name: gStr(fc, "name"), Args: genArgs(fc["args"])})
+			out = append(out, genPart{Kind: "call", ID: genCallID(fc, "id"), Name: gStr(fc, "name"), Args: genArgs(fc["args"])})
 			continue
 		}
 		if fr := firstObj(pm, "function_response", "functionResponse"); fr != nil {
 			r, _ := genResult(fr["response"])
-			out = append(out, genPart{Kind: "result", ID: gStr(fr, "id"), Name: gStr(fr, "name"), Result: r})
+			out = append(out, genPart{Kind: "result", ID: genCallID(fr, "id"), Name: gStr(fr, "name"), Result: r})
 			continue
 		}
 		switch gStr(pm, "type") {
@@ -556,14 +586,14 @@ func genParts(ps []any) []genPart {
 				out = append(out, genPart{Kind: "reasoning", Text: t})
 			}
 		case "tool_call":
-			out = append(out, genPart{Kind: "call", ID: gStr(pm, "id"), Name: gStr(pm, "name"), Args: genArgs(pm["arguments"])})
+			out = append(out, genPart{Kind: "call", ID: genCallID(pm, "id"), Name: gStr(pm, "name"), Args: genArgs(pm["arguments"])})
 		case "tool_call_response":
 			r, _ := genResult(pm["response"])
-			out = append(out, genPart{Kind: "result", ID: gStr(pm, "id"), Result: r})
+			out = append(out, genPart{Kind: "result", ID: genCallID(pm, "id"), Result: r})
 		case "server_tool_call": // a provider-run tool (code interpreter, web search)
-			out = append(out, genPart{Kind: "call", ID: gStr(pm, "id"), Name: gStr(pm, "name"), Args: genArgs(pm["server_tool_call"])})
+			out = append(out, genPart{Kind: "call", ID: genCallID(pm, "id"), Name: gStr(pm, "name"), Args: genArgs(pm["server_tool_call"])})
 		case "server_tool_call_response":
-			out = append(out, genPart{Kind: "result", ID: gStr(pm, "id"), Result: genJSON(pm["server_tool_call_response"])})
+			out = append(out, genPart{Kind: "result", ID: genCallID(pm, "id"), Result: genJSON(pm["server_tool_call_response"])})
 		case "":
 			if t, ok := pm["text"].(string); ok && t != "" {
 				kind := "text"
@@ -673,4 +703,110 @@ func genSpanOrder(n int, id, parent func(int) string, start func(int) int64) []i
 		walk(i)
 	}
 	return out
+}
+
+// genCallID reads a tool call id: a string, or an array of strings, of
+// which the last is the call's own id (Microsoft Agent Framework records
+// [response_id, call_id]): one call, not two.
+func genCallID(m map[string]any, keys ...string) string {
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case string:
+			if v != "" {
+				return v
+			}
+		case []any:
+			for i := len(v) - 1; i >= 0; i-- {
+				if s, ok := v[i].(string); ok && s != "" {
+					return s
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// genRoleLine matches the start of a message in a conversation flattened
+// to text ("system: …\nuser: …").
+var genRoleLine = regexp.MustCompile(`(?m)^(system|developer|user|human|assistant|ai|tool|function): ?`)
+
+// genPyRepr matches a message written as a Python repr (agno's
+// "role='user' content='…' name=None …").
+var genPyRepr = regexp.MustCompile(`^role='(\w+)' content=(None|'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")`)
+
+// genFlattened reads the messages of a conversation some frameworks log
+// as one string: a Python repr of a message, or "role: text" turns one
+// after another. nil when s is neither.
+func genFlattened(s string) []map[string]any {
+	if m := genPyRepr.FindStringSubmatch(s); m != nil {
+		if m[2] == "None" {
+			return []map[string]any{}
+		}
+		return []map[string]any{{"role": m[1], "content": genPyUnquote(m[3] + m[4])}}
+	}
+	locs := genRoleLine.FindAllStringSubmatchIndex(s, -1)
+	if len(locs) == 0 || locs[0][0] != 0 {
+		return nil
+	}
+	var out []map[string]any
+	for i, l := range locs {
+		end := len(s)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		text := strings.TrimRight(s[l[1]:end], "\n")
+		if strings.TrimSpace(text) == "" || text == "None" {
+			continue
+		}
+		out = append(out, map[string]any{"role": s[l[2]:l[3]], "content": text})
+	}
+	return out
+}
+
+// genPyUnquote undoes the escapes of a Python string literal's body.
+func genPyUnquote(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		default: // \\ \' \"
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+// genTextCalls reads message text that is a JSON array of OpenAI tool
+// calls ({type: function, function: {name, arguments}, id}); nil when it
+// is not.
+func genTextCalls(s string) []any {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "[{") {
+		return nil
+	}
+	v, ok := genMaybeJSON(t)
+	list, _ := v.([]any)
+	if !ok || len(list) == 0 {
+		return nil
+	}
+	for _, e := range list {
+		em, _ := e.(map[string]any)
+		if gStr(em, "type") != "function" || gStr(gObj(em, "function"), "name") == "" {
+			return nil
+		}
+	}
+	return list
 }

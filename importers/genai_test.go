@@ -279,3 +279,27 @@ func TestGenArgsAndResult(t *testing.T) {
 		})
 	}
 }
+
+func TestGenFlattened(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"system: be brief\nuser: what is 2+2?", "system=be brief|user=what is 2+2?"},
+		{"user: hi\nassistant: None\ntool: [1]", "user=hi|tool=[1]"},
+		{`role='user' content='it\'s 3\nok' name=None tool_calls=None`, "user=it's 3\nok"},
+		{`role='assistant' content=None name=None`, ""},
+		{"What is the user: count?", "nil"},
+	}
+	for _, tt := range tests {
+		msgs := genFlattened(tt.in)
+		got := "nil"
+		if msgs != nil {
+			var parts []string
+			for _, m := range msgs {
+				parts = append(parts, fmt.Sprint(m["role"], "=", m["content"]))
+			}
+			got = strings.Join(parts, "|")
+		}
+		if got != tt.want {
+			t.Errorf("genFlattened(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
