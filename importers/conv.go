@@ -473,7 +473,7 @@ func (c *genConvo) message(m genMsg) {
 			case "reasoning":
 				c.add(model.Step{Kind: model.KindReasoning, Text: p.Text})
 			case "text":
-				if p.Text == "None" || c.texts["assistant\x00"+p.Text] {
+				if p.Text == "None" || c.repeatsLast(p.Text) {
 					// Python's None logged as text, or the same reply
 					// logged by two observations of one call.
 					continue
@@ -506,6 +506,16 @@ func (c *genConvo) add(s model.Step) {
 		c.texts["assistant\x00"+s.Text] = true
 	}
 	c.steps = append(c.steps, s)
+}
+
+// repeatsLast reports whether text is the assistant text the trace ends
+// with.
+func (c *genConvo) repeatsLast(text string) bool {
+	if n := len(c.steps); n > 0 {
+		s := c.steps[n-1]
+		return s.Text == text && (s.Kind == model.KindAnswer || s.Kind == model.KindAssistant)
+	}
+	return false
 }
 
 // prependUser puts a user step first, shifting the recorded indexes.
