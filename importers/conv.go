@@ -10,135 +10,77 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 
 	"tracelab/model"
 )
 
-// convBuilder turns chat turns into steps with the rules every
-// conversation importer shares: assistant text in a turn that calls tools
-// (or is followed by tool results) is an assistant message, not the
-// answer and not reasoning (only thinking blocks are); text in a turn with no
-// call that the user answers is a clarification when it asks a question,
-// else an answer; the last turn's text is the answer.
+// convBuilder feeds a conversation given piece by piece (the user's
+// words, assistant text, thinking, calls and results, in order) to the one
+// conversation builder, genConvo, one assistant message at a time, so the
+// chat formats and the span formats share every rule.
 type convBuilder struct {
-	t          *model.Trace
-	open       bool // an assistant turn is open
-	turnCalls  bool // the open turn called a tool
-	turnTexts  []int
-	lastText   int // index of the step say() last wrote, -1 after any other step
-	callTool   map[string]string
-	unanswered []string // call ids without a result, in call order
-	calls      int
+	t   *model.Trace
+	c   *genConvo
+	msg []genPart // the assistant message being written
 }
 
 func newConvBuilder(t *model.Trace) *convBuilder {
-	return &convBuilder{t: t, lastText: -1, callTool: map[string]string{}}
+	c := newGenConvo()
+	c.keepCallIDs = true
+	return &convBuilder{t: t, c: c}
 }
 
-type turnEnd int
-
-const (
-	endByUser turnEnd = iota
-	endByResult
-	endOfTrace
-)
-
-func (b *convBuilder) close(why turnEnd) {
-	if !b.open {
-		return
+// flush ends the assistant message being written.
+func (b *convBuilder) flush() {
+	if len(b.msg) > 0 {
+		b.c.message(genMsg{Role: "assistant", Parts: b.msg})
+		b.msg = nil
 	}
-	for _, i := range b.turnTexts {
-		s := &b.t.Steps[i]
-		switch {
-		case b.turnCalls || why == endByResult:
-			s.Kind = model.KindAssistant
-		case why == endByUser && strings.Contains(s.Text, "?"):
-			s.Kind = model.KindClarification
-		default:
-			s.Kind = model.KindAnswer
-		}
-	}
-	b.open, b.turnCalls, b.turnTexts, b.lastText = false, false, b.turnTexts[:0], -1
-}
-
-func (b *convBuilder) add(s model.Step) {
-	b.t.Steps = append(b.t.Steps, s)
-	b.lastText = -1
 }
 
 // user adds the user's words.
 func (b *convBuilder) user(text string) {
-	b.close(endByUser)
-	if text == "" {
-		return
+	b.flush()
+	if text != "" {
+		b.c.user(text)
 	}
-	b.add(model.Step{Kind: model.KindUser, Text: text})
 }
 
-// say adds assistant text; consecutive text joins into one step.
+// say adds assistant text.
 func (b *convBuilder) say(text string) {
-	if text == "" {
-		return
+	if text != "" {
+		b.msg = append(b.msg, genPart{Kind: "text", Text: text})
 	}
-	b.open = true
-	if b.lastText >= 0 {
-		b.t.Steps[b.lastText].Text += "\n" + text
-		return
-	}
-	b.add(model.Step{Kind: model.KindAnswer, Text: text})
-	b.lastText = len(b.t.Steps) - 1
-	b.turnTexts = append(b.turnTexts, b.lastText)
 }
 
+// think adds a thinking block.
 func (b *convBuilder) think(text string) {
-	if text == "" {
-		return
+	if text != "" {
+		b.msg = append(b.msg, genPart{Kind: "reasoning", Text: text})
 	}
-	b.open = true
-	b.add(model.Step{Kind: model.KindReasoning, Text: text})
 }
 
-// call adds a tool call; a call with no id gets "call_<n>" so a result
-// given in order can point at it.
+// call adds a tool call; one with no id gets a synthetic one a result
+// given in order pairs with.
 func (b *convBuilder) call(id, tool string, args json.RawMessage) {
-	b.open, b.turnCalls = true, true
-	b.calls++
-	if id == "" {
-		id = "call_" + strconv.Itoa(b.calls)
-	}
-	b.callTool[id] = tool
-	b.unanswered = append(b.unanswered, id)
-	b.add(model.Step{Kind: model.KindToolCall, ID: id, Tool: tool, Args: args})
+	b.msg = append(b.msg, genPart{Kind: "call", ID: id, Name: tool, Args: args})
 }
 
 // result adds a tool result; with no call id it answers the oldest
 // unanswered call.
 func (b *convBuilder) result(callID, tool string, result json.RawMessage, isError bool) {
-	b.close(endByResult)
-	if callID == "" && len(b.unanswered) > 0 {
-		callID = b.unanswered[0]
-	}
-	for i, id := range b.unanswered {
-		if id == callID {
-			b.unanswered = append(b.unanswered[:i], b.unanswered[i+1:]...)
-			break
-		}
-	}
-	if tool == "" {
-		tool = b.callTool[callID]
-	}
-	b.add(model.Step{Kind: model.KindToolResult, CallID: callID, Tool: tool, Result: result, IsError: isError})
+	b.flush()
+	b.c.result(callID, tool, result, isError)
 }
 
-// finish closes the last turn and takes the question from the turn the
-// final answer answers.
+// finish ends the conversation and fills the trace's steps, tools and
+// question.
 func (b *convBuilder) finish() {
-	b.close(endOfTrace)
-	if q := settleTurns(&b.t.Steps); q != "" {
-		b.t.Question = q
-	}
+	b.flush()
+	b.c.finish(b.t)
 }
 
 // settleTurns applies the rules of question and final answer to a
@@ -358,6 +300,9 @@ type genConvo struct {
 	answers []int // assistant text steps awaiting answer/clarification
 	nextID  int
 	texts   map[string]bool // role + text of the messages already stepped
+	// keepCallIDs keeps the call id of a result whose call is not (yet)
+	// in the trace, for records that continue an earlier one.
+	keepCallIDs bool
 }
 
 func newGenConvo() *genConvo {
@@ -607,6 +552,14 @@ func (c *genConvo) result(id, name string, result json.RawMessage, isErr bool) {
 		return
 	}
 	if id != "" && !c.hasCall(id) {
+		if c.keepCallIDs {
+			// Its call is in an earlier record the merger will fold in
+			// (Responses API previous_response_id).
+			s := model.Step{Kind: model.KindToolResult, CallID: id, Tool: name, Result: orNull(result), IsError: isErr}
+			genPaging(&s)
+			c.add(s)
+			return
+		}
 		id = "" // a result whose call is not in the trace stays unpaired
 	}
 	if id == "" {
@@ -626,12 +579,19 @@ func (c *genConvo) result(id, name string, result json.RawMessage, isErr bool) {
 		c.paired[id] = true
 		c.results[id] = len(c.steps)
 	}
-	if len(result) == 0 {
-		result = json.RawMessage(`null`)
+	if id != "" {
+		name = c.steps[c.calls[id]].Tool
 	}
-	s := model.Step{Kind: model.KindToolResult, CallID: id, Result: result, IsError: isErr}
+	s := model.Step{Kind: model.KindToolResult, CallID: id, Tool: name, Result: orNull(result), IsError: isErr}
 	genPaging(&s)
 	c.add(s)
+}
+
+func orNull(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return json.RawMessage(`null`)
+	}
+	return r
 }
 
 // answered finds the latest call of the tool that already has a result.
@@ -745,7 +705,11 @@ func (c *genConvo) finish(t *model.Trace) {
 	if t.Steps == nil {
 		t.Steps = []model.Step{}
 	}
-	t.Tools = c.tools
+	for _, tc := range c.tools {
+		if !slices.ContainsFunc(t.Tools, func(have model.ToolContract) bool { return have.Name == tc.Name }) {
+			t.Tools = append(t.Tools, tc)
+		}
+	}
 	if t.Outcome == "" {
 		t.Outcome = model.OutcomeUnknown
 	}
