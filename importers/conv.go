@@ -29,7 +29,7 @@ type convBuilder struct {
 
 func newConvBuilder(t *model.Trace) *convBuilder {
 	c := newGenConvo()
-	c.keepCallIDs = true
+	c.chat = true
 	return &convBuilder{t: t, c: c}
 }
 
@@ -300,9 +300,11 @@ type genConvo struct {
 	answers []int // assistant text steps awaiting answer/clarification
 	nextID  int
 	texts   map[string]bool // role + text of the messages already stepped
-	// keepCallIDs keeps the call id of a result whose call is not (yet)
-	// in the trace, for records that continue an earlier one.
-	keepCallIDs bool
+	// chat is set for conversations given message by message (never as
+	// re-sent histories): a result keeps the call id of a call not (yet)
+	// in the trace, for records that continue an earlier one, and texts
+	// need not be remembered for history matching.
+	chat bool
 }
 
 func newGenConvo() *genConvo {
@@ -444,11 +446,13 @@ func (c *genConvo) message(m genMsg) {
 }
 
 func (c *genConvo) add(s model.Step) {
-	switch s.Kind {
-	case model.KindUser:
-		c.texts["user\x00"+s.Text] = true
-	case model.KindReasoning, model.KindAssistant, model.KindAnswer, model.KindClarification:
-		c.texts["assistant\x00"+s.Text] = true
+	if !c.chat {
+		switch s.Kind {
+		case model.KindUser:
+			c.texts["user\x00"+s.Text] = true
+		case model.KindReasoning, model.KindAssistant, model.KindAnswer, model.KindClarification:
+			c.texts["assistant\x00"+s.Text] = true
+		}
 	}
 	c.steps = append(c.steps, s)
 }
@@ -552,7 +556,7 @@ func (c *genConvo) result(id, name string, result json.RawMessage, isErr bool) {
 		return
 	}
 	if id != "" && !c.hasCall(id) {
-		if c.keepCallIDs {
+		if c.chat {
 			// Its call is in an earlier record the merger will fold in
 			// (Responses API previous_response_id).
 			s := model.Step{Kind: model.KindToolResult, CallID: id, Tool: name, Result: orNull(result), IsError: isErr}
