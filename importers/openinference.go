@@ -270,6 +270,9 @@ func oiTrace(t *model.Trace, spans []*genSpan) {
 				c.contract(sm)
 			}
 		}
+		if m, ok := gPath(a, "llm", "model_name").(string); ok && m != "" && t.Model == "" {
+			t.Model = m
+		}
 		t.Usage.InputTokens += gInt(gPath(a, "llm", "token_count", "prompt"))
 		t.Usage.OutputTokens += gInt(gPath(a, "llm", "token_count", "completion"))
 		usd += gFloat(gPath(a, "llm", "cost", "total"))
