@@ -1,0 +1,365 @@
+package importers
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"tracelab/model"
+)
+
+// Gemini generateContent (Google AI and Vertex AI): a request {contents:
+// [{role: user|model, parts: [{text} | {functionCall: {name, args, id}} |
+// {functionResponse: {name, response, id}} | {text, thought: true}]},
+// systemInstruction, tools: [{functionDeclarations}]} and a response
+// {candidates: [{content}], usageMetadata: {promptTokenCount,
+// candidatesTokenCount, thoughtsTokenCount}, modelVersion}. Read as a
+// {request, response} pair (object, JSONL or array), a bare response or a
+// streamed array of chunks, and as a VCR cassette of calls to
+// …:generateContent / …:streamGenerateContent with the bodies under body,
+// body.string or parsed_body (pydantic-ai). Each call re-sends the
+// conversation, so the calls that start with the same turns are one trace.
+func init() {
+	register(Format{
+		Name:     "gemini",
+		Priority: 20,
+		Doc:      "Gemini generateContent request/response (contents, functionCall/functionResponse parts, usageMetadata) as JSON, JSONL or a VCR cassette; emitted by google-genai / Vertex AI SDK logs and test cassettes (pydantic-ai, LangChain, ADK)",
+		Detect:   detectGemini,
+		Parse:    parseGemini,
+	})
+}
+
+func detectGemini(head []byte) bool {
+	if bytes.HasPrefix(head, []byte("interactions:")) {
+		// A cassette that also calls another provider is left to the
+		// cassette reader of the formats that split mixed cassettes.
+		return isCassette(head, ":generateContent", ":streamGenerateContent") &&
+			!isCassette(head, "/chat/completions", "/responses", "/messages")
+	}
+	m := headObject(head)
+	if m == nil {
+		return false
+	}
+	isReq := func(m map[string]any) bool {
+		return m["contents"] != nil && (m["systemInstruction"] != nil || m["system_instruction"] != nil || m["generationConfig"] != nil ||
+			m["generation_config"] != nil || m["tools"] != nil || m["toolConfig"] != nil || m["safetySettings"] != nil)
+	}
+	isResp := func(m map[string]any) bool {
+		return m["candidates"] != nil && (m["usageMetadata"] != nil || m["modelVersion"] != nil || m["responseId"] != nil)
+	}
+	top := map[string]any{}
+	for k, v := range m {
+		top[k] = v
+	}
+	if isReq(top) || isResp(top) {
+		return true
+	}
+	for _, k := range []string{"request", "response"} {
+		if raw := m[k]; len(raw) > 0 && raw[0] == '{' {
+			if inner := headObject(raw); inner != nil {
+				im := map[string]any{}
+				for k, v := range inner {
+					im[k] = v
+				}
+				if isReq(im) || isResp(im) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// geminiRun is one conversation: the calls whose requests start alike.
+type geminiRun struct {
+	*runAcc
+	key string
+	// sent is how many contents entries the conversation already holds
+	// (the last request's plus the response): the next request re-sends
+	// them, and only what follows is new. Gemini responses often give
+	// function calls no id while the client numbers them in the next
+	// request (pydantic-ai's pyd_ai_…), so the re-sent history cannot be
+	// recognised by id or content.
+	sent int
+}
+
+type geminiParser struct {
+	file    string
+	runs    map[string]*geminiRun
+	order   []*geminiRun
+	skipped int
+}
+
+func parseGemini(ctx context.Context, r io.Reader, file string, emit Emit) error {
+	p := &geminiParser{file: file, runs: map[string]*geminiRun{}}
+	br := asBufio(r)
+	if head, _ := br.Peek(16); bytes.HasPrefix(head, []byte("interactions:")) {
+		if err := p.cassette(br, emit); err != nil {
+			return err
+		}
+	} else {
+		err := genRecords(ctx, br, func(n int, raw []byte) error {
+			v, err := genDecode(raw)
+			if err != nil {
+				return emit(Record{Line: n, Err: jsonError(file, n, raw, err)})
+			}
+			return p.value(n, v, emit)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, run := range p.order {
+		t := &model.Trace{}
+		run.trace(t)
+		if len(t.Steps) == 0 {
+			continue
+		}
+		t.TraceID = genID("gemini", []byte(file+"\x00"+run.key))
+		if p.skipped > 0 {
+			if t.Metadata == nil {
+				t.Metadata = map[string]any{}
+			}
+			t.Metadata["skipped_interactions"] = p.skipped
+		}
+		t.Source = model.Source{File: file, Format: "gemini", Line: run.line}
+		if err := emit(Record{Line: run.line, Trace: t}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// value reads one JSON value: a {request, response} pair, a request, a
+// response, a streamed chunk array, or an array of pairs.
+func (p *geminiParser) value(n int, v any, emit Emit) error {
+	switch x := v.(type) {
+	case []any:
+		if len(x) > 0 && asObj(x[0])["candidates"] != nil {
+			return p.call(n, nil, geminiMergeChunks(x), "")
+		}
+		for _, it := range x {
+			if err := p.value(n, it, emit); err != nil {
+				return err
+			}
+		}
+		return nil
+	case map[string]any:
+		if x["request"] != nil || x["response"] != nil {
+			return p.call(n, asObj(x["request"]), geminiResponse(x["response"]), "")
+		}
+		if x["candidates"] != nil {
+			return p.call(n, nil, x, "")
+		}
+		if x["contents"] != nil {
+			return p.call(n, x, nil, "")
+		}
+	}
+	return emit(Record{Line: n, Err: &LineError{File: p.file, Line: n, Msg: "expected a Gemini generateContent request {contents}, response {candidates} or {request, response}"}})
+}
+
+// geminiResponse is a recorded response body: an object, a chunk array,
+// or SSE text with one chunk per data: line.
+func geminiResponse(v any) map[string]any {
+	switch x := v.(type) {
+	case map[string]any:
+		return x
+	case []any:
+		return geminiMergeChunks(x)
+	case string:
+		if d, ok := genMaybeJSON(x); ok {
+			return geminiResponse(d)
+		}
+		var chunks []any
+		eachSSEData(x, func(_ int, data string) bool {
+			if d, ok := genMaybeJSON(data); ok {
+				chunks = append(chunks, d)
+			}
+			return true
+		})
+		if len(chunks) > 0 {
+			return geminiMergeChunks(chunks)
+		}
+	}
+	return nil
+}
+
+// geminiMergeChunks joins a streamed response: the parts of every chunk's
+// first candidate in order (adjacent text of the same kind joined), the
+// last usageMetadata and modelVersion.
+func geminiMergeChunks(chunks []any) map[string]any {
+	var parts []any
+	out := map[string]any{}
+	for _, ch := range chunks {
+		cm := asObj(ch)
+		for _, k := range []string{"usageMetadata", "modelVersion", "responseId"} {
+			if cm[k] != nil {
+				out[k] = cm[k]
+			}
+		}
+		cands := gArr(cm, "candidates")
+		if len(cands) == 0 {
+			continue
+		}
+		for _, pt := range gArr(gObj(asObj(cands[0]), "content"), "parts") {
+			pm := asObj(pt)
+			if t, ok := pm["text"].(string); ok && len(parts) > 0 && pm["functionCall"] == nil {
+				prev := asObj(parts[len(parts)-1])
+				if pt2, ok := prev["text"].(string); ok && prev["thought"] == pm["thought"] {
+					merged := map[string]any{}
+					for k, v := range prev {
+						merged[k] = v
+					}
+					merged["text"] = pt2 + t
+					parts[len(parts)-1] = merged
+					continue
+				}
+			}
+			parts = append(parts, pt)
+		}
+	}
+	out["candidates"] = []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}}}
+	return out
+}
+
+// call folds one generateContent call into its conversation; uri names
+// the model when the body does not.
+func (p *geminiParser) call(n int, req, resp map[string]any, uri string) error {
+	key := ""
+	if req != nil {
+		first := ""
+		if cs := gArr(req, "contents"); len(cs) > 0 {
+			first = string(genJSON(cs[0]))
+		}
+		key = genID("conv", []byte(string(genJSON(firstNonNil(req["systemInstruction"], req["system_instruction"])))+"\x00"+first))
+	}
+	run := p.runs[key]
+	if run == nil {
+		run = &geminiRun{runAcc: newRunAcc(n), key: key}
+		p.runs[key] = run
+		p.order = append(p.order, run)
+	}
+	var in []genMsg
+	if req != nil {
+		for _, t := range gArr(req, "tools") {
+			for _, d := range append(gArr(asObj(t), "functionDeclarations"), gArr(asObj(t), "function_declarations")...) {
+				dm := asObj(d)
+				if dm == nil {
+					continue
+				}
+				if s := firstNonNil(dm["parameters_json_schema"], dm["parametersJsonSchema"]); s != nil && dm["parameters"] == nil {
+					c := map[string]any{}
+					for k, v := range dm {
+						c[k] = v
+					}
+					c["parameters"] = s
+					dm = c
+				}
+				run.c.contract(dm)
+			}
+		}
+		contents := gArr(req, "contents")
+		if run.sent > len(contents) {
+			run.sent = 0 // a request that does not continue the conversation
+		}
+		in, _ = genMessages(map[string]any{"contents": contents[run.sent:]}, "user")
+		run.sent = len(contents)
+	}
+	var out []genMsg
+	if resp != nil {
+		out, _ = genMessages(map[string]any{"candidates": resp["candidates"]}, "assistant")
+		if req != nil {
+			run.sent++
+		}
+		u := gObj(resp, "usageMetadata")
+		run.usage(gInt(u["promptTokenCount"]), gInt(u["candidatesTokenCount"])+gInt(u["thoughtsTokenCount"]), 0)
+		run.setModel(gStr(resp, "modelVersion"))
+		if ts := runTime(resp["createTime"]); ts > 0 {
+			run.span(ts, ts)
+		}
+	}
+	if run.model == "" {
+		if _, rest, ok := strings.Cut(uri, "/models/"); ok {
+			name, _, _ := strings.Cut(rest, ":")
+			run.setModel(name)
+		}
+	}
+	for _, m := range in {
+		run.c.message(m)
+	}
+	for _, m := range out {
+		run.c.message(m)
+	}
+	return nil
+}
+
+// cassette reads a VCR cassette whole and folds every generateContent
+// interaction in; other interactions (telemetry, token counting) are
+// skipped and counted.
+func (p *geminiParser) cassette(r io.Reader, emit Emit) error {
+	data, err := io.ReadAll(io.LimitReader(r, 256<<20))
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.file, err)
+	}
+	var c cassette
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		return &LineError{File: p.file, Msg: "invalid VCR cassette YAML: " + err.Error()}
+	}
+	for i, node := range c.Interactions {
+		v, err := yamlJSON(&node)
+		if err != nil {
+			if err := emit(Record{Line: node.Line, Err: &LineError{File: p.file, Line: node.Line, Path: fmt.Sprintf("interactions[%d]", i), Msg: err.Error()}}); err != nil {
+				return err
+			}
+			continue
+		}
+		in := asObj(v)
+		req, resp := gObj(in, "request"), gObj(in, "response")
+		uri := gStr(req, "uri")
+		path, _, _ := strings.Cut(uri, "?")
+		if !strings.HasSuffix(path, ":generateContent") && !strings.HasSuffix(path, ":streamGenerateContent") {
+			p.skipped++
+			continue
+		}
+		reqBody := geminiRequest(geminiBody(req))
+		respBody := geminiResponse(geminiBody(resp))
+		if reqBody == nil && respBody == nil {
+			p.skipped++
+			continue
+		}
+		if err := p.call(node.Line, reqBody, respBody, uri); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// geminiBody is a recorded body: parsed_body (pydantic-ai), body as a
+// string or {string: …}, gzip undone.
+func geminiBody(m map[string]any) any {
+	if pb := m["parsed_body"]; pb != nil {
+		return pb
+	}
+	switch b := m["body"].(type) {
+	case string:
+		return gunzipText(b)
+	case map[string]any:
+		if s, ok := b["string"].(string); ok {
+			return gunzipText(s)
+		}
+	}
+	return nil
+}
+
+// geminiRequest is a recorded request body as an object (a JSON string
+// decoded).
+func geminiRequest(v any) map[string]any {
+	if s, ok := v.(string); ok {
+		v, _ = genMaybeJSON(s)
+	}
+	return asObj(v)
+}

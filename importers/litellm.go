@@ -1,0 +1,223 @@
+package importers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"tracelab/model"
+)
+
+// LiteLLM logs one StandardLoggingPayload per model call (the proxy's spend
+// logs, custom callbacks, the trajectory files coding-agent harnesses write
+// through the proxy): call_type, messages (the request: chat messages or
+// Responses input items), response (a chat.completion or a Responses
+// object), prompt_tokens / completion_tokens, response_cost, startTime /
+// endTime in unix seconds, status success | failure. Each call re-sends
+// the history, so the calls of one agent run are folded into one trace.
+// Failed calls carry no conversation: they are skipped and counted in the
+// trace's metadata (litellm_failed_calls), never fatal.
+func init() {
+	register(Format{
+		Name:     "litellm",
+		Priority: 20,
+		Doc: "LiteLLM StandardLoggingPayload per call (proxy spend / trajectory logs, callbacks), one trace per agent run; " +
+			"emitted by the LiteLLM proxy and SDK for any agent calling through it (Claude Code, Codex CLI, goose, gemini-cli…)",
+		Detect: detectLiteLLM,
+		Parse:  parseLiteLLM,
+	})
+}
+
+func detectLiteLLM(head []byte) bool {
+	m := headObject(head)
+	if m == nil {
+		return false
+	}
+	if m["standard_logging_object"] != nil {
+		return true
+	}
+	_, ct := m["call_type"]
+	_, cost := m["response_cost"]
+	_, st := m["startTime"]
+	return ct && (cost || st) && (m["messages"] != nil || m["response"] != nil)
+}
+
+// litellmRun is one agent run: the calls that share a session id, else
+// the same system prompt.
+type litellmRun struct {
+	*runAcc
+	key   string
+	id    string
+	calls int
+}
+
+func parseLiteLLM(ctx context.Context, r io.Reader, file string, emit Emit) error {
+	runs := map[string]*litellmRun{}
+	var order []*litellmRun
+	failed, firstFailed := 0, 0
+	err := genRecords(ctx, r, func(n int, raw []byte) error {
+		v, err := genDecode(raw)
+		if err != nil {
+			return emit(Record{Line: n, Err: jsonError(file, n, raw, err)})
+		}
+		items, isList := v.([]any)
+		if !isList {
+			items = []any{v}
+		}
+		for i, it := range items {
+			m, ok := it.(map[string]any)
+			if !ok {
+				path := ""
+				if isList {
+					path = "[" + strconv.Itoa(i) + "]"
+				}
+				if err := emit(Record{Line: n, Err: &LineError{File: file, Line: n, Path: path, Msg: "expected a LiteLLM logging payload object (call_type, messages, response)"}}); err != nil {
+					return err
+				}
+				continue
+			}
+			if slo := gObj(m, "standard_logging_object"); slo != nil {
+				m = slo
+			}
+			if litellmFailed(m) {
+				if failed++; firstFailed == 0 {
+					firstFailed = n
+				}
+				continue
+			}
+			key := litellmRunKey(m)
+			run := runs[key]
+			if run == nil {
+				run = &litellmRun{runAcc: newRunAcc(n), key: key}
+				runs[key] = run
+				order = append(order, run)
+			}
+			run.add(m)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	emitted := 0
+	for _, run := range order {
+		t := &model.Trace{TraceID: run.id}
+		run.trace(t)
+		if len(t.Steps) == 0 {
+			continue
+		}
+		if t.TraceID == "" {
+			t.TraceID = genID("litellm", []byte(file+"\x00"+run.key))
+		}
+		if t.Metadata == nil {
+			t.Metadata = map[string]any{}
+		}
+		t.Metadata["litellm_calls"] = run.calls
+		if failed > 0 {
+			t.Metadata["litellm_failed_calls"] = failed
+		}
+		t.Source = model.Source{File: file, Format: "litellm", Line: run.line}
+		if err := emit(Record{Line: run.line, Trace: t}); err != nil {
+			return err
+		}
+		emitted++
+	}
+	if emitted == 0 && failed > 0 {
+		return emit(Record{Line: firstFailed, Err: &LineError{File: file, Line: firstFailed,
+			Msg: fmt.Sprintf("all %d LiteLLM calls failed (status failure): no conversation to import", failed)}})
+	}
+	if emitted == 0 && len(order) > 0 {
+		return emit(Record{Line: order[0].line, Err: &LineError{File: file, Line: order[0].line,
+			Msg: "LiteLLM calls with no messages and no response: no conversation to import"}})
+	}
+	return nil
+}
+
+// litellmFailed reports a call that failed (status failure, an error and
+// no response): it has no conversation.
+func litellmFailed(m map[string]any) bool {
+	if strings.EqualFold(gStr(m, "status"), "failure") {
+		return true
+	}
+	resp := m["response"]
+	empty := resp == nil || (fmt.Sprint(resp) == "map[]")
+	return empty && (gStr(m, "error_str") != "" || m["error_information"] != nil)
+}
+
+// litellmRunKey groups calls into runs: a session id the client sent
+// (Claude Code's x-claude-code-session-id header, Codex's turn metadata,
+// litellm_session_id / session_id metadata), else the system prompt the
+// agent sends with every call, so a side call (a title generator) with
+// its own prompt is a run of its own.
+func litellmRunKey(m map[string]any) string {
+	md := gObj(m, "metadata")
+	hdr := gObj(md, "requester_custom_headers")
+	if s := gStr(hdr, "x-claude-code-session-id"); s != "" {
+		return "session:" + s
+	}
+	if tm, ok := genMaybeJSON(gStr(hdr, "x-codex-turn-metadata")); ok {
+		if s := gStr(asObj(tm), "session_id"); s != "" {
+			return "session:" + s
+		}
+	}
+	if s := genFirstString(gStr(md, "litellm_session_id", "session_id"), gStr(m, "session_id", "litellm_session_id")); s != "" {
+		return "session:" + s
+	}
+	if s := gStr(gObj(md, "requester_metadata"), "session_id"); s != "" {
+		return "session:" + s
+	}
+	sys := gStr(gObj(m, "response"), "instructions")
+	for _, it := range genList(m["messages"]) {
+		im, _ := it.(map[string]any)
+		if r := gStr(im, "role"); r == "system" || r == "developer" {
+			b, _ := json.Marshal(im["content"])
+			sys = string(b)
+			break
+		}
+	}
+	if sys == "" {
+		return ""
+	}
+	return genID("system", []byte(sys))
+}
+
+// add folds one call into the run.
+func (run *litellmRun) add(m map[string]any) {
+	run.calls++
+	if run.id == "" {
+		if strings.HasPrefix(run.key, "session:") {
+			run.id = strings.TrimPrefix(run.key, "session:")
+		}
+	}
+	resp := gObj(m, "response")
+	in, tools := genMessages(m["messages"], "user")
+	for _, def := range tools {
+		run.c.contract(def)
+	}
+	for _, src := range []map[string]any{gObj(m, "model_parameters"), resp} {
+		for _, t := range gArr(src, "tools") {
+			if tm, ok := t.(map[string]any); ok {
+				run.c.contract(tm)
+			}
+		}
+	}
+	var out []genMsg
+	if resp != nil {
+		out, _ = genMessages(resp, "assistant")
+	} else if s, ok := m["response"].(string); ok {
+		out, _ = genMessages(s, "assistant")
+	}
+	run.c.turn(in, out)
+	pt, ct := gInt(m["prompt_tokens"]), gInt(m["completion_tokens"])
+	if pt == 0 && ct == 0 {
+		u := gObj(resp, "usage")
+		pt = gInt(firstNonNil(u["prompt_tokens"], u["input_tokens"]))
+		ct = gInt(firstNonNil(u["completion_tokens"], u["output_tokens"]))
+	}
+	run.usage(pt, ct, gFloat(m["response_cost"]))
+	run.setModel(genFirstString(gStr(resp, "model"), gStr(m, "model")))
+	run.span(runTime(m["startTime"]), runTime(m["endTime"]))
+}

@@ -1,0 +1,210 @@
+package importers
+
+// Helpers of the formats that record one agent run as many pieces (LiteLLM
+// call logs, LangSmith runs, Vercel AI SDK spans, OpenAI Agents SDK spans,
+// Claude Code / Codex CLI / Claude Agent SDK sessions, Gemini calls): they
+// read times in any of the forms those tools write and pick the question
+// out of the user turns a coding agent wraps in machine-made context.
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"strings"
+
+	"tracelab/model"
+)
+
+// runTime reads a time as unix seconds, milliseconds or nanoseconds (a
+// number or a numeric string), an RFC 3339 string, or an OpenTelemetry JS
+// HrTime [seconds, nanoseconds]; it returns unix nanoseconds, 0 when it
+// cannot.
+func runTime(v any) int64 {
+	switch x := v.(type) {
+	case []any:
+		if len(x) == 2 {
+			return gInt(x[0])*1e9 + gInt(x[1])
+		}
+	case string:
+		if t := genParseTime(x); t > 0 {
+			return t
+		}
+		return runTime(json.Number(x))
+	case json.Number, float64, int64:
+		f := gFloat(x)
+		switch {
+		case f <= 0:
+			return 0
+		case f > 1e17: // nanoseconds
+			return int64(f)
+		case f > 1e14: // microseconds
+			return int64(f * 1e3)
+		case f > 1e11: // milliseconds
+			return int64(f * 1e6)
+		default:
+			return int64(f * 1e9)
+		}
+	}
+	return 0
+}
+
+// machineText reports whether a user turn is context a tool injected, not
+// something a person typed: a message made only of <tag>…</tag> blocks
+// (Claude Code's <system-reminder>, <command-name>, Codex's
+// <environment_context>, <user_instructions>), or the AGENTS.md preamble.
+func machineText(s string) bool {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "# AGENTS.md instructions") || strings.HasPrefix(t, "Caveat: The messages below were generated") {
+		return true
+	}
+	for t != "" {
+		if !strings.HasPrefix(t, "<") {
+			return false
+		}
+		end := strings.IndexByte(t, '>')
+		if end < 2 {
+			return false
+		}
+		fields := strings.Fields(t[1:end])
+		if len(fields) == 0 {
+			return false
+		}
+		tag := fields[0]
+		closing := "</" + tag + ">"
+		i := strings.Index(t, closing)
+		if i < 0 {
+			return false
+		}
+		t = strings.TrimSpace(t[i+len(closing):])
+	}
+	return true
+}
+
+// runQuestion is the first user turn a person wrote; when every user turn
+// is machine-made it is the first one, so a run is never left without the
+// text it started from.
+func runQuestion(steps []model.Step) string {
+	first := ""
+	for _, s := range steps {
+		if s.Kind != model.KindUser {
+			continue
+		}
+		if !machineText(s.Text) {
+			return stripMachineBlocks(s.Text)
+		}
+		if first == "" {
+			first = s.Text
+		}
+	}
+	return first
+}
+
+// stripMachineBlocks drops the leading <tag>…</tag> blocks (Claude Code's
+// <system-reminder>, goose's <info-msg>) a coding agent prepends to what
+// the person typed.
+func stripMachineBlocks(s string) string {
+	t := strings.TrimSpace(s)
+	for strings.HasPrefix(t, "<") {
+		end := strings.IndexByte(t, '>')
+		if end < 2 {
+			break
+		}
+		fields := strings.Fields(t[1:end])
+		if len(fields) == 0 {
+			break
+		}
+		closing := "</" + fields[0] + ">"
+		i := strings.Index(t, closing)
+		if i < 0 {
+			break
+		}
+		t = strings.TrimSpace(t[i+len(closing):])
+	}
+	if t == "" {
+		return s
+	}
+	return t
+}
+
+// runAcc gathers one agent run read piece by piece: the conversation, the
+// time span, token usage, cost and the model that answered.
+type runAcc struct {
+	c          *genConvo
+	line       int // where the run starts in the file
+	start, end int64
+	in, out    int64
+	usd        float64
+	model      string
+}
+
+func newRunAcc(line int) *runAcc { return &runAcc{c: newGenConvo(), line: line} }
+
+// span widens the run's time span to cover [start, end] (unix ns, 0 = unknown).
+func (a *runAcc) span(start, end int64) {
+	if start > 0 && (a.start == 0 || start < a.start) {
+		a.start = start
+	}
+	if end < start {
+		end = start
+	}
+	if end > a.end {
+		a.end = end
+	}
+}
+
+// usage adds one model call's tokens and cost.
+func (a *runAcc) usage(in, out int64, usd float64) {
+	a.in += max(in, 0)
+	a.out += max(out, 0)
+	if usd > 0 {
+		a.usd += usd
+	}
+}
+
+// setModel records the model of a call; the last call's model is the one
+// that gave the final answer.
+func (a *runAcc) setModel(m string) {
+	if m != "" {
+		a.model = m
+	}
+}
+
+// trace fills t from the run: steps, question, timing, usage and model.
+func (a *runAcc) trace(t *model.Trace) {
+	preset := t.Question != ""
+	a.c.finish(t)
+	if q := runQuestion(t.Steps); q != "" && !preset {
+		t.Question = q
+	}
+	if t.StartedAt == "" {
+		t.StartedAt = genTime(a.start)
+	}
+	if a.end > a.start && a.start > 0 {
+		if t.Metadata == nil {
+			t.Metadata = map[string]any{}
+		}
+		t.Metadata["duration_ms"] = (a.end - a.start) / 1e6
+	}
+	t.Usage.InputTokens += a.in
+	t.Usage.OutputTokens += a.out
+	if a.usd > 0 {
+		t.Usage.USD = genUSD(t.Usage.USD + a.usd)
+	}
+	if t.Model == "" {
+		t.Model = a.model
+	}
+}
+
+// asObj is v as a JSON object, nil when it is anything else.
+func asObj(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// asBufio reuses r when it is already buffered (Parse hands one in).
+func asBufio(r io.Reader) *bufio.Reader {
+	if br, ok := r.(*bufio.Reader); ok {
+		return br
+	}
+	return bufio.NewReaderSize(r, 64<<10)
+}
