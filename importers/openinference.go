@@ -22,7 +22,7 @@ func init() {
 	register(Format{
 		Name:     "openinference",
 		Priority: 50,
-		Doc:      "OpenInference / Arize Phoenix spans: span JSON or attribute maps with openinference.span.kind and llm.* attributes",
+		Doc:      "OpenInference / Arize Phoenix spans: span JSON or attribute maps with openinference.span.kind and llm.* attributes, Phoenix span exports (span_kind at the top; array, JSONL or a dict of named span lists); emitted by Arize Phoenix and the OpenInference instrumentations",
 		Detect: func(head []byte) bool {
 			m := headObject(head)
 			return m != nil && isOpenInference(head, m)
