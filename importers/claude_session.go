@@ -95,92 +95,106 @@ type claudeSession struct {
 	result  bool            // a result message gave the run's totals
 	outcome model.Outcome
 	meta    map[string]any
+	seen    int // record number of its latest event
 }
 
 func parseClaudeSession(ctx context.Context, r io.Reader, file, format string, emit Emit) error {
-	sessions := map[string]*claudeSession{}
-	var order []*claudeSession
-	handle := func(n int, m map[string]any) {
-		sid := gStr(m, "sessionId", "session_id")
-		if sid == "" && len(order) > 0 {
-			sid = order[len(order)-1].id // a summary line belongs to the session around it
-		}
-		s := sessions[sid]
-		if s == nil && sid != "" && len(order) == 1 && order[0].id == "" {
-			s = order[0] // the lines before the first session id (a summary) start it
-			delete(sessions, "")
-			s.id = sid
-			sessions[sid] = s
-		}
-		if s == nil {
-			s = &claudeSession{runAcc: newRunAcc(n), id: sid, counted: map[string]bool{}, meta: map[string]any{}}
-			sessions[sid] = s
-			order = append(order, s)
-		}
-		s.event(m)
-	}
+	p := &claudeParser{file: file, format: format, emit: emit, sessions: map[string]*claudeSession{}}
 	br := asBufio(r)
 	if head, _ := br.Peek(16); bytes.HasPrefix(head, []byte("messages:")) {
-		if err := claudeYAML(br, file, handle); err != nil {
+		if err := claudeYAML(br, file, p.handle); err != nil {
 			return err
 		}
 	} else {
 		err := genRecords(ctx, br, func(n int, raw []byte) error {
-			v, err := genDecode(raw)
-			if err != nil {
-				return emit(Record{Line: n, Err: jsonError(file, n, raw, err)})
-			}
-			items, isList := v.([]any)
-			if !isList {
-				items = []any{v}
-			}
-			for i, it := range items {
-				m, ok := it.(map[string]any)
-				if !ok || gStr(m, "type") == "" {
-					path := ""
-					if isList {
-						path = fmt.Sprintf("[%d]", i)
-					}
-					if err := emit(Record{Line: n, Err: &LineError{File: file, Line: n, Path: path, Msg: "expected a session event object with a type (user, assistant, system, result, summary)"}}); err != nil {
-						return err
-					}
-					continue
+			err := eachObject(file, n, raw, emit, "a session event object", func(_ string, m map[string]any) string {
+				if gStr(m, "type") == "" {
+					return "expected a session event object with a type (user, assistant, system, result, summary)"
 				}
-				handle(n, m)
+				p.handle(n, m)
+				return ""
+			})
+			if err == nil && p.rec%rootIdle == 0 {
+				err = p.flush(false)
 			}
-			return nil
+			return err
 		})
 		if err != nil {
 			return err
 		}
 	}
-	for _, s := range order {
-		t := &model.Trace{TraceID: s.id, Outcome: s.outcome}
-		s.trace(t)
-		if len(s.meta) > 0 {
-			if t.Metadata == nil {
-				t.Metadata = map[string]any{}
-			}
-			for k, v := range s.meta {
-				t.Metadata[k] = v
-			}
-		}
-		if len(t.Steps) == 0 {
-			if err := emit(Record{Line: s.line, Err: &LineError{File: file, Line: s.line,
-				Msg: "session holds no user or assistant message: no conversation to import"}}); err != nil {
-				return err
-			}
+	return p.flush(true)
+}
+
+type claudeParser struct {
+	file, format string
+	emit         Emit
+	sessions     map[string]*claudeSession
+	order        []*claudeSession // open sessions, first seen first
+	rec          int
+}
+
+// handle routes one event to its session.
+func (p *claudeParser) handle(n int, m map[string]any) {
+	p.rec++
+	sid := gStr(m, "sessionId", "session_id")
+	if sid == "" && len(p.order) > 0 {
+		sid = p.order[len(p.order)-1].id // a summary line belongs to the session around it
+	}
+	s := p.sessions[sid]
+	if s == nil && sid != "" && len(p.order) == 1 && p.order[0].id == "" {
+		s = p.order[0] // the lines before the first session id (a summary) start it
+		delete(p.sessions, "")
+		s.id = sid
+		p.sessions[sid] = s
+	}
+	if s == nil {
+		s = &claudeSession{runAcc: newRunAcc(n), id: sid, counted: map[string]bool{}, meta: map[string]any{}}
+		p.sessions[sid] = s
+		p.order = append(p.order, s)
+	}
+	s.seen = p.rec
+	s.event(m)
+}
+
+// flush emits the sessions with no event for otelIdle records (all at the
+// end): a file holding many sessions is read in bounded memory.
+func (p *claudeParser) flush(all bool) error {
+	keep := p.order[:0]
+	for _, s := range p.order {
+		if !all && p.rec-s.seen <= otelIdle {
+			keep = append(keep, s)
 			continue
 		}
-		if t.TraceID == "" {
-			t.TraceID = genID(format, []byte(file))
-		}
-		t.Source = model.Source{File: file, Format: format, Line: s.line}
-		if err := emit(Record{Line: s.line, Trace: t}); err != nil {
+		delete(p.sessions, s.id)
+		if err := p.emitSession(s); err != nil {
 			return err
 		}
 	}
+	p.order = keep
 	return nil
+}
+
+func (p *claudeParser) emitSession(s *claudeSession) error {
+	t := &model.Trace{TraceID: s.id, Outcome: s.outcome}
+	s.trace(t)
+	if len(s.meta) > 0 {
+		if t.Metadata == nil {
+			t.Metadata = map[string]any{}
+		}
+		for k, v := range s.meta {
+			t.Metadata[k] = v
+		}
+	}
+	if len(t.Steps) == 0 {
+		return p.emit(Record{Line: s.line, Err: &LineError{File: p.file, Line: s.line,
+			Msg: "session holds no user or assistant message: no conversation to import"}})
+	}
+	if t.TraceID == "" {
+		t.TraceID = genID(p.format, []byte(p.file))
+	}
+	t.Source = model.Source{File: p.file, Format: p.format, Line: s.line}
+	return p.emit(Record{Line: s.line, Trace: t})
 }
 
 // claudeYAML reads a YAML recording {messages: [event | {type, response:
@@ -245,7 +259,7 @@ func (s *claudeSession) event(m map[string]any) {
 		}
 		msgs, _ := genMessages(msg, typ)
 		for _, gm := range msgs {
-			s.c.message(gm)
+			s.message(gm)
 		}
 		if typ != "assistant" {
 			return

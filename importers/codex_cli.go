@@ -77,10 +77,10 @@ func parseCodex(ctx context.Context, r io.Reader, file string, emit Emit) error 
 				}
 			}
 		case "response_item":
-			codexItem(run.c, p)
+			codexItem(run, p)
 		default:
 			if p == nil && gStr(m, "type") != "" && m["role"] != nil || gStr(m, "type") == "function_call" || gStr(m, "type") == "function_call_output" {
-				codexItem(run.c, m) // an older rollout: bare items
+				codexItem(run, m) // an older rollout: bare items
 			} else if p == nil && m["instructions"] != nil {
 				id = genFirstString(id, gStr(m, "id"))
 			}
@@ -113,7 +113,8 @@ func parseCodex(ctx context.Context, r io.Reader, file string, emit Emit) error 
 
 // codexItem adds one Responses item, mapping Codex's own call kinds
 // (local_shell_call, custom_tool_call) to tool calls.
-func codexItem(c *genConvo, p map[string]any) {
+func codexItem(run *runAcc, p map[string]any) {
+	c := run.c
 	switch gStr(p, "type") {
 	case "local_shell_call":
 		c.call(gStr(p, "call_id", "id"), "shell", genArgs(gObj(p, "action")))
@@ -128,6 +129,6 @@ func codexItem(c *genConvo, p map[string]any) {
 	}
 	msgs, _ := genMessages([]any{p}, "")
 	for _, m := range msgs {
-		c.message(m)
+		run.message(m)
 	}
 }

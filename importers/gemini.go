@@ -289,10 +289,10 @@ func (p *geminiParser) call(n int, req, resp map[string]any, uri string) error {
 		}
 	}
 	for _, m := range in {
-		run.c.message(m)
+		run.message(m)
 	}
 	for _, m := range out {
-		run.c.message(m)
+		run.message(m)
 	}
 	return nil
 }

@@ -166,7 +166,7 @@ func lsTrace(tid string, runs []*lsRun) *model.Trace {
 				acc.c.contract(d)
 			}
 			res, _ := genMessages(lsMessages(lsOutput(out)), "assistant")
-			acc.c.turn(msgs, res)
+			acc.turn(msgs, res)
 			meta := gObj(gObj(m, "extra"), "metadata")
 			acc.setModel(genFirstString(gStr(asObj(out), "model"), gStr(meta, "ls_model_name"), gStr(gObj(gObj(m, "extra"), "invocation_params"), "model")))
 			pt, ct := gInt(m["prompt_tokens"]), gInt(m["completion_tokens"])
@@ -194,7 +194,7 @@ func lsTrace(tid string, runs []*lsRun) *model.Trace {
 			if !llm && (in != nil || out != nil) {
 				q, _ := genMessages(lsPlain(in), "user")
 				a, _ := genMessages(lsPlain(out), "assistant")
-				acc.c.turn(q, a)
+				acc.turn(q, a)
 			}
 		}
 		if gStr(m, "parent_run_id") == "" && gStr(m, "error") != "" {
@@ -206,7 +206,7 @@ func lsTrace(tid string, runs []*lsRun) *model.Trace {
 	if root := runs[0].m; gStr(root, "parent_run_id") == "" && llm {
 		if s, ok := lsPlain(root["outputs"]).(string); ok && s != "" {
 			if n := len(acc.c.steps); n == 0 || acc.c.steps[n-1].Kind != model.KindAnswer {
-				acc.c.message(genMsg{Role: "assistant", Parts: []genPart{{Kind: "text", Text: s}}})
+				acc.message(genMsg{Role: "assistant", Parts: []genPart{{Kind: "text", Text: s}}})
 			}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"tracelab/model"
@@ -49,91 +48,129 @@ func detectLiteLLM(head []byte) bool {
 // the same system prompt.
 type litellmRun struct {
 	*runAcc
-	key   string
-	id    string
-	calls int
+	key    string
+	id     string
+	calls  int
+	failed int // failed calls skipped while this run went on
+	seen   int // record number of its latest call
 }
 
 func parseLiteLLM(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	runs := map[string]*litellmRun{}
-	var order []*litellmRun
-	failed, firstFailed := 0, 0
+	p := &litellmParser{file: file, emit: emit, runs: map[string]*litellmRun{}}
 	err := genRecords(ctx, r, func(n int, raw []byte) error {
-		v, err := genDecode(raw)
-		if err != nil {
-			return emit(Record{Line: n, Err: jsonError(file, n, raw, err)})
+		p.rec++
+		err := eachObject(file, n, raw, emit, "a LiteLLM logging payload object (call_type, messages, response)", func(_ string, m map[string]any) string {
+			p.call(n, m)
+			return ""
+		})
+		if err == nil && p.rec%rootIdle == 0 {
+			err = p.flush(false)
 		}
-		items, isList := v.([]any)
-		if !isList {
-			items = []any{v}
-		}
-		for i, it := range items {
-			m, ok := it.(map[string]any)
-			if !ok {
-				path := ""
-				if isList {
-					path = "[" + strconv.Itoa(i) + "]"
-				}
-				if err := emit(Record{Line: n, Err: &LineError{File: file, Line: n, Path: path, Msg: "expected a LiteLLM logging payload object (call_type, messages, response)"}}); err != nil {
-					return err
-				}
-				continue
-			}
-			if slo := gObj(m, "standard_logging_object"); slo != nil {
-				m = slo
-			}
-			if litellmFailed(m) {
-				if failed++; firstFailed == 0 {
-					firstFailed = n
-				}
-				continue
-			}
-			key := litellmRunKey(m)
-			run := runs[key]
-			if run == nil {
-				run = &litellmRun{runAcc: newRunAcc(n), key: key}
-				runs[key] = run
-				order = append(order, run)
-			}
-			run.add(m)
-		}
-		return nil
+		return err
 	})
+	if err == nil {
+		err = p.flush(true)
+	}
 	if err != nil {
 		return err
 	}
-	emitted := 0
-	for _, run := range order {
-		t := &model.Trace{TraceID: run.id}
-		run.trace(t)
-		if len(t.Steps) == 0 {
-			continue
-		}
-		if t.TraceID == "" {
-			t.TraceID = genID("litellm", []byte(file+"\x00"+run.key))
-		}
-		if t.Metadata == nil {
-			t.Metadata = map[string]any{}
-		}
-		t.Metadata["litellm_calls"] = run.calls
-		if failed > 0 {
-			t.Metadata["litellm_failed_calls"] = failed
-		}
-		t.Source = model.Source{File: file, Format: "litellm", Line: run.line}
-		if err := emit(Record{Line: run.line, Trace: t}); err != nil {
-			return err
-		}
-		emitted++
+	if p.emitted == 0 && p.failed > 0 {
+		return emit(Record{Line: p.firstFailed, Err: &LineError{File: file, Line: p.firstFailed,
+			Msg: fmt.Sprintf("all %d LiteLLM calls failed (status failure): no conversation to import", p.failed)}})
 	}
-	if emitted == 0 && failed > 0 {
-		return emit(Record{Line: firstFailed, Err: &LineError{File: file, Line: firstFailed,
-			Msg: fmt.Sprintf("all %d LiteLLM calls failed (status failure): no conversation to import", failed)}})
-	}
-	if emitted == 0 && len(order) > 0 {
-		return emit(Record{Line: order[0].line, Err: &LineError{File: file, Line: order[0].line,
+	if p.emitted == 0 && p.empty > 0 {
+		return emit(Record{Line: p.firstEmpty, Err: &LineError{File: file, Line: p.firstEmpty,
 			Msg: "LiteLLM calls with no messages and no response: no conversation to import"}})
 	}
 	return nil
+}
+
+type litellmParser struct {
+	file                string
+	emit                Emit
+	runs                map[string]*litellmRun
+	order               []*litellmRun // open runs, first seen first
+	last                *litellmRun   // the run of the latest successful call
+	rec                 int
+	failed, firstFailed int
+	pendingFailed       int // failures before the first run
+	emitted, empty      int
+	firstEmpty          int
+}
+
+// call takes one logged call. A failed call is counted on the run it
+// interrupted (the latest one; the next one when none started yet).
+func (p *litellmParser) call(n int, m map[string]any) {
+	if slo := gObj(m, "standard_logging_object"); slo != nil {
+		m = slo
+	}
+	if litellmFailed(m) {
+		if p.failed++; p.firstFailed == 0 {
+			p.firstFailed = n
+		}
+		if p.last != nil {
+			p.last.failed++
+		} else {
+			p.pendingFailed++
+		}
+		return
+	}
+	key := litellmRunKey(m)
+	run := p.runs[key]
+	if run == nil {
+		run = &litellmRun{runAcc: newRunAcc(n), key: key, failed: p.pendingFailed}
+		p.pendingFailed = 0
+		p.runs[key] = run
+		p.order = append(p.order, run)
+	}
+	run.seen = p.rec
+	p.last = run
+	run.add(m)
+}
+
+// flush emits the runs no call has continued for otelIdle records (all
+// of them at the end), so a long log is read in bounded memory.
+func (p *litellmParser) flush(all bool) error {
+	keep := p.order[:0]
+	for _, run := range p.order {
+		if !all && p.rec-run.seen <= otelIdle {
+			keep = append(keep, run)
+			continue
+		}
+		delete(p.runs, run.key)
+		if p.last == run {
+			p.last = nil
+		}
+		if err := p.emitRun(run); err != nil {
+			return err
+		}
+	}
+	p.order = keep
+	return nil
+}
+
+func (p *litellmParser) emitRun(run *litellmRun) error {
+	t := &model.Trace{TraceID: run.id}
+	run.trace(t)
+	if len(t.Steps) == 0 {
+		if p.empty++; p.firstEmpty == 0 {
+			p.firstEmpty = run.line
+		}
+		return nil
+	}
+	if t.TraceID == "" {
+		t.TraceID = genID("litellm", []byte(p.file+"\x00"+run.key))
+	}
+	if t.Metadata == nil {
+		t.Metadata = map[string]any{}
+	}
+	t.Metadata["litellm_calls"] = run.calls
+	if run.failed > 0 {
+		t.Metadata["litellm_failed_calls"] = run.failed
+	}
+	t.Source = model.Source{File: p.file, Format: "litellm", Line: run.line}
+	p.emitted++
+	return p.emit(Record{Line: run.line, Trace: t})
 }
 
 // litellmFailed reports a call that failed (status failure, an error and
@@ -210,7 +247,7 @@ func (run *litellmRun) add(m map[string]any) {
 	} else if s, ok := m["response"].(string); ok {
 		out, _ = genMessages(s, "assistant")
 	}
-	run.c.turn(in, out)
+	run.turn(in, out)
 	pt, ct := gInt(m["prompt_tokens"]), gInt(m["completion_tokens"])
 	if pt == 0 && ct == 0 {
 		u := gObj(resp, "usage")

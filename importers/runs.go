@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 
 	"tracelab/model"
@@ -135,9 +136,38 @@ type runAcc struct {
 	in, out    int64
 	usd        float64
 	model      string
+	// thinking holds the text of real reasoning blocks, so visible text
+	// the conversation builder set aside as narration before a tool call
+	// becomes an assistant step, not reasoning.
+	thinking map[string]bool
 }
 
-func newRunAcc(line int) *runAcc { return &runAcc{c: newGenConvo(), line: line} }
+func newRunAcc(line int) *runAcc {
+	return &runAcc{c: newGenConvo(), line: line, thinking: map[string]bool{}}
+}
+
+// turn adds one model call (what it was sent, what it produced).
+func (a *runAcc) turn(in, out []genMsg) {
+	a.note(in)
+	a.note(out)
+	a.c.turn(in, out)
+}
+
+// message adds one message of a conversation that is not re-sent.
+func (a *runAcc) message(m genMsg) {
+	a.note([]genMsg{m})
+	a.c.message(m)
+}
+
+func (a *runAcc) note(ms []genMsg) {
+	for _, m := range ms {
+		for _, p := range m.Parts {
+			if p.Kind == "reasoning" {
+				a.thinking[p.Text] = true
+			}
+		}
+	}
+}
 
 // span widens the run's time span to cover [start, end] (unix ns, 0 = unknown).
 func (a *runAcc) span(start, end int64) {
@@ -173,6 +203,11 @@ func (a *runAcc) setModel(m string) {
 func (a *runAcc) trace(t *model.Trace) {
 	preset := t.Question != ""
 	a.c.finish(t)
+	for i, st := range t.Steps {
+		if st.Kind == model.KindReasoning && !a.thinking[st.Text] {
+			t.Steps[i].Kind = model.KindAssistant
+		}
+	}
 	if q := runQuestion(t.Steps); q != "" && !preset {
 		t.Question = q
 	}
@@ -207,4 +242,36 @@ func asBufio(r io.Reader) *bufio.Reader {
 		return br
 	}
 	return bufio.NewReaderSize(r, 64<<10)
+}
+
+// eachObject decodes one record, a JSON object or an array of them, and
+// calls fn with each object and its JSON path. fn returns what was wrong
+// with the object ("" when nothing was); that, a record that is not JSON
+// and an element that is not an object become precise errors (want names
+// the object expected) and reading goes on with the next one.
+func eachObject(file string, n int, raw []byte, emit Emit, want string, fn func(path string, m map[string]any) string) error {
+	v, err := genDecode(raw)
+	if err != nil {
+		return emit(Record{Line: n, Err: jsonError(file, n, raw, err)})
+	}
+	items, isList := v.([]any)
+	if !isList {
+		items = []any{v}
+	}
+	for i, it := range items {
+		path := ""
+		if isList {
+			path = "[" + strconv.Itoa(i) + "]"
+		}
+		msg := "expected " + want
+		if m, ok := it.(map[string]any); ok {
+			msg = fn(path, m)
+		}
+		if msg != "" {
+			if err := emit(Record{Line: n, Err: &LineError{File: file, Line: n, Path: path, Msg: msg}}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

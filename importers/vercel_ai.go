@@ -47,23 +47,11 @@ func parseVercelAI(ctx context.Context, r io.Reader, file string, emit Emit) err
 	byTrace := map[string][]*vercelSpan{}
 	var order []string
 	err := genRecords(ctx, r, func(n int, raw []byte) error {
-		v, err := genDecode(raw)
-		if err != nil {
-			return emit(Record{Line: n, Err: jsonError(file, n, raw, err)})
-		}
-		items, isList := v.([]any)
-		if !isList {
-			items = []any{v}
-		}
-		for _, it := range items {
-			m := asObj(it)
+		return eachObject(file, n, raw, emit, "a span object", func(_ string, m map[string]any) string {
 			sc := firstObj(m, "spanContext", "context")
 			tid := genFirstString(gStr(sc, "traceId", "trace_id"), gStr(m, "traceId"))
-			if m == nil || gObj(m, "attributes") == nil || tid == "" {
-				if err := emit(Record{Line: n, Err: &LineError{File: file, Line: n, Msg: "expected a span {name, spanContext: {traceId, spanId}, attributes}"}}); err != nil {
-					return err
-				}
-				continue
+			if gObj(m, "attributes") == nil || tid == "" {
+				return "expected a span {name, spanContext: {traceId, spanId}, attributes}"
 			}
 			sp := &vercelSpan{name: gStr(m, "name"), id: genFirstString(gStr(sc, "spanId", "span_id"), gStr(m, "spanId")),
 				parent: genFirstString(gStr(m, "parentSpanId"), gStr(gObj(m, "parentSpanContext"), "spanId")),
@@ -73,8 +61,8 @@ func parseVercelAI(ctx context.Context, r io.Reader, file string, emit Emit) err
 				order = append(order, tid)
 			}
 			byTrace[tid] = append(byTrace[tid], sp)
-		}
-		return nil
+			return ""
+		})
 	})
 	if err != nil {
 		return err
@@ -135,7 +123,7 @@ func vercelTrace(tid string, spans []*vercelSpan) *model.Trace {
 				}
 			}
 			in, _ := genMessages(firstNonNil(a["ai.prompt.messages"], a["ai.prompt"]), "user")
-			acc.c.turn(in, vercelOutput(a))
+			acc.turn(in, vercelOutput(a))
 			acc.usage(gInt(firstNonNil(a["ai.usage.promptTokens"], a["ai.usage.inputTokens"])),
 				gInt(firstNonNil(a["ai.usage.completionTokens"], a["ai.usage.outputTokens"])), 0)
 			acc.setModel(genFirstString(gStr(a, "ai.response.model"), gStr(a, "ai.model.id")))
