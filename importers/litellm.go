@@ -52,11 +52,14 @@ type litellmRun struct {
 	id     string
 	calls  int
 	failed int // failed calls skipped while this run went on
-	seen   int // record number of its latest call
+	asUser string
+	// traceIDs are the trace_ids its calls carried.
+	traceIDs []string
+	seen     int // record number of its latest call
 }
 
 func parseLiteLLM(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	p := &litellmParser{file: file, emit: emit, runs: map[string]*litellmRun{}}
+	p := &litellmParser{file: file, emit: emit, runs: map[string]*litellmRun{}, byTrace: map[string]*litellmRun{}}
 	err := genRecords(ctx, r, func(n int, raw []byte) error {
 		p.rec++
 		err := eachObject(file, n, raw, emit, "a LiteLLM logging payload object (call_type, messages, response)", func(_ string, m map[string]any) string {
@@ -89,8 +92,9 @@ type litellmParser struct {
 	file                string
 	emit                Emit
 	runs                map[string]*litellmRun
-	order               []*litellmRun // open runs, first seen first
-	last                *litellmRun   // the run of the latest successful call
+	byTrace             map[string]*litellmRun // trace_id -> run
+	order               []*litellmRun          // open runs, first seen first
+	last                *litellmRun            // the run of the latest successful call
 	rec                 int
 	failed, firstFailed int
 	pendingFailed       int // failures before the first run
@@ -117,6 +121,11 @@ func (p *litellmParser) call(n int, m map[string]any) {
 	}
 	key := litellmRunKey(m)
 	run := p.runs[key]
+	// A trace_id the client set (litellm_trace_id) names the run across
+	// calls; LiteLLM makes a fresh one per call otherwise.
+	if tid := gStr(m, "trace_id"); tid != "" && p.byTrace[tid] != nil {
+		run = p.byTrace[tid]
+	}
 	if run == nil {
 		run = &litellmRun{runAcc: newRunAcc(n), key: key, failed: p.pendingFailed}
 		p.pendingFailed = 0
@@ -125,6 +134,10 @@ func (p *litellmParser) call(n int, m map[string]any) {
 	}
 	run.seen = p.rec
 	p.last = run
+	if tid := gStr(m, "trace_id"); tid != "" {
+		p.byTrace[tid] = run
+		run.traceIDs = append(run.traceIDs, tid)
+	}
 	run.add(m)
 }
 
@@ -138,6 +151,9 @@ func (p *litellmParser) flush(all bool) error {
 			continue
 		}
 		delete(p.runs, run.key)
+		for _, tid := range run.traceIDs {
+			delete(p.byTrace, tid)
+		}
 		if p.last == run {
 			p.last = nil
 		}
@@ -150,7 +166,7 @@ func (p *litellmParser) flush(all bool) error {
 }
 
 func (p *litellmParser) emitRun(run *litellmRun) error {
-	t := &model.Trace{TraceID: run.id}
+	t := &model.Trace{TraceID: run.id, AsUser: run.asUser}
 	run.trace(t)
 	if len(t.Steps) == 0 {
 		if p.empty++; p.firstEmpty == 0 {
@@ -229,6 +245,8 @@ func (run *litellmRun) add(m map[string]any) {
 			run.id = strings.TrimPrefix(run.key, "session:")
 		}
 	}
+	md := gObj(m, "metadata")
+	run.asUser = genFirstString(run.asUser, gStr(m, "end_user"), gStr(md, "user_api_key_end_user_id"), gStr(md, "user_api_key_user_id"))
 	resp := gObj(m, "response")
 	in, tools := genMessages(m["messages"], "user")
 	for _, def := range tools {

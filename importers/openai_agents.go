@@ -159,6 +159,9 @@ func agentsTrace(tid string, tr map[string]any, spans []agentsSpan) (*model.Trac
 				}
 			}
 			acc.c.execution("", gStr(d, "name"), genArgs(d["input"]), r, isErr)
+			if srv := gStr(gObj(d, "mcp_data"), "server"); srv != "" && t.Server == "" {
+				t.Server = srv
+			}
 		case "agent":
 			if t.Server == "" {
 				t.Server = gStr(d, "name")

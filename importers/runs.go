@@ -208,6 +208,8 @@ func (a *runAcc) trace(t *model.Trace) {
 			t.Steps[i].Kind = model.KindAssistant
 		}
 	}
+	t.Steps = dropRepeatedContext(t.Steps)
+	finalResult(t)
 	if q := runQuestion(t.Steps); q != "" && !preset {
 		t.Question = q
 	}
@@ -274,4 +276,66 @@ func eachObject(file string, n int, raw []byte, emit Emit, want string, fn func(
 		}
 	}
 	return nil
+}
+
+// dropRepeatedContext removes the user turns an agent harness injects again
+// and again (goose's <info-msg> before every tool result, Claude Code's
+// <system-reminder>): a user step made only of <tag> blocks whose tag an
+// earlier user step already began with. The first one stays.
+func dropRepeatedContext(steps []model.Step) []model.Step {
+	seen := map[string]bool{}
+	out := steps[:0]
+	for _, s := range steps {
+		if s.Kind == model.KindUser {
+			tag := leadingTag(s.Text)
+			if tag != "" && seen[tag] && machineText(s.Text) {
+				continue
+			}
+			if tag != "" {
+				seen[tag] = true
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// leadingTag is the name of the <tag> a text starts with, "" when none.
+func leadingTag(s string) string {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "<") {
+		return ""
+	}
+	end := strings.IndexByte(t, '>')
+	if end < 2 {
+		return ""
+	}
+	if f := strings.Fields(t[1:end]); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// finalResult turns a run that ends in an unanswered call of an output
+// tool (pydantic-ai's final_result: the model answers by calling it) into
+// that answer: the call's single string argument, else its arguments.
+func finalResult(t *model.Trace) {
+	n := len(t.Steps)
+	if n == 0 {
+		return
+	}
+	last := t.Steps[n-1]
+	if last.Kind != model.KindToolCall || (last.Tool != "final_result" && !strings.HasPrefix(last.Tool, "final_result_")) {
+		return
+	}
+	text := string(last.Args)
+	var args map[string]any
+	if json.Unmarshal(last.Args, &args) == nil && len(args) == 1 {
+		for _, v := range args {
+			if s, ok := v.(string); ok {
+				text = s
+			}
+		}
+	}
+	t.Steps[n-1] = model.Step{Kind: model.KindAnswer, Text: text}
 }
