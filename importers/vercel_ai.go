@@ -3,6 +3,7 @@ package importers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 
@@ -35,50 +36,58 @@ func detectVercelAI(head []byte) bool {
 	return bytes.Contains(head, []byte(`"ai.operationId"`)) || bytes.Contains(head, []byte(`"ai.prompt`)) || bytes.Contains(head, []byte(`"ai.toolCall.name"`))
 }
 
-type vercelSpan struct {
-	name, id, parent string
-	start, end       int64
-	attrs            map[string]any
-	isErr            bool
-	line             int
-}
-
 func parseVercelAI(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	byTrace := map[string][]*vercelSpan{}
-	var order []string
+	emitted, skipped := 0, 0
+	// A trace with no conversation (an embedding call) is skipped and
+	// counted, not an error: the export holds it beside the real calls.
+	keep := func(r Record) error {
+		if r.Trace == nil && r.Err == nil {
+			skipped++
+			return nil
+		}
+		emitted++
+		return emit(r)
+	}
+	ends := map[*genSpan]int64{} // genSpan has no end time; the run's duration needs it
+	g := newSpanGroups(file, otelIdle, func(id string, spans []*genSpan) Record {
+		t := vercelTrace(id, spans, ends)
+		for _, sp := range spans {
+			delete(ends, sp)
+		}
+		if len(t.Steps) == 0 {
+			return Record{}
+		}
+		t.Source = model.Source{File: file, Format: "vercel_ai", Line: spans[0].Line}
+		return Record{Line: t.Source.Line, Trace: t}
+	})
+	rec := 0
 	err := genRecords(ctx, r, func(n int, raw []byte) error {
-		return eachObject(file, n, raw, emit, "a span object", func(_ string, m map[string]any) string {
+		rec++
+		var spans []*genSpan
+		err := eachObject(file, n, raw, emit, "a span object", func(_ string, m map[string]any) string {
 			sc := firstObj(m, "spanContext", "context")
 			tid := genFirstString(gStr(sc, "traceId", "trace_id"), gStr(m, "traceId"))
 			if gObj(m, "attributes") == nil || tid == "" {
 				return "expected a span {name, spanContext: {traceId, spanId}, attributes}"
 			}
-			sp := &vercelSpan{name: gStr(m, "name"), id: genFirstString(gStr(sc, "spanId", "span_id"), gStr(m, "spanId")),
-				parent: genFirstString(gStr(m, "parentSpanId"), gStr(gObj(m, "parentSpanContext"), "spanId")),
-				start:  runTime(m["startTime"]), end: runTime(m["endTime"]), attrs: gObj(m, "attributes"), line: n}
-			sp.isErr = gInt(gObj(m, "status")["code"]) == 2
-			if _, ok := byTrace[tid]; !ok {
-				order = append(order, tid)
-			}
-			byTrace[tid] = append(byTrace[tid], sp)
+			sp := &genSpan{TraceID: tid, Name: gStr(m, "name"), SpanID: genFirstString(gStr(sc, "spanId", "span_id"), gStr(m, "spanId")),
+				Parent: genFirstString(gStr(m, "parentSpanId"), gStr(gObj(m, "parentSpanContext"), "spanId")),
+				Start:  runTime(m["startTime"]), Attrs: gObj(m, "attributes"), Line: n,
+				Error: gInt(gObj(m, "status")["code"]) == 2}
+			ends[sp] = runTime(m["endTime"])
+			spans = append(spans, sp)
 			return ""
 		})
-	})
-	if err != nil {
-		return err
-	}
-	emitted, skipped := 0, 0
-	for _, tid := range order {
-		t := vercelTrace(tid, byTrace[tid])
-		if len(t.Steps) == 0 {
-			skipped++ // an embedding call: no conversation
-			continue
-		}
-		t.Source = model.Source{File: file, Format: "vercel_ai", Line: byTrace[tid][0].line}
-		if err := emit(Record{Line: t.Source.Line, Trace: t}); err != nil {
+		if err != nil {
 			return err
 		}
-		emitted++
+		return g.add(rec, spans, keep)
+	})
+	if err == nil {
+		err = g.flush(keep)
+	}
+	if err != nil {
+		return err
 	}
 	if emitted == 0 && skipped > 0 {
 		return emit(Record{Line: 1, Err: &LineError{File: file, Line: 1, Msg: "no span with a prompt, a response or a tool call (embedding spans only): no conversation to import"}})
@@ -86,32 +95,40 @@ func parseVercelAI(ctx context.Context, r io.Reader, file string, emit Emit) err
 	return nil
 }
 
-func vercelTrace(tid string, spans []*vercelSpan) *model.Trace {
+func vercelTrace(tid string, spans []*genSpan, ends map[*genSpan]int64) *model.Trace {
 	order := genSpanOrder(len(spans),
-		func(i int) string { return spans[i].id },
-		func(i int) string { return spans[i].parent },
-		func(i int) int64 { return spans[i].start })
+		func(i int) string { return spans[i].SpanID },
+		func(i int) string { return spans[i].Parent },
+		func(i int) int64 { return spans[i].Start })
 	inner := false // model calls recorded as their own spans
 	for _, sp := range spans {
-		if strings.HasSuffix(sp.name, ".doGenerate") || strings.HasSuffix(sp.name, ".doStream") {
+		if strings.HasSuffix(sp.Name, ".doGenerate") || strings.HasSuffix(sp.Name, ".doStream") {
 			inner = true
 		}
 	}
-	acc := newRunAcc(spans[0].line)
+	line := spans[0].Line
+	for _, sp := range spans {
+		line = min(line, sp.Line)
+	}
+	acc := newRunAcc(line)
 	t := &model.Trace{TraceID: tid}
 	for _, i := range order {
 		sp := spans[i]
-		a := sp.attrs
-		acc.span(sp.start, sp.end)
-		op := genFirstString(gStr(a, "ai.operationId"), sp.name)
+		a := sp.Attrs
+		acc.span(sp.Start, ends[sp])
+		op := genFirstString(gStr(a, "ai.operationId"), sp.Name)
 		switch {
 		case op == "ai.toolCall":
-			r, isErr := genResult(firstNonNil(a["ai.toolCall.result"], a["ai.toolCall.output"]))
-			if firstNonNil(a["ai.toolCall.result"], a["ai.toolCall.output"]) == nil && !sp.isErr {
-				r = nil
+			out := firstNonNil(a["ai.toolCall.result"], a["ai.toolCall.output"])
+			var r json.RawMessage
+			isErr := sp.Error
+			if out != nil || sp.Error {
+				var e2 bool
+				r, e2 = genResult(out)
+				isErr = isErr || e2
 			}
 			acc.c.execution(gStr(a, "ai.toolCall.id"), gStr(a, "ai.toolCall.name"),
-				genArgs(firstNonNil(a["ai.toolCall.args"], a["ai.toolCall.input"])), r, isErr || sp.isErr)
+				genArgs(firstNonNil(a["ai.toolCall.args"], a["ai.toolCall.input"])), r, isErr)
 		case strings.HasSuffix(op, ".doGenerate") || strings.HasSuffix(op, ".doStream") ||
 			(!inner && (op == "ai.generateText" || op == "ai.streamText" || op == "ai.generateObject" || op == "ai.streamObject")):
 			for _, tool := range genList(a["ai.prompt.tools"]) {
@@ -127,7 +144,7 @@ func vercelTrace(tid string, spans []*vercelSpan) *model.Trace {
 			acc.usage(gInt(firstNonNil(a["ai.usage.promptTokens"], a["ai.usage.inputTokens"])),
 				gInt(firstNonNil(a["ai.usage.completionTokens"], a["ai.usage.outputTokens"])), 0)
 			acc.setModel(genFirstString(gStr(a, "ai.response.model"), gStr(a, "ai.model.id")))
-			if sp.isErr && sp.parent == "" {
+			if sp.Error && sp.Parent == "" {
 				t.Outcome = model.OutcomeFailure
 			}
 		}
