@@ -95,11 +95,10 @@ type claudeSession struct {
 	result  bool            // a result message gave the run's totals
 	outcome model.Outcome
 	meta    map[string]any
-	seen    int // record number of its latest event
 }
 
 func parseClaudeSession(ctx context.Context, r io.Reader, file, format string, emit Emit) error {
-	p := &claudeParser{file: file, format: format, emit: emit, sessions: map[string]*claudeSession{}}
+	p := &claudeParser{file: file, format: format, emit: emit, open: newOpenRuns[*claudeSession]()}
 	br := asBufio(r)
 	if head, _ := br.Peek(16); bytes.HasPrefix(head, []byte("messages:")) {
 		if err := claudeYAML(br, file, p.handle); err != nil {
@@ -107,6 +106,7 @@ func parseClaudeSession(ctx context.Context, r io.Reader, file, format string, e
 		}
 	} else {
 		err := genRecords(ctx, br, func(n int, raw []byte) error {
+			p.open.next()
 			err := eachObject(file, n, raw, emit, "a session event object", func(_ string, m map[string]any) string {
 				if gStr(m, "type") == "" {
 					return "expected a session event object with a type (user, assistant, system, result, summary)"
@@ -114,7 +114,7 @@ func parseClaudeSession(ctx context.Context, r io.Reader, file, format string, e
 				p.handle(n, m)
 				return ""
 			})
-			if err == nil && p.rec%rootIdle == 0 {
+			if err == nil {
 				err = p.flush(false)
 			}
 			return err
@@ -129,49 +129,39 @@ func parseClaudeSession(ctx context.Context, r io.Reader, file, format string, e
 type claudeParser struct {
 	file, format string
 	emit         Emit
-	sessions     map[string]*claudeSession
-	order        []*claudeSession // open sessions, first seen first
-	rec          int
+	open         *openRuns[*claudeSession] // by session id
 }
 
 // handle routes one event to its session.
 func (p *claudeParser) handle(n int, m map[string]any) {
-	p.rec++
 	sid := gStr(m, "sessionId", "session_id")
-	if sid == "" && len(p.order) > 0 {
-		sid = p.order[len(p.order)-1].id // a summary line belongs to the session around it
+	latest, latestID, isOpen := p.open.latest()
+	if sid == "" && isOpen {
+		sid = latestID // a summary line belongs to the session around it
 	}
-	s := p.sessions[sid]
-	if s == nil && sid != "" && len(p.order) == 1 && p.order[0].id == "" {
-		s = p.order[0] // the lines before the first session id (a summary) start it
-		delete(p.sessions, "")
+	s, ok := p.open.get(sid)
+	if !ok && isOpen && latestID == "" && len(p.open.order) == 1 {
+		// The lines before the first session id (a summary) start it.
+		s, ok = latest, true
 		s.id = sid
-		p.sessions[sid] = s
+		p.open.rekey("", sid)
+		p.open.get(sid)
 	}
-	if s == nil {
+	if !ok {
 		s = &claudeSession{runAcc: newRunAcc(n), id: sid, counted: map[string]bool{}, meta: map[string]any{}}
-		p.sessions[sid] = s
-		p.order = append(p.order, s)
+		p.open.add(sid, s)
 	}
-	s.seen = p.rec
 	s.event(m)
 }
 
-// flush emits the sessions with no event for otelIdle records (all at the
-// end): a file holding many sessions is read in bounded memory.
+// flush emits the sessions with no event for a while (all at the end): a
+// file holding many sessions is read in bounded memory.
 func (p *claudeParser) flush(all bool) error {
-	keep := p.order[:0]
-	for _, s := range p.order {
-		if !all && p.rec-s.seen <= otelIdle {
-			keep = append(keep, s)
-			continue
-		}
-		delete(p.sessions, s.id)
+	for _, s := range p.open.idle(all) {
 		if err := p.emitSession(s); err != nil {
 			return err
 		}
 	}
-	p.order = keep
 	return nil
 }
 

@@ -1,8 +1,6 @@
 package importers
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,44 +34,7 @@ func newFixtures(t testing.TB, format string) []string {
 func TestNewFormatFixtures(t *testing.T) {
 	for _, format := range newFormats {
 		for _, path := range newFixtures(t, format) {
-			t.Run(format+"/"+filepath.Base(path), func(t *testing.T) {
-				got, recs, err := parseFile(t, path, "")
-				if err != nil {
-					t.Fatalf("parse: %v", err)
-				}
-				if got.Name != format {
-					t.Fatalf("detected as %q, want %q", got.Name, format)
-				}
-				for _, r := range recs {
-					if r.Trace != nil {
-						if msg := checkTrace(r.Trace); msg != "" {
-							t.Errorf("line %d: %s", r.Line, msg)
-						}
-						if r.Trace.Source.Format != format {
-							t.Errorf("line %d: source format %q", r.Line, r.Trace.Source.Format)
-						}
-					}
-				}
-				b, err := json.MarshalIndent(goldenOf(recs), "", "  ")
-				if err != nil {
-					t.Fatal(err)
-				}
-				b = append(b, '\n')
-				golden := path + ".golden.json"
-				if *updateGolden {
-					if err := os.WriteFile(golden, b, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run with -update to create it)", err)
-				}
-				if !bytes.Equal(b, want) {
-					t.Errorf("records differ from %s (rerun with -update and review the diff):\n%s", golden, b)
-				}
-			})
+			t.Run(format+"/"+filepath.Base(path), func(t *testing.T) { goldenFixture(t, format, path) })
 		}
 	}
 }

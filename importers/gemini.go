@@ -89,13 +89,14 @@ type geminiRun struct {
 
 type geminiParser struct {
 	file    string
-	runs    map[string]*geminiRun
-	order   []*geminiRun
+	emit    Emit
+	emitted int
+	open    *openRuns[*geminiRun] // by conversation key
 	skipped int
 }
 
 func parseGemini(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	p := &geminiParser{file: file, runs: map[string]*geminiRun{}}
+	p := &geminiParser{file: file, emit: emit, open: newOpenRuns[*geminiRun]()}
 	br := asBufio(r)
 	if head, _ := br.Peek(16); bytes.HasPrefix(head, []byte("interactions:")) {
 		if err := p.cassette(br, emit); err != nil {
@@ -103,31 +104,49 @@ func parseGemini(ctx context.Context, r io.Reader, file string, emit Emit) error
 		}
 	} else {
 		err := genRecords(ctx, br, func(n int, raw []byte) error {
+			p.open.next()
 			v, err := genDecode(raw)
 			if err != nil {
 				return emit(Record{Line: n, Err: jsonError(file, n, raw, err)})
 			}
-			return p.value(n, v, emit)
+			if err := p.value(n, v, emit); err != nil {
+				return err
+			}
+			return p.flush(false)
 		})
 		if err != nil {
 			return err
 		}
 	}
-	for _, run := range p.order {
+	if err := p.flush(true); err != nil {
+		return err
+	}
+	if p.emitted == 0 {
+		return emit(Record{Line: 1, Err: &LineError{File: file, Line: 1,
+			Msg: fmt.Sprintf("no generateContent call with a message or a candidate (%d other interactions skipped): no conversation to import", p.skipped)}})
+	}
+	return nil
+}
+
+// flush emits the conversations no call continued for a while (all at the
+// end of the file).
+func (p *geminiParser) flush(all bool) error {
+	for _, run := range p.open.idle(all) {
 		t := &model.Trace{}
 		run.trace(t)
 		if len(t.Steps) == 0 {
 			continue
 		}
-		t.TraceID = genID("gemini", []byte(file+"\x00"+run.key))
+		t.TraceID = genID("gemini", []byte(p.file+"\x00"+run.key))
 		if p.skipped > 0 {
 			if t.Metadata == nil {
 				t.Metadata = map[string]any{}
 			}
 			t.Metadata["skipped_interactions"] = p.skipped
 		}
-		t.Source = model.Source{File: file, Format: "gemini", Line: run.line}
-		if err := emit(Record{Line: run.line, Trace: t}); err != nil {
+		t.Source = model.Source{File: p.file, Format: "gemini", Line: run.line}
+		p.emitted++
+		if err := p.emit(Record{Line: run.line, Trace: t}); err != nil {
 			return err
 		}
 	}
@@ -237,11 +256,10 @@ func (p *geminiParser) call(n int, req, resp map[string]any, uri string) error {
 		}
 		key = genID("conv", []byte(string(genJSON(firstNonNil(req["systemInstruction"], req["system_instruction"])))+"\x00"+first))
 	}
-	run := p.runs[key]
-	if run == nil {
+	run, ok := p.open.get(key)
+	if !ok {
 		run = &geminiRun{runAcc: newRunAcc(n), key: key}
-		p.runs[key] = run
-		p.order = append(p.order, run)
+		p.open.add(key, run)
 	}
 	var in []genMsg
 	if req != nil {

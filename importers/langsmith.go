@@ -47,33 +47,45 @@ type lsRun struct {
 	line int
 }
 
+// lsGroup is the runs of one trace read so far.
+type lsGroup struct {
+	id   string
+	byID map[string]*lsRun
+	runs []*lsRun
+}
+
 func parseLangSmith(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	runs := map[string]*lsRun{}
-	var order []string
+	open := newOpenRuns[*lsGroup]()
+	traceOf := map[string]string{} // run id -> trace id, for open traces
+	unnamed := 0
 	var add func(n int, m map[string]any, parent string)
 	add = func(n int, m map[string]any, parent string) {
 		id := gStr(m, "id")
 		if id == "" {
-			id = fmt.Sprintf("run-%d", len(order)+1)
+			unnamed++
+			id = fmt.Sprintf("run-%d", unnamed)
 		}
 		if parent != "" && gStr(m, "parent_run_id") == "" {
 			m["parent_run_id"] = parent
 		}
-		if gStr(m, "trace_id") == "" && parent != "" {
-			m["trace_id"] = gStr(runs[parent].m, "trace_id")
+		tid := genFirstString(traceOf[id], gStr(m, "trace_id"), traceOf[gStr(m, "parent_run_id")], id)
+		g, ok := open.get(tid)
+		if !ok {
+			g = &lsGroup{id: tid, byID: map[string]*lsRun{}}
+			open.add(tid, g)
 		}
-		if gStr(m, "trace_id") == "" && parent == "" {
-			m["trace_id"] = id
-		}
-		if prev := runs[id]; prev != nil {
+		if prev := g.byID[id]; prev != nil {
 			for k, v := range m { // a patch completes the posted run
 				if v != nil {
 					prev.m[k] = v
 				}
 			}
 		} else {
-			runs[id] = &lsRun{m: m, line: n}
-			order = append(order, id)
+			m["trace_id"] = tid
+			run := &lsRun{m: m, line: n}
+			g.byID[id] = run
+			g.runs = append(g.runs, run)
+			traceOf[id] = tid
 		}
 		for _, c := range gArr(m, "child_runs") {
 			if cm := asObj(c); cm != nil {
@@ -81,7 +93,19 @@ func parseLangSmith(ctx context.Context, r io.Reader, file string, emit Emit) er
 			}
 		}
 	}
+	flush := func(all bool) error {
+		for _, g := range open.idle(all) {
+			for id := range g.byID {
+				delete(traceOf, id)
+			}
+			if err := emitLSTrace(file, g, emit); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	err := genRecords(ctx, r, func(n int, raw []byte) error {
+		open.next()
 		v, err := genDecode(raw)
 		if err != nil {
 			return emit(Record{Line: n, Err: jsonError(file, n, raw, err)})
@@ -105,36 +129,23 @@ func parseLangSmith(ctx context.Context, r io.Reader, file string, emit Emit) er
 				add(n, m, "")
 			}
 		}
-		return nil
+		return flush(false)
 	})
-	if err != nil {
-		return err
+	if err == nil {
+		err = flush(true)
 	}
-	byTrace := map[string][]*lsRun{}
-	var traces []string
-	for _, id := range order {
-		run := runs[id]
-		tid := gStr(run.m, "trace_id")
-		if _, ok := byTrace[tid]; !ok {
-			traces = append(traces, tid)
-		}
-		byTrace[tid] = append(byTrace[tid], run)
+	return err
+}
+
+func emitLSTrace(file string, g *lsGroup, emit Emit) error {
+	line := g.runs[0].line
+	t := lsTrace(g.id, g.runs)
+	if len(t.Steps) == 0 {
+		return emit(Record{Line: line, Err: &LineError{File: file, Line: line,
+			Msg: fmt.Sprintf("trace %s: no run with messages, a tool call or an input and output", g.id)}})
 	}
-	for _, tid := range traces {
-		t := lsTrace(tid, byTrace[tid])
-		if len(t.Steps) == 0 {
-			if err := emit(Record{Line: byTrace[tid][0].line, Err: &LineError{File: file, Line: byTrace[tid][0].line,
-				Msg: fmt.Sprintf("trace %s: no run with messages, a tool call or an input and output", tid)}}); err != nil {
-				return err
-			}
-			continue
-		}
-		t.Source = model.Source{File: file, Format: "langsmith", Line: byTrace[tid][0].line}
-		if err := emit(Record{Line: t.Source.Line, Trace: t}); err != nil {
-			return err
-		}
-	}
-	return nil
+	t.Source = model.Source{File: file, Format: "langsmith", Line: line}
+	return emit(Record{Line: line, Trace: t})
 }
 
 // lsTrace builds one trace from its runs, in dotted_order (the run tree

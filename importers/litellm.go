@@ -55,18 +55,17 @@ type litellmRun struct {
 	asUser string
 	// traceIDs are the trace_ids its calls carried.
 	traceIDs []string
-	seen     int // record number of its latest call
 }
 
 func parseLiteLLM(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	p := &litellmParser{file: file, emit: emit, runs: map[string]*litellmRun{}, byTrace: map[string]*litellmRun{}}
+	p := &litellmParser{file: file, emit: emit, open: newOpenRuns[*litellmRun](), byTrace: map[string]*litellmRun{}}
 	err := genRecords(ctx, r, func(n int, raw []byte) error {
-		p.rec++
+		p.open.next()
 		err := eachObject(file, n, raw, emit, "a LiteLLM logging payload object (call_type, messages, response)", func(_ string, m map[string]any) string {
 			p.call(n, m)
 			return ""
 		})
-		if err == nil && p.rec%rootIdle == 0 {
+		if err == nil {
 			err = p.flush(false)
 		}
 		return err
@@ -91,11 +90,9 @@ func parseLiteLLM(ctx context.Context, r io.Reader, file string, emit Emit) erro
 type litellmParser struct {
 	file                string
 	emit                Emit
-	runs                map[string]*litellmRun
-	byTrace             map[string]*litellmRun // trace_id -> run
-	order               []*litellmRun          // open runs, first seen first
+	open                *openRuns[*litellmRun] // by run key
+	byTrace             map[string]*litellmRun // trace_id -> open run
 	last                *litellmRun            // the run of the latest successful call
-	rec                 int
 	failed, firstFailed int
 	pendingFailed       int // failures before the first run
 	emitted, empty      int
@@ -120,19 +117,18 @@ func (p *litellmParser) call(n int, m map[string]any) {
 		return
 	}
 	key := litellmRunKey(m)
-	run := p.runs[key]
+	run, _ := p.open.get(key)
 	// A trace_id the client set (litellm_trace_id) names the run across
 	// calls; LiteLLM makes a fresh one per call otherwise.
 	if tid := gStr(m, "trace_id"); tid != "" && p.byTrace[tid] != nil {
 		run = p.byTrace[tid]
+		p.open.get(run.key)
 	}
 	if run == nil {
 		run = &litellmRun{runAcc: newRunAcc(n), key: key, failed: p.pendingFailed}
 		p.pendingFailed = 0
-		p.runs[key] = run
-		p.order = append(p.order, run)
+		p.open.add(key, run)
 	}
-	run.seen = p.rec
 	p.last = run
 	if tid := gStr(m, "trace_id"); tid != "" {
 		p.byTrace[tid] = run
@@ -144,13 +140,7 @@ func (p *litellmParser) call(n int, m map[string]any) {
 // flush emits the runs no call has continued for otelIdle records (all
 // of them at the end), so a long log is read in bounded memory.
 func (p *litellmParser) flush(all bool) error {
-	keep := p.order[:0]
-	for _, run := range p.order {
-		if !all && p.rec-run.seen <= otelIdle {
-			keep = append(keep, run)
-			continue
-		}
-		delete(p.runs, run.key)
+	for _, run := range p.open.idle(all) {
 		for _, tid := range run.traceIDs {
 			delete(p.byTrace, tid)
 		}
@@ -161,7 +151,6 @@ func (p *litellmParser) flush(all bool) error {
 			return err
 		}
 	}
-	p.order = keep
 	return nil
 }
 

@@ -49,17 +49,33 @@ type agentsSpan struct {
 	line int
 }
 
+// agentsGroup is one trace being read: its trace object and spans.
+type agentsGroup struct {
+	id    string
+	trace map[string]any
+	spans []agentsSpan
+}
+
 func parseOpenAIAgents(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	traces := map[string]map[string]any{}
-	spans := map[string][]agentsSpan{}
-	var order []string
-	seen := func(id string) {
-		if _, ok := spans[id]; !ok {
-			spans[id] = nil
-			order = append(order, id)
+	open := newOpenRuns[*agentsGroup]()
+	group := func(id string) *agentsGroup {
+		g, ok := open.get(id)
+		if !ok {
+			g = &agentsGroup{id: id}
+			open.add(id, g)
 		}
+		return g
+	}
+	flush := func(all bool) error {
+		for _, g := range open.idle(all) {
+			if err := emitAgentsTrace(file, g, emit); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	err := genRecords(ctx, r, func(n int, raw []byte) error {
+		open.next()
 		v, err := genDecode(raw)
 		if err != nil {
 			return emit(Record{Line: n, Err: jsonError(file, n, raw, err)})
@@ -76,38 +92,32 @@ func parseOpenAIAgents(ctx context.Context, r io.Reader, file string, emit Emit)
 			m := asObj(it)
 			switch gStr(m, "object") {
 			case "trace":
-				seen(gStr(m, "id"))
-				traces[gStr(m, "id")] = m
+				group(gStr(m, "id")).trace = m
 			case "trace.span":
-				tid := gStr(m, "trace_id")
-				seen(tid)
-				spans[tid] = append(spans[tid], agentsSpan{m: m, line: n})
+				g := group(gStr(m, "trace_id"))
+				g.spans = append(g.spans, agentsSpan{m: m, line: n})
 			default:
 				if err := emit(Record{Line: n, Err: &LineError{File: file, Line: n, Path: "object", Msg: `expected "trace" or "trace.span"`}}); err != nil {
 					return err
 				}
 			}
 		}
-		return nil
+		return flush(false)
 	})
-	if err != nil {
-		return err
+	if err == nil {
+		err = flush(true)
 	}
-	for _, tid := range order {
-		t, line := agentsTrace(tid, traces[tid], spans[tid])
-		if len(t.Steps) == 0 {
-			if err := emit(Record{Line: line, Err: &LineError{File: file, Line: line,
-				Msg: "trace " + tid + ": no generation, response or function span with content: no conversation to import"}}); err != nil {
-				return err
-			}
-			continue
-		}
-		t.Source = model.Source{File: file, Format: "openai_agents", Line: line}
-		if err := emit(Record{Line: line, Trace: t}); err != nil {
-			return err
-		}
+	return err
+}
+
+func emitAgentsTrace(file string, g *agentsGroup, emit Emit) error {
+	t, line := agentsTrace(g.id, g.trace, g.spans)
+	if len(t.Steps) == 0 {
+		return emit(Record{Line: line, Err: &LineError{File: file, Line: line,
+			Msg: "trace " + g.id + ": no generation, response or function span with content: no conversation to import"}})
 	}
-	return nil
+	t.Source = model.Source{File: file, Format: "openai_agents", Line: line}
+	return emit(Record{Line: line, Trace: t})
 }
 
 func agentsTrace(tid string, tr map[string]any, spans []agentsSpan) (*model.Trace, int) {

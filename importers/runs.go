@@ -339,3 +339,81 @@ func finalResult(t *model.Trace) {
 	}
 	t.Steps[n-1] = model.Step{Kind: model.KindAnswer, Text: text}
 }
+
+// openRuns holds the runs of a log that are still going on, in the order
+// they started, and gives back those no record has touched for otelIdle
+// records, so a log of many runs is read in bounded memory.
+type openRuns[T any] struct {
+	byKey map[string]*openRun[T]
+	order []*openRun[T]
+	rec   int // records read so far
+}
+
+type openRun[T any] struct {
+	key  string
+	v    T
+	seen int // the record that last touched it
+}
+
+func newOpenRuns[T any]() *openRuns[T] { return &openRuns[T]{byKey: map[string]*openRun[T]{}} }
+
+// next counts one record read.
+func (o *openRuns[T]) next() { o.rec++ }
+
+// get finds the open run of key and marks it touched.
+func (o *openRuns[T]) get(key string) (T, bool) {
+	r := o.byKey[key]
+	if r == nil {
+		var zero T
+		return zero, false
+	}
+	r.seen = o.rec
+	return r.v, true
+}
+
+// add opens a run under key.
+func (o *openRuns[T]) add(key string, v T) {
+	r := &openRun[T]{key: key, v: v, seen: o.rec}
+	o.byKey[key] = r
+	o.order = append(o.order, r)
+}
+
+// rekey files an open run under another key.
+func (o *openRuns[T]) rekey(from, to string) {
+	if r := o.byKey[from]; r != nil {
+		delete(o.byKey, from)
+		r.key = to
+		o.byKey[to] = r
+	}
+}
+
+// latest is the run that started last, if any is open.
+func (o *openRuns[T]) latest() (T, string, bool) {
+	if len(o.order) == 0 {
+		var zero T
+		return zero, "", false
+	}
+	r := o.order[len(o.order)-1]
+	return r.v, r.key, true
+}
+
+// idle closes and returns, in the order they started, the runs untouched
+// for otelIdle records; every open run when all is set. Between those it
+// looks only every rootIdle records.
+func (o *openRuns[T]) idle(all bool) []T {
+	if !all && o.rec%rootIdle != 0 {
+		return nil
+	}
+	var out []T
+	keep := o.order[:0]
+	for _, r := range o.order {
+		if !all && o.rec-r.seen <= otelIdle {
+			keep = append(keep, r)
+			continue
+		}
+		delete(o.byKey, r.key)
+		out = append(out, r.v)
+	}
+	o.order = keep
+	return out
+}
