@@ -20,6 +20,7 @@ import (
 func newImportCmd() *cobra.Command {
 	var opts store.ImportOptions
 	var listFormats, noScore bool
+	var pricesFile string
 	var files suite.Files
 	cmd := &cobra.Command{
 		Use:   "import [flags] FILE...",
@@ -43,6 +44,11 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 			}
 			if len(args) == 0 {
 				return fmt.Errorf("no files given: tracelab import FILE... (see --help)")
+			}
+			if pricesFile != "" {
+				if err := importers.LoadPrices(pricesFile); err != nil {
+					return withCode(2, fmt.Errorf("--prices: %w", err))
+				}
 			}
 			if opts.Format != "" {
 				if _, ok := importers.Lookup(opts.Format); !ok {
@@ -83,6 +89,7 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 	f.StringVar(&opts.Defaults.UserRole, "role", "", "user role for traces that do not carry one")
 	f.StringVar(&opts.Defaults.RunID, "run", "", "run id for traces that do not carry one")
 	f.BoolVar(&listFormats, "list-formats", false, "list the supported formats and exit")
+	f.StringVar(&pricesFile, "prices", "", "price table (JSON, the shape of importers/prices.json) over the embedded one, for the estimated cost of traces with tokens but no cost")
 	f.BoolVar(&noScore, "no-score", false, "do not score the new traces after importing them")
 	addScoringFlags(cmd, &files)
 	return cmd

@@ -249,7 +249,7 @@ func (s *claudeSession) event(m map[string]any) {
 		}
 		msgs, _ := genMessages(msg, typ)
 		for _, gm := range msgs {
-			s.message(gm)
+			s.c.message(gm)
 		}
 		if typ != "assistant" {
 			return

@@ -129,6 +129,6 @@ func codexItem(run *runAcc, p map[string]any) {
 	}
 	msgs, _ := genMessages([]any{p}, "")
 	for _, m := range msgs {
-		run.message(m)
+		c.message(m)
 	}
 }

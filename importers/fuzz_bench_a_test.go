@@ -45,6 +45,10 @@ func fuzzFormat(f *testing.F, format string, seeds ...string) {
 				if r.Err.Msg == "" {
 					t.Fatalf("error without a message: %#v", r.Err)
 				}
+			case r.Skip != nil:
+				if r.Skip.Reason == "" {
+					t.Fatalf("skip without a reason: %#v", r.Skip)
+				}
 			default:
 				t.Fatalf("empty record")
 			}

@@ -1,13 +1,10 @@
 package importers
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"strings"
-
-	"gopkg.in/yaml.v3"
 
 	"tracelab/model"
 )
@@ -31,14 +28,12 @@ func init() {
 		Detect:   detectGemini,
 		Parse:    parseGemini,
 	})
+	registerCassetteAPI(cassetteAPI{format: "gemini", suffixes: []string{":generateContent", ":streamGenerateContent"}, trace: geminiCassetteTrace})
 }
 
 func detectGemini(head []byte) bool {
-	if bytes.HasPrefix(head, []byte("interactions:")) {
-		// A cassette that also calls another provider is left to the
-		// cassette reader of the formats that split mixed cassettes.
-		return isCassette(head, ":generateContent", ":streamGenerateContent") &&
-			!isCassette(head, "/chat/completions", "/responses", "/messages")
+	if owner, ok := cassetteFormat(head); ok {
+		return owner == "gemini"
 	}
 	m := headObject(head)
 	if m == nil {
@@ -96,13 +91,12 @@ type geminiParser struct {
 }
 
 func parseGemini(ctx context.Context, r io.Reader, file string, emit Emit) error {
+	br, ok := asCassette(r)
+	if ok {
+		return parseCassette(ctx, br, file, emit)
+	}
 	p := &geminiParser{file: file, emit: emit, open: newOpenRuns[*geminiRun]()}
-	br := asBufio(r)
-	if head, _ := br.Peek(16); bytes.HasPrefix(head, []byte("interactions:")) {
-		if err := p.cassette(br, emit); err != nil {
-			return err
-		}
-	} else {
+	{
 		err := genRecords(ctx, br, func(n int, raw []byte) error {
 			p.open.next()
 			v, err := genDecode(raw)
@@ -307,70 +301,96 @@ func (p *geminiParser) call(n int, req, resp map[string]any, uri string) error {
 		}
 	}
 	for _, m := range in {
-		run.message(m)
+		run.c.message(m)
 	}
 	for _, m := range out {
-		run.message(m)
+		run.c.message(m)
 	}
 	return nil
 }
 
-// cassette reads a VCR cassette whole and folds every generateContent
-// interaction in; other interactions (telemetry, token counting) are
-// skipped and counted.
-func (p *geminiParser) cassette(r io.Reader, emit Emit) error {
-	data, err := io.ReadAll(io.LimitReader(r, 256<<20))
+// geminiCassetteTrace reads one cassette interaction, {request,
+// response} as the shared cassette reader decoded them. The cassette
+// reader folds an interaction whose trace begins the next one's into it,
+// so when the responses name their function calls without ids (the
+// client numbers them in the next request, pydantic-ai's pyd_ai_…) every
+// id is dropped and the calls are numbered in order, the same way in
+// every interaction.
+func geminiCassetteTrace(file string, v jsonValue) (*model.Trace, *LineError, string) {
+	d, err := genDecode(v.raw)
 	if err != nil {
-		return fmt.Errorf("%s: %w", p.file, err)
+		return nil, jsonError(file, v.line, v.raw, err), ""
 	}
-	var c cassette
-	if err := yaml.Unmarshal(data, &c); err != nil {
-		return &LineError{File: p.file, Msg: "invalid VCR cassette YAML: " + err.Error()}
+	m := asObj(d)
+	req := geminiRequest(m["request"])
+	resp := geminiResponse(m["response"])
+	if req == nil && resp == nil {
+		return nil, &LineError{File: file, Line: v.line, Path: v.path, Msg: "expected a generateContent request {contents} or response {candidates}"}, ""
 	}
-	for i, node := range c.Interactions {
-		v, err := yamlJSON(&node)
-		if err != nil {
-			if err := emit(Record{Line: node.Line, Err: &LineError{File: p.file, Line: node.Line, Path: fmt.Sprintf("interactions[%d]", i), Msg: err.Error()}}); err != nil {
-				return err
-			}
-			continue
-		}
-		in := asObj(v)
-		req, resp := gObj(in, "request"), gObj(in, "response")
-		uri := gStr(req, "uri")
-		path, _, _ := strings.Cut(uri, "?")
-		if !strings.HasSuffix(path, ":generateContent") && !strings.HasSuffix(path, ":streamGenerateContent") {
-			p.skipped++
-			continue
-		}
-		reqBody := geminiRequest(geminiBody(req))
-		respBody := geminiResponse(geminiBody(resp))
-		if reqBody == nil && respBody == nil {
-			p.skipped++
-			continue
-		}
-		if err := p.call(node.Line, reqBody, respBody, uri); err != nil {
-			return err
-		}
+	if geminiCallsWithoutIDs(resp) {
+		req, resp = geminiDropIDs(req), geminiDropIDs(resp)
 	}
-	return nil
+	p := &geminiParser{file: file, open: newOpenRuns[*geminiRun]()}
+	if err := p.call(v.line, req, resp, ""); err != nil {
+		return nil, &LineError{File: file, Line: v.line, Path: v.path, Msg: err.Error()}, ""
+	}
+	runs := p.open.idle(true)
+	if len(runs) == 0 {
+		return nil, &LineError{File: file, Line: v.line, Path: v.path, Msg: "no generateContent call"}, ""
+	}
+	t := &model.Trace{}
+	runs[0].trace(t)
+	if len(t.Steps) == 0 {
+		return nil, &LineError{File: file, Line: v.line, Path: v.path, Msg: "generateContent call with no message and no candidate content"}, ""
+	}
+	t.TraceID = genID("gemini", v.raw)
+	t.Source = model.Source{File: file, Format: "gemini", Line: v.line}
+	return t, nil, ""
 }
 
-// geminiBody is a recorded body: parsed_body (pydantic-ai), body as a
-// string or {string: …}, gzip undone.
-func geminiBody(m map[string]any) any {
-	if pb := m["parsed_body"]; pb != nil {
-		return pb
-	}
-	switch b := m["body"].(type) {
-	case string:
-		return gunzipText(b)
-	case map[string]any:
-		if s, ok := b["string"].(string); ok {
-			return gunzipText(s)
+// geminiCallsWithoutIDs reports whether a response has a functionCall
+// part with no id.
+func geminiCallsWithoutIDs(resp map[string]any) bool {
+	for _, c := range gArr(resp, "candidates") {
+		for _, pt := range gArr(gObj(asObj(c), "content"), "parts") {
+			if fc := gObj(asObj(pt), "functionCall"); fc != nil && gStr(fc, "id") == "" {
+				return true
+			}
 		}
 	}
-	return nil
+	return false
+}
+
+// geminiDropIDs copies a body without the ids of its function calls and
+// responses.
+func geminiDropIDs(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			out := make(map[string]any, len(x))
+			for k, e := range x {
+				out[k] = walk(e)
+			}
+			for _, k := range []string{"functionCall", "functionResponse"} {
+				if inner := asObj(out[k]); inner != nil {
+					delete(inner, "id")
+				}
+			}
+			return out
+		case []any:
+			out := make([]any, len(x))
+			for i, e := range x {
+				out[i] = walk(e)
+			}
+			return out
+		}
+		return v
+	}
+	return asObj(walk(m))
 }
 
 // geminiRequest is a recorded request body as an object (a JSON string

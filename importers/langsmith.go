@@ -177,7 +177,7 @@ func lsTrace(tid string, runs []*lsRun) *model.Trace {
 				acc.c.contract(d)
 			}
 			res, _ := genMessages(lsMessages(lsOutput(out)), "assistant")
-			acc.turn(msgs, res)
+			acc.c.turn(msgs, res)
 			meta := gObj(gObj(m, "extra"), "metadata")
 			acc.setModel(genFirstString(gStr(asObj(out), "model"), gStr(meta, "ls_model_name"), gStr(gObj(gObj(m, "extra"), "invocation_params"), "model")))
 			pt, ct := gInt(m["prompt_tokens"]), gInt(m["completion_tokens"])
@@ -205,7 +205,7 @@ func lsTrace(tid string, runs []*lsRun) *model.Trace {
 			if !llm && (in != nil || out != nil) {
 				q, _ := genMessages(lsPlain(in), "user")
 				a, _ := genMessages(lsPlain(out), "assistant")
-				acc.turn(q, a)
+				acc.c.turn(q, a)
 			}
 		}
 		if gStr(m, "parent_run_id") == "" && gStr(m, "error") != "" {
@@ -217,7 +217,7 @@ func lsTrace(tid string, runs []*lsRun) *model.Trace {
 	if root := runs[0].m; gStr(root, "parent_run_id") == "" && llm {
 		if s, ok := lsPlain(root["outputs"]).(string); ok && s != "" {
 			if n := len(acc.c.steps); n == 0 || acc.c.steps[n-1].Kind != model.KindAnswer {
-				acc.message(genMsg{Role: "assistant", Parts: []genPart{{Kind: "text", Text: s}}})
+				acc.c.message(genMsg{Role: "assistant", Parts: []genPart{{Kind: "text", Text: s}}})
 			}
 		}
 	}

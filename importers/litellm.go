@@ -61,10 +61,16 @@ func parseLiteLLM(ctx context.Context, r io.Reader, file string, emit Emit) erro
 	p := &litellmParser{file: file, emit: emit, open: newOpenRuns[*litellmRun](), byTrace: map[string]*litellmRun{}}
 	err := genRecords(ctx, r, func(n int, raw []byte) error {
 		p.open.next()
-		err := eachObject(file, n, raw, emit, "a LiteLLM logging payload object (call_type, messages, response)", func(_ string, m map[string]any) string {
-			p.call(n, m)
+		var cerr error
+		err := eachObject(file, n, raw, emit, "a LiteLLM logging payload object (call_type, messages, response)", func(path string, m map[string]any) string {
+			if cerr == nil {
+				cerr = p.call(n, path, m)
+			}
 			return ""
 		})
+		if err == nil {
+			err = cerr
+		}
 		if err == nil {
 			err = p.flush(false)
 		}
@@ -101,7 +107,7 @@ type litellmParser struct {
 
 // call takes one logged call. A failed call is counted on the run it
 // interrupted (the latest one; the next one when none started yet).
-func (p *litellmParser) call(n int, m map[string]any) {
+func (p *litellmParser) call(n int, path string, m map[string]any) error {
 	if slo := gObj(m, "standard_logging_object"); slo != nil {
 		m = slo
 	}
@@ -114,7 +120,8 @@ func (p *litellmParser) call(n int, m map[string]any) {
 		} else {
 			p.pendingFailed++
 		}
-		return
+		why := genFirstString(gStr(gObj(m, "error_information"), "error_class"), firstLine(gStr(m, "error_str")), "no response")
+		return p.emit(Record{Line: n, Skip: &Skip{Path: joinPath(path, "status"), Reason: "failed LiteLLM call (" + why + "): no conversation"}})
 	}
 	key := litellmRunKey(m)
 	run, _ := p.open.get(key)
@@ -135,6 +142,7 @@ func (p *litellmParser) call(n int, m map[string]any) {
 		run.traceIDs = append(run.traceIDs, tid)
 	}
 	run.add(m)
+	return nil
 }
 
 // flush emits the runs no call has continued for otelIdle records (all
@@ -254,7 +262,7 @@ func (run *litellmRun) add(m map[string]any) {
 	} else if s, ok := m["response"].(string); ok {
 		out, _ = genMessages(s, "assistant")
 	}
-	run.turn(in, out)
+	run.c.turn(in, out)
 	pt, ct := gInt(m["prompt_tokens"]), gInt(m["completion_tokens"])
 	if pt == 0 && ct == 0 {
 		u := gObj(resp, "usage")
@@ -264,4 +272,10 @@ func (run *litellmRun) add(m map[string]any) {
 	run.usage(pt, ct, gFloat(m["response_cost"]))
 	run.setModel(genFirstString(gStr(resp, "model"), gStr(m, "model")))
 	run.span(runTime(m["startTime"]), runTime(m["endTime"]))
+}
+
+// firstLine is s up to its first line break.
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(l)
 }

@@ -153,7 +153,7 @@ func agentsTrace(tid string, tr map[string]any, spans []agentsSpan) (*model.Trac
 			} else {
 				out, _ = genMessages(d["output"], "assistant")
 			}
-			acc.turn(in, out)
+			acc.c.turn(in, out)
 			u := firstObj(d, "usage")
 			if u == nil {
 				u = gObj(resp, "usage")

@@ -319,8 +319,8 @@ func oiTrace(t *model.Trace, spans []*genSpan) {
 				c.contract(sm)
 			}
 		}
-		if m := gPathStr(a, "llm", "model_name"); m != "" {
-			t.Model = m // the last LLM span's model gave the answer
+		if m, ok := gPath(a, "llm", "model_name").(string); ok && m != "" && t.Model == "" {
+			t.Model = m
 		}
 		t.Usage.InputTokens += gInt(gPath(a, "llm", "token_count", "prompt"))
 		t.Usage.OutputTokens += gInt(gPath(a, "llm", "token_count", "completion"))

@@ -136,38 +136,9 @@ type runAcc struct {
 	in, out    int64
 	usd        float64
 	model      string
-	// thinking holds the text of real reasoning blocks, so visible text
-	// the conversation builder set aside as narration before a tool call
-	// becomes an assistant step, not reasoning.
-	thinking map[string]bool
 }
 
-func newRunAcc(line int) *runAcc {
-	return &runAcc{c: newGenConvo(), line: line, thinking: map[string]bool{}}
-}
-
-// turn adds one model call (what it was sent, what it produced).
-func (a *runAcc) turn(in, out []genMsg) {
-	a.note(in)
-	a.note(out)
-	a.c.turn(in, out)
-}
-
-// message adds one message of a conversation that is not re-sent.
-func (a *runAcc) message(m genMsg) {
-	a.note([]genMsg{m})
-	a.c.message(m)
-}
-
-func (a *runAcc) note(ms []genMsg) {
-	for _, m := range ms {
-		for _, p := range m.Parts {
-			if p.Kind == "reasoning" {
-				a.thinking[p.Text] = true
-			}
-		}
-	}
-}
+func newRunAcc(line int) *runAcc { return &runAcc{c: newGenConvo(), line: line} }
 
 // span widens the run's time span to cover [start, end] (unix ns, 0 = unknown).
 func (a *runAcc) span(start, end int64) {
@@ -203,11 +174,6 @@ func (a *runAcc) setModel(m string) {
 func (a *runAcc) trace(t *model.Trace) {
 	preset := t.Question != ""
 	a.c.finish(t)
-	for i, st := range t.Steps {
-		if st.Kind == model.KindReasoning && !a.thinking[st.Text] {
-			t.Steps[i].Kind = model.KindAssistant
-		}
-	}
 	t.Steps = dropRepeatedContext(t.Steps)
 	finalResult(t)
 	if q := runQuestion(t.Steps); q != "" && !preset {

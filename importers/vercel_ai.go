@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 
@@ -39,13 +40,13 @@ func detectVercelAI(head []byte) bool {
 func parseVercelAI(ctx context.Context, r io.Reader, file string, emit Emit) error {
 	emitted, skipped := 0, 0
 	// A trace with no conversation (an embedding call) is skipped and
-	// counted, not an error: the export holds it beside the real calls.
+	// listed, not an error: the export holds it beside the real calls.
 	keep := func(r Record) error {
-		if r.Trace == nil && r.Err == nil {
+		if r.Skip != nil {
 			skipped++
-			return nil
+		} else {
+			emitted++
 		}
-		emitted++
 		return emit(r)
 	}
 	ends := map[*genSpan]int64{} // genSpan has no end time; the run's duration needs it
@@ -55,7 +56,8 @@ func parseVercelAI(ctx context.Context, r io.Reader, file string, emit Emit) err
 			delete(ends, sp)
 		}
 		if len(t.Steps) == 0 {
-			return Record{}
+			return Record{Line: spans[0].Line, Skip: &Skip{Path: "trace " + id,
+				Reason: fmt.Sprintf("no prompt, response or tool call in its %d span(s) (%s): no conversation", len(spans), spans[0].Name)}}
 		}
 		t.Source = model.Source{File: file, Format: "vercel_ai", Line: spans[0].Line}
 		return Record{Line: t.Source.Line, Trace: t}
@@ -140,7 +142,7 @@ func vercelTrace(tid string, spans []*genSpan, ends map[*genSpan]int64) *model.T
 				}
 			}
 			in, _ := genMessages(firstNonNil(a["ai.prompt.messages"], a["ai.prompt"]), "user")
-			acc.turn(in, vercelOutput(a))
+			acc.c.turn(in, vercelOutput(a))
 			acc.usage(gInt(firstNonNil(a["ai.usage.promptTokens"], a["ai.usage.inputTokens"])),
 				gInt(firstNonNil(a["ai.usage.completionTokens"], a["ai.usage.outputTokens"])), 0)
 			acc.setModel(genFirstString(gStr(a, "ai.response.model"), gStr(a, "ai.model.id")))
