@@ -150,6 +150,8 @@ func benchInput(format string, records int) []byte {
 				`"events":[{"event":"model","timestamp":"2026-07-03T09:12:01+00:00","tools":[{"name":"run_sql","description":"Run SQL.","parameters":{"type":"object"}}]}]}`, i, i, i, sql)
 		}
 		b.WriteString("\n]}\n")
+	default:
+		return benchInputNew(format, records)
 	}
 	return b.Bytes()
 }

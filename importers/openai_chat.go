@@ -36,6 +36,9 @@ func detectOpenAIChat(head []byte) bool {
 	if owner, ok := cassetteFormat(head); ok {
 		return owner == "openai_chat"
 	}
+	if detectLiteLLM(head) { // a LiteLLM log record holds a chat request and response
+		return false
+	}
 	s := sniff(head)
 	if mcpSampling(s) {
 		return false

@@ -38,6 +38,9 @@ func detectOpenAIResponses(head []byte) bool {
 	if owner, ok := cassetteFormat(head); ok {
 		return owner == "openai_responses"
 	}
+	if detectLiteLLM(head) { // a LiteLLM log record holds a Responses object
+		return false
+	}
 	s := sniff(head)
 	return s.has("object=response") || s.has("response.object=response") ||
 		s.has("type=response.created") || s.has("type=response.completed") ||

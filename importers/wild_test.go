@@ -75,17 +75,7 @@ func importWild(t *testing.T, path string) wildRow {
 // (issue 13, "Add what is missing"): their files may still be refused.
 // Delete a folder here once its importer is merged, and give its files
 // expectations in wildWant.
-var wildPending = map[string]bool{
-	"claude_agent_sdk": true,
-	"claude_code":      true,
-	"codex_cli":        true,
-	"gemini":           true,
-	"langsmith":        true,
-	"litellm":          true,
-	"vercel_ai":        true,
-	"mcp":              true, // mcp-recorder sessions
-	"openinference":    true, // Phoenix span exports
-}
+var wildPending = map[string]bool{}
 
 // wildExpect is what a wild file must give: its format, how many traces,
 // whether every trace has a question, at least how many tool calls, and
@@ -206,6 +196,28 @@ func oneLine(s string) string {
 
 // wildWant: the expectations the fixes of issue 13 establish, per file.
 var wildWant = map[string]wildExpect{
+	// The formats added for issue 13. LiteLLM: failed calls are skipped and
+	// counted; goose's title-generator call is a run of its own.
+	"litellm/exgentic__appworld-0-claude-code.trajectory.jsonl": {format: "litellm", traces: 1},
+	"litellm/exgentic__bfcl-0-codex.trajectory.jsonl":           {format: "litellm", traces: 1, tokens: true},
+	"litellm/exgentic__gaia-0-goose.trajectory.jsonl":           {format: "litellm", traces: 2, calls: 15, tokens: true},
+	"litellm/exgentic__humaneval-0-gemini-cli.trajectory.jsonl": {format: "litellm", traces: 1, tokens: true},
+	// Phoenix span exports: a dict of three named span lists, and arrays.
+	"openinference/phoenix__pxi_suggestion_traces.json":                {format: "openinference", traces: 3},
+	"openinference/phoenix__pxi_turn_trace.json":                       {format: "openinference", traces: 1, calls: 1, tokens: true},
+	"openinference/phoenix__pxi_turn_subagent_trace.json":              {format: "openinference", traces: 1, calls: 1, tokens: true},
+	"langsmith/langsmith-sdk__langsmith_py_wrap_openai_reasoning.json": {format: "langsmith", traces: 1, tokens: true},
+	// Eight traceIds, one span each; the two embedding spans hold no
+	// conversation and are skipped.
+	"vercel_ai/openinference__all-spans.json":             {format: "vercel_ai", traces: 8, tokens: true},
+	"claude_code/cctranscripts__sample_session.jsonl":     {format: "claude_code", traces: 1, calls: 2},
+	"codex_cli/cctranscripts__sample_codex_session.jsonl": {format: "codex_cli", traces: 1},
+	// The recording starts after the prompt was sent: no question.
+	"claude_agent_sdk/openinference__test_query_tool_spans_from_messages.yaml": {format: "claude_agent_sdk", traces: 1, noQ: true, calls: 1, tokens: true},
+	// The instructions are all there is: the user turn is empty.
+	"gemini/pydantic-ai__test_google_instructions_only_with_tool_calls.yaml": {format: "gemini", traces: 1, noQ: true, calls: 2, tokens: true},
+	// An MCP session has tool calls and no question.
+	"mcp/mcp-recorder__mock_session.json": {format: "mcp_recorder", traces: 1, noQ: true, calls: 1},
 	"anthropic/openinference__test_anthropic_instrumentation_multiple_tool_calling_streaming.yaml": {format: "anthropic", traces: 1, calls: 2, tokens: true},
 	"anthropic/openinference__test_anthropic_instrumentation_tool_use_in_input[with_blocks].yaml":  {format: "anthropic", traces: 1, calls: 1, tokens: true},
 	// A recorded response stream with no request: no question to keep.
@@ -243,10 +255,10 @@ var wildWant = map[string]wildExpect{
 	"langfuse/langfuse__pydantic-ai-with-gemini-2025-12-24.trace.json":        {format: "langfuse", traces: 1, tokens: true},
 	"openai_chat/openinference__agent_with_failing_tool.yaml":                 {format: "openai_chat", traces: 1, calls: 1, tokens: true},
 	"openai_chat/openinference__test_tool_calls.yaml":                         {format: "openai_chat", traces: 1, calls: 4, tokens: true},
-	// Gemini and OpenAI calls in one cassette: the Gemini calls are skipped
-	// until a Gemini importer registers its API (registerCassetteAPI), which
-	// then also claims the file (its first call is Gemini's).
-	"openai_chat/pydantic-ai__test_multiple_agent_tool_calls.yaml": {format: "openai_chat", traces: 1, calls: 2, tokens: true},
+	// Gemini and OpenAI calls in one cassette, each read by its own
+	// importer; the first call is Gemini's, so the gemini detector claims
+	// it. The OpenAI agent is sent the Gemini run as history: two runs.
+	"openai_chat/pydantic-ai__test_multiple_agent_tool_calls.yaml": {format: "gemini", traces: 2, calls: 2, tokens: true},
 	// Responses and Chat Completions calls in one cassette, each read by its
 	// own importer; the first call is to /responses.
 	"openai_chat/pydantic-ai__test_openai_model_thinking_part.yaml":                                 {format: "openai_responses", traces: 2, tokens: true},
