@@ -19,6 +19,8 @@ type Engine struct {
 	st    *store.Store
 	files Files
 	cfg   scoring.Config
+	sha   string          // configSHA(cfg): which stored scores are current
+	sc    *scoring.Scorer // built once per configuration (see scorer)
 }
 
 // The store's row and query types, re-exported so front ends name them
@@ -69,7 +71,9 @@ func New(ctx context.Context, st *store.Store, files Files) (*Engine, error) {
 	if err != nil {
 		return nil, &ConfigError{Err: err}
 	}
-	return &Engine{st: st, files: files, cfg: cfg}, nil
+	e := &Engine{st: st, files: files}
+	e.useConfig(cfg)
+	return e, nil
 }
 
 // ConfigError is a scoring configuration file that could not be read.
@@ -88,7 +92,11 @@ func (e *Engine) Path() string { return e.st.Path() }
 func (e *Engine) Config() scoring.Config { return e.cfg }
 
 // SetPolicy replaces the policy oracle (the demo bundles its own).
-func (e *Engine) SetPolicy(p scoring.PolicyOracle) { e.cfg.Policy = p }
+func (e *Engine) SetPolicy(p scoring.PolicyOracle) {
+	cfg := e.cfg
+	cfg.Policy = p
+	e.useConfig(cfg)
+}
 
 // reloadGlossary rereads the store's glossary into the configuration after
 // a gold edit saved a definition, so suggestions use it at once.
@@ -98,7 +106,7 @@ func (e *Engine) reloadGlossary(ctx context.Context) error {
 		return err
 	}
 	cfg.Policy = e.cfg.Policy
-	e.cfg = cfg
+	e.useConfig(cfg)
 	return nil
 }
 
@@ -207,51 +215,35 @@ func (e *Engine) ScoreOf(ctx context.Context, traceID string) (*TraceScore, erro
 }
 
 // SuggestGold is the gold the scorer suggests for one trace, with the
-// engine's configuration (glossary files included) and the trace's peers;
-// nil for a trace the engine cannot find.
+// engine's configuration (glossary files included) and the trace's peers
+// (read through the question index); nil for a trace the engine cannot
+// find. A trace with human gold gets what the machine would have
+// suggested: it still helps the labeler compare.
 func (e *Engine) SuggestGold(ctx context.Context, traceID string) (*scoring.GoldSuggestion, error) {
-	rs, err := Evaluate(ctx, e.st, e.cfg, []string{traceID}, nil)
-	if errors.Is(err, store.ErrNotFound) || len(rs) == 0 {
+	t, err := e.st.Trace(ctx, traceID)
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if rs[0].Suggested != nil {
-		return rs[0].Suggested, nil
-	}
-	// A trace with human gold: what the machine would have suggested
-	// still helps the labeler compare.
-	t, err := e.st.Trace(ctx, traceID)
+	sc, err := e.scorer()
 	if err != nil {
 		return nil, err
 	}
-	sc, err := scoring.NewScorer(e.cfg)
-	if err != nil {
+	book := peerBook{}
+	if err := book.load(ctx, e.st, []*model.Trace{t}); err != nil {
 		return nil, err
 	}
-	peers, err := e.peersOf(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	gs := sc.SuggestGold(t, rs[0].Score, peers)
+	// The suggestion reads the trace's own markers and fields, which do
+	// not depend on gold: score it against none.
+	gs := sc.SuggestGold(t, sc.Score(t, nil), book[store.QuestionKey(t.Question)])
 	return &gs, nil
 }
 
-// peersOf returns the scored traces asking the same question as t.
-func (e *Engine) peersOf(ctx context.Context, t *model.Trace) ([]scoring.Peer, error) {
-	cases, err := casesByTrace(ctx, e.st)
-	if err != nil {
-		return nil, err
-	}
-	peers := map[string][]scoring.Peer{}
-	if err := storedPeers(ctx, e.st, cases, []string{t.TraceID}, peers); err != nil {
-		return nil, err
-	}
-	return peers[questionKey(t.Question)], nil
-}
-
-// Rescore scores traces again (all when ids is nil) and stores the results.
+// Rescore scores traces again and stores the results: ids and the traces
+// whose suggestions they feed, or (ids nil) every trace whose score is
+// stale. It returns the results of the traces named (every trace when ids is nil).
 func (e *Engine) Rescore(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
 	return ScoreAll(ctx, e.st, e.cfg, ids, progress)
 }
@@ -259,12 +251,6 @@ func (e *Engine) Rescore(ctx context.Context, ids []string, progress Progress) (
 // Evaluate scores traces without storing anything.
 func (e *Engine) Evaluate(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
 	return Evaluate(ctx, e.st, e.cfg, ids, progress)
-}
-
-// Report builds report.json over the cases with human gold (all: every
-// scored trace).
-func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
-	return Report(ctx, e.st, e.cfg, all)
 }
 
 // DriftAcrossRuns compares the tool contracts of consecutive runs.

@@ -94,7 +94,7 @@ func loadDemo(ctx context.Context, st *store.Store, demoData fs.FS) error {
 		if err != nil {
 			return err
 		}
-		_, err = st.Import(ctx, f, name, store.ImportOptions{})
+		_, err = app.Import(ctx, st, f, name, app.ImportOptions{})
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("demo data %s: %w", name, err)

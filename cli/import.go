@@ -18,7 +18,7 @@ import (
 )
 
 func newImportCmd() *cobra.Command {
-	var opts store.ImportOptions
+	var opts app.ImportOptions
 	var listFormats, noScore bool
 	var files app.Files
 	cmd := &cobra.Command{
@@ -91,7 +91,7 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 // runImport imports every file, each in its own transaction, and reports
 // per file. Files that finished stay imported when a later one fails or
 // the user presses Ctrl-C. It returns the ids of the traces written.
-func runImport(ctx context.Context, st *store.Store, files []string, opts store.ImportOptions, out, errw io.Writer) ([]string, error) {
+func runImport(ctx context.Context, st *store.Store, files []string, opts app.ImportOptions, out, errw io.Writer) ([]string, error) {
 	rejected := 0
 	var written []string
 	for _, path := range files {
@@ -103,7 +103,7 @@ func runImport(ctx context.Context, st *store.Store, files []string, opts store.
 		case errors.Is(err, context.Canceled):
 			fmt.Fprintf(errw, "%s: interrupted, nothing imported from it\n", path)
 			return nil, withCode(130, fmt.Errorf("import interrupted"))
-		case errors.Is(err, store.ErrRejected):
+		case errors.Is(err, app.ErrRejected):
 			fmt.Fprintln(errw, err)
 			rejected++
 			continue
@@ -124,7 +124,7 @@ func runImport(ctx context.Context, st *store.Store, files []string, opts store.
 	return written, nil
 }
 
-func importOne(ctx context.Context, st *store.Store, path string, opts store.ImportOptions, errw io.Writer) (store.ImportResult, error) {
+func importOne(ctx context.Context, st *store.Store, path string, opts app.ImportOptions, errw io.Writer) (app.ImportResult, error) {
 	var r io.Reader
 	var size int64
 	if path == "-" {
@@ -132,7 +132,7 @@ func importOne(ctx context.Context, st *store.Store, path string, opts store.Imp
 	} else {
 		f, err := os.Open(path)
 		if err != nil {
-			return store.ImportResult{File: path}, err
+			return app.ImportResult{File: path}, err
 		}
 		defer f.Close()
 		if fi, err := f.Stat(); err == nil {
@@ -146,7 +146,7 @@ func importOne(ctx context.Context, st *store.Store, path string, opts store.Imp
 		opts.Progress = bar.update
 		defer bar.clear()
 	}
-	return st.Import(ctx, r, path, opts)
+	return app.Import(ctx, st, r, path, opts)
 }
 
 // progressLine draws a one-line progress report (bytes, records, rate,

@@ -21,9 +21,8 @@ type SampleCandidate struct {
 // SampleCandidates lists every trace with what stratification needs,
 // sorted by trace_id.
 func (s *Store) SampleCandidates(ctx context.Context) ([]SampleCandidate, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT t.trace_id, t.server, t.user_role, t.outcome, COALESCE(c.status, 'none')
-		FROM traces t LEFT JOIN cases c ON c.trace_pk = t.id AND NOT EXISTS (SELECT 1 FROM cases c2 WHERE c2.trace_pk = t.id AND c2.case_id < c.case_id)
-		ORDER BY t.trace_id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT t.trace_id, t.server, t.user_role, t.outcome, t.case_status
+		FROM traces t ORDER BY t.trace_id`)
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func driftStore(t *testing.T, r3 bool) *store.Store {
 		files = append(files, filepath.Join(sampleDir, "drift", "task-specific-r3.jsonl"))
 	}
 	for _, f := range files {
-		if _, err := st.ImportFile(ctx, f, store.ImportOptions{}); err != nil {
+		if _, err := app.ImportFile(ctx, st, f, app.ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -221,7 +221,7 @@ func TestQueueLimitedToTheSample(t *testing.T) {
 		t.Fatal("QueuedOnly set without choosing it")
 	}
 	st := driftStore(t, false)
-	if _, err := st.DB().Exec(`UPDATE traces SET queued = 1 WHERE trace_id IN ('trace_9f31c2', 'trace_4be07a')`); err != nil {
+	if err := st.SetQueue(context.Background(), []string{"trace_9f31c2", "trace_4be07a"}); err != nil {
 		t.Fatal(err)
 	}
 	m := New(st, Options{Labeler: "tester", Theme: "dark", StatusTTL: -1, QueuedOnly: true})

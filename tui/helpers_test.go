@@ -13,6 +13,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"tracelab/app"
 	"tracelab/model"
 	"tracelab/scoring"
 	"tracelab/store"
@@ -66,7 +67,7 @@ func loadFixtures(t testing.TB, st *store.Store, withCases bool) {
 		files = append(files, filepath.Join(sampleDir, "cases.jsonl"))
 	}
 	for _, f := range files {
-		if _, err := st.ImportFile(ctx, f, store.ImportOptions{}); err != nil {
+		if _, err := app.ImportFile(ctx, st, f, app.ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -134,7 +135,7 @@ func scoreStore(ctx context.Context, st *store.Store, dir string) error {
 		}
 		q.After = next
 	}
-	return st.SaveScores(ctx, rows)
+	return st.SaveScores(ctx, rows, nil)
 }
 
 // storeReport is the report screen's loader over the store: the scores

@@ -1,0 +1,83 @@
+-- 0003: stored scores that know when they are current, the queue's counts
+-- without json_extract, and peers found by an index. Migrations are
+-- numbered and never edited once released.
+
+-- A score is current while the trace's content, its gold and the scoring
+-- configuration hash to what they were when it was computed. '' matches no
+-- hash: every score from before this migration is stale.
+ALTER TABLE scores ADD COLUMN content_sha TEXT NOT NULL DEFAULT '';
+ALTER TABLE scores ADD COLUMN gold_sha    TEXT NOT NULL DEFAULT '';
+ALTER TABLE scores ADD COLUMN config_sha  TEXT NOT NULL DEFAULT '';
+
+-- What scoring reads of a case as its gold (store.GoldSHA); filled in Go
+-- by this migration's companion and kept by every case write.
+ALTER TABLE cases ADD COLUMN gold_sha TEXT NOT NULL DEFAULT '';
+-- The cases that can teach other traces their gold: a person's gold or a
+-- confirmed label. Few, and read on every scoring run.
+CREATE INDEX cases_peers ON cases(trace_pk) WHERE gold_origin = 'human' OR status = 'confirmed';
+
+-- The question bucketed as store.QuestionKey does (filled in Go by this
+-- migration's companion): peers of a trace are an index lookup, never a scan.
+ALTER TABLE traces ADD COLUMN question_key TEXT NOT NULL DEFAULT '';
+CREATE INDEX traces_question ON traces(question_key);
+
+-- The queue's columns, kept in step with cases and scores by the triggers
+-- below: the trace's case (its first by case_id), that case's status and
+-- label class, and the scorer's suggested class.
+ALTER TABLE traces ADD COLUMN case_id         TEXT NOT NULL DEFAULT '';
+ALTER TABLE traces ADD COLUMN case_status     TEXT NOT NULL DEFAULT 'none';
+ALTER TABLE traces ADD COLUMN label_class     TEXT NOT NULL DEFAULT '';
+ALTER TABLE traces ADD COLUMN suggested_class TEXT NOT NULL DEFAULT '';
+ALTER TABLE traces ADD COLUMN queue_class TEXT GENERATED ALWAYS AS
+    (CASE WHEN label_class <> '' THEN label_class WHEN suggested_class <> '' THEN suggested_class ELSE 'none' END) VIRTUAL;
+CREATE INDEX traces_queue ON traces(queue_class, case_status);
+CREATE INDEX traces_case_status ON traces(case_status);
+
+UPDATE traces SET suggested_class = COALESCE((SELECT suggested_class FROM scores WHERE trace_pk = traces.id), '');
+UPDATE traces SET (case_id, case_status, label_class) = (SELECT c.case_id, c.status,
+        COALESCE(json_extract(c.label, '$.failure_class'), '')
+    FROM cases c WHERE c.trace_pk = traces.id ORDER BY c.case_id LIMIT 1)
+WHERE EXISTS (SELECT 1 FROM cases c WHERE c.trace_pk = traces.id);
+
+CREATE TRIGGER cases_queue_insert AFTER INSERT ON cases WHEN NEW.trace_pk IS NOT NULL
+BEGIN
+    UPDATE traces SET (case_id, case_status, label_class) = (SELECT c.case_id, c.status,
+            COALESCE(json_extract(c.label, '$.failure_class'), '')
+        FROM cases c WHERE c.trace_pk = traces.id ORDER BY c.case_id LIMIT 1)
+    WHERE id = NEW.trace_pk;
+END;
+
+CREATE TRIGGER cases_queue_update AFTER UPDATE OF trace_pk, status, label ON cases
+BEGIN
+    UPDATE traces SET case_id = '', case_status = 'none', label_class = ''
+    WHERE id IN (OLD.trace_pk, NEW.trace_pk);
+    UPDATE traces SET (case_id, case_status, label_class) = (SELECT c.case_id, c.status,
+            COALESCE(json_extract(c.label, '$.failure_class'), '')
+        FROM cases c WHERE c.trace_pk = traces.id ORDER BY c.case_id LIMIT 1)
+    WHERE id IN (OLD.trace_pk, NEW.trace_pk) AND EXISTS (SELECT 1 FROM cases c WHERE c.trace_pk = traces.id);
+END;
+
+CREATE TRIGGER cases_queue_delete AFTER DELETE ON cases WHEN OLD.trace_pk IS NOT NULL
+BEGIN
+    UPDATE traces SET case_id = '', case_status = 'none', label_class = '' WHERE id = OLD.trace_pk;
+    UPDATE traces SET (case_id, case_status, label_class) = (SELECT c.case_id, c.status,
+            COALESCE(json_extract(c.label, '$.failure_class'), '')
+        FROM cases c WHERE c.trace_pk = traces.id ORDER BY c.case_id LIMIT 1)
+    WHERE id = OLD.trace_pk AND EXISTS (SELECT 1 FROM cases c WHERE c.trace_pk = traces.id);
+END;
+
+CREATE TRIGGER scores_queue_insert AFTER INSERT ON scores
+BEGIN
+    UPDATE traces SET suggested_class = NEW.suggested_class WHERE id = NEW.trace_pk;
+END;
+
+CREATE TRIGGER scores_queue_update AFTER UPDATE OF suggested_class ON scores
+WHEN NEW.suggested_class IS NOT OLD.suggested_class
+BEGIN
+    UPDATE traces SET suggested_class = NEW.suggested_class WHERE id = NEW.trace_pk;
+END;
+
+CREATE TRIGGER scores_queue_delete AFTER DELETE ON scores
+BEGIN
+    UPDATE traces SET suggested_class = '' WHERE id = OLD.trace_pk;
+END;
