@@ -91,6 +91,32 @@ func engineFor(st *store.Store, cfg scoring.Config) *Engine {
 // (its content, its gold or the configuration changed) and stores the
 // scores and the machine's suggested cases; current scores are kept.
 func (e *Engine) ScoreStale(ctx context.Context, progress Progress) (ScoreSummary, error) {
+	return e.scoreStale(ctx, progress, nil)
+}
+
+// ScoreStale is Engine.ScoreStale for a store and a configuration; each,
+// when set, sees every result scored, as it is stored.
+func ScoreStale(ctx context.Context, st *store.Store, cfg scoring.Config, each func(Result) error) (ScoreSummary, error) {
+	var emit func([]Result) error
+	if each != nil {
+		emit = func(rs []Result) error {
+			for _, r := range rs {
+				if err := each(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return engineFor(st, cfg).scoreStale(ctx, nil, emit)
+}
+
+// EachResult is Engine.EachResult over every scored trace of a store.
+func EachResult(ctx context.Context, st *store.Store, cfg scoring.Config, fn func(Result) error) error {
+	return engineFor(st, cfg).EachResult(ctx, store.ScopeAll, fn)
+}
+
+func (e *Engine) scoreStale(ctx context.Context, progress Progress, emit func([]Result) error) (ScoreSummary, error) {
 	total, err := e.st.CountTraces(ctx)
 	if err != nil {
 		return ScoreSummary{}, err
@@ -99,7 +125,7 @@ func (e *Engine) ScoreStale(ctx context.Context, progress Progress) (ScoreSummar
 	if err != nil {
 		return ScoreSummary{}, err
 	}
-	sum, err := e.scoreTraces(ctx, stale, true, progress, nil)
+	sum, err := e.scoreTraces(ctx, stale, true, progress, emit)
 	sum.Total = total
 	return sum, err
 }

@@ -2,16 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"tracelab/app"
 	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/store"
 )
 
 func newExportCmd() *cobra.Command {
@@ -45,27 +41,24 @@ cases kept.`,
 				return err
 			}
 			defer st.Close()
-			var reports []model.Report
-			if exposeOnly {
-				reports, err = exportExposing(cmd, st, cfg, out, all)
-				if err != nil {
-					return err
-				}
-			} else {
-				res, err := st.ExportCases(cmd.Context(), out, all)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d cases)\n", res.Path, res.Cases)
-				if reports, err = app.Report(cmd.Context(), st, cfg, all); err != nil {
-					return err
-				}
-			}
-			path := filepath.Join(out, "report.json")
-			if err := store.WriteFileAtomic(path, func(f *os.File) error { return model.WriteReportJSON(f, reports) }); err != nil {
+			// One population: report.json counts exactly the cases written.
+			res, err := app.Export(cmd.Context(), st, cfg, app.ExportOptions{Dir: out, All: all, ExposeOnly: exposeOnly})
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d servers)\n", path, len(reports))
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "wrote %s (%d cases)\n", res.CasesPath, res.Cases)
+			if exposeOnly {
+				if n := res.Considered - res.Cases; n > 0 {
+					fmt.Fprintf(w, "dropped %d of %d cases: every server's case of the same question is correct and grounded, so they expose nothing:\n", n, res.Considered)
+					for _, g := range res.Dropped {
+						fmt.Fprintf(w, "  %q: %s\n", model.CleanLine(g.Question), model.CleanLine(strings.Join(g.CaseIDs, ", ")))
+					}
+				} else {
+					fmt.Fprintf(w, "dropped none of %d cases: every question has a case that is wrong or ungrounded\n", res.Considered)
+				}
+			}
+			fmt.Fprintf(w, "wrote %s (%d servers)\n", res.ReportPath, len(res.Reports))
 			return nil
 		},
 	}
@@ -74,47 +67,4 @@ cases kept.`,
 	cmd.Flags().BoolVar(&exposeOnly, "expose-only", false, "keep only the questions where some server's case is wrong or correct but ungrounded")
 	addScoringFlags(cmd, &files)
 	return cmd
-}
-
-// exportExposing writes DIR/cases.jsonl with the cases that expose
-// grounding, says what it dropped and why, and returns the report of the
-// cases kept.
-func exportExposing(cmd *cobra.Command, st *store.Store, cfg scoring.Config, out string, all bool) ([]model.Report, error) {
-	ctx := cmd.Context()
-	recs, err := st.Cases(ctx, all)
-	if err != nil {
-		return nil, err
-	}
-	kept, dropped := app.ExposeOnly(recs)
-	cases := make([]model.Case, len(kept))
-	keep := map[string]bool{}
-	for i, r := range kept {
-		cases[i] = r.Case
-		keep[r.Case.CaseID] = true
-	}
-	path := filepath.Join(out, "cases.jsonl")
-	if err := store.WriteFileAtomic(path, func(f *os.File) error { return model.WriteCasesJSONL(f, cases) }); err != nil {
-		return nil, err
-	}
-	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "wrote %s (%d cases)\n", path, len(cases))
-	if n := len(recs) - len(kept); n > 0 {
-		fmt.Fprintf(w, "dropped %d of %d cases: every server's case of the same question is correct and grounded, so they expose nothing:\n", n, len(recs))
-		for _, g := range dropped {
-			fmt.Fprintf(w, "  %q: %s\n", model.CleanLine(g.Question), model.CleanLine(strings.Join(g.CaseIDs, ", ")))
-		}
-	} else {
-		fmt.Fprintf(w, "dropped none of %d cases: every question has a case that is wrong or ungrounded\n", len(recs))
-	}
-	results, err := app.Evaluate(ctx, st, cfg, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	var sel []app.Result
-	for _, r := range results {
-		if r.Case != nil && keep[r.Case.Case.CaseID] {
-			sel = append(sel, r)
-		}
-	}
-	return app.BuildReport(sel, all), nil
 }

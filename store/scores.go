@@ -359,3 +359,34 @@ func (s *Store) EachScore(ctx context.Context, scope ScoreScope, fn func([]Store
 		}
 	}
 }
+
+// ScoreDetails returns the stored score detail of each scored trace among
+// ids, by trace id.
+func (s *Store) ScoreDetails(ctx context.Context, ids []string) (map[string]json.RawMessage, error) {
+	out := make(map[string]json.RawMessage, len(ids))
+	for start := 0; start < len(ids); start += loadBatch {
+		part := ids[start:min(start+loadBatch, len(ids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT t.trace_id, s.detail FROM traces t JOIN scores s ON s.trace_pk = t.id
+			WHERE t.trace_id IN (`+placeholders(len(part))+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id, d string
+			if err := rows.Scan(&id, &d); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = json.RawMessage(d)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
