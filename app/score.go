@@ -218,7 +218,10 @@ func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write
 	var teach []string // question keys of the traces with human gold scored here
 	done := 0
 	run := func(ids []string) error {
-		return eachBatchAhead(ctx, e.st, ids, func(ts []*model.Trace) error {
+		// Writing a batch overlaps scoring the next (and loading the one
+		// after): one goroutine each, two cores busy.
+		w := newBatchWriter(ctx, e, write)
+		err := eachBatchAhead(ctx, e.st, ids, func(ts []*model.Trace) error {
 			cases, err := e.st.CasesForTraces(ctx, traceIDs(ts))
 			if err != nil {
 				return err
@@ -235,10 +238,8 @@ func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write
 					sum.Review++
 				}
 			}
-			if write {
-				if err := e.save(ctx, rs); err != nil {
-					return err
-				}
+			if err := w.put(rs); err != nil {
+				return err
 			}
 			sum.Scored += len(rs)
 			done += len(ts)
@@ -250,6 +251,10 @@ func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write
 			}
 			return nil
 		})
+		if werr := w.close(); err == nil {
+			err = werr
+		}
+		return err
 	}
 	if err := run(human); err != nil {
 		return sum, err
@@ -291,12 +296,15 @@ func traceIDs(ts []*model.Trace) []string {
 }
 
 // scoreBatch scores one batch: against a person's gold where the case has
-// one, else against the gold suggested from the trace's own score (the
-// markers and fields it used), the glossary and its question's peers. The
-// second scoring of a trace finds its SQL in the scorer's cache.
+// one, else against the gold suggested from the glossary, its question's
+// peers and, when those require fields, the trace's own score (the
+// look-alikes it used after a guess). Only that last kind needs a trace
+// scored twice, and its second scoring finds the SQL in the scorer's cache;
+// every other trace is scored once.
 func scoreBatch(sc *scoring.Scorer, ts []*model.Trace, cases map[string]*store.CaseRecord, book peerBook) []Result {
 	rs := make([]Result, len(ts))
 	jobs := make([]scoring.Job, len(ts))
+	var twice []int // traces whose suggestion reads their own first score
 	for i, t := range ts {
 		cr := cases[t.TraceID]
 		rs[i].Case = cr
@@ -305,26 +313,70 @@ func scoreBatch(sc *scoring.Scorer, ts []*model.Trace, cases map[string]*store.C
 			g := cr.Case.Gold
 			jobs[i].Gold = &g
 			rs[i].HumanGold = true
-		}
-	}
-	first := sc.ScoreAll(jobs, 0)
-	var again []scoring.Job
-	var idx []int
-	for i, t := range ts {
-		rs[i].Score = first[i]
-		if rs[i].HumanGold {
 			continue
 		}
-		sg := sc.SuggestGold(t, first[i], book[store.QuestionKey(t.Question)])
+		// SuggestGold reads the trace's score only once some field is
+		// required; without one the suggestion is final already.
+		sg := sc.SuggestGold(t, scoring.TraceScore{}, book[store.QuestionKey(t.Question)])
+		if len(sg.Gold.RequiredFields) > 0 {
+			twice = append(twice, i)
+			continue
+		}
 		rs[i].Suggested = &sg
 		g := sg.Gold
-		again = append(again, scoring.Job{Trace: t, Gold: &g})
-		idx = append(idx, i)
+		jobs[i].Gold = &g
+	}
+	scores := sc.ScoreAll(jobs, 0)
+	for i := range ts {
+		rs[i].Score = scores[i]
+	}
+	if len(twice) == 0 {
+		return rs
+	}
+	again := make([]scoring.Job, len(twice))
+	for j, i := range twice {
+		t := ts[i]
+		sg := sc.SuggestGold(t, scores[i], book[store.QuestionKey(t.Question)])
+		rs[i].Suggested = &sg
+		g := sg.Gold
+		again[j] = scoring.Job{Trace: t, Gold: &g}
 	}
 	for j, s := range sc.ScoreAll(again, 0) {
-		rs[idx[j]].Score = s
+		rs[twice[j]].Score = s
 	}
 	return rs
+}
+
+// batchWriter stores batches of results on its own goroutine, one batch
+// behind the scorer; after the first error it only drains, and close
+// returns that error.
+type batchWriter struct {
+	ch   chan []Result
+	done chan error
+}
+
+func newBatchWriter(ctx context.Context, e *Engine, write bool) *batchWriter {
+	w := &batchWriter{ch: make(chan []Result, 1), done: make(chan error, 1)}
+	go func() {
+		var err error
+		for rs := range w.ch {
+			if err == nil && write {
+				err = e.save(ctx, rs)
+			}
+		}
+		w.done <- err
+	}()
+	return w
+}
+
+func (w *batchWriter) put(rs []Result) error {
+	w.ch <- rs
+	return nil
+}
+
+func (w *batchWriter) close() error {
+	close(w.ch)
+	return <-w.done
 }
 
 // save stores one batch's scores and suggested cases in one transaction.
@@ -348,7 +400,7 @@ func (e *Engine) save(ctx context.Context, rs []Result) error {
 		// machine has nothing to say about stays unlabeled ("none").
 		if r.Suggested != nil && (r.Score.SuggestedClass != nil || !isEmptyGold(r.Suggested.Gold)) {
 			sugg = append(sugg, store.Suggestion{TraceID: r.Score.TraceID, Gold: r.Suggested.Gold,
-				Label: scoring.SuggestLabel(r.Score)})
+				Label: scoring.SuggestLabel(r.Score), Case: r.Case})
 			if r.Case == nil {
 				gold = store.GoldSHA(store.OriginMachine, r.Suggested.Gold)
 			}

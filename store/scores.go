@@ -31,6 +31,10 @@ type Suggestion struct {
 	TraceID string
 	Gold    model.Gold
 	Label   model.Label
+	// Case is the trace's case as the scorer read it (nil: none). Its
+	// fields make the new content hash without reading the case again, and
+	// a suggestion equal to it is not written.
+	Case *CaseRecord
 }
 
 const (
@@ -89,15 +93,24 @@ func (s *Store) SaveScores(ctx context.Context, rows []ScoreRow, suggestions []S
 					return err
 				}
 			case machine:
-				// The stored case's own fields stay; only gold and label move.
-				row := tx.QueryRowContext(ctx, `SELECT `+caseColumns+` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
-					WHERE c.case_id = ?`, caseID)
-				cr, err := scanCase(row)
-				if err != nil {
-					return err
+				// Only gold and label move; the rest of the case is as read.
+				var c model.Case
+				if sg.Case != nil && sg.Case.Case.CaseID == caseID {
+					c = sg.Case.Case
+					if mustJSON(c.Gold) == mustJSON(sg.Gold) && mustJSON(c.Label) == mustJSON(sg.Label) {
+						continue // the same suggestion as stored
+					}
+				} else {
+					row := tx.QueryRowContext(ctx, `SELECT `+caseColumns+` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
+						WHERE c.case_id = ?`, caseID)
+					cr, err := scanCase(row)
+					if err != nil {
+						return err
+					}
+					c = cr.Case
 				}
-				cr.Case.Gold, cr.Case.Label = sg.Gold, sg.Label
-				if _, err := write.ExecContext(ctx, mustJSON(cr.Case.Gold), mustJSON(cr.Case.Label), contentSHA(&cr.Case),
+				c.Gold, c.Label = sg.Gold, sg.Label
+				if _, err := write.ExecContext(ctx, mustJSON(c.Gold), mustJSON(c.Label), contentSHA(&c),
 					OriginMachine, OriginMachine, "tracelab", at, caseID); err != nil {
 					return err
 				}
