@@ -196,8 +196,7 @@ func scanCase(r rowScanner) (*CaseRecord, error) {
 // Cases returns the cases sorted by case_id: confirmed ones only, or every
 // case (suggested too) when all is set.
 func (s *Store) Cases(ctx context.Context, all bool) ([]CaseRecord, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+caseColumns+` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
-		WHERE ? OR c.status = 'confirmed' ORDER BY c.case_id`, all)
+	rows, err := s.db.QueryContext(ctx, sqlCases, all)
 	if err != nil {
 		return nil, err
 	}
@@ -225,8 +224,7 @@ func (s *Store) casesByID(ctx context.Context, ids []string) (map[string]*CaseRe
 	if len(args) == 0 {
 		return out, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+caseColumns+` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
-		WHERE c.case_id IN (`+placeholders(len(args))+`)`, args...)
+	rows, err := s.db.QueryContext(ctx, withList(sqlCasesByID, len(args)), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -250,8 +248,7 @@ func (s *Store) CasesForTraces(ctx context.Context, traceIDs []string) (map[stri
 		for i, id := range part {
 			args[i] = id
 		}
-		rows, err := s.db.QueryContext(ctx, `SELECT `+caseColumns+` FROM traces t JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
-			WHERE t.trace_id IN (`+placeholders(len(part))+`)`, args...)
+		rows, err := s.db.QueryContext(ctx, withList(sqlCasesForTraces, len(part)), args...)
 		if err != nil {
 			return nil, err
 		}
@@ -276,8 +273,7 @@ var ErrNotFound = errors.New("not found")
 
 // CaseForTrace returns the case of a trace, or nil when it has none.
 func (s *Store) CaseForTrace(ctx context.Context, traceID string) (*CaseRecord, error) {
-	row := s.db.QueryRowContext(ctx, `SELECT `+caseColumns+` FROM traces t JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
-		WHERE t.trace_id = ?`, traceID)
+	row := s.db.QueryRowContext(ctx, sqlCaseForTrace, traceID)
 	cr, err := scanCase(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -287,11 +283,26 @@ func (s *Store) CaseForTrace(ctx context.Context, traceID string) (*CaseRecord, 
 
 // Case returns one case by id.
 func (s *Store) Case(ctx context.Context, caseID string) (*CaseRecord, error) {
-	row := s.db.QueryRowContext(ctx, `SELECT `+caseColumns+` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
-		WHERE c.case_id = ?`, caseID)
+	row := s.db.QueryRowContext(ctx, sqlCase, caseID)
 	cr, err := scanCase(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("case %q: %w", caseID, ErrNotFound)
 	}
 	return cr, err
 }
+
+// The SQL of this file, one constant per statement.
+const (
+	sqlCases = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
+		WHERE ? OR c.status = 'confirmed' ORDER BY c.case_id`
+	sqlCaseForTrace = `SELECT ` + caseColumns + ` FROM traces t JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
+		WHERE t.trace_id = ?`
+	sqlCase = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
+		WHERE c.case_id = ?`
+)
+
+// Statements with a list of parameters, "(?*)" (see withList).
+const (
+	sqlCasesByID      = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk WHERE c.case_id IN (?*)`
+	sqlCasesForTraces = `SELECT ` + caseColumns + ` FROM traces t JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.trace_id IN (?*)`
+)

@@ -58,8 +58,7 @@ func (s *Store) caseIDForTrace(ctx context.Context, tx *sql.Tx, traceID, who str
 }
 
 func (s *Store) loadCaseTx(ctx context.Context, tx *sql.Tx, caseID string) (*CaseRecord, error) {
-	row := tx.QueryRowContext(ctx, `SELECT `+caseColumns+` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
-		WHERE c.case_id = ?`, caseID)
+	row := tx.QueryRowContext(ctx, sqlLoadCaseTx, caseID)
 	return scanCase(row)
 }
 
@@ -144,7 +143,7 @@ func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, caseID, who string,
 		return Event{}, fmt.Errorf("status: %s is not \"suggested\" or \"confirmed\"", value)
 	}
 	var old string
-	if err := tx.QueryRowContext(ctx, `SELECT status FROM cases WHERE case_id = ?`, caseID).Scan(&old); err != nil {
+	if err := tx.QueryRowContext(ctx, sqlSetStatusTx, caseID).Scan(&old); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return Event{}, fmt.Errorf("case %q: %w", caseID, ErrNotFound)
 		}
@@ -155,8 +154,7 @@ func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, caseID, who string,
 	if status == string(model.StatusConfirmed) {
 		by, when = who, at
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE cases SET status = ?, confirmed_by = ?, confirmed_at = ?, updated_by = ?, updated_at = ?
-		WHERE case_id = ?`, status, by, when, who, at, caseID); err != nil {
+	if _, err := tx.ExecContext(ctx, sqlSetStatusTx2, status, by, when, who, at, caseID); err != nil {
 		return Event{}, err
 	}
 	ev := Event{CaseID: caseID, At: at, Who: who, Field: "status", Old: json.RawMessage(mustJSON(old)),
@@ -178,8 +176,7 @@ func (s *Store) UndoTrace(ctx context.Context, traceID, who string) (Event, erro
 	var ev Event
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var caseID string
-		err := tx.QueryRowContext(ctx, `SELECT c.case_id FROM cases c JOIN traces t ON t.id = c.trace_pk
-			WHERE t.trace_id = ? ORDER BY c.case_id LIMIT 1`, traceID).Scan(&caseID)
+		err := tx.QueryRowContext(ctx, sqlUndoTrace, traceID).Scan(&caseID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNothingToUndo
 		}
@@ -188,10 +185,7 @@ func (s *Store) UndoTrace(ctx context.Context, traceID, who string) (Event, erro
 		}
 		var last Event
 		var old, nv sql.NullString
-		err = tx.QueryRowContext(ctx, `SELECT e.id, e.field, e.old, e.new FROM events e
-			WHERE e.case_id = ? AND e.who = ? AND e.undoes IS NULL AND e.field <> 'case'
-			AND NOT EXISTS (SELECT 1 FROM events u WHERE u.undoes = e.id)
-			ORDER BY e.id DESC LIMIT 1`, caseID, who).Scan(&last.ID, &last.Field, &old, &nv)
+		err = tx.QueryRowContext(ctx, sqlUndoTrace2, caseID, who).Scan(&last.ID, &last.Field, &old, &nv)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNothingToUndo
 		}
@@ -210,8 +204,7 @@ func (s *Store) UndoTrace(ctx context.Context, traceID, who string) (Event, erro
 
 // Events returns the edit log of a case, oldest first.
 func (s *Store) Events(ctx context.Context, caseID string) ([]Event, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, case_id, at, who, field, old, new, COALESCE(undoes, 0)
-		FROM events WHERE case_id = ? ORDER BY id`, caseID)
+	rows, err := s.db.QueryContext(ctx, sqlEvents, caseID)
 	if err != nil {
 		return nil, err
 	}
@@ -245,3 +238,20 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	}
 	return tx.Commit()
 }
+
+// The SQL of this file, one constant per statement.
+const (
+	sqlLoadCaseTx = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
+		WHERE c.case_id = ?`
+	sqlSetStatusTx  = `SELECT status FROM cases WHERE case_id = ?`
+	sqlSetStatusTx2 = `UPDATE cases SET status = ?, confirmed_by = ?, confirmed_at = ?, updated_by = ?, updated_at = ?
+		WHERE case_id = ?`
+	sqlUndoTrace = `SELECT c.case_id FROM cases c JOIN traces t ON t.id = c.trace_pk
+			WHERE t.trace_id = ? ORDER BY c.case_id LIMIT 1`
+	sqlUndoTrace2 = `SELECT e.id, e.field, e.old, e.new FROM events e
+			WHERE e.case_id = ? AND e.who = ? AND e.undoes IS NULL AND e.field <> 'case'
+			AND NOT EXISTS (SELECT 1 FROM events u WHERE u.undoes = e.id)
+			ORDER BY e.id DESC LIMIT 1`
+	sqlEvents = `SELECT id, case_id, at, who, field, old, new, COALESCE(undoes, 0)
+		FROM events WHERE case_id = ? ORDER BY id`
+)

@@ -234,7 +234,7 @@ type Counts struct {
 // Counts counts the traces matching f by class and by status.
 func (s *Store) Counts(ctx context.Context, f Filter) (Counts, error) {
 	where, args := f.where()
-	rows, err := s.db.QueryContext(ctx, `SELECT `+classExpr+`, `+statusExpr+`, count(*) FROM traces t`+where+` GROUP BY 1, 2`, args...)
+	rows, err := s.db.QueryContext(ctx, sqlCounts+where+` GROUP BY 1, 2`, args...)
 	if err != nil {
 		return Counts{}, err
 	}
@@ -297,7 +297,7 @@ func (s *Store) Trace(ctx context.Context, traceID string) (*model.Trace, error)
 // TraceIDs lists the ids of every trace matching f, in import order.
 func (s *Store) TraceIDs(ctx context.Context, f Filter) ([]string, error) {
 	where, args := f.where()
-	rows, err := s.db.QueryContext(ctx, `SELECT t.trace_id FROM traces t`+where+` ORDER BY t.id`, args...)
+	rows, err := s.db.QueryContext(ctx, sqlTraceIDs+where+` ORDER BY t.id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -335,14 +335,15 @@ func (s *Store) LoadTraces(ctx context.Context, ids []string) ([]*model.Trace, e
 // placeholders is the one place that writes a list of n parameters: "?, ?, ?".
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
 
+// withList fills the "(?*)" of a statement with n parameters.
+func withList(q string, n int) string { return strings.Replace(q, "(?*)", "("+placeholders(n)+")", 1) }
+
 func (s *Store) loadBatch(ctx context.Context, ids []string) ([]*model.Trace, error) {
 	args := make([]any, len(ids))
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, trace_id, server, run_id, user_role, as_user, question, started_at,
-		outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line
-		FROM traces WHERE trace_id IN (`+placeholders(len(ids))+`)`, args...)
+	rows, err := s.db.QueryContext(ctx, withList(sqlLoadTraces, len(ids)), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -377,9 +378,7 @@ func (s *Store) loadBatch(ctx context.Context, ids []string) ([]*model.Trace, er
 	if len(pks) == 0 {
 		return nil, nil
 	}
-	srows, err := s.db.QueryContext(ctx, `SELECT trace_pk, kind, step_id, call_id, text, tool, args, result, as_of,
-		is_error, credential, next_cursor, has_more FROM steps WHERE trace_pk IN (`+placeholders(len(pks))+`)
-		ORDER BY trace_pk, idx`, pks...)
+	srows, err := s.db.QueryContext(ctx, withList(sqlLoadSteps, len(pks)), pks...)
 	if err != nil {
 		return nil, err
 	}
@@ -406,9 +405,7 @@ func (s *Store) loadBatch(ctx context.Context, ids []string) ([]*model.Trace, er
 	if err := srows.Err(); err != nil {
 		return nil, err
 	}
-	crows, err := s.db.QueryContext(ctx, `SELECT tc.trace_pk, c.body FROM trace_contracts tc
-		JOIN contracts c ON c.fingerprint = tc.fingerprint
-		WHERE tc.trace_pk IN (`+placeholders(len(pks))+`) ORDER BY tc.trace_pk, tc.name`, pks...)
+	crows, err := s.db.QueryContext(ctx, withList(sqlLoadContracts, len(pks)), pks...)
 	if err != nil {
 		return nil, err
 	}
@@ -437,3 +434,21 @@ func (s *Store) loadBatch(ctx context.Context, ids []string) ([]*model.Trace, er
 	}
 	return out, nil
 }
+
+// Statements a Filter's WHERE clause is appended to.
+const (
+	sqlCounts   = `SELECT ` + classExpr + `, ` + statusExpr + `, count(*) FROM traces t`
+	sqlTraceIDs = `SELECT t.trace_id FROM traces t`
+)
+
+// Statements with a list of parameters, "(?*)" (see withList).
+const (
+	sqlLoadTraces = `SELECT id, trace_id, server, run_id, user_role, as_user, question, started_at,
+		outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line
+		FROM traces WHERE trace_id IN (?*)`
+	sqlLoadSteps = `SELECT trace_pk, kind, step_id, call_id, text, tool, args, result, as_of,
+		is_error, credential, next_cursor, has_more FROM steps WHERE trace_pk IN (?*) ORDER BY trace_pk, idx`
+	sqlLoadContracts = `SELECT tc.trace_pk, c.body FROM trace_contracts tc
+		JOIN contracts c ON c.fingerprint = tc.fingerprint
+		WHERE tc.trace_pk IN (?*) ORDER BY tc.trace_pk, tc.name`
+)

@@ -101,8 +101,7 @@ func (s *Store) SaveScores(ctx context.Context, rows []ScoreRow, suggestions []S
 						continue // the same suggestion as stored
 					}
 				} else {
-					row := tx.QueryRowContext(ctx, `SELECT `+caseColumns+` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
-						WHERE c.case_id = ?`, caseID)
+					row := tx.QueryRowContext(ctx, sqlSaveScores, caseID)
 					cr, err := scanCase(row)
 					if err != nil {
 						return err
@@ -218,6 +217,8 @@ const sqlPeers = `SELECT t.trace_id, t.question, t.server, c.gold, c.gold_origin
 	LEFT JOIN scores s ON s.trace_pk = t.id
 	WHERE (c.gold_origin = 'human' OR c.status = 'confirmed')`
 
+const sqlPeersOfQuestions = ` AND t.question_key IN (?*)`
+
 // Peers returns the traces that can teach others their gold, in import
 // order: every one (keys nil) or those whose question has one of keys
 // (QuestionKey), through the question index.
@@ -227,7 +228,7 @@ func (s *Store) Peers(ctx context.Context, keys []string) ([]PeerRow, error) {
 		if len(keys) == 0 {
 			return nil, nil
 		}
-		q += ` AND t.question_key IN (` + placeholders(len(keys)) + `)`
+		q = withList(sqlPeers+sqlPeersOfQuestions, len(keys))
 		for _, k := range keys {
 			args = append(args, k)
 		}
@@ -281,10 +282,7 @@ func (s *Store) SuggestionTakers(ctx context.Context, keys []string) ([]string, 
 	for i, k := range keys {
 		args[i] = k
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT t.trace_id FROM traces t
-		LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
-		WHERE t.question_key IN (`+placeholders(len(keys))+`) AND COALESCE(c.gold_origin, 'machine') <> 'human'
-		ORDER BY t.id`, args...)
+	rows, err := s.db.QueryContext(ctx, withList(sqlSuggestionTakers, len(keys)), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -318,6 +316,19 @@ const (
 	ScopeCases                       // traces that have a case
 )
 
+// sqlEachScore pages through the stored scores in one scope after a trace pk.
+var sqlEachScore = func() map[ScoreScope]string {
+	m := map[ScoreScope]string{}
+	for scope, where := range map[ScoreScope]string{ScopeAll: "1", ScopeHumanGold: "c.gold_origin = 'human'",
+		ScopeConfirmed: "c.status = 'confirmed'", ScopeCases: "c.case_id IS NOT NULL"} {
+		m[scope] = `SELECT t.id, t.trace_id, s.grounded, s.detail, COALESCE(c.case_id, '')
+			FROM traces t JOIN scores s ON s.trace_pk = t.id
+			LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
+			WHERE t.id > ? AND ` + where + ` ORDER BY t.id LIMIT ?`
+	}
+	return m
+}()
+
 // eachScoreBatch is how many stored scores EachScore hands over at a time.
 const eachScoreBatch = 1000
 
@@ -325,14 +336,9 @@ const eachScoreBatch = 1000
 // them over a batch at a time, so a caller aggregating them holds one
 // batch, not the database.
 func (s *Store) EachScore(ctx context.Context, scope ScoreScope, fn func([]StoredScore) error) error {
-	where := map[ScoreScope]string{ScopeAll: "1", ScopeHumanGold: "c.gold_origin = 'human'",
-		ScopeConfirmed: "c.status = 'confirmed'", ScopeCases: "c.case_id IS NOT NULL"}[scope]
 	var after int64
 	for {
-		rows, err := s.db.QueryContext(ctx, `SELECT t.id, t.trace_id, s.grounded, s.detail, COALESCE(c.case_id, '')
-			FROM traces t JOIN scores s ON s.trace_pk = t.id
-			LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
-			WHERE t.id > ? AND `+where+` ORDER BY t.id LIMIT ?`, after, eachScoreBatch)
+		rows, err := s.db.QueryContext(ctx, sqlEachScore[scope], after, eachScoreBatch)
 		if err != nil {
 			return err
 		}
@@ -383,8 +389,7 @@ func (s *Store) ScoreDetails(ctx context.Context, ids []string) (map[string]json
 		for i, id := range part {
 			args[i] = id
 		}
-		rows, err := s.db.QueryContext(ctx, `SELECT t.trace_id, s.detail FROM traces t JOIN scores s ON s.trace_pk = t.id
-			WHERE t.trace_id IN (`+placeholders(len(part))+`)`, args...)
+		rows, err := s.db.QueryContext(ctx, withList(sqlScoreDetails, len(part)), args...)
 		if err != nil {
 			return nil, err
 		}
@@ -403,3 +408,17 @@ func (s *Store) ScoreDetails(ctx context.Context, ids []string) (map[string]json
 	}
 	return out, nil
 }
+
+// The SQL of this file, one constant per statement.
+const (
+	sqlSaveScores = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
+						WHERE c.case_id = ?`
+)
+
+// Statements with a list of parameters, "(?*)" (see withList).
+const (
+	sqlSuggestionTakers = `SELECT t.trace_id FROM traces t
+		LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
+		WHERE t.question_key IN (?*) AND COALESCE(c.gold_origin, 'machine') <> 'human' ORDER BY t.id`
+	sqlScoreDetails = `SELECT t.trace_id, s.detail FROM traces t JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id IN (?*)`
+)
