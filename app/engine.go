@@ -186,9 +186,12 @@ type TraceScore struct {
 	GoldSources   []string // why each suggested field is there
 }
 
-// ScoreOf returns a trace's stored score with the engine's gold
-// suggestion; nil when the trace has not been scored.
+// ScoreOf returns a trace's score (rescored first when stale) with the
+// engine's gold suggestion; nil when there is no such trace.
 func (e *Engine) ScoreOf(ctx context.Context, traceID string) (*TraceScore, error) {
+	if err := e.freshen(ctx, traceID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
 	raw, err := e.st.Score(ctx, traceID)
 	if err != nil || len(raw) == 0 {
 		return nil, err

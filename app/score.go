@@ -712,3 +712,20 @@ func isEmptyGold(g model.Gold) bool {
 func eachBatch(ctx context.Context, st *store.Store, ids []string, fn func([]*model.Trace)) error {
 	return eachBatchAhead(ctx, st, ids, func(ts []*model.Trace) error { fn(ts); return nil })
 }
+
+// freshen rescores one trace when its stored score is missing or stale, so
+// what a screen shows of it is current.
+func (e *Engine) freshen(ctx context.Context, traceID string) error {
+	ok, err := e.st.ScoreCurrent(ctx, traceID, e.sha)
+	if err != nil || ok {
+		return err
+	}
+	cases, err := e.st.CasesForTraces(ctx, []string{traceID})
+	if err != nil {
+		return err
+	}
+	cr := cases[traceID]
+	todo := []store.StaleTrace{{TraceID: traceID, HumanGold: cr != nil && cr.GoldOrigin == store.OriginHuman}}
+	_, err = e.scoreTraces(ctx, todo, true, nil, nil)
+	return err
+}

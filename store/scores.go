@@ -422,3 +422,16 @@ const (
 		WHERE t.question_key IN (?*) AND COALESCE(c.gold_origin, 'machine') <> 'human' ORDER BY t.id`
 	sqlScoreDetails = `SELECT t.trace_id, s.detail FROM traces t JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id IN (?*)`
 )
+
+const sqlScoreCurrent = `SELECT EXISTS (SELECT 1 FROM traces t JOIN scores s ON s.trace_pk = t.id
+	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
+	WHERE t.trace_id = ? AND s.content_sha = t.content_sha AND s.config_sha = ?
+		AND s.gold_sha = COALESCE(c.gold_sha, '` + GoldSHANone + `'))`
+
+// ScoreCurrent reports whether a trace's stored score was computed from
+// its present content and gold under configSHA.
+func (s *Store) ScoreCurrent(ctx context.Context, traceID, configSHA string) (bool, error) {
+	var ok bool
+	err := s.db.QueryRowContext(ctx, sqlScoreCurrent, traceID, configSHA).Scan(&ok)
+	return ok, err
+}
