@@ -33,6 +33,13 @@ ALTER TABLE traces ADD COLUMN queue_class TEXT GENERATED ALWAYS AS
 CREATE INDEX traces_queue ON traces(queue_class, case_status);
 CREATE INDEX traces_case_status ON traces(case_status);
 
+-- A trace has one case: the machine's untouched suggestion goes where a
+-- person's case for the same trace shadowed it (or was shadowed by it).
+DELETE FROM cases WHERE status = 'suggested' AND gold_origin = 'machine' AND trace_pk IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM events e WHERE e.case_id = cases.case_id)
+    AND EXISTS (SELECT 1 FROM cases c2 WHERE c2.trace_pk = cases.trace_pk AND c2.case_id <> cases.case_id
+        AND (c2.gold_origin = 'human' OR c2.status = 'confirmed'));
+
 UPDATE traces SET suggested_class = COALESCE((SELECT suggested_class FROM scores WHERE trace_pk = traces.id), '');
 UPDATE traces SET (case_id, case_status, label_class) = (SELECT c.case_id, c.status,
         COALESCE(json_extract(c.label, '$.failure_class'), '')
