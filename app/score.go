@@ -141,6 +141,13 @@ func (e *Engine) ScoreTraces(ctx context.Context, ids []string, progress Progres
 	return e.scoreTraces(ctx, todo, true, progress, nil)
 }
 
+// ScoreTraces is Engine.ScoreTraces for a store and a configuration: it
+// keeps no result, so scoring every trace of a large import stays one
+// batch deep.
+func ScoreTraces(ctx context.Context, st *store.Store, cfg scoring.Config, ids []string) (ScoreSummary, error) {
+	return engineFor(st, cfg).ScoreTraces(ctx, ids, nil)
+}
+
 // withTakers is ids (human gold first) plus the traces of the same
 // questions that take their gold from peers, when any of ids can teach.
 func (e *Engine) withTakers(ctx context.Context, ids []string) ([]store.StaleTrace, error) {

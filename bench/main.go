@@ -210,6 +210,7 @@ func ops(args []string) error {
 	fs := flag.NewFlagSet("ops", flag.ExitOnError)
 	path := fs.String("db", "tracelab.db", "scored database")
 	reps := fs.Int("n", 15, "repetitions of each timed operation")
+	report := fs.Bool("report", true, "also time the report (R), 3 times")
 	fs.Parse(args)
 	ctx := context.Background()
 	e, err := app.Open(ctx, *path, app.Files{})
@@ -283,6 +284,9 @@ func ops(args []string) error {
 		return err
 	}); err != nil {
 		return err
+	}
+	if !*report {
+		return nil
 	}
 	*reps = 3
 	return timeIt("report (R)", func(int) error { _, err := e.Report(ctx, false); return err })

@@ -66,7 +66,7 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 				if err != nil {
 					return withCode(2, err)
 				}
-				if _, err := app.ScoreAll(cmd.Context(), st, cfg, imported, nil); err != nil {
+				if _, err := app.ScoreTraces(cmd.Context(), st, cfg, imported); err != nil {
 					return fmt.Errorf("scoring the imported traces: %w", err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "scored %d new traces\n", len(imported))
