@@ -23,15 +23,16 @@ CREATE INDEX traces_question ON traces(question_key);
 
 -- The queue's columns, kept in step with cases and scores by the triggers
 -- below: the trace's case (its first by case_id), that case's status and
--- label class, and the scorer's suggested class.
+-- label class, the scorer's suggested class, and the class the queue
+-- shows (the label's, else the suggestion's, else 'none'). queue_class is
+-- a plain column, not a generated one, so the counts' indexes cover it.
 ALTER TABLE traces ADD COLUMN case_id         TEXT NOT NULL DEFAULT '';
 ALTER TABLE traces ADD COLUMN case_status     TEXT NOT NULL DEFAULT 'none';
 ALTER TABLE traces ADD COLUMN label_class     TEXT NOT NULL DEFAULT '';
 ALTER TABLE traces ADD COLUMN suggested_class TEXT NOT NULL DEFAULT '';
-ALTER TABLE traces ADD COLUMN queue_class TEXT GENERATED ALWAYS AS
-    (CASE WHEN label_class <> '' THEN label_class WHEN suggested_class <> '' THEN suggested_class ELSE 'none' END) VIRTUAL;
+ALTER TABLE traces ADD COLUMN queue_class     TEXT NOT NULL DEFAULT 'none';
 CREATE INDEX traces_queue ON traces(queue_class, case_status);
-CREATE INDEX traces_case_status ON traces(case_status);
+CREATE INDEX traces_case_status ON traces(case_status, queue_class);
 
 -- A trace has one case: the machine's untouched suggestion goes where a
 -- person's case for the same trace shadowed it (or was shadowed by it).
@@ -45,6 +46,8 @@ UPDATE traces SET (case_id, case_status, label_class) = (SELECT c.case_id, c.sta
         COALESCE(json_extract(c.label, '$.failure_class'), '')
     FROM cases c WHERE c.trace_pk = traces.id ORDER BY c.case_id LIMIT 1)
 WHERE EXISTS (SELECT 1 FROM cases c WHERE c.trace_pk = traces.id);
+UPDATE traces SET queue_class = CASE WHEN label_class <> '' THEN label_class
+    WHEN suggested_class <> '' THEN suggested_class ELSE 'none' END;
 
 CREATE TRIGGER cases_queue_insert AFTER INSERT ON cases WHEN NEW.trace_pk IS NOT NULL
 BEGIN
@@ -52,6 +55,8 @@ BEGIN
             COALESCE(json_extract(c.label, '$.failure_class'), '')
         FROM cases c WHERE c.trace_pk = traces.id ORDER BY c.case_id LIMIT 1)
     WHERE id = NEW.trace_pk;
+    UPDATE traces SET queue_class = CASE WHEN label_class <> '' THEN label_class
+        WHEN suggested_class <> '' THEN suggested_class ELSE 'none' END WHERE id IN (NEW.trace_pk);
 END;
 
 CREATE TRIGGER cases_queue_update AFTER UPDATE OF trace_pk, status, label ON cases
@@ -62,6 +67,8 @@ BEGIN
             COALESCE(json_extract(c.label, '$.failure_class'), '')
         FROM cases c WHERE c.trace_pk = traces.id ORDER BY c.case_id LIMIT 1)
     WHERE id IN (OLD.trace_pk, NEW.trace_pk) AND EXISTS (SELECT 1 FROM cases c WHERE c.trace_pk = traces.id);
+    UPDATE traces SET queue_class = CASE WHEN label_class <> '' THEN label_class
+        WHEN suggested_class <> '' THEN suggested_class ELSE 'none' END WHERE id IN (OLD.trace_pk, NEW.trace_pk);
 END;
 
 CREATE TRIGGER cases_queue_delete AFTER DELETE ON cases WHEN OLD.trace_pk IS NOT NULL
@@ -71,20 +78,28 @@ BEGIN
             COALESCE(json_extract(c.label, '$.failure_class'), '')
         FROM cases c WHERE c.trace_pk = traces.id ORDER BY c.case_id LIMIT 1)
     WHERE id = OLD.trace_pk AND EXISTS (SELECT 1 FROM cases c WHERE c.trace_pk = traces.id);
+    UPDATE traces SET queue_class = CASE WHEN label_class <> '' THEN label_class
+        WHEN suggested_class <> '' THEN suggested_class ELSE 'none' END WHERE id IN (OLD.trace_pk);
 END;
 
 CREATE TRIGGER scores_queue_insert AFTER INSERT ON scores
 BEGIN
-    UPDATE traces SET suggested_class = NEW.suggested_class WHERE id = NEW.trace_pk;
+    UPDATE traces SET suggested_class = NEW.suggested_class,
+        queue_class = CASE WHEN label_class <> '' THEN label_class ELSE CASE WHEN NEW.suggested_class <> '' THEN NEW.suggested_class ELSE 'none' END END
+    WHERE id = NEW.trace_pk;
 END;
 
 CREATE TRIGGER scores_queue_update AFTER UPDATE OF suggested_class ON scores
 WHEN NEW.suggested_class IS NOT OLD.suggested_class
 BEGIN
-    UPDATE traces SET suggested_class = NEW.suggested_class WHERE id = NEW.trace_pk;
+    UPDATE traces SET suggested_class = NEW.suggested_class,
+        queue_class = CASE WHEN label_class <> '' THEN label_class ELSE CASE WHEN NEW.suggested_class <> '' THEN NEW.suggested_class ELSE 'none' END END
+    WHERE id = NEW.trace_pk;
 END;
 
 CREATE TRIGGER scores_queue_delete AFTER DELETE ON scores
 BEGIN
-    UPDATE traces SET suggested_class = '' WHERE id = OLD.trace_pk;
+    UPDATE traces SET suggested_class = '',
+        queue_class = CASE WHEN label_class <> '' THEN label_class ELSE 'none' END
+    WHERE id = OLD.trace_pk;
 END;
