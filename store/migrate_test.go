@@ -83,9 +83,10 @@ func TestQueueColumnsStayInStep(t *testing.T) {
 	ctx := context.Background()
 	check := func(step string) {
 		t.Helper()
-		rows, err := st.db.Query(`SELECT t.trace_id, t.case_id, t.case_status, t.queue_class,
+		rows, err := st.db.Query(`SELECT t.trace_id, t.case_id, t.case_status, t.queue_class || ' ' || t.score_ok,
 			COALESCE(c.case_id, ''), COALESCE(c.status, 'none'),
-			COALESCE(NULLIF(json_extract(c.label, '$.failure_class'), ''), NULLIF(s.suggested_class, ''), 'none')
+			COALESCE(NULLIF(json_extract(c.label, '$.failure_class'), ''), NULLIF(s.suggested_class, ''), 'none') || ' ' ||
+				COALESCE(s.content_sha = t.content_sha AND s.gold_sha = COALESCE(c.gold_sha, 'none'), 0)
 			FROM traces t
 			LEFT JOIN cases c ON c.trace_pk = t.id AND NOT EXISTS (SELECT 1 FROM cases c2 WHERE c2.trace_pk = t.id AND c2.case_id < c.case_id)
 			LEFT JOIN scores s ON s.trace_pk = t.id`)
@@ -119,6 +120,10 @@ func TestQueueColumnsStayInStep(t *testing.T) {
 			return st.SuggestCase(ctx, "t1", model.Gold{RequiredFields: []string{"a.b"}}, model.Label{FailureClass: &c})
 		}},
 		{"rescore", func() error { return st.SaveScores(ctx, []ScoreRow{{TraceID: "t2", SuggestedClass: ""}}, nil) }},
+		{"current scores", func() error {
+			return st.SaveScores(ctx, []ScoreRow{{TraceID: "t1", SuggestedClass: "temporal", GoldSHA: OriginMachine},
+				{TraceID: "t2", GoldSHA: GoldSHANone}}, nil)
+		}},
 		{"label edit", func() error {
 			_, err := st.EditTrace(ctx, "t2", "ana", "label.failure_class", json.RawMessage(`"policy"`))
 			return err

@@ -172,20 +172,22 @@ type StaleTrace struct {
 	HumanGold bool // its case's gold is a person's: it scores without peers
 }
 
-// The trace's case is its first by case_id, denormalized in traces.case_id.
-const sqlStale = `SELECT t.trace_id, COALESCE(c.gold_origin = 'human', 0) FROM traces t
-	LEFT JOIN scores s ON s.trace_pk = t.id
-	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
-	WHERE s.trace_pk IS NULL OR s.content_sha <> t.content_sha OR s.config_sha <> ?
-		OR s.gold_sha <> COALESCE(c.gold_sha, '` + GoldSHANone + `')
-	ORDER BY 2 DESC, t.id`
+// A trace is stale when its score_ok is 0 (no score, or one computed from
+// other content or gold; triggers keep it) or its score was computed under
+// another configuration: two index lookups, no scan.
+const sqlStale = `SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', 0) AS human FROM traces t
+	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.score_ok = 0
+	UNION
+	SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', 0) FROM scores s JOIN traces t ON t.id = s.trace_pk
+	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE s.config_sha < ? OR s.config_sha > ?
+	ORDER BY human DESC, 1`
 
 // StaleTraces lists the traces whose score is missing, or was computed
 // from other trace content, other gold or another configuration than
 // configSHA; those with a person's gold first (they feed the others'
 // suggestions), each group in import order.
 func (s *Store) StaleTraces(ctx context.Context, configSHA string) ([]StaleTrace, error) {
-	rows, err := s.db.QueryContext(ctx, sqlStale, configSHA)
+	rows, err := s.db.QueryContext(ctx, sqlStale, configSHA, configSHA)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +195,8 @@ func (s *Store) StaleTraces(ctx context.Context, configSHA string) ([]StaleTrace
 	var out []StaleTrace
 	for rows.Next() {
 		var st StaleTrace
-		if err := rows.Scan(&st.TraceID, &st.HumanGold); err != nil {
+		var pk int64
+		if err := rows.Scan(&pk, &st.TraceID, &st.HumanGold); err != nil {
 			return nil, err
 		}
 		out = append(out, st)

@@ -32,6 +32,13 @@ ALTER TABLE traces ADD COLUMN label_class     TEXT NOT NULL DEFAULT '';
 ALTER TABLE traces ADD COLUMN suggested_class TEXT NOT NULL DEFAULT '';
 ALTER TABLE traces ADD COLUMN queue_class     TEXT NOT NULL DEFAULT 'none';
 CREATE INDEX traces_queue ON traces(queue_class, case_status);
+-- score_ok: the trace has a score computed from its present content and
+-- its case's present gold (the triggers below keep it); with the index on
+-- scores(config_sha), "what is stale" is two index lookups, not a scan.
+-- 0 for every row here: scores from before this migration carry no hashes.
+ALTER TABLE traces ADD COLUMN score_ok INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX traces_unscored ON traces(id) WHERE score_ok = 0;
+CREATE INDEX scores_config ON scores(config_sha);
 CREATE INDEX traces_case_status ON traces(case_status, queue_class);
 
 -- A trace has one case: the machine's untouched suggestion goes where a
@@ -56,10 +63,14 @@ BEGIN
         FROM cases c WHERE c.trace_pk = traces.id ORDER BY c.case_id LIMIT 1)
     WHERE id = NEW.trace_pk;
     UPDATE traces SET queue_class = CASE WHEN label_class <> '' THEN label_class
-        WHEN suggested_class <> '' THEN suggested_class ELSE 'none' END WHERE id IN (NEW.trace_pk);
+        WHEN suggested_class <> '' THEN suggested_class ELSE 'none' END,
+        score_ok = COALESCE((SELECT s.content_sha = traces.content_sha AND s.gold_sha = COALESCE((SELECT c.gold_sha
+            FROM cases c WHERE c.case_id = traces.case_id AND c.trace_pk = traces.id), 'none')
+            FROM scores s WHERE s.trace_pk = traces.id), 0)
+    WHERE id IN (NEW.trace_pk);
 END;
 
-CREATE TRIGGER cases_queue_update AFTER UPDATE OF trace_pk, status, label ON cases
+CREATE TRIGGER cases_queue_update AFTER UPDATE OF trace_pk, status, label, gold_sha ON cases
 BEGIN
     UPDATE traces SET case_id = '', case_status = 'none', label_class = ''
     WHERE id IN (OLD.trace_pk, NEW.trace_pk);
@@ -68,7 +79,11 @@ BEGIN
         FROM cases c WHERE c.trace_pk = traces.id ORDER BY c.case_id LIMIT 1)
     WHERE id IN (OLD.trace_pk, NEW.trace_pk) AND EXISTS (SELECT 1 FROM cases c WHERE c.trace_pk = traces.id);
     UPDATE traces SET queue_class = CASE WHEN label_class <> '' THEN label_class
-        WHEN suggested_class <> '' THEN suggested_class ELSE 'none' END WHERE id IN (OLD.trace_pk, NEW.trace_pk);
+        WHEN suggested_class <> '' THEN suggested_class ELSE 'none' END,
+        score_ok = COALESCE((SELECT s.content_sha = traces.content_sha AND s.gold_sha = COALESCE((SELECT c.gold_sha
+            FROM cases c WHERE c.case_id = traces.case_id AND c.trace_pk = traces.id), 'none')
+            FROM scores s WHERE s.trace_pk = traces.id), 0)
+    WHERE id IN (OLD.trace_pk, NEW.trace_pk);
 END;
 
 CREATE TRIGGER cases_queue_delete AFTER DELETE ON cases WHEN OLD.trace_pk IS NOT NULL
@@ -79,27 +94,34 @@ BEGIN
         FROM cases c WHERE c.trace_pk = traces.id ORDER BY c.case_id LIMIT 1)
     WHERE id = OLD.trace_pk AND EXISTS (SELECT 1 FROM cases c WHERE c.trace_pk = traces.id);
     UPDATE traces SET queue_class = CASE WHEN label_class <> '' THEN label_class
-        WHEN suggested_class <> '' THEN suggested_class ELSE 'none' END WHERE id IN (OLD.trace_pk);
+        WHEN suggested_class <> '' THEN suggested_class ELSE 'none' END,
+        score_ok = COALESCE((SELECT s.content_sha = traces.content_sha AND s.gold_sha = COALESCE((SELECT c.gold_sha
+            FROM cases c WHERE c.case_id = traces.case_id AND c.trace_pk = traces.id), 'none')
+            FROM scores s WHERE s.trace_pk = traces.id), 0)
+    WHERE id IN (OLD.trace_pk);
 END;
 
 CREATE TRIGGER scores_queue_insert AFTER INSERT ON scores
 BEGIN
     UPDATE traces SET suggested_class = NEW.suggested_class,
-        queue_class = CASE WHEN label_class <> '' THEN label_class ELSE CASE WHEN NEW.suggested_class <> '' THEN NEW.suggested_class ELSE 'none' END END
+        queue_class = CASE WHEN label_class <> '' THEN label_class ELSE CASE WHEN NEW.suggested_class <> '' THEN NEW.suggested_class ELSE 'none' END END,
+        score_ok = (NEW.content_sha = traces.content_sha AND NEW.gold_sha = COALESCE((SELECT c.gold_sha
+            FROM cases c WHERE c.case_id = traces.case_id AND c.trace_pk = traces.id), 'none'))
     WHERE id = NEW.trace_pk;
 END;
 
-CREATE TRIGGER scores_queue_update AFTER UPDATE OF suggested_class ON scores
-WHEN NEW.suggested_class IS NOT OLD.suggested_class
+CREATE TRIGGER scores_queue_update AFTER UPDATE ON scores
 BEGIN
     UPDATE traces SET suggested_class = NEW.suggested_class,
-        queue_class = CASE WHEN label_class <> '' THEN label_class ELSE CASE WHEN NEW.suggested_class <> '' THEN NEW.suggested_class ELSE 'none' END END
+        queue_class = CASE WHEN label_class <> '' THEN label_class ELSE CASE WHEN NEW.suggested_class <> '' THEN NEW.suggested_class ELSE 'none' END END,
+        score_ok = (NEW.content_sha = traces.content_sha AND NEW.gold_sha = COALESCE((SELECT c.gold_sha
+            FROM cases c WHERE c.case_id = traces.case_id AND c.trace_pk = traces.id), 'none'))
     WHERE id = NEW.trace_pk;
 END;
 
 CREATE TRIGGER scores_queue_delete AFTER DELETE ON scores
 BEGIN
-    UPDATE traces SET suggested_class = '',
+    UPDATE traces SET suggested_class = '', score_ok = 0,
         queue_class = CASE WHEN label_class <> '' THEN label_class ELSE 'none' END
     WHERE id = OLD.trace_pk;
 END;
