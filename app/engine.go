@@ -248,12 +248,12 @@ func (e *Engine) SuggestGold(ctx context.Context, traceID string) (*scoring.Gold
 // whose suggestions they feed, or (ids nil) every trace whose score is
 // stale. It returns the results of the traces named (every trace when ids is nil).
 func (e *Engine) Rescore(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
-	return ScoreAll(ctx, e.st, e.cfg, ids, progress)
+	return e.scoreAll(ctx, ids, progress)
 }
 
 // Evaluate scores traces without storing anything.
 func (e *Engine) Evaluate(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
-	return Evaluate(ctx, e.st, e.cfg, ids, progress)
+	return e.evaluate(ctx, ids, progress)
 }
 
 // DriftAcrossRuns compares the tool contracts of consecutive runs.

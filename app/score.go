@@ -554,7 +554,11 @@ func compressPeers(ps []scoring.Peer) []scoring.Peer {
 // of the same question on other servers, look-alikes after a guess) and
 // are scored against that.
 func Evaluate(ctx context.Context, st *store.Store, cfg scoring.Config, ids []string, progress Progress) ([]Result, error) {
-	e := engineFor(st, cfg)
+	return engineFor(st, cfg).evaluate(ctx, ids, progress)
+}
+
+func (e *Engine) evaluate(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
+	st := e.st
 	var err error
 	if ids == nil {
 		if ids, err = st.TraceIDs(ctx, store.Filter{}); err != nil {
@@ -594,7 +598,10 @@ func Evaluate(ctx context.Context, st *store.Store, cfg scoring.Config, ids []st
 // and the machine's suggested cases, and returns the results of every
 // trace named (every trace when ids is nil), current ones read back.
 func ScoreAll(ctx context.Context, st *store.Store, cfg scoring.Config, ids []string, progress Progress) ([]Result, error) {
-	e := engineFor(st, cfg)
+	return engineFor(st, cfg).scoreAll(ctx, ids, progress)
+}
+
+func (e *Engine) scoreAll(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
 	if ids == nil {
 		if _, err := e.ScoreStale(ctx, progress); err != nil {
 			return nil, err
