@@ -21,6 +21,11 @@ CREATE INDEX cases_peers ON cases(trace_pk) WHERE gold_origin = 'human' OR statu
 ALTER TABLE traces ADD COLUMN question_key TEXT NOT NULL DEFAULT '';
 CREATE INDEX traces_question ON traces(question_key);
 
+-- An import names the format of the rows it wrote once the parser knows it
+-- (UPDATE … WHERE source_file = ? AND source_format = ''): only those rows
+-- are in this index, so that update does not scan the database.
+CREATE INDEX traces_unformatted ON traces(source_file) WHERE source_format = '';
+
 -- The queue's columns, kept in step with cases and scores by the triggers
 -- below: the trace's case (its first by case_id), that case's status and
 -- label class, the scorer's suggested class, and the class the queue
