@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -89,13 +87,13 @@ func (e *Engine) reportOver(ctx context.Context, recs []store.CaseRecord) ([]mod
 			if r.TraceID == "" || !ok {
 				continue // a case without its trace has nothing to count
 			}
-			var ts scoring.TraceScore
-			if err := json.Unmarshal(d, &ts); err != nil {
-				return nil, fmt.Errorf("stored score of %s: %w", r.TraceID, err)
+			ts, err := reportScoreOf(r.TraceID, d)
+			if err != nil {
+				return nil, err
 			}
 			ts.CaseID = r.Case.CaseID
 			l := r.Case.Label
-			crs = append(crs, slim(scoring.CaseResult{Score: ts, Label: &l, Confirmed: r.Status == model.StatusConfirmed}))
+			crs = append(crs, scoring.CaseResult{Score: ts, Label: &l, Confirmed: r.Status == model.StatusConfirmed})
 		}
 	}
 	return scoring.BuildReport(crs), nil

@@ -671,9 +671,17 @@ func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
 		scope = store.ScopeAll
 	}
 	var crs []scoring.CaseResult
-	err := e.EachResult(ctx, scope, func(r Result) error {
-		if cr, ok := caseResult(r, all); ok {
-			crs = append(crs, slim(cr))
+	err := e.st.EachScore(ctx, scope, func(batch []store.StoredScore) error {
+		for _, ss := range batch {
+			ts, err := reportScoreOf(ss.TraceID, ss.Detail)
+			if err != nil {
+				return err
+			}
+			ts.Grounded = ss.Grounded
+			r := Result{Score: ts, Case: ss.Case, HumanGold: ss.Case != nil && ss.Case.GoldOrigin == store.OriginHuman}
+			if cr, ok := caseResult(r, all); ok {
+				crs = append(crs, cr)
+			}
 		}
 		return nil
 	})
@@ -683,12 +691,38 @@ func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
 	return scoring.BuildReport(crs), nil
 }
 
-// slim keeps what the report reads of a result: the evidence lists are
-// most of a score's size and the report counts none of them.
-func slim(cr scoring.CaseResult) scoring.CaseResult {
-	s := &cr.Score
-	s.FieldsUsed, s.Markers, s.Classes, s.ReviewReasons, s.Violations, s.UnparsedSQL = nil, nil, nil, nil, nil, nil
-	return cr
+// reportScore is what the report reads of a stored score. Decoding only
+// these fields skips the evidence lists, most of a score's size, so a
+// report over 100,000 traces holds (and allocates) little.
+type reportScore struct {
+	TraceID            string              `json:"trace_id"`
+	CaseID             string              `json:"case_id"`
+	Server             string              `json:"server"`
+	SuggestedClass     *model.FailureClass `json:"suggested_class"`
+	GroundingPrecision *float64            `json:"grounding_precision"`
+	GroundingRecall    *float64            `json:"grounding_recall"`
+	DefinitionMatch    *bool               `json:"definition_match"`
+	FreshnessPass      *bool               `json:"freshness_pass"`
+	PolicyViolations   *int                `json:"policy_violations"`
+	Correct            *bool               `json:"correct"`
+	Grounded           *bool               `json:"grounded"`
+	NeedsHumanReview   bool                `json:"needs_human_review"`
+	RunID              string              `json:"run_id"`
+	Calls              int                 `json:"calls"`
+	Clarifications     int                 `json:"clarifications"`
+	CostUSD            float64             `json:"cost_usd"`
+}
+
+func reportScoreOf(traceID string, detail []byte) (scoring.TraceScore, error) {
+	var r reportScore
+	if err := json.Unmarshal(detail, &r); err != nil {
+		return scoring.TraceScore{}, fmt.Errorf("stored score of %s: %w", traceID, err)
+	}
+	return scoring.TraceScore{TraceID: r.TraceID, CaseID: r.CaseID, Server: r.Server, SuggestedClass: r.SuggestedClass,
+		GroundingPrecision: r.GroundingPrecision, GroundingRecall: r.GroundingRecall, DefinitionMatch: r.DefinitionMatch,
+		FreshnessPass: r.FreshnessPass, PolicyViolations: r.PolicyViolations, Correct: r.Correct, Grounded: r.Grounded,
+		NeedsHumanReview: r.NeedsHumanReview, RunID: r.RunID, Calls: r.Calls, Clarifications: r.Clarifications,
+		CostUSD: r.CostUSD}, nil
 }
 
 // caseResult is a result as the report counts it; ok is false for a
