@@ -26,6 +26,18 @@ type Result struct {
 	Suggested *scoring.GoldSuggestion
 }
 
+// ScoreScope says which stored results EachResult reads (the store's
+// scopes, named through the engine so front ends need not import the store).
+type ScoreScope = store.ScoreScope
+
+// The scopes of EachResult.
+const (
+	ScopeAll       = store.ScopeAll       // every scored trace
+	ScopeHumanGold = store.ScopeHumanGold // traces whose case has a person's gold
+	ScopeConfirmed = store.ScopeConfirmed // traces whose case is confirmed
+	ScopeCases     = store.ScopeCases     // traces that have a case
+)
+
 // Progress is told how many traces are done out of how many.
 type Progress func(done, total int)
 
@@ -636,7 +648,7 @@ func (e *Engine) scoreAll(ctx context.Context, ids []string, progress Progress) 
 // EachResult scores what is stale, then hands over the stored result of
 // every trace in scope, in import order, one at a time: memory stays one
 // batch deep however large the database.
-func (e *Engine) EachResult(ctx context.Context, scope store.ScoreScope, fn func(Result) error) error {
+func (e *Engine) EachResult(ctx context.Context, scope ScoreScope, fn func(Result) error) error {
 	return e.st.EachScore(ctx, scope, func(batch []store.StoredScore) error {
 		for _, ss := range batch {
 			var ts scoring.TraceScore
