@@ -118,15 +118,15 @@ func RunCheck(ctx context.Context, in CheckInput) (CheckReport, error) {
 	defer st.Close()
 	stdinUsed := false
 	for _, f := range in.Traces {
-		var res store.ImportResult
+		var res ImportResult
 		if f == "-" {
 			if stdinUsed || in.Stdin == nil {
 				return CheckReport{}, badInput("standard input (-) can be given once")
 			}
 			stdinUsed = true
-			res, err = st.Import(ctx, in.Stdin, "stdin", store.ImportOptions{})
+			res, err = Import(ctx, st, in.Stdin, "stdin", ImportOptions{})
 		} else {
-			res, err = st.ImportFile(ctx, f, store.ImportOptions{})
+			res, err = ImportFile(ctx, st, f, ImportOptions{})
 		}
 		if err != nil {
 			var msgs []string
@@ -235,7 +235,7 @@ func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []mod
 	}
 	rep := CheckReport{Summary: CheckSummary{Traces: len(ids)}}
 	var pairs []pairing
-	err = eachBatchAhead(ctx, st, ids, func(ts []*model.Trace) {
+	err = eachBatchAhead(ctx, st, ids, func(ts []*model.Trace) error {
 		var jobs []scoring.Job
 		var idx []int
 		var viaID []bool
@@ -270,6 +270,7 @@ func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []mod
 			s.CaseID = cases[idx[j]].CaseID
 			pairs = append(pairs, pairing{caseIdx: idx[j], score: s, byID: viaID[j], answer: answers[j]})
 		}
+		return nil
 	})
 	if err != nil {
 		return CheckReport{}, err
@@ -539,7 +540,7 @@ func joinInts(xs []int) string {
 
 // eachBatchAhead is eachBatch with the next batch loading while fn scores
 // the current one: reading SQLite and scoring overlap on two cores.
-func eachBatchAhead(ctx context.Context, st *store.Store, ids []string, fn func([]*model.Trace)) error {
+func eachBatchAhead(ctx context.Context, st *store.Store, ids []string, fn func([]*model.Trace) error) error {
 	type loaded struct {
 		ts  []*model.Trace
 		err error
@@ -569,7 +570,9 @@ func eachBatchAhead(ctx context.Context, st *store.Store, ids []string, fn func(
 		if l.err != nil {
 			return l.err
 		}
-		fn(l.ts)
+		if err := fn(l.ts); err != nil {
+			return err
+		}
 	}
 	return ctx.Err()
 }

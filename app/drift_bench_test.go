@@ -48,7 +48,7 @@ func benchDriftStore(b *testing.B, n int) *store.Store {
 		}
 	}
 	for name, body := range map[string]string{"traces.jsonl": traces.String(), "cases.jsonl": cases.String()} {
-		if _, err := st.Import(ctx, strings.NewReader(body), name, store.ImportOptions{}); err != nil {
+		if _, err := Import(ctx, st, strings.NewReader(body), name, ImportOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

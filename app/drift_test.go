@@ -26,7 +26,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func openDriftTestdata(t *testing.T) *store.Store {
 	t.Helper()
 	st := openTestdata(t, true)
-	if _, err := st.ImportFile(context.Background(), "../testdata/drift/task-specific-r3.jsonl", store.ImportOptions{}); err != nil {
+	if _, err := ImportFile(context.Background(), st, "../testdata/drift/task-specific-r3.jsonl", ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return st

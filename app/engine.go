@@ -21,8 +21,12 @@ type Engine struct {
 	st    *store.Store
 	files Files
 
-	mu  sync.RWMutex // guards cfg: commands of the workbench run concurrently
+	// mu guards the configuration: the workbench runs commands on several
+	// goroutines, and saving a glossary entry installs a new one.
+	mu  sync.Mutex
 	cfg scoring.Config
+	sha string          // configSHA(cfg): which stored scores are current
+	sc  *scoring.Scorer // built once per configuration (see scorer)
 }
 
 // The store's row and query types, re-exported so front ends name them
@@ -73,7 +77,9 @@ func New(ctx context.Context, st *store.Store, files Files) (*Engine, error) {
 	if err != nil {
 		return nil, &ConfigError{Err: err}
 	}
-	return &Engine{st: st, files: files, cfg: cfg}, nil
+	e := &Engine{st: st, files: files}
+	e.useConfig(cfg)
+	return e, nil
 }
 
 // ConfigError is a scoring configuration file that could not be read.
@@ -90,16 +96,16 @@ func (e *Engine) Path() string { return e.st.Path() }
 
 // Config is the scoring configuration in force.
 func (e *Engine) Config() scoring.Config {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	return e.cfg
 }
 
 // SetPolicy replaces the policy oracle (the demo bundles its own).
 func (e *Engine) SetPolicy(p scoring.PolicyOracle) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.cfg.Policy = p
+	cfg := e.Config()
+	cfg.Policy = p
+	e.useConfig(cfg)
 }
 
 // reloadGlossary rereads the store's glossary into the configuration after
@@ -109,10 +115,8 @@ func (e *Engine) reloadGlossary(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	cfg.Policy = e.cfg.Policy
-	e.cfg = cfg
+	cfg.Policy = e.Config().Policy
+	e.useConfig(cfg)
 	return nil
 }
 
@@ -202,7 +206,7 @@ func (e *Engine) afterEdit(ctx context.Context, traceID string, gold bool, res E
 	if !gold {
 		return res, nil
 	}
-	if _, err := ScoreAll(ctx, e.st, e.Config(), []string{traceID}, nil); err != nil {
+	if _, err := e.ScoreTraces(ctx, []string{traceID}, nil); err != nil {
 		return res, fmt.Errorf("rescoring %s: %w", traceID, err)
 	}
 	res.Score, err = e.ScoreOf(ctx, traceID)
@@ -225,9 +229,12 @@ type TraceScore struct {
 	GoldSources   []string // why each suggested field is there
 }
 
-// ScoreOf returns a trace's stored score with the engine's gold
-// suggestion; nil when the trace has not been scored.
+// ScoreOf returns a trace's score (rescored first when stale) with the
+// engine's gold suggestion; nil when there is no such trace.
 func (e *Engine) ScoreOf(ctx context.Context, traceID string) (*TraceScore, error) {
+	if err := e.freshen(ctx, traceID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
 	raw, err := e.st.Score(ctx, traceID)
 	if err != nil || len(raw) == 0 {
 		return nil, err
@@ -264,64 +271,42 @@ func DecodeScore(raw json.RawMessage) (*TraceScore, error) {
 }
 
 // SuggestGold is the gold the scorer suggests for one trace, with the
-// engine's configuration (glossary files included) and the trace's peers;
-// nil for a trace the engine cannot find.
+// engine's configuration (glossary files included) and the trace's peers
+// (read through the question index); nil for a trace the engine cannot
+// find. A trace with human gold gets what the machine would have
+// suggested: it still helps the labeler compare.
 func (e *Engine) SuggestGold(ctx context.Context, traceID string) (*scoring.GoldSuggestion, error) {
-	rs, err := Evaluate(ctx, e.st, e.Config(), []string{traceID}, nil)
-	if errors.Is(err, store.ErrNotFound) || len(rs) == 0 {
+	t, err := e.st.Trace(ctx, traceID)
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if rs[0].Suggested != nil {
-		return rs[0].Suggested, nil
-	}
-	// A trace with human gold: what the machine would have suggested
-	// still helps the labeler compare.
-	t, err := e.st.Trace(ctx, traceID)
+	sc, err := e.scorer()
 	if err != nil {
 		return nil, err
 	}
-	sc, err := scoring.NewScorer(e.Config())
-	if err != nil {
+	book := peerBook{}
+	if err := book.load(ctx, e.st, []*model.Trace{t}); err != nil {
 		return nil, err
 	}
-	peers, err := e.peersOf(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	gs := sc.SuggestGold(t, rs[0].Score, peers)
+	// The suggestion reads the trace's own markers and fields, which do
+	// not depend on gold: score it against none.
+	gs := sc.SuggestGold(t, sc.Score(t, nil), book[store.QuestionKey(t.Question)])
 	return &gs, nil
 }
 
-// peersOf returns the scored traces asking the same question as t.
-func (e *Engine) peersOf(ctx context.Context, t *model.Trace) ([]scoring.Peer, error) {
-	cases, err := casesByTrace(ctx, e.st)
-	if err != nil {
-		return nil, err
-	}
-	peers := map[string][]scoring.Peer{}
-	if err := storedPeers(ctx, e.st, cases, []string{t.TraceID}, peers); err != nil {
-		return nil, err
-	}
-	return peers[questionKey(t.Question)], nil
-}
-
-// Rescore scores traces again (all when ids is nil) and stores the results.
+// Rescore scores traces again and stores the results: ids and the traces
+// whose suggestions they feed, or (ids nil) every trace whose score is
+// stale. It returns the results of the traces named (every trace when ids is nil).
 func (e *Engine) Rescore(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
-	return ScoreAll(ctx, e.st, e.Config(), ids, progress)
+	return e.scoreAll(ctx, ids, progress)
 }
 
 // Evaluate scores traces without storing anything.
 func (e *Engine) Evaluate(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
-	return Evaluate(ctx, e.st, e.Config(), ids, progress)
-}
-
-// Report builds report.json over the cases with human gold (all: every
-// scored trace).
-func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
-	return Report(ctx, e.st, e.Config(), all)
+	return e.evaluate(ctx, ids, progress)
 }
 
 // DriftAcrossRuns compares the tool contracts of consecutive runs.

@@ -2,9 +2,7 @@ package app
 
 import (
 	"context"
-	"io"
 	"os"
-	"path/filepath"
 
 	"tracelab/importers"
 	"tracelab/model"
@@ -13,17 +11,10 @@ import (
 
 // Import types, re-exported for the front ends.
 type (
-	ImportOptions   = store.ImportOptions
-	ImportResult    = store.ImportResult
-	ImportDefaults  = store.Defaults
-	ExportResult    = store.ExportResult
 	ContractVersion = store.ContractVersion
 	Approval        = store.Approval
 	Format          = importers.Format
 )
-
-// ErrRejected is an import whose file had bad records and wrote nothing.
-var ErrRejected = store.ErrRejected
 
 // Formats lists the trace formats import understands.
 func Formats() []Format { return importers.Formats() }
@@ -33,13 +24,6 @@ func LookupFormat(name string) (Format, bool) { return importers.Lookup(name) }
 
 // FormatNames is the comma-separated list of format names.
 func FormatNames() string { return importers.FormatNames() }
-
-// Import reads one file (any supported format, detected from content) into
-// the database in one transaction; name is what errors and the import log
-// call it.
-func (e *Engine) Import(ctx context.Context, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
-	return e.st.Import(ctx, r, name, opts)
-}
 
 // AfterImport fingerprints the new tool contracts semantically (so drift
 // can tell a rename from a remove and add) and, unless noScore, scores the
@@ -51,66 +35,13 @@ func (e *Engine) AfterImport(ctx context.Context, traceIDs []string, noScore boo
 	if noScore || len(traceIDs) == 0 {
 		return nil
 	}
-	_, err := e.Rescore(ctx, traceIDs, nil)
+	_, err := e.ScoreTraces(ctx, traceIDs, nil)
 	return err
 }
 
 // Sample draws a stratified sample and makes it the labeling queue.
 func (e *Engine) Sample(ctx context.Context, opts SampleOptions) (SampleResult, error) {
 	return SampleQueue(ctx, e.st, opts)
-}
-
-// ExportOptions steer an export.
-type ExportOptions struct {
-	All        bool // machine-suggested cases too, not only confirmed ones
-	ExposeOnly bool // drop the cases every server passes grounded
-}
-
-// Export is what an export wrote.
-type Export struct {
-	Cases   ExportResult
-	Reports []model.Report
-	Dropped []DroppedGroup // with ExposeOnly
-	Total   int            // cases before ExposeOnly dropped any
-}
-
-// Export writes DIR/cases.jsonl and DIR/report.json.
-func (e *Engine) Export(ctx context.Context, dir string, opts ExportOptions) (Export, error) {
-	var out Export
-	recs, err := e.st.Cases(ctx, opts.All)
-	if err != nil {
-		return out, err
-	}
-	out.Total = len(recs)
-	if opts.ExposeOnly {
-		recs, out.Dropped = ExposeOnly(recs)
-	}
-	cases := make([]model.Case, len(recs))
-	keep := make(map[string]bool, len(recs))
-	for i, r := range recs {
-		cases[i] = r.Case
-		keep[r.Case.CaseID] = true
-	}
-	path := filepath.Join(dir, "cases.jsonl")
-	if err := store.WriteFileAtomic(path, func(f *os.File) error { return model.WriteCasesJSONL(f, cases) }); err != nil {
-		return out, err
-	}
-	out.Cases = ExportResult{Path: path, Cases: len(cases)}
-	results, err := e.Evaluate(ctx, nil, nil)
-	if err != nil {
-		return out, err
-	}
-	var sel []Result
-	for _, r := range results {
-		if r.Case != nil && keep[r.Case.Case.CaseID] {
-			sel = append(sel, r)
-		}
-	}
-	out.Reports = BuildReport(sel, opts.All)
-	err = store.WriteFileAtomic(filepath.Join(dir, "report.json"), func(f *os.File) error {
-		return model.WriteReportJSON(f, out.Reports)
-	})
-	return out, err
 }
 
 // FillSemantic computes the semantic fingerprint of stored contracts that

@@ -31,7 +31,7 @@ func ExposeOnly(cases []store.CaseRecord) (kept []store.CaseRecord, dropped []Dr
 	groups := map[string][]int{}
 	var order []string
 	for i, c := range cases {
-		k := questionKey(c.Case.Question)
+		k := store.QuestionKey(c.Case.Question)
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}

@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"strings"
-	"unicode"
+	"fmt"
+	"sort"
 
 	"tracelab/model"
 	"tracelab/scoring"
@@ -18,16 +20,558 @@ type Result struct {
 	// HumanGold says the gold scored against was written by a person
 	// (imported from a suite or edited in the workbench).
 	HumanGold bool
-	// Suggested is the machine's gold for a trace without human gold.
+	// Suggested is the machine's gold for a trace without human gold, when
+	// it was just computed (stored scores carry the gold in the case, not
+	// where each field came from).
 	Suggested *scoring.GoldSuggestion
 }
+
+// ScoreScope says which stored results EachResult reads (the store's
+// scopes, named through the engine so front ends need not import the store).
+type ScoreScope = store.ScoreScope
+
+// The scopes of EachResult.
+const (
+	ScopeAll       = store.ScopeAll       // every scored trace
+	ScopeHumanGold = store.ScopeHumanGold // traces whose case has a person's gold
+	ScopeConfirmed = store.ScopeConfirmed // traces whose case is confirmed
+	ScopeCases     = store.ScopeCases     // traces that have a case
+)
 
 // Progress is told how many traces are done out of how many.
 type Progress func(done, total int)
 
+// ScoreSummary says what a scoring run did.
+type ScoreSummary struct {
+	Total  int // traces in the database
+	Scored int // scored in this run (the rest were current)
+	Review int // of those scored, how many need a person
+}
+
 // batch is how many traces are loaded and scored at a time: memory stays
 // bounded by the batch, not the database.
 const batch = 400
+
+// configSHA hashes everything scoring reads besides traces and gold: the
+// lexicon, lineage, glossary (files and the store's), the policy oracle
+// (its file's content, or the command and timeout) and the trace clock. A
+// stored score computed under another hash is stale.
+func configSHA(cfg scoring.Config) string {
+	b, err := json.Marshal(struct {
+		Lexicon    []string
+		Lineage    scoring.Lineage
+		Glossary   []scoring.GlossaryEntry
+		PolicyType string
+		Policy     scoring.PolicyOracle
+		Now        string
+	}{cfg.Lexicon, cfg.Lineage, cfg.Glossary, fmt.Sprintf("%T", cfg.Policy), cfg.Policy, cfg.Now.UTC().String()})
+	if err != nil {
+		// An oracle that does not encode cannot be compared: never current.
+		b = []byte(fmt.Sprintf("unhashable %p", cfg.Policy))
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// useConfig installs a scoring configuration: its hash decides which
+// stored scores are current, and the scorer (with its caches) is built
+// once for it and kept across batches and calls.
+func (e *Engine) useConfig(cfg scoring.Config) {
+	sha := configSHA(cfg)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.cfg, e.sha, e.sc = cfg, sha, nil
+}
+
+// configSHA is the hash of the configuration in force.
+func (e *Engine) configSHA() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.sha
+}
+
+func (e *Engine) scorer() (*scoring.Scorer, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sc == nil {
+		sc, err := scoring.NewScorer(e.cfg)
+		if err != nil {
+			return nil, err
+		}
+		e.sc = sc
+	}
+	return e.sc, nil
+}
+
+// engineFor wraps a store and a configuration for the package-level
+// functions that predate Engine.
+func engineFor(st *store.Store, cfg scoring.Config) *Engine {
+	e := &Engine{st: st}
+	e.useConfig(cfg)
+	return e
+}
+
+// ScoreStale scores every trace whose stored score is missing or stale
+// (its content, its gold or the configuration changed) and stores the
+// scores and the machine's suggested cases; current scores are kept.
+func (e *Engine) ScoreStale(ctx context.Context, progress Progress) (ScoreSummary, error) {
+	return e.scoreStale(ctx, progress, nil)
+}
+
+// ScoreStaleEach is ScoreStale where each sees every result scored, as it
+// is stored.
+func (e *Engine) ScoreStaleEach(ctx context.Context, each func(Result) error) (ScoreSummary, error) {
+	var emit func([]Result) error
+	if each != nil {
+		emit = func(rs []Result) error {
+			for _, r := range rs {
+				if err := each(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return e.scoreStale(ctx, nil, emit)
+}
+
+// EachResult is Engine.EachResult over every scored trace of a store.
+func EachResult(ctx context.Context, st *store.Store, cfg scoring.Config, fn func(Result) error) error {
+	return engineFor(st, cfg).EachResult(ctx, store.ScopeAll, fn)
+}
+
+func (e *Engine) scoreStale(ctx context.Context, progress Progress, emit func([]Result) error) (ScoreSummary, error) {
+	total, err := e.st.CountTraces(ctx)
+	if err != nil {
+		return ScoreSummary{}, err
+	}
+	stale, err := e.st.StaleTraces(ctx, e.configSHA())
+	if err != nil {
+		return ScoreSummary{}, err
+	}
+	sum, err := e.scoreTraces(ctx, stale, true, progress, emit)
+	sum.Total = total
+	return sum, err
+}
+
+// ScoreTraces scores the named traces again whether or not their scores
+// are current, and with them the traces whose suggested gold they feed
+// (same question, gold not a person's), and stores the results.
+func (e *Engine) ScoreTraces(ctx context.Context, ids []string, progress Progress) (ScoreSummary, error) {
+	todo, err := e.withTakers(ctx, ids)
+	if err != nil {
+		return ScoreSummary{}, err
+	}
+	return e.scoreTraces(ctx, todo, true, progress, nil)
+}
+
+// ScoreTraces is Engine.ScoreTraces for a store and a configuration: it
+// keeps no result, so scoring every trace of a large import stays one
+// batch deep.
+func ScoreTraces(ctx context.Context, st *store.Store, cfg scoring.Config, ids []string) (ScoreSummary, error) {
+	return engineFor(st, cfg).ScoreTraces(ctx, ids, nil)
+}
+
+// withTakers is ids (human gold first) plus the traces of the same
+// questions that take their gold from peers, when any of ids can teach.
+func (e *Engine) withTakers(ctx context.Context, ids []string) ([]store.StaleTrace, error) {
+	cases, err := e.st.CasesForTraces(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(ids))
+	var human, rest []store.StaleTrace
+	var keys []string
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		cr := cases[id]
+		st := store.StaleTrace{TraceID: id, HumanGold: cr != nil && cr.GoldOrigin == store.OriginHuman}
+		if st.HumanGold {
+			human = append(human, st)
+		} else {
+			rest = append(rest, st)
+		}
+		if cr != nil && (st.HumanGold || cr.Status == model.StatusConfirmed) {
+			keys = append(keys, store.QuestionKey(cr.Case.Question))
+		}
+	}
+	takers, err := e.st.SuggestionTakers(ctx, dedupe(keys))
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range takers {
+		if !seen[id] {
+			seen[id] = true
+			rest = append(rest, store.StaleTrace{TraceID: id})
+		}
+	}
+	return append(human, rest...), nil
+}
+
+func dedupe(xs []string) []string {
+	sort.Strings(xs)
+	out := xs[:0]
+	for i, x := range xs {
+		if i == 0 || x != xs[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// scoreTraces is the one scoring pass: traces with a person's gold first
+// (they feed the others' suggestions), then the rest, each trace loaded
+// once, the next batch loading while this one scores. Traces without a
+// person's gold get a suggestion from the glossary and their question's
+// peers (read through the question index, compressed once per question)
+// and are scored against it. With write, every batch's scores and
+// suggested cases are stored in one transaction; emit, when set, sees
+// every batch's results. Nothing of the whole run is held in memory.
+func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write bool, progress Progress,
+	emit func([]Result) error) (ScoreSummary, error) {
+	var sum ScoreSummary
+	sc, err := e.scorer()
+	if err != nil {
+		return sum, err
+	}
+	var human, rest []string
+	for _, t := range todo {
+		if t.HumanGold {
+			human = append(human, t.TraceID)
+		} else {
+			rest = append(rest, t.TraceID)
+		}
+	}
+	book := peerBook{}
+	var teach []string // question keys of the traces with human gold scored here
+	done := 0
+	run := func(ids []string) error {
+		// Writing a batch overlaps scoring the next (and loading the one
+		// after): one goroutine each, two cores busy.
+		w := newBatchWriter(ctx, e, write)
+		err := eachBatchAhead(ctx, e.st, ids, func(ts []*model.Trace) error {
+			cases, err := e.st.CasesForTraces(ctx, traceIDs(ts))
+			if err != nil {
+				return err
+			}
+			if err := book.load(ctx, e.st, ts); err != nil {
+				return err
+			}
+			rs := scoreBatch(sc, ts, cases, book)
+			for _, r := range rs {
+				if r.HumanGold {
+					teach = append(teach, store.QuestionKey(r.Case.Case.Question))
+				}
+				if r.Score.NeedsHumanReview {
+					sum.Review++
+				}
+			}
+			if err := w.put(rs); err != nil {
+				return err
+			}
+			sum.Scored += len(rs)
+			done += len(ts)
+			if progress != nil {
+				progress(done, len(todo))
+			}
+			if emit != nil {
+				return emit(rs)
+			}
+			return nil
+		})
+		if werr := w.close(); err == nil {
+			err = werr
+		}
+		return err
+	}
+	if err := run(human); err != nil {
+		return sum, err
+	}
+	if len(human) > 0 && write {
+		// Their gold may have changed what the traces of the same
+		// question are suggested: rescore those too, even if current.
+		takers, err := e.st.SuggestionTakers(ctx, dedupe(teach))
+		if err != nil {
+			return sum, err
+		}
+		queued := make(map[string]bool, len(rest))
+		for _, id := range rest {
+			queued[id] = true
+		}
+		for _, id := range takers {
+			if !queued[id] {
+				rest = append(rest, id)
+				queued[id] = true
+			}
+		}
+		book = peerBook{} // the peers just rescored are read back fresh
+	}
+	if err := run(rest); err != nil {
+		return sum, err
+	}
+	if o, ok := e.Config().Policy.(*CommandOracle); ok && o.Err() != nil {
+		return sum, o.Err()
+	}
+	return sum, nil
+}
+
+func traceIDs(ts []*model.Trace) []string {
+	ids := make([]string, len(ts))
+	for i, t := range ts {
+		ids[i] = t.TraceID
+	}
+	return ids
+}
+
+// scoreBatch scores one batch: against a person's gold where the case has
+// one, else against the gold suggested from the glossary, its question's
+// peers and, when those require fields, the trace's own score (the
+// look-alikes it used after a guess). Only that last kind needs a trace
+// scored twice, and its second scoring finds the SQL in the scorer's cache;
+// every other trace is scored once.
+func scoreBatch(sc *scoring.Scorer, ts []*model.Trace, cases map[string]*store.CaseRecord, book peerBook) []Result {
+	rs := make([]Result, len(ts))
+	jobs := make([]scoring.Job, len(ts))
+	var twice []int // traces whose suggestion reads their own first score
+	for i, t := range ts {
+		cr := cases[t.TraceID]
+		rs[i].Case = cr
+		jobs[i].Trace = t
+		if cr != nil && cr.GoldOrigin == store.OriginHuman {
+			g := cr.Case.Gold
+			jobs[i].Gold = &g
+			rs[i].HumanGold = true
+			continue
+		}
+		// SuggestGold reads the trace's score only once some field is
+		// required; without one the suggestion is final already.
+		sg := sc.SuggestGold(t, scoring.TraceScore{}, book[store.QuestionKey(t.Question)])
+		if len(sg.Gold.RequiredFields) > 0 {
+			twice = append(twice, i)
+			continue
+		}
+		rs[i].Suggested = &sg
+		g := sg.Gold
+		jobs[i].Gold = &g
+	}
+	scores := sc.ScoreAll(jobs, 0)
+	for i := range ts {
+		rs[i].Score = scores[i]
+	}
+	if len(twice) == 0 {
+		return rs
+	}
+	again := make([]scoring.Job, len(twice))
+	for j, i := range twice {
+		t := ts[i]
+		sg := sc.SuggestGold(t, scores[i], book[store.QuestionKey(t.Question)])
+		rs[i].Suggested = &sg
+		g := sg.Gold
+		again[j] = scoring.Job{Trace: t, Gold: &g}
+	}
+	for j, s := range sc.ScoreAll(again, 0) {
+		rs[twice[j]].Score = s
+	}
+	return rs
+}
+
+// batchWriter stores batches of results on its own goroutine, one batch
+// behind the scorer; after the first error it only drains, and close
+// returns that error.
+type batchWriter struct {
+	ch   chan []Result
+	done chan error
+}
+
+func newBatchWriter(ctx context.Context, e *Engine, write bool) *batchWriter {
+	w := &batchWriter{ch: make(chan []Result, 1), done: make(chan error, 1)}
+	go func() {
+		var err error
+		for rs := range w.ch {
+			if err == nil && write {
+				err = e.save(ctx, rs)
+			}
+		}
+		w.done <- err
+	}()
+	return w
+}
+
+func (w *batchWriter) put(rs []Result) error {
+	w.ch <- rs
+	return nil
+}
+
+func (w *batchWriter) close() error {
+	close(w.ch)
+	return <-w.done
+}
+
+// save stores one batch's scores and suggested cases in one transaction.
+func (e *Engine) save(ctx context.Context, rs []Result) error {
+	rows := make([]store.ScoreRow, len(rs))
+	var sugg []store.Suggestion
+	sha := e.configSHA()
+	for i, r := range rs {
+		detail, err := json.Marshal(r.Score)
+		if err != nil {
+			return err
+		}
+		class := ""
+		if r.Score.SuggestedClass != nil {
+			class = string(*r.Score.SuggestedClass)
+		}
+		gold := store.GoldSHANone
+		if r.Case != nil {
+			gold = store.GoldSHA(r.Case.GoldOrigin, r.Case.Case.Gold)
+		}
+		// Only a suggestion with substance becomes a case: a trace the
+		// machine has nothing to say about stays unlabeled ("none").
+		if r.Suggested != nil && (r.Score.SuggestedClass != nil || !isEmptyGold(r.Suggested.Gold)) {
+			sugg = append(sugg, store.Suggestion{TraceID: r.Score.TraceID, Gold: r.Suggested.Gold,
+				Label: scoring.SuggestLabel(r.Score), Case: r.Case})
+			if r.Case == nil {
+				gold = store.GoldSHA(store.OriginMachine, r.Suggested.Gold)
+			}
+		}
+		rows[i] = store.ScoreRow{TraceID: r.Score.TraceID, SuggestedClass: class, Markers: len(r.Score.Markers),
+			NeedsReview: r.Score.NeedsHumanReview, Correct: r.Score.Correct, Grounded: r.Score.Grounded,
+			Detail: detail, GoldSHA: gold, ConfigSHA: sha}
+	}
+	return e.st.SaveScores(ctx, rows, sugg)
+}
+
+// peerBook holds, per question key, the peers that can teach a trace of
+// that question its gold, sorted and compressed once (see compressPeers).
+type peerBook map[string][]scoring.Peer
+
+// load reads the peers of the questions of ts not in the book yet, through
+// the question index.
+func (b peerBook) load(ctx context.Context, st *store.Store, ts []*model.Trace) error {
+	var keys []string
+	for _, t := range ts {
+		k := store.QuestionKey(t.Question)
+		if _, ok := b[k]; !ok {
+			b[k] = nil
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	rows, err := st.Peers(ctx, keys)
+	if err != nil {
+		return err
+	}
+	byKey := map[string][]scoring.Peer{}
+	for _, r := range rows {
+		if p, ok := peerOfRow(r); ok {
+			k := store.QuestionKey(r.Question)
+			byKey[k] = append(byKey[k], p)
+		}
+	}
+	for k, ps := range byKey {
+		b[k] = compressPeers(ps)
+	}
+	return nil
+}
+
+// peerOfRow is what a labeled trace offers others of its question: a
+// person's gold, or the fields it used, when it is grounded. Grounded only
+// counts when measured against a person's gold or said by a person:
+// against the machine's own guess every trace looks grounded and would
+// teach its own mistakes to the others.
+func peerOfRow(r store.PeerRow) (scoring.Peer, bool) {
+	p := scoring.Peer{TraceID: r.TraceID, Question: r.Question, Server: r.Server, Gold: r.HumanGold}
+	var grounded *bool
+	if r.HumanGold != nil {
+		grounded = r.ScoreGrounded
+	}
+	if r.Confirmed && r.LabelGrounded != nil {
+		grounded = r.LabelGrounded
+	}
+	p.Grounded = grounded != nil && *grounded
+	if !p.Grounded {
+		return p, false // scoring.SuggestGold learns nothing from it
+	}
+	if len(r.Detail) > 0 {
+		var d struct {
+			FieldsUsed []struct {
+				Field string `json:"field"`
+			} `json:"fields_used"`
+		}
+		if err := json.Unmarshal(r.Detail, &d); err == nil { // a detail from an older scorer offers no fields
+			for _, f := range d.FieldsUsed {
+				p.FieldsUsed = append(p.FieldsUsed, f.Field)
+			}
+		}
+	}
+	return p, true
+}
+
+// compressPeers sorts a question's peers as scoring.SuggestGold reads them
+// (server, then trace id) and drops every peer that adds nothing to the
+// peers before it with the same server and question text. SuggestGold
+// keeps the first source of each field, definition, window, freshness
+// bound and policy scope, and takes or skips all peers of one server
+// together, so a dropped peer could never have contributed: the
+// suggestion is the same, and a question shared by 25,000 traces costs
+// each of them a handful of peers instead of the whole bucket.
+func compressPeers(ps []scoring.Peer) []scoring.Peer {
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Server != ps[j].Server {
+			return ps[i].Server < ps[j].Server
+		}
+		return ps[i].TraceID < ps[j].TraceID
+	})
+	type group struct{ server, question string }
+	seen := map[group]map[string]bool{}
+	out := ps[:0]
+	for _, p := range ps {
+		g := group{p.Server, p.Question}
+		have := seen[g]
+		if have == nil {
+			have = map[string]bool{}
+			seen[g] = have
+		}
+		novel := false
+		add := func(k string) {
+			if !have[k] {
+				have[k] = true
+				novel = true
+			}
+		}
+		fields := p.FieldsUsed
+		if p.Gold != nil {
+			fields = p.Gold.RequiredFields
+			for _, f := range p.Gold.ForbiddenFields {
+				add("forbidden " + scoring.NormField(f))
+			}
+			if p.Gold.Definition != "" {
+				add("definition")
+			}
+			if p.Gold.Window != nil {
+				add("window")
+			}
+			if p.Gold.FreshnessBoundHours != nil {
+				add("freshness")
+			}
+			if p.Gold.PolicyScope != "" {
+				add("scope")
+			}
+		}
+		for _, f := range fields {
+			add("required " + scoring.NormField(f))
+		}
+		if novel {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // Evaluate scores the traces named by ids (every trace when ids is nil)
 // without writing anything. Traces whose case has human gold are scored
@@ -35,244 +579,199 @@ const batch = 400
 // of the same question on other servers, look-alikes after a guess) and
 // are scored against that.
 func Evaluate(ctx context.Context, st *store.Store, cfg scoring.Config, ids []string, progress Progress) ([]Result, error) {
-	sc, err := scoring.NewScorer(cfg)
-	if err != nil {
-		return nil, err
-	}
-	cases, err := casesByTrace(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	peers := map[string][]scoring.Peer{}
+	return engineFor(st, cfg).evaluate(ctx, ids, progress)
+}
+
+func (e *Engine) evaluate(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
+	st := e.st
+	var err error
 	if ids == nil {
 		if ids, err = st.TraceIDs(ctx, store.Filter{}); err != nil {
 			return nil, err
 		}
-	} else if err := storedPeers(ctx, st, cases, ids, peers); err != nil {
+	}
+	cases, err := st.CasesForTraces(ctx, ids)
+	if err != nil {
 		return nil, err
 	}
-	// Pass 1: score every trace against its human gold (or none).
-	results := make([]Result, 0, len(ids))
-	needSuggestion := []int{}
-	err = eachBatch(ctx, st, ids, func(ts []*model.Trace) {
-		jobs := make([]scoring.Job, len(ts))
-		rs := make([]Result, len(ts))
-		for i, t := range ts {
-			cr := cases[t.TraceID]
-			rs[i].Case = cr
-			jobs[i].Trace = t
-			if cr != nil && cr.GoldOrigin == "human" {
-				g := cr.Case.Gold
-				jobs[i].Gold = &g
-				rs[i].HumanGold = true
-			}
+	pos := make(map[string]int, len(ids))
+	var human, rest []store.StaleTrace
+	for i, id := range ids {
+		pos[id] = i
+		cr := cases[id]
+		if cr != nil && cr.GoldOrigin == store.OriginHuman {
+			human = append(human, store.StaleTrace{TraceID: id, HumanGold: true})
+		} else {
+			rest = append(rest, store.StaleTrace{TraceID: id})
 		}
-		scores := sc.ScoreAll(jobs, 0)
-		for i, t := range ts {
-			rs[i].Score = scores[i]
-			if !rs[i].HumanGold {
-				needSuggestion = append(needSuggestion, len(results)+i)
-			}
-			p := peerOf(t, rs[i])
-			peers[questionKey(t.Question)] = append(peers[questionKey(t.Question)], p)
-		}
-		results = append(results, rs...)
-		if progress != nil {
-			progress(len(results), len(ids))
-		}
+	}
+	var out []Result
+	_, err = e.scoreTraces(ctx, append(human, rest...), false, progress, func(rs []Result) error {
+		out = append(out, rs...)
+		return nil
 	})
 	if err != nil {
-		return nil, err
+		return out, err
 	}
-	// Pass 2: suggest gold for the rest and score them against it.
-	if len(needSuggestion) == 0 {
-		return results, nil
-	}
-	sub := make([]string, len(needSuggestion))
-	for i, ri := range needSuggestion {
-		sub[i] = results[ri].Score.TraceID
-	}
-	k := 0
-	err = eachBatch(ctx, st, sub, func(ts []*model.Trace) {
-		jobs := make([]scoring.Job, len(ts))
-		sugg := make([]scoring.GoldSuggestion, len(ts))
-		for i, t := range ts {
-			r := &results[needSuggestion[k+i]]
-			sugg[i] = sc.SuggestGold(t, r.Score, peers[questionKey(t.Question)])
-			g := sugg[i].Gold
-			jobs[i] = scoring.Job{Trace: t, Gold: &g}
-		}
-		scores := sc.ScoreAll(jobs, 0)
-		for i := range ts {
-			r := &results[needSuggestion[k+i]]
-			r.Score, r.Suggested = scores[i], &sugg[i]
-		}
-		k += len(ts)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if o, ok := cfg.Policy.(*CommandOracle); ok && o.Err() != nil {
-		return results, o.Err()
-	}
-	return results, nil
+	// In the order asked for.
+	sort.SliceStable(out, func(i, j int) bool { return pos[out[i].Score.TraceID] < pos[out[j].Score.TraceID] })
+	return out, nil
 }
 
-// eachBatch loads the traces by id a batch at a time.
-func eachBatch(ctx context.Context, st *store.Store, ids []string, fn func([]*model.Trace)) error {
-	for start := 0; start < len(ids); start += batch {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		ts, err := st.LoadTraces(ctx, ids[start:min(start+batch, len(ids))])
-		if err != nil {
-			return err
-		}
-		fn(ts)
-	}
-	return nil
-}
-
-func casesByTrace(ctx context.Context, st *store.Store) (map[string]*store.CaseRecord, error) {
-	all, err := st.Cases(ctx, true)
-	if err != nil {
-		return nil, err
-	}
-	m := make(map[string]*store.CaseRecord, len(all))
-	for i := range all {
-		c := &all[i]
-		if c.TraceID != "" {
-			if _, dup := m[c.TraceID]; !dup {
-				m[c.TraceID] = c
-			}
-		}
-	}
-	return m, nil
-}
-
-// peerOf is what a scored trace offers other traces of the same question
-// as a source of gold: a person's gold, or the fields it used when grounded.
-func peerOf(t *model.Trace, r Result) scoring.Peer {
-	p := scoring.Peer{TraceID: t.TraceID, Question: t.Question, Server: t.Server}
-	if r.HumanGold {
-		g := r.Case.Case.Gold
-		p.Gold = &g
-	}
-	// Grounded only counts when measured against a person's gold (or said
-	// by a person): against no gold, or the machine's own guess, every
-	// trace looks grounded and would teach its own mistakes to the others.
-	var grounded *bool
-	if r.HumanGold {
-		grounded = r.Score.Grounded
-	}
-	if r.Case != nil && r.Case.Status == model.StatusConfirmed && r.Case.Case.Label.Grounded != nil {
-		grounded = r.Case.Case.Label.Grounded
-	}
-	p.Grounded = grounded != nil && *grounded
-	for _, f := range r.Score.FieldsUsed {
-		p.FieldsUsed = append(p.FieldsUsed, f.Field)
-	}
-	return p
-}
-
-// storedPeers adds the already scored traces outside ids as peers, from
-// their stored scores, so scoring a few new traces still learns from the rest.
-func storedPeers(ctx context.Context, st *store.Store, cases map[string]*store.CaseRecord, ids []string, peers map[string][]scoring.Peer) error {
-	skip := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		skip[id] = true
-	}
-	scored, err := st.ScoredTraces(ctx)
-	if err != nil {
-		return err
-	}
-	for _, s := range scored {
-		if skip[s.TraceID] {
-			continue
-		}
-		var ts scoring.TraceScore
-		if err := json.Unmarshal(s.Detail, &ts); err != nil {
-			continue // a detail from an older scorer: it simply offers nothing
-		}
-		ts.Grounded = s.Grounded
-		r := Result{Score: ts, Case: cases[s.TraceID]}
-		r.HumanGold = r.Case != nil && r.Case.GoldOrigin == "human"
-		t := &model.Trace{TraceID: s.TraceID, Question: s.Question, Server: s.Server}
-		peers[questionKey(s.Question)] = append(peers[questionKey(s.Question)], peerOf(t, r))
-	}
-	return nil
-}
-
-// questionKey buckets questions so peers are only compared within a
-// bucket; scoring.SameQuestion makes the final call.
-func questionKey(q string) string {
-	return strings.Join(strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}), " ")
-}
-
-// ScoreAll evaluates traces (all when ids is nil), stores every score and
-// the machine's suggested case for traces nobody has labeled, and returns
-// the results.
+// ScoreAll scores traces (those whose score is stale when ids is nil;
+// else ids and the traces whose suggestions they feed), stores every score
+// and the machine's suggested cases, and returns the results of every
+// trace named (every trace when ids is nil), current ones read back.
 func ScoreAll(ctx context.Context, st *store.Store, cfg scoring.Config, ids []string, progress Progress) ([]Result, error) {
-	results, err := Evaluate(ctx, st, cfg, ids, progress)
-	if err != nil {
-		return results, err
-	}
-	rows := make([]store.ScoreRow, len(results))
-	for i, r := range results {
-		detail, err := json.Marshal(r.Score)
-		if err != nil {
+	return engineFor(st, cfg).scoreAll(ctx, ids, progress)
+}
+
+func (e *Engine) scoreAll(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
+	if ids == nil {
+		if _, err := e.ScoreStale(ctx, progress); err != nil {
 			return nil, err
 		}
-		class := ""
-		if r.Score.SuggestedClass != nil {
-			class = string(*r.Score.SuggestedClass)
-		}
-		rows[i] = store.ScoreRow{TraceID: r.Score.TraceID, SuggestedClass: class, Markers: len(r.Score.Markers),
-			NeedsReview: r.Score.NeedsHumanReview, Correct: r.Score.Correct, Grounded: r.Score.Grounded, Detail: detail}
+		var out []Result
+		err := e.EachResult(ctx, store.ScopeAll, func(r Result) error {
+			out = append(out, r)
+			return nil
+		})
+		return out, err
 	}
-	if err := st.SaveScores(ctx, rows); err != nil {
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	todo, err := e.withTakers(ctx, ids)
+	if err != nil {
 		return nil, err
 	}
-	for _, r := range results {
-		// Only a suggestion with substance becomes a case: a trace the
-		// machine has nothing to say about stays unlabeled ("none").
-		if r.Suggested == nil || (r.Score.SuggestedClass == nil && isEmptyGold(r.Suggested.Gold)) {
-			continue
+	var out []Result
+	_, err = e.scoreTraces(ctx, todo, true, progress, func(rs []Result) error {
+		for _, r := range rs {
+			if want[r.Score.TraceID] {
+				out = append(out, r)
+			}
 		}
-		if err := st.SuggestCase(ctx, r.Score.TraceID, r.Suggested.Gold, scoring.SuggestLabel(r.Score)); err != nil {
-			return nil, err
+		return nil
+	})
+	return out, err
+}
+
+// EachResult scores what is stale, then hands over the stored result of
+// every trace in scope, in import order, one at a time: memory stays one
+// batch deep however large the database.
+func (e *Engine) EachResult(ctx context.Context, scope ScoreScope, fn func(Result) error) error {
+	return e.st.EachScore(ctx, scope, func(batch []store.StoredScore) error {
+		for _, ss := range batch {
+			var ts scoring.TraceScore
+			if err := json.Unmarshal(ss.Detail, &ts); err != nil {
+				return fmt.Errorf("stored score of %s: %w", ss.TraceID, err)
+			}
+			ts.Grounded = ss.Grounded
+			r := Result{Score: ts, Case: ss.Case, HumanGold: ss.Case != nil && ss.Case.GoldOrigin == store.OriginHuman}
+			if err := fn(r); err != nil {
+				return err
+			}
 		}
-	}
-	return results, nil
+		return nil
+	})
 }
 
 // Report builds report.json over the cases with human gold, using the
 // person's label where confirmed and the scorer's suggestion otherwise;
 // all adds the traces whose gold is only the machine's suggestion.
 func Report(ctx context.Context, st *store.Store, cfg scoring.Config, all bool) ([]model.Report, error) {
-	results, err := Evaluate(ctx, st, cfg, nil, nil)
+	return engineFor(st, cfg).Report(ctx, all)
+}
+
+// Report scores what is stale and builds report.json from the stored
+// scores (see the package-level Report), aggregating batch by batch.
+func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
+	if _, err := e.ScoreStale(ctx, nil); err != nil {
+		return nil, err
+	}
+	scope := store.ScopeHumanGold
+	if all {
+		scope = store.ScopeAll
+	}
+	var crs []scoring.CaseResult
+	err := e.st.EachScore(ctx, scope, func(batch []store.StoredScore) error {
+		for _, ss := range batch {
+			ts, err := reportScoreOf(ss.TraceID, ss.Detail)
+			if err != nil {
+				return err
+			}
+			ts.Grounded = ss.Grounded
+			r := Result{Score: ts, Case: ss.Case, HumanGold: ss.Case != nil && ss.Case.GoldOrigin == store.OriginHuman}
+			if cr, ok := caseResult(r, all); ok {
+				crs = append(crs, cr)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return BuildReport(results, all), nil
+	return scoring.BuildReport(crs), nil
+}
+
+// reportScore is what the report reads of a stored score. Decoding only
+// these fields skips the evidence lists, most of a score's size, so a
+// report over 100,000 traces holds (and allocates) little.
+type reportScore struct {
+	TraceID            string              `json:"trace_id"`
+	CaseID             string              `json:"case_id"`
+	Server             string              `json:"server"`
+	SuggestedClass     *model.FailureClass `json:"suggested_class"`
+	GroundingPrecision *float64            `json:"grounding_precision"`
+	GroundingRecall    *float64            `json:"grounding_recall"`
+	DefinitionMatch    *bool               `json:"definition_match"`
+	FreshnessPass      *bool               `json:"freshness_pass"`
+	PolicyViolations   *int                `json:"policy_violations"`
+	Correct            *bool               `json:"correct"`
+	Grounded           *bool               `json:"grounded"`
+	NeedsHumanReview   bool                `json:"needs_human_review"`
+	RunID              string              `json:"run_id"`
+	Calls              int                 `json:"calls"`
+	Clarifications     int                 `json:"clarifications"`
+	CostUSD            float64             `json:"cost_usd"`
+}
+
+func reportScoreOf(traceID string, detail []byte) (scoring.TraceScore, error) {
+	var r reportScore
+	if err := json.Unmarshal(detail, &r); err != nil {
+		return scoring.TraceScore{}, fmt.Errorf("stored score of %s: %w", traceID, err)
+	}
+	return scoring.TraceScore{TraceID: r.TraceID, CaseID: r.CaseID, Server: r.Server, SuggestedClass: r.SuggestedClass,
+		GroundingPrecision: r.GroundingPrecision, GroundingRecall: r.GroundingRecall, DefinitionMatch: r.DefinitionMatch,
+		FreshnessPass: r.FreshnessPass, PolicyViolations: r.PolicyViolations, Correct: r.Correct, Grounded: r.Grounded,
+		NeedsHumanReview: r.NeedsHumanReview, RunID: r.RunID, Calls: r.Calls, Clarifications: r.Clarifications,
+		CostUSD: r.CostUSD}, nil
+}
+
+// caseResult is a result as the report counts it; ok is false for a
+// result the report leaves out (machine gold, unless all).
+func caseResult(r Result, all bool) (scoring.CaseResult, bool) {
+	if !r.HumanGold && !all {
+		return scoring.CaseResult{}, false
+	}
+	cr := scoring.CaseResult{Score: r.Score}
+	if r.Case != nil && r.HumanGold {
+		l := r.Case.Case.Label
+		cr.Label = &l
+		cr.Confirmed = r.Case.Status == model.StatusConfirmed
+	}
+	return cr, true
 }
 
 // BuildReport turns evaluated results into report.json.
 func BuildReport(results []Result, all bool) []model.Report {
 	var crs []scoring.CaseResult
 	for _, r := range results {
-		if !r.HumanGold && !all {
-			continue
+		if cr, ok := caseResult(r, all); ok {
+			crs = append(crs, cr)
 		}
-		cr := scoring.CaseResult{Score: r.Score}
-		if r.Case != nil && r.HumanGold {
-			l := r.Case.Case.Label
-			cr.Label = &l
-			cr.Confirmed = r.Case.Status == model.StatusConfirmed
-		}
-		crs = append(crs, cr)
 	}
 	return scoring.BuildReport(crs)
 }
@@ -280,4 +779,26 @@ func BuildReport(results []Result, all bool) []model.Report {
 func isEmptyGold(g model.Gold) bool {
 	return len(g.RequiredFields) == 0 && len(g.ForbiddenFields) == 0 && g.Definition == "" && g.Window == nil &&
 		g.FreshnessBoundHours == nil && g.PolicyScope == ""
+}
+
+// eachBatch loads the traces by id a batch at a time (see eachBatchAhead).
+func eachBatch(ctx context.Context, st *store.Store, ids []string, fn func([]*model.Trace)) error {
+	return eachBatchAhead(ctx, st, ids, func(ts []*model.Trace) error { fn(ts); return nil })
+}
+
+// freshen rescores one trace when its stored score is missing or stale, so
+// what a screen shows of it is current.
+func (e *Engine) freshen(ctx context.Context, traceID string) error {
+	ok, err := e.st.ScoreCurrent(ctx, traceID, e.configSHA())
+	if err != nil || ok {
+		return err
+	}
+	cases, err := e.st.CasesForTraces(ctx, []string{traceID})
+	if err != nil {
+		return err
+	}
+	cr := cases[traceID]
+	todo := []store.StaleTrace{{TraceID: traceID, HumanGold: cr != nil && cr.GoldOrigin == store.OriginHuman}}
+	_, err = e.scoreTraces(ctx, todo, true, nil, nil)
+	return err
 }

@@ -27,7 +27,7 @@ func openTestdata(t *testing.T, withCases bool) *store.Store {
 		files = append(files, "../testdata/cases.jsonl")
 	}
 	for _, f := range files {
-		if _, err := st.ImportFile(context.Background(), f, store.ImportOptions{}); err != nil {
+		if _, err := ImportFile(context.Background(), st, f, ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -43,16 +41,24 @@ cases kept.`,
 				return err
 			}
 			defer eng.Close()
-			ex, err := eng.Export(cmd.Context(), out, app.ExportOptions{All: all, ExposeOnly: exposeOnly})
+			// One population: report.json counts exactly the cases written.
+			res, err := eng.Export(cmd.Context(), app.ExportOptions{Dir: out, All: all, ExposeOnly: exposeOnly})
 			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "wrote %s (%d cases)\n", ex.Cases.Path, ex.Cases.Cases)
+			fmt.Fprintf(w, "wrote %s (%d cases)\n", res.CasesPath, res.Cases)
 			if exposeOnly {
-				writeDropped(w, ex)
+				if n := res.Considered - res.Cases; n > 0 {
+					fmt.Fprintf(w, "dropped %d of %d cases: every server's case of the same question is correct and grounded, so they expose nothing:\n", n, res.Considered)
+					for _, g := range res.Dropped {
+						fmt.Fprintf(w, "  %q: %s\n", model.CleanLine(g.Question), model.CleanLine(strings.Join(g.CaseIDs, ", ")))
+					}
+				} else {
+					fmt.Fprintf(w, "dropped none of %d cases: every question has a case that is wrong or ungrounded\n", res.Considered)
+				}
 			}
-			fmt.Fprintf(w, "wrote %s (%d servers)\n", filepath.Join(out, "report.json"), len(ex.Reports))
+			fmt.Fprintf(w, "wrote %s (%d servers)\n", res.ReportPath, len(res.Reports))
 			return nil
 		},
 	}
@@ -61,16 +67,4 @@ cases kept.`,
 	cmd.Flags().BoolVar(&exposeOnly, "expose-only", false, "keep only the questions where some server's case is wrong or correct but ungrounded")
 	addScoringFlags(cmd, &files)
 	return cmd
-}
-
-// writeDropped says what --expose-only dropped and why.
-func writeDropped(w io.Writer, ex app.Export) {
-	if n := ex.Total - ex.Cases.Cases; n > 0 {
-		fmt.Fprintf(w, "dropped %d of %d cases: every server's case of the same question is correct and grounded, so they expose nothing:\n", n, ex.Total)
-		for _, g := range ex.Dropped {
-			fmt.Fprintf(w, "  %q: %s\n", model.CleanLine(g.Question), model.CleanLine(strings.Join(g.CaseIDs, ", ")))
-		}
-		return
-	}
-	fmt.Fprintf(w, "dropped none of %d cases: every question has a case that is wrong or ungrounded\n", ex.Total)
 }

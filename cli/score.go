@@ -61,14 +61,28 @@ suggestions are stored; a person's labels are never overwritten.`,
 				return err
 			}
 			defer eng.Close()
-			results, err := eng.Rescore(cmd.Context(), nil, nil)
+			w := cmd.OutOrStdout()
+			if format == "jsonl" {
+				if _, err := eng.ScoreStale(cmd.Context(), nil); err != nil {
+					return err
+				}
+				return eng.EachResult(cmd.Context(), app.ScopeAll, func(r app.Result) error { return writeScoreJSONL(w, r) })
+			}
+			// Only what was stale is scored and listed; current scores are kept.
+			tw := newScoresTable(w)
+			sum, err := eng.ScoreStaleEach(cmd.Context(), func(r app.Result) error { return tw.add(r) })
 			if err != nil {
 				return err
 			}
-			if format == "jsonl" {
-				return writeScoresJSONL(cmd.OutOrStdout(), results)
+			if err := tw.Flush(); err != nil {
+				return err
 			}
-			return writeScoresText(cmd.OutOrStdout(), results)
+			if sum.Scored == 0 {
+				_, err = fmt.Fprintf(w, "all %d scores current\n", sum.Total)
+				return err
+			}
+			_, err = fmt.Fprintf(w, "%d traces scored (%d current), %d need human review\n", sum.Scored, sum.Total-sum.Scored, sum.Review)
+			return err
 		},
 	}
 	addScoringFlags(cmd, &files)
@@ -76,40 +90,41 @@ suggestions are stored; a person's labels are never overwritten.`,
 	return cmd
 }
 
-func writeScoresJSONL(w io.Writer, results []app.Result) error {
-	for _, r := range results {
-		line, err := model.MarshalLine(r.Score)
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(line); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func writeScoresText(w io.Writer, results []app.Result) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TRACE\tSERVER\tCLASS\tPREC\tREC\tCORRECT\tGROUNDED\tMARKERS\tREVIEW")
-	review := 0
-	for _, r := range results {
-		s := r.Score
-		class := "-"
-		if s.SuggestedClass != nil {
-			class = string(*s.SuggestedClass)
-		}
-		rv := ""
-		if s.NeedsHumanReview {
-			rv, review = "review", review+1
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", model.CleanLine(s.TraceID), model.CleanLine(s.Server), class,
-			fmtRate(s.GroundingPrecision), fmtRate(s.GroundingRecall), fmtBool(s.Correct), fmtBool(s.Grounded), len(s.Markers), rv)
-	}
-	if err := tw.Flush(); err != nil {
+func writeScoreJSONL(w io.Writer, r app.Result) error {
+	line, err := model.MarshalLine(r.Score)
+	if err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d traces scored, %d need human review\n", len(results), review)
+	_, err = w.Write(line)
+	return err
+}
+
+// scoresTable prints one row per scored trace as results arrive.
+type scoresTable struct {
+	*tabwriter.Writer
+	header bool
+}
+
+func newScoresTable(w io.Writer) *scoresTable {
+	return &scoresTable{Writer: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+}
+
+func (tw *scoresTable) add(r app.Result) error {
+	if !tw.header {
+		tw.header = true
+		fmt.Fprintln(tw, "TRACE\tSERVER\tCLASS\tPREC\tREC\tCORRECT\tGROUNDED\tMARKERS\tREVIEW")
+	}
+	s := r.Score
+	class := "-"
+	if s.SuggestedClass != nil {
+		class = string(*s.SuggestedClass)
+	}
+	rv := ""
+	if s.NeedsHumanReview {
+		rv = "review"
+	}
+	_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", model.CleanLine(s.TraceID), model.CleanLine(s.Server), class,
+		fmtRate(s.GroundingPrecision), fmtRate(s.GroundingRecall), fmtBool(s.Correct), fmtBool(s.Grounded), len(s.Markers), rv)
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"tracelab/app"
 	"tracelab/importers"
 	"tracelab/store"
 )
@@ -80,7 +81,7 @@ func BenchmarkImport(b *testing.B) {
 		runtime.GC()
 		b.StartTimer()
 		stop := sampleHeap(&peak)
-		res, err := st.ImportFile(context.Background(), path, store.ImportOptions{})
+		res, err := app.ImportFile(context.Background(), st, path, app.ImportOptions{})
 		stop()
 		if err != nil {
 			b.Fatal(err)

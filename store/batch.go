@@ -42,7 +42,7 @@ func (b *batch) flush() error {
 	}
 	st, ok := b.stmts[n]
 	if !ok {
-		row := "(" + strings.TrimSuffix(strings.Repeat("?, ", b.cols), ", ") + "),"
+		row := "(" + placeholders(b.cols) + "),"
 		var err error
 		st, err = b.tx.PrepareContext(b.ctx, b.head+" "+strings.TrimSuffix(strings.Repeat(row, n), ",")+" "+b.tail)
 		if err != nil {

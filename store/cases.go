@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 
-	"tracelab/importers"
 	"tracelab/model"
 )
 
@@ -35,25 +34,65 @@ type Event struct {
 	Undoes int64
 }
 
-func (w *writer) putCase(c *model.Case, file string, line int, replace bool, res *ImportResult) (*importers.LineError, error) {
+const (
+	sqlFindCase = `SELECT content_sha, source_file, source_line, status = 'suggested' AND gold_origin = 'machine'
+		AND NOT EXISTS (SELECT 1 FROM events e WHERE e.case_id = cases.case_id) FROM cases WHERE case_id = ?`
+	// A trace has one case: a suite case for a trace drops the machine's
+	// untouched suggestion instead of sitting beside it.
+	sqlDropSuggestions = `DELETE FROM cases WHERE trace_pk = (SELECT id FROM traces WHERE trace_id = ?) AND case_id <> ?
+		AND status = 'suggested' AND gold_origin = 'machine' AND NOT EXISTS (SELECT 1 FROM events e WHERE e.case_id = cases.case_id)`
+	sqlUpsertCase = `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
+		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, confirmed_by, confirmed_at,
+		source_file, source_line, contracts, gold_sha)
+		VALUES (?, (SELECT id FROM traces WHERE trace_id = ? AND ? <> ''), ?, ?, ?, ?, ?, ?, ?, 'confirmed', 'human', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (case_id) DO UPDATE SET trace_pk = excluded.trace_pk, source_trace = excluded.source_trace,
+		user_role = excluded.user_role, as_user = excluded.as_user, question = excluded.question,
+		gold = excluded.gold, label = excluded.label, cost = excluded.cost, status = 'confirmed',
+		gold_origin = 'human', content_sha = excluded.content_sha, updated_by = excluded.updated_by,
+		updated_at = excluded.updated_at, confirmed_by = excluded.confirmed_by, confirmed_at = excluded.confirmed_at,
+		source_file = excluded.source_file, source_line = excluded.source_line, contracts = excluded.contracts,
+		gold_sha = excluded.gold_sha`
+	sqlInsEvent = `INSERT INTO events (case_id, at, who, field, old, new, undoes) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
+)
+
+// caseWriter holds the prepared statements that write imported cases.
+type caseWriter struct {
+	find, drop, upsert, event *sql.Stmt
+}
+
+func newCaseWriter(ctx context.Context, tx *sql.Tx) (*caseWriter, error) {
+	cw := &caseWriter{}
+	if err := prepareAll(ctx, tx, []prepared{{&cw.find, sqlFindCase}, {&cw.drop, sqlDropSuggestions},
+		{&cw.upsert, sqlUpsertCase}, {&cw.event, sqlInsEvent}}); err != nil {
+		cw.close()
+		return nil, err
+	}
+	return cw, nil
+}
+
+func (cw *caseWriter) close() { closeAll(cw.find, cw.drop, cw.upsert, cw.event) }
+
+func (w *writer) putCase(c *model.Case, file string, line int, replace bool, res *WriteStats) (*RecordError, error) {
 	sha := contentSHA(c)
 	var oldSHA, oldFile string
 	var oldLine int
-	err := w.tx.QueryRowContext(w.ctx, `SELECT content_sha, source_file, source_line FROM cases WHERE case_id = ?`,
-		c.CaseID).Scan(&oldSHA, &oldFile, &oldLine)
+	var machine bool
+	err := w.cases.find.QueryRowContext(w.ctx, c.CaseID).Scan(&oldSHA, &oldFile, &oldLine, &machine)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
 		return nil, err
-	case oldSHA == sha:
+	case oldSHA == sha && !machine:
 		res.Unchanged++
 		return nil, nil
+	case machine:
+		// The machine's own suggestion under this id: a person's case replaces it.
 	case !replace:
 		where := "the workbench"
 		if oldFile != "" {
 			where = fmt.Sprintf("%s:%d", oldFile, oldLine)
 		}
-		return &importers.LineError{Line: line, Path: "case_id", Msg: fmt.Sprintf(
+		return &RecordError{Line: line, Path: "case_id", Msg: fmt.Sprintf(
 			"case %q already exists (from %s) with different content (use --replace to overwrite it)", c.CaseID, where)}, nil
 	default:
 		res.Replaced++
@@ -64,31 +103,46 @@ func (w *writer) putCase(c *model.Case, file string, line int, replace bool, res
 	if len(c.Contracts) > 0 {
 		contracts = mustJSON(c.Contracts)
 	}
-	_, err = w.tx.ExecContext(w.ctx, `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
-		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, confirmed_by, confirmed_at,
-		source_file, source_line, contracts)
-		VALUES (?, (SELECT id FROM traces WHERE trace_id = ? AND ? <> ''), ?, ?, ?, ?, ?, ?, ?, 'confirmed', 'human', ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (case_id) DO UPDATE SET trace_pk = excluded.trace_pk, source_trace = excluded.source_trace,
-		user_role = excluded.user_role, as_user = excluded.as_user, question = excluded.question,
-		gold = excluded.gold, label = excluded.label, cost = excluded.cost, status = 'confirmed',
-		gold_origin = 'human', content_sha = excluded.content_sha, updated_by = excluded.updated_by,
-		updated_at = excluded.updated_at, confirmed_by = excluded.confirmed_by, confirmed_at = excluded.confirmed_at,
-		source_file = excluded.source_file, source_line = excluded.source_line, contracts = excluded.contracts`,
-		c.CaseID, c.SourceTrace, c.SourceTrace, c.SourceTrace, c.UserRole, c.AsUser, c.Question, gold, label, cost,
-		sha, "import", w.at, "import:"+file, w.at, file, line, contracts)
-	if err != nil {
+	if c.SourceTrace != "" {
+		if _, err := w.cases.drop.ExecContext(w.ctx, c.SourceTrace, c.CaseID); err != nil {
+			return nil, err
+		}
+	}
+	if _, err = w.cases.upsert.ExecContext(w.ctx, c.CaseID, c.SourceTrace, c.SourceTrace, c.SourceTrace, c.UserRole,
+		c.AsUser, c.Question, gold, label, cost, sha, "import", w.at, "import:"+file, w.at, file, line, contracts,
+		GoldSHA(OriginHuman, c.Gold)); err != nil {
 		return nil, err
 	}
 	if c.SourceTrace != "" {
 		w.unlinked = true // its trace may come later in this file
 	}
-	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO events (case_id, at, who, field, old, new) VALUES (?, ?, ?, 'case', NULL, ?)`,
-		c.CaseID, w.at, "import:"+file, mustJSON(c)); err != nil {
+	var id int64
+	if err := w.cases.event.QueryRowContext(w.ctx, c.CaseID, w.at, "import:"+file, "case", nil, mustJSON(c), nil).Scan(&id); err != nil {
 		return nil, err
 	}
 	res.New++
 	return nil, nil
 }
+
+// Gold origins: who wrote a case's gold.
+const (
+	OriginHuman   = "human"
+	OriginMachine = "machine"
+)
+
+// GoldSHA is the hash of what scoring reads of a case as gold: a
+// person's gold record, or nothing when the gold is the machine's own
+// suggestion (that one is derived, and the score says which peers fed it).
+// A trace without a case hashes to "none".
+func GoldSHA(origin string, g model.Gold) string {
+	if origin != OriginHuman {
+		return OriginMachine
+	}
+	return "h" + contentSHA(g)
+}
+
+// GoldSHANone is the gold hash of a trace that has no case.
+const GoldSHANone = "none"
 
 func mustJSON(v any) string {
 	b, err := json.Marshal(v)
@@ -142,8 +196,7 @@ func scanCase(r rowScanner) (*CaseRecord, error) {
 // Cases returns the cases sorted by case_id: confirmed ones only, or every
 // case (suggested too) when all is set.
 func (s *Store) Cases(ctx context.Context, all bool) ([]CaseRecord, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+caseColumns+` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
-		WHERE ? OR c.status = 'confirmed' ORDER BY c.case_id`, all)
+	rows, err := s.db.QueryContext(ctx, sqlCases, all)
 	if err != nil {
 		return nil, err
 	}
@@ -159,13 +212,68 @@ func (s *Store) Cases(ctx context.Context, all bool) ([]CaseRecord, error) {
 	return out, rows.Err()
 }
 
+// casesByID loads the cases named by ids ("" skipped) in one query.
+func (s *Store) casesByID(ctx context.Context, ids []string) (map[string]*CaseRecord, error) {
+	args := make([]any, 0, len(ids))
+	for _, id := range ids {
+		if id != "" {
+			args = append(args, id)
+		}
+	}
+	out := make(map[string]*CaseRecord, len(args))
+	if len(args) == 0 {
+		return out, nil
+	}
+	rows, err := s.db.QueryContext(ctx, withList(sqlCasesByID, len(args)), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		cr, err := scanCase(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[cr.Case.CaseID] = cr
+	}
+	return out, rows.Err()
+}
+
+// CasesForTraces returns the case of each trace that has one, by trace id.
+func (s *Store) CasesForTraces(ctx context.Context, traceIDs []string) (map[string]*CaseRecord, error) {
+	out := map[string]*CaseRecord{}
+	for start := 0; start < len(traceIDs); start += loadBatch {
+		part := traceIDs[start:min(start+loadBatch, len(traceIDs))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		rows, err := s.db.QueryContext(ctx, withList(sqlCasesForTraces, len(part)), args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			cr, err := scanCase(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[cr.TraceID] = cr
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // ErrNotFound is returned when a trace or case does not exist.
 var ErrNotFound = errors.New("not found")
 
 // CaseForTrace returns the case of a trace, or nil when it has none.
 func (s *Store) CaseForTrace(ctx context.Context, traceID string) (*CaseRecord, error) {
-	row := s.db.QueryRowContext(ctx, `SELECT `+caseColumns+` FROM cases c JOIN traces t ON t.id = c.trace_pk
-		WHERE t.trace_id = ? ORDER BY c.case_id LIMIT 1`, traceID)
+	row := s.db.QueryRowContext(ctx, sqlCaseForTrace, traceID)
 	cr, err := scanCase(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -175,11 +283,26 @@ func (s *Store) CaseForTrace(ctx context.Context, traceID string) (*CaseRecord, 
 
 // Case returns one case by id.
 func (s *Store) Case(ctx context.Context, caseID string) (*CaseRecord, error) {
-	row := s.db.QueryRowContext(ctx, `SELECT `+caseColumns+` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
-		WHERE c.case_id = ?`, caseID)
+	row := s.db.QueryRowContext(ctx, sqlCase, caseID)
 	cr, err := scanCase(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("case %q: %w", caseID, ErrNotFound)
 	}
 	return cr, err
 }
+
+// The SQL of this file, one constant per statement.
+const (
+	sqlCases = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
+		WHERE ? OR c.status = 'confirmed' ORDER BY c.case_id`
+	sqlCaseForTrace = `SELECT ` + caseColumns + ` FROM traces t JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
+		WHERE t.trace_id = ?`
+	sqlCase = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
+		WHERE c.case_id = ?`
+)
+
+// Statements with a list of parameters, "(?*)" (see withList).
+const (
+	sqlCasesByID      = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk WHERE c.case_id IN (?*)`
+	sqlCasesForTraces = `SELECT ` + caseColumns + ` FROM traces t JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.trace_id IN (?*)`
+)

@@ -44,7 +44,7 @@ func short(fp string) string {
 // ContractsWithoutSemantic lists the stored contracts whose semantic hash
 // has not been computed yet.
 func (s *Store) ContractsWithoutSemantic(ctx context.Context) ([]StoredContract, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, fingerprint, body FROM contracts WHERE semantic = '' ORDER BY fingerprint`)
+	rows, err := s.db.QueryContext(ctx, sqlContractsWithoutSemantic)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (s *Store) SetSemantic(ctx context.Context, semantic map[string]string) err
 		return nil
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `UPDATE contracts SET semantic = ? WHERE fingerprint = ?`)
+		st, err := tx.PrepareContext(ctx, sqlSetSemantic)
 		if err != nil {
 			return err
 		}
@@ -100,14 +100,7 @@ type ContractVersion struct {
 // traces saw, ordered by server, tool, first seen and fingerprint. An empty
 // server lists every server.
 func (s *Store) ContractHistory(ctx context.Context, server string) ([]ContractVersion, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT t.server, tc.name, tc.fingerprint, c.semantic,
-		min(t.started_at), max(t.started_at), count(*), json_group_array(DISTINCT t.run_id)
-		FROM trace_contracts tc
-		JOIN traces t ON t.id = tc.trace_pk
-		JOIN contracts c ON c.fingerprint = tc.fingerprint
-		WHERE ? = '' OR t.server = ?
-		GROUP BY t.server, tc.name, tc.fingerprint
-		ORDER BY t.server, tc.name, min(t.started_at), max(t.started_at), tc.fingerprint`, server, server)
+	rows, err := s.db.QueryContext(ctx, sqlContractHistory, server, server)
 	if err != nil {
 		return nil, err
 	}
@@ -142,11 +135,7 @@ type RunInfo struct {
 // oldest first (by their last trace, then run id). An empty server lists
 // every server's runs.
 func (s *Store) ContractRuns(ctx context.Context, server string) ([]RunInfo, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT t.server, t.run_id, min(t.started_at), max(t.started_at), count(*)
-		FROM traces t
-		WHERE (? = '' OR t.server = ?) AND EXISTS (SELECT 1 FROM trace_contracts tc WHERE tc.trace_pk = t.id)
-		GROUP BY t.server, t.run_id
-		ORDER BY t.server, max(t.started_at), max(t.id), t.run_id`, server, server)
+	rows, err := s.db.QueryContext(ctx, sqlContractRuns, server, server)
 	if err != nil {
 		return nil, err
 	}
@@ -175,14 +164,7 @@ type RunContract struct {
 // one per tool name, sorted by name. It returns ErrNotFound when the run
 // saw none.
 func (s *Store) RunContracts(ctx context.Context, server, runID string) ([]RunContract, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT tc.name, tc.fingerprint, c.semantic, c.body, count(*),
-		max(t.started_at), max(t.id)
-		FROM trace_contracts tc
-		JOIN traces t ON t.id = tc.trace_pk
-		JOIN contracts c ON c.fingerprint = tc.fingerprint
-		WHERE t.server = ? AND t.run_id = ?
-		GROUP BY tc.name, tc.fingerprint
-		ORDER BY tc.name, max(t.started_at) DESC, max(t.id) DESC, tc.fingerprint`, server, runID)
+	rows, err := s.db.QueryContext(ctx, sqlRunContracts, server, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -214,8 +196,7 @@ func (s *Store) RunContracts(ctx context.Context, server, runID string) ([]RunCo
 // ContractTraceIDs lists the traces of a server (every server when "")
 // that saw the contract with this wire fingerprint, in import order.
 func (s *Store) ContractTraceIDs(ctx context.Context, server, fingerprint string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT t.trace_id FROM trace_contracts tc JOIN traces t ON t.id = tc.trace_pk
-		WHERE tc.fingerprint = ? AND (? = '' OR t.server = ?) ORDER BY t.id`, fingerprint, server, server)
+	rows, err := s.db.QueryContext(ctx, sqlContractTraceIDs, fingerprint, server, server)
 	if err != nil {
 		return nil, err
 	}
@@ -250,9 +231,7 @@ func (s *Store) Approve(ctx context.Context, as []Approval) (int, error) {
 	at := s.stamp()
 	added := 0
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO approved_contracts
-			(server, name, fingerprint, semantic, body, source, approved_by, approved_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
+		st, err := tx.PrepareContext(ctx, sqlApprove)
 		if err != nil {
 			return err
 		}
@@ -281,8 +260,7 @@ func (s *Store) Approve(ctx context.Context, as []Approval) (int, error) {
 
 // Approvals lists the registry sorted by server, tool and approval time.
 func (s *Store) Approvals(ctx context.Context) ([]Approval, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT server, name, fingerprint, semantic, body, source, approved_by, approved_at
-		FROM approved_contracts ORDER BY server, name, approved_at, fingerprint`)
+	rows, err := s.db.QueryContext(ctx, sqlApprovals)
 	if err != nil {
 		return nil, err
 	}
@@ -319,13 +297,7 @@ type UnapprovedUse struct {
 // every server), ordered by server, run, trace and tool. An empty server
 // checks every server.
 func (s *Store) UnapprovedUses(ctx context.Context, server string) ([]UnapprovedUse, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT t.trace_id, t.server, t.run_id, t.started_at, tc.name, tc.fingerprint,
-		EXISTS (SELECT 1 FROM approved_contracts a WHERE a.name = tc.name AND a.server IN (t.server, ''))
-		FROM trace_contracts tc
-		JOIN traces t ON t.id = tc.trace_pk
-		WHERE (? = '' OR t.server = ?) AND NOT EXISTS (SELECT 1 FROM approved_contracts a
-			WHERE a.fingerprint = tc.fingerprint AND a.name = tc.name AND a.server IN (t.server, ''))
-		ORDER BY t.server, t.run_id, t.started_at, t.id, tc.name`, server, server)
+	rows, err := s.db.QueryContext(ctx, sqlUnapprovedUses, server, server)
 	if err != nil {
 		return nil, err
 	}
@@ -366,3 +338,44 @@ func caseContracts(linked bool, traceCs, imported sql.NullString) (map[string]st
 	}
 	return m, nil
 }
+
+// The SQL of this file, one constant per statement.
+const (
+	sqlContractsWithoutSemantic = `SELECT name, fingerprint, body FROM contracts WHERE semantic = '' ORDER BY fingerprint`
+	sqlSetSemantic              = `UPDATE contracts SET semantic = ? WHERE fingerprint = ?`
+	sqlContractHistory          = `SELECT t.server, tc.name, tc.fingerprint, c.semantic,
+		min(t.started_at), max(t.started_at), count(*), json_group_array(DISTINCT t.run_id)
+		FROM trace_contracts tc
+		JOIN traces t ON t.id = tc.trace_pk
+		JOIN contracts c ON c.fingerprint = tc.fingerprint
+		WHERE ? = '' OR t.server = ?
+		GROUP BY t.server, tc.name, tc.fingerprint
+		ORDER BY t.server, tc.name, min(t.started_at), max(t.started_at), tc.fingerprint`
+	sqlContractRuns = `SELECT t.server, t.run_id, min(t.started_at), max(t.started_at), count(*)
+		FROM traces t
+		WHERE (? = '' OR t.server = ?) AND EXISTS (SELECT 1 FROM trace_contracts tc WHERE tc.trace_pk = t.id)
+		GROUP BY t.server, t.run_id
+		ORDER BY t.server, max(t.started_at), max(t.id), t.run_id`
+	sqlRunContracts = `SELECT tc.name, tc.fingerprint, c.semantic, c.body, count(*),
+		max(t.started_at), max(t.id)
+		FROM trace_contracts tc
+		JOIN traces t ON t.id = tc.trace_pk
+		JOIN contracts c ON c.fingerprint = tc.fingerprint
+		WHERE t.server = ? AND t.run_id = ?
+		GROUP BY tc.name, tc.fingerprint
+		ORDER BY tc.name, max(t.started_at) DESC, max(t.id) DESC, tc.fingerprint`
+	sqlContractTraceIDs = `SELECT t.trace_id FROM trace_contracts tc JOIN traces t ON t.id = tc.trace_pk
+		WHERE tc.fingerprint = ? AND (? = '' OR t.server = ?) ORDER BY t.id`
+	sqlApprove = `INSERT INTO approved_contracts
+			(server, name, fingerprint, semantic, body, source, approved_by, approved_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+	sqlApprovals = `SELECT server, name, fingerprint, semantic, body, source, approved_by, approved_at
+		FROM approved_contracts ORDER BY server, name, approved_at, fingerprint`
+	sqlUnapprovedUses = `SELECT t.trace_id, t.server, t.run_id, t.started_at, tc.name, tc.fingerprint,
+		EXISTS (SELECT 1 FROM approved_contracts a WHERE a.name = tc.name AND a.server IN (t.server, ''))
+		FROM trace_contracts tc
+		JOIN traces t ON t.id = tc.trace_pk
+		WHERE (? = '' OR t.server = ?) AND NOT EXISTS (SELECT 1 FROM approved_contracts a
+			WHERE a.fingerprint = tc.fingerprint AND a.name = tc.name AND a.server IN (t.server, ''))
+		ORDER BY t.server, t.run_id, t.started_at, t.id, tc.name`
+)

@@ -6,17 +6,30 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"tracelab/model"
 )
 
+const (
+	sqlTraceForCase = `SELECT id, as_user, user_role, question FROM traces WHERE trace_id = ?`
+	sqlCaseOfTrace  = `SELECT case_id FROM cases WHERE trace_pk = ? ORDER BY case_id LIMIT 1`
+	// The machine's empty case for a trace; ON CONFLICT DO NOTHING so two
+	// writers racing to create it both end up reading the one that won.
+	sqlInsSuggestedCase = `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
+		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, gold_sha)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'suggested', 'machine', ?, ?, ?, 'machine') ON CONFLICT DO NOTHING`
+	sqlWriteCase = `UPDATE cases SET gold = ?, label = ?, content_sha = ?, gold_origin = ?, gold_sha = ?,
+		updated_by = ?, updated_at = ? WHERE case_id = ?`
+)
+
 // caseIDForTrace finds the case of a trace inside tx, creating a suggested
-// one (case_id = trace_id, empty gold) when the trace has none yet.
+// one (case_id = trace_id, empty gold) when the trace has none yet. It
+// inserts-or-ignores and then reads, so concurrent writers agree on one case.
 func (s *Store) caseIDForTrace(ctx context.Context, tx *sql.Tx, traceID, who string) (string, error) {
 	var pk int64
 	var user, role, question string
-	err := tx.QueryRowContext(ctx, `SELECT id, as_user, user_role, question FROM traces WHERE trace_id = ?`, traceID).
-		Scan(&pk, &user, &role, &question)
+	err := tx.QueryRowContext(ctx, sqlTraceForCase, traceID).Scan(&pk, &user, &role, &question)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("trace %q: %w", traceID, ErrNotFound)
 	}
@@ -24,7 +37,7 @@ func (s *Store) caseIDForTrace(ctx context.Context, tx *sql.Tx, traceID, who str
 		return "", err
 	}
 	var caseID string
-	err = tx.QueryRowContext(ctx, `SELECT case_id FROM cases WHERE trace_pk = ? ORDER BY case_id LIMIT 1`, pk).Scan(&caseID)
+	err = tx.QueryRowContext(ctx, sqlCaseOfTrace, pk).Scan(&caseID)
 	if err == nil {
 		return caseID, nil
 	}
@@ -32,27 +45,28 @@ func (s *Store) caseIDForTrace(ctx context.Context, tx *sql.Tx, traceID, who str
 		return "", err
 	}
 	c := model.Case{CaseID: traceID, SourceTrace: traceID, UserRole: role, AsUser: user, Question: question}
-	at := s.stamp()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
-		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'suggested', 'machine', ?, ?, ?)`,
-		c.CaseID, pk, traceID, role, user, question, mustJSON(c.Gold), mustJSON(c.Label), mustJSON(c.Cost),
-		contentSHA(&c), who, at); err != nil {
+	if _, err := tx.ExecContext(ctx, sqlInsSuggestedCase, c.CaseID, pk, traceID, role, user, question,
+		mustJSON(c.Gold), mustJSON(c.Label), mustJSON(c.Cost), contentSHA(&c), who, s.stamp()); err != nil {
 		return "", err
 	}
-	return c.CaseID, nil
+	err = tx.QueryRowContext(ctx, sqlCaseOfTrace, pk).Scan(&caseID)
+	if errors.Is(err, sql.ErrNoRows) {
+		// case_id = trace_id is taken by a case of another trace.
+		return "", fmt.Errorf("trace %q: case id %q belongs to another trace", traceID, traceID)
+	}
+	return caseID, err
 }
 
 func (s *Store) loadCaseTx(ctx context.Context, tx *sql.Tx, caseID string) (*CaseRecord, error) {
-	row := tx.QueryRowContext(ctx, `SELECT `+caseColumns+` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
-		WHERE c.case_id = ?`, caseID)
+	row := tx.QueryRowContext(ctx, sqlLoadCaseTx, caseID)
 	return scanCase(row)
 }
 
-// writeCaseTx stores gold and label of c and refreshes its content hash.
-func writeCaseTx(ctx context.Context, tx *sql.Tx, c *model.Case, who, at string) error {
-	_, err := tx.ExecContext(ctx, `UPDATE cases SET gold = ?, label = ?, content_sha = ?, updated_by = ?, updated_at = ?
-		WHERE case_id = ?`, mustJSON(c.Gold), mustJSON(c.Label), contentSHA(c), who, at, c.CaseID)
+// writeCaseTx stores gold and label of c with the gold's origin and
+// refreshes its content and gold hashes.
+func writeCaseTx(ctx context.Context, tx *sql.Tx, c *model.Case, origin, who, at string) error {
+	_, err := tx.ExecContext(ctx, sqlWriteCase, mustJSON(c.Gold), mustJSON(c.Label), contentSHA(c), origin,
+		GoldSHA(origin, c.Gold), who, at, c.CaseID)
 	return err
 }
 
@@ -61,13 +75,8 @@ func appendEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
 	if e.Undoes != 0 {
 		undoes = e.Undoes
 	}
-	r, err := tx.ExecContext(ctx, `INSERT INTO events (case_id, at, who, field, old, new, undoes) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		e.CaseID, e.At, e.Who, e.Field, nullJSON(e.Old), nullJSON(e.New), undoes)
-	if err != nil {
-		return err
-	}
-	e.ID, err = r.LastInsertId()
-	return err
+	return tx.QueryRowContext(ctx, sqlInsEvent, e.CaseID, e.At, e.Who, e.Field, nullJSON(e.Old), nullJSON(e.New), undoes).
+		Scan(&e.ID)
 }
 
 // EditTrace sets one field ("label.correct", "gold.required_fields", … see
@@ -117,13 +126,12 @@ func (s *Store) editCaseTx(ctx context.Context, tx *sql.Tx, caseID, who, field s
 		return Event{}, err
 	}
 	nv, _ := cr.Case.Field(field)
-	if err := writeCaseTx(ctx, tx, &cr.Case, who, at); err != nil {
-		return Event{}, err
+	origin := cr.GoldOrigin
+	if strings.HasPrefix(field, "gold.") {
+		origin = OriginHuman
 	}
-	if len(field) > 5 && field[:5] == "gold." {
-		if _, err := tx.ExecContext(ctx, `UPDATE cases SET gold_origin = 'human' WHERE case_id = ?`, caseID); err != nil {
-			return Event{}, err
-		}
+	if err := writeCaseTx(ctx, tx, &cr.Case, origin, who, at); err != nil {
+		return Event{}, err
 	}
 	ev := Event{CaseID: caseID, At: at, Who: who, Field: field, Old: old, New: nv, Undoes: undoes}
 	return ev, appendEvent(ctx, tx, &ev)
@@ -135,7 +143,7 @@ func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, caseID, who string,
 		return Event{}, fmt.Errorf("status: %s is not \"suggested\" or \"confirmed\"", value)
 	}
 	var old string
-	if err := tx.QueryRowContext(ctx, `SELECT status FROM cases WHERE case_id = ?`, caseID).Scan(&old); err != nil {
+	if err := tx.QueryRowContext(ctx, sqlSetStatusTx, caseID).Scan(&old); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return Event{}, fmt.Errorf("case %q: %w", caseID, ErrNotFound)
 		}
@@ -146,8 +154,7 @@ func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, caseID, who string,
 	if status == string(model.StatusConfirmed) {
 		by, when = who, at
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE cases SET status = ?, confirmed_by = ?, confirmed_at = ?, updated_by = ?, updated_at = ?
-		WHERE case_id = ?`, status, by, when, who, at, caseID); err != nil {
+	if _, err := tx.ExecContext(ctx, sqlSetStatusTx2, status, by, when, who, at, caseID); err != nil {
 		return Event{}, err
 	}
 	ev := Event{CaseID: caseID, At: at, Who: who, Field: "status", Old: json.RawMessage(mustJSON(old)),
@@ -169,8 +176,7 @@ func (s *Store) UndoTrace(ctx context.Context, traceID, who string) (Event, erro
 	var ev Event
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var caseID string
-		err := tx.QueryRowContext(ctx, `SELECT c.case_id FROM cases c JOIN traces t ON t.id = c.trace_pk
-			WHERE t.trace_id = ? ORDER BY c.case_id LIMIT 1`, traceID).Scan(&caseID)
+		err := tx.QueryRowContext(ctx, sqlUndoTrace, traceID).Scan(&caseID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNothingToUndo
 		}
@@ -179,10 +185,7 @@ func (s *Store) UndoTrace(ctx context.Context, traceID, who string) (Event, erro
 		}
 		var last Event
 		var old, nv sql.NullString
-		err = tx.QueryRowContext(ctx, `SELECT e.id, e.field, e.old, e.new FROM events e
-			WHERE e.case_id = ? AND e.who = ? AND e.undoes IS NULL AND e.field <> 'case'
-			AND NOT EXISTS (SELECT 1 FROM events u WHERE u.undoes = e.id)
-			ORDER BY e.id DESC LIMIT 1`, caseID, who).Scan(&last.ID, &last.Field, &old, &nv)
+		err = tx.QueryRowContext(ctx, sqlUndoTrace2, caseID, who).Scan(&last.ID, &last.Field, &old, &nv)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNothingToUndo
 		}
@@ -201,8 +204,7 @@ func (s *Store) UndoTrace(ctx context.Context, traceID, who string) (Event, erro
 
 // Events returns the edit log of a case, oldest first.
 func (s *Store) Events(ctx context.Context, caseID string) ([]Event, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, case_id, at, who, field, old, new, COALESCE(undoes, 0)
-		FROM events WHERE case_id = ? ORDER BY id`, caseID)
+	rows, err := s.db.QueryContext(ctx, sqlEvents, caseID)
 	if err != nil {
 		return nil, err
 	}
@@ -237,30 +239,19 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// SuggestCase stores the machine's gold and label for a trace. It creates
-// the trace's case when there is none, and refreshes a case only while it
-// is still purely the machine's: status suggested, gold of machine origin,
-// and no edit or import in its event log. A person's work is never overwritten.
-func (s *Store) SuggestCase(ctx context.Context, traceID string, gold model.Gold, label model.Label) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
-		caseID, err := s.caseIDForTrace(ctx, tx, traceID, "tracelab")
-		if err != nil {
-			return err
-		}
-		var status, origin string
-		var events int
-		if err := tx.QueryRowContext(ctx, `SELECT status, gold_origin, (SELECT count(*) FROM events WHERE case_id = ?)
-			FROM cases WHERE case_id = ?`, caseID, caseID).Scan(&status, &origin, &events); err != nil {
-			return err
-		}
-		if status != string(model.StatusSuggested) || origin != "machine" || events > 0 {
-			return nil
-		}
-		cr, err := s.loadCaseTx(ctx, tx, caseID)
-		if err != nil {
-			return err
-		}
-		cr.Case.Gold, cr.Case.Label = gold, label
-		return writeCaseTx(ctx, tx, &cr.Case, "tracelab", s.stamp())
-	})
-}
+// The SQL of this file, one constant per statement.
+const (
+	sqlLoadCaseTx = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
+		WHERE c.case_id = ?`
+	sqlSetStatusTx  = `SELECT status FROM cases WHERE case_id = ?`
+	sqlSetStatusTx2 = `UPDATE cases SET status = ?, confirmed_by = ?, confirmed_at = ?, updated_by = ?, updated_at = ?
+		WHERE case_id = ?`
+	sqlUndoTrace = `SELECT c.case_id FROM cases c JOIN traces t ON t.id = c.trace_pk
+			WHERE t.trace_id = ? ORDER BY c.case_id LIMIT 1`
+	sqlUndoTrace2 = `SELECT e.id, e.field, e.old, e.new FROM events e
+			WHERE e.case_id = ? AND e.who = ? AND e.undoes IS NULL AND e.field <> 'case'
+			AND NOT EXISTS (SELECT 1 FROM events u WHERE u.undoes = e.id)
+			ORDER BY e.id DESC LIMIT 1`
+	sqlEvents = `SELECT id, case_id, at, who, field, old, new, COALESCE(undoes, 0)
+		FROM events WHERE case_id = ? ORDER BY id`
+)

@@ -32,12 +32,7 @@ func (s *Store) SaveGlossary(ctx context.Context, e GlossaryEntry, who string) e
 	if e.ForbiddenFields == nil {
 		e.ForbiddenFields = []string{}
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO glossary (term, definition, predicate, required_fields, forbidden_fields,
-		timestamp_column, calendar, updated_by, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (term) DO UPDATE SET definition = excluded.definition, predicate = excluded.predicate,
-		required_fields = excluded.required_fields, forbidden_fields = excluded.forbidden_fields,
-		timestamp_column = excluded.timestamp_column, calendar = excluded.calendar,
-		updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+	_, err := s.db.ExecContext(ctx, sqlSaveGlossary,
 		e.Term, e.Definition, e.Predicate, mustJSON(e.RequiredFields), mustJSON(e.ForbiddenFields),
 		e.TimestampColumn, e.Calendar, who, s.stamp())
 	return err
@@ -45,8 +40,7 @@ func (s *Store) SaveGlossary(ctx context.Context, e GlossaryEntry, who string) e
 
 // Glossary returns every entry sorted by term.
 func (s *Store) Glossary(ctx context.Context) ([]GlossaryEntry, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT term, definition, predicate, required_fields, forbidden_fields,
-		timestamp_column, calendar, updated_by, updated_at FROM glossary ORDER BY term`)
+	rows, err := s.db.QueryContext(ctx, sqlGlossary)
 	if err != nil {
 		return nil, err
 	}
@@ -69,3 +63,15 @@ func (s *Store) Glossary(ctx context.Context) ([]GlossaryEntry, error) {
 	}
 	return out, rows.Err()
 }
+
+// The SQL of this file, one constant per statement.
+const (
+	sqlSaveGlossary = `INSERT INTO glossary (term, definition, predicate, required_fields, forbidden_fields,
+		timestamp_column, calendar, updated_by, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (term) DO UPDATE SET definition = excluded.definition, predicate = excluded.predicate,
+		required_fields = excluded.required_fields, forbidden_fields = excluded.forbidden_fields,
+		timestamp_column = excluded.timestamp_column, calendar = excluded.calendar,
+		updated_by = excluded.updated_by, updated_at = excluded.updated_at`
+	sqlGlossary = `SELECT term, definition, predicate, required_fields, forbidden_fields,
+		timestamp_column, calendar, updated_by, updated_at FROM glossary ORDER BY term`
+)

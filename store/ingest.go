@@ -8,214 +8,138 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"sync/atomic"
+	"strings"
 
-	"tracelab/importers"
 	"tracelab/model"
 )
 
-// Defaults fill in what a trace format does not carry.
-type Defaults struct {
-	Server, AsUser, UserRole, RunID string
+// RecordError is a precise complaint about one record of a file: which
+// file, which line, which JSON path, and what was expected there. The
+// engine turns a parser's complaint into one; the store raises its own
+// for records that conflict with what the database holds.
+type RecordError struct {
+	File string
+	Line int
+	Path string // JSON path such as steps[3].kind; empty for the whole record
+	Msg  string
 }
 
-// ImportOptions steer one import.
-type ImportOptions struct {
-	Format   string // force a format; "" detects it
-	Replace  bool   // a trace or case seen again with other content replaces the old one
-	SkipBad  bool   // import the good records and report the bad ones
-	Defaults Defaults
-	// Progress, when set, is called now and then with bytes read so far and
-	// records seen so far.
-	Progress func(bytes int64, records int)
+func (e *RecordError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Path != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Path)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
 }
 
-// ImportResult says what one file did to the database.
-type ImportResult struct {
-	File      string
-	Format    string
-	SHA256    string
+// WriteStats counts what one import wrote.
+type WriteStats struct {
 	New       int // new traces and cases
 	Unchanged int // already present with identical content
 	Replaced  int
 	Steps     int
 	Traces    []string // trace ids written (new or replaced)
-	Bad       []*importers.LineError
 }
 
-// Summary is the one-line report the CLI prints.
-func (r ImportResult) Summary() string {
-	s := fmt.Sprintf("%s: %s, %d new, %d unchanged", r.File, r.Format, r.New, r.Unchanged)
-	if r.Replaced > 0 {
-		s += fmt.Sprintf(", %d replaced", r.Replaced)
-	}
-	if len(r.Bad) > 0 {
-		s += fmt.Sprintf(", %d rejected", len(r.Bad))
-	}
-	return s
+// Importer writes the records of one file in one transaction: the engine
+// parses, the store receives model rows and batches them. Commit makes
+// them land together; Rollback (or a failed Commit) leaves the database
+// as it was.
+type Importer struct {
+	s       *Store
+	ctx     context.Context
+	tx      *sql.Tx
+	w       *writer
+	file    string
+	replace bool
+	Stats   WriteStats
 }
 
-// ErrRejected wraps an import that failed because of bad records; the
-// database is unchanged for that file.
-var ErrRejected = errors.New("rejected")
-
-// ImportFile imports one file in one transaction: either every good record
-// lands (and, without SkipBad, only when there are no bad ones) or nothing does.
-func (s *Store) ImportFile(ctx context.Context, path string, opts ImportOptions) (ImportResult, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return ImportResult{File: path}, err
-	}
-	defer f.Close()
-	return s.Import(ctx, f, path, opts)
-}
-
-// countingReader counts bytes and hashes them as the parser reads.
-type countingReader struct {
-	r     io.Reader
-	n     int64
-	h     io.Writer
-	onAdv func(int64)
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	c.h.Write(p[:n])
-	if c.onAdv != nil {
-		c.onAdv(c.n)
-	}
-	return n, err
-}
-
-// Import reads r (named name in messages) in one transaction.
-func (s *Store) Import(ctx context.Context, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
-	res := ImportResult{File: name}
-	h := sha256.New()
-	var records atomic.Int64 // written by the writer, read by the parser's progress callback
-	cr := &countingReader{r: r, h: h}
-	if opts.Progress != nil {
-		cr.onAdv = func(n int64) { opts.Progress(n, int(records.Load())) }
-	}
+// BeginImport starts the transaction of one file named file; replace says
+// a trace or case seen again with other content replaces the old one.
+func (s *Store) BeginImport(ctx context.Context, file string, replace bool) (*Importer, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	defer tx.Rollback() // no-op after Commit
 	w, err := newWriter(ctx, tx, s.stamp())
 	if err != nil {
-		return res, err
+		tx.Rollback()
+		return nil, err
 	}
-	defer w.close()
-	// Parsing runs in its own goroutine, a few records ahead of the writer,
-	// so JSON decoding overlaps with SQLite's work.
-	recs := make(chan importers.Record, 256)
-	type parsed struct {
-		format importers.Format
-		err    error
-	}
-	done := make(chan parsed, 1)
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		f, err := importers.Parse(pctx, cr, name, opts.Format, func(rec importers.Record) error {
-			select {
-			case recs <- rec:
-				return nil
-			case <-pctx.Done():
-				return pctx.Err()
-			}
-		})
-		close(recs)
-		done <- parsed{f, err}
-	}()
-	var fatal error
-	for rec := range recs {
-		if fatal != nil {
-			continue // drain so the parser can finish
-		}
-		records.Add(1)
-		if rec.Err != nil {
-			res.Bad = append(res.Bad, rec.Err)
-			continue
-		}
-		var lerr *importers.LineError
-		var err error
-		switch {
-		case rec.Trace != nil:
-			rec.Trace.Source = model.Source{File: name, Line: rec.Line}
-			applyDefaults(rec.Trace, opts.Defaults)
-			lerr, err = w.putTrace(rec.Trace, opts.Replace, &res)
-		case rec.Case != nil:
-			lerr, err = w.putCase(rec.Case, name, rec.Line, opts.Replace, &res)
-		}
-		if err != nil {
-			fatal = err
-			cancel()
-		}
-		if lerr != nil {
-			res.Bad = append(res.Bad, lerr)
-		}
-	}
-	p := <-done
-	res.Format = p.format.Name
-	if errors.Is(p.err, importers.ErrEmpty) {
-		res.Format, p.err = "empty", nil
-	}
-	if err := ctx.Err(); err != nil {
-		// database/sql rolls the transaction back on cancel, so the writer's
-		// own error ("statement is closed") would hide the real cause.
-		return res, err
-	}
-	if fatal != nil {
-		return res, fatal
-	}
-	if p.err != nil {
-		return res, p.err
-	}
-	for i := range res.Bad {
-		res.Bad[i].File = name
-	}
-	if len(res.Bad) > 0 && !opts.SkipBad {
-		return res, fmt.Errorf("%w: %d bad record(s) in %s, nothing imported from it", ErrRejected, len(res.Bad), name)
-	}
-	if err := w.flush(); err != nil {
-		return res, err
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE traces SET source_format = ? WHERE source_file = ? AND source_format = ''`,
-		res.Format, name); err != nil {
-		return res, err
-	}
-	res.SHA256 = hex.EncodeToString(h.Sum(nil))
-	if _, err := tx.ExecContext(ctx, `INSERT INTO imports
-		(path, sha256, format, traces_new, cases_new, unchanged, replaced, rejected, steps, imported_at)
-		VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
-		name, res.SHA256, res.Format, res.New, res.Unchanged, res.Replaced, len(res.Bad), res.Steps, s.stamp()); err != nil {
-		return res, err
-	}
-	w.close()
-	if err := tx.Commit(); err != nil {
-		return res, err
-	}
-	return res, nil
+	return &Importer{s: s, ctx: ctx, tx: tx, w: w, file: file, replace: replace}, nil
 }
 
-func applyDefaults(t *model.Trace, d Defaults) {
-	if t.Server == "" {
-		t.Server = d.Server
+// PutTrace writes one trace (its Source says where it was read). A
+// record the database refuses (same id, other content, no replace) is a
+// RecordError; any other error is fatal to the import.
+func (im *Importer) PutTrace(t *model.Trace) (*RecordError, error) {
+	rerr, err := im.w.putTrace(t, im.replace, &im.Stats)
+	if rerr != nil {
+		rerr.File = im.file
 	}
-	if t.AsUser == "" {
-		t.AsUser = d.AsUser
-	}
-	if t.UserRole == "" {
-		t.UserRole = d.UserRole
-	}
-	if t.RunID == "" {
-		t.RunID = d.RunID
-	}
+	return rerr, err
 }
+
+// PutCase writes one suite case read at line of the file.
+func (im *Importer) PutCase(c *model.Case, line int) (*RecordError, error) {
+	rerr, err := im.w.putCase(c, im.file, line, im.replace, &im.Stats)
+	if rerr != nil {
+		rerr.File = im.file
+	}
+	return rerr, err
+}
+
+// Commit writes what is buffered, records the import (format, sha256 of
+// the file, rejected records) and commits.
+func (im *Importer) Commit(format, sha string, rejected int) error {
+	defer im.Rollback()
+	if err := im.w.flush(); err != nil {
+		return err
+	}
+	if _, err := im.tx.ExecContext(im.ctx, sqlSetSourceFormat, format, im.file); err != nil {
+		return err
+	}
+	st := im.Stats
+	if _, err := im.tx.ExecContext(im.ctx, sqlInsertImport, im.file, sha, format, st.New, st.Unchanged, st.Replaced,
+		rejected, st.Steps, im.s.stamp()); err != nil {
+		return err
+	}
+	im.w.close()
+	return im.tx.Commit()
+}
+
+// Rollback abandons the import; a no-op after Commit.
+func (im *Importer) Rollback() {
+	im.w.close()
+	im.tx.Rollback()
+}
+
+const (
+	sqlSetSourceFormat = `UPDATE traces SET source_format = ? WHERE source_file = ? AND source_format = ''`
+	sqlInsertImport    = `INSERT INTO imports
+		(path, sha256, format, traces_new, cases_new, unchanged, replaced, rejected, steps, imported_at)
+		VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`
+	sqlFindTrace = `SELECT id, content_sha, source_file, source_line FROM traces WHERE trace_id = ?`
+	sqlInsTrace  = `INSERT INTO traces (trace_id, server, run_id, user_role, as_user, question, started_at,
+		outcome, answer, input_tokens, output_tokens, usd, metadata, step_count, tool_calls, turns,
+		content_sha, source_file, source_format, source_line, imported_at, question_key)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?) RETURNING id`
+	sqlInsContract  = `INSERT INTO contracts (fingerprint, name, body) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`
+	sqlLinkCases    = `UPDATE cases SET trace_pk = ? WHERE source_trace = ? AND trace_pk IS NULL`
+	sqlAnyUnlinked  = `SELECT EXISTS (SELECT 1 FROM cases WHERE trace_pk IS NULL AND source_trace <> '')`
+	sqlDeleteTrace  = `DELETE FROM traces WHERE id = ?`
+	sqlStepsHead    = `INSERT INTO steps (trace_pk, idx, kind, step_id, call_id, text, tool, args, result, as_of, is_error, credential, next_cursor, has_more) VALUES`
+	sqlTraceCtsHead = `INSERT INTO trace_contracts (trace_pk, name, fingerprint) VALUES`
+	sqlTraceCtsTail = `ON CONFLICT (trace_pk, name) DO UPDATE SET fingerprint = excluded.fingerprint`
+)
 
 // writer holds the prepared statements of one import transaction.
 type writer struct {
@@ -224,6 +148,7 @@ type writer struct {
 	at                  string
 	findTrace, insTrace *sql.Stmt
 	insContract, link   *sql.Stmt
+	cases               *caseWriter
 	closed              bool
 	// steps and traceContracts are written in multi-row statements that
 	// span traces: fewer, larger executions are what the pure-Go SQLite
@@ -256,36 +181,49 @@ func (w *writer) contract(tc model.ToolContract) (body, fp string, err error) {
 
 func newWriter(ctx context.Context, tx *sql.Tx, at string) (*writer, error) {
 	w := &writer{ctx: ctx, tx: tx, at: at, contracts: map[string][2]string{}, stored: map[string]bool{},
-		steps: newBatch(ctx, tx, `INSERT INTO steps (trace_pk, idx, kind, step_id, call_id, text, tool, args,
-			result, as_of, is_error, credential, next_cursor, has_more) VALUES`, 14, ""),
-		traceContracts: newBatch(ctx, tx, `INSERT INTO trace_contracts (trace_pk, name, fingerprint) VALUES`, 3,
-			`ON CONFLICT (trace_pk, name) DO UPDATE SET fingerprint = excluded.fingerprint`)}
-	prep := []struct {
-		dst **sql.Stmt
-		q   string
-	}{
-		{&w.findTrace, `SELECT id, content_sha, source_file, source_line FROM traces WHERE trace_id = ?`},
-		{&w.insTrace, `INSERT INTO traces (trace_id, server, run_id, user_role, as_user, question, started_at,
-			outcome, answer, input_tokens, output_tokens, usd, metadata, step_count, tool_calls, turns,
-			content_sha, source_file, source_format, source_line, imported_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?)`},
-		{&w.insContract, `INSERT INTO contracts (fingerprint, name, body) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`},
-		{&w.link, `UPDATE cases SET trace_pk = ? WHERE source_trace = ? AND trace_pk IS NULL`},
+		steps:          newBatch(ctx, tx, sqlStepsHead, 14, ""),
+		traceContracts: newBatch(ctx, tx, sqlTraceCtsHead, 3, sqlTraceCtsTail)}
+	if err := prepareAll(ctx, tx, []prepared{
+		{&w.findTrace, sqlFindTrace}, {&w.insTrace, sqlInsTrace}, {&w.insContract, sqlInsContract}, {&w.link, sqlLinkCases},
+	}); err != nil {
+		w.close()
+		return nil, err
 	}
-	for _, p := range prep {
-		st, err := tx.PrepareContext(ctx, p.q)
-		if err != nil {
-			w.close()
-			return nil, err
-		}
-		*p.dst = st
+	var err error
+	if w.cases, err = newCaseWriter(ctx, tx); err != nil {
+		w.close()
+		return nil, err
 	}
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM cases WHERE trace_pk IS NULL AND source_trace <> '')`).
-		Scan(&w.unlinked); err != nil {
+	if err := tx.QueryRowContext(ctx, sqlAnyUnlinked).Scan(&w.unlinked); err != nil {
 		w.close()
 		return nil, err
 	}
 	return w, nil
+}
+
+// prepared is one statement to prepare into dst.
+type prepared struct {
+	dst **sql.Stmt
+	q   string
+}
+
+func prepareAll(ctx context.Context, tx *sql.Tx, ps []prepared) error {
+	for _, p := range ps {
+		st, err := tx.PrepareContext(ctx, p.q)
+		if err != nil {
+			return err
+		}
+		*p.dst = st
+	}
+	return nil
+}
+
+func closeAll(sts ...*sql.Stmt) {
+	for _, st := range sts {
+		if st != nil {
+			st.Close()
+		}
+	}
 }
 
 // flush writes every buffered row.
@@ -301,10 +239,9 @@ func (w *writer) close() {
 		return
 	}
 	w.closed = true
-	for _, st := range []*sql.Stmt{w.findTrace, w.insTrace, w.insContract, w.link} {
-		if st != nil {
-			st.Close()
-		}
+	closeAll(w.findTrace, w.insTrace, w.insContract, w.link)
+	if w.cases != nil {
+		w.cases.close()
 	}
 	w.steps.close()
 	w.traceContracts.close()
@@ -324,7 +261,7 @@ func contentSHA(v any) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func (w *writer) putTrace(t *model.Trace, replace bool, res *ImportResult) (*importers.LineError, error) {
+func (w *writer) putTrace(t *model.Trace, replace bool, res *WriteStats) (*RecordError, error) {
 	sha := contentSHA(t)
 	var oldID int64
 	var oldSHA, oldFile string
@@ -338,7 +275,7 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *ImportResult) (*imp
 		res.Unchanged++
 		return nil, nil
 	case !replace:
-		return &importers.LineError{Line: t.Source.Line, Path: "trace_id", Msg: fmt.Sprintf(
+		return &RecordError{Line: t.Source.Line, Path: "trace_id", Msg: fmt.Sprintf(
 			"trace %q was already imported from %s:%d with different content (use --replace to overwrite it)",
 			t.TraceID, oldFile, oldLine)}, nil
 	default:
@@ -347,9 +284,10 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *ImportResult) (*imp
 		if err := w.flush(); err != nil { // rows of the old trace may still be buffered
 			return nil, err
 		}
-		if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM traces WHERE id = ?`, oldID); err != nil {
+		if _, err := w.tx.ExecContext(w.ctx, sqlDeleteTrace, oldID); err != nil {
 			return nil, err
 		}
+		w.unlinked = true
 		res.Replaced++
 		res.New--
 	}
@@ -358,14 +296,11 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *ImportResult) (*imp
 		b, _ := json.Marshal(t.Metadata)
 		meta = string(b)
 	}
-	r, err := w.insTrace.ExecContext(w.ctx, t.TraceID, t.Server, t.RunID, t.UserRole, t.AsUser, t.Question,
+	var pk int64
+	if err := w.insTrace.QueryRowContext(w.ctx, t.TraceID, t.Server, t.RunID, t.UserRole, t.AsUser, t.Question,
 		t.StartedAt, string(t.Outcome), t.FinalAnswer(), t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.USD,
-		meta, len(t.Steps), t.ToolCalls(), t.Turns(), sha, t.Source.File, t.Source.Line, w.at)
-	if err != nil {
-		return nil, err
-	}
-	pk, err := r.LastInsertId()
-	if err != nil {
+		meta, len(t.Steps), t.ToolCalls(), t.Turns(), sha, t.Source.File, t.Source.Line, w.at,
+		QuestionKey(t.Question)).Scan(&pk); err != nil {
 		return nil, err
 	}
 	for i := range t.Steps {
@@ -378,7 +313,7 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *ImportResult) (*imp
 	for _, tc := range t.Tools {
 		body, fp, err := w.contract(tc)
 		if err != nil {
-			return &importers.LineError{Line: t.Source.Line, Path: "tools", Msg: "tool " + tc.Name + ": " + err.Error()}, nil
+			return &RecordError{Line: t.Source.Line, Path: "tools", Msg: "tool " + tc.Name + ": " + err.Error()}, nil
 		}
 		if !w.stored[fp] {
 			if _, err := w.insContract.ExecContext(w.ctx, fp, tc.Name, body); err != nil {

@@ -21,9 +21,7 @@ type SampleCandidate struct {
 // SampleCandidates lists every trace with what stratification needs,
 // sorted by trace_id.
 func (s *Store) SampleCandidates(ctx context.Context) ([]SampleCandidate, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT t.trace_id, t.server, t.user_role, t.outcome, COALESCE(c.status, 'none')
-		FROM traces t LEFT JOIN cases c ON c.trace_pk = t.id AND NOT EXISTS (SELECT 1 FROM cases c2 WHERE c2.trace_pk = t.id AND c2.case_id < c.case_id)
-		ORDER BY t.trace_id`)
+	rows, err := s.db.QueryContext(ctx, sqlSampleCandidates)
 	if err != nil {
 		return nil, err
 	}
@@ -44,8 +42,7 @@ func (s *Store) SampleCandidates(ctx context.Context) ([]SampleCandidate, error)
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	trows, err := s.db.QueryContext(ctx, `SELECT DISTINCT t.trace_id, st.tool FROM steps st JOIN traces t ON t.id = st.trace_pk
-		WHERE st.kind = 'tool_call' AND st.tool <> ''`)
+	trows, err := s.db.QueryContext(ctx, sqlSampleCandidates2)
 	if err != nil {
 		return nil, err
 	}
@@ -69,10 +66,10 @@ func (s *Store) SampleCandidates(ctx context.Context) ([]SampleCandidate, error)
 // transaction: the traces listed are queued, every other trace is not.
 func (s *Store) SetQueue(ctx context.Context, ids []string) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE traces SET queued = 0 WHERE queued <> 0`); err != nil {
+		if _, err := tx.ExecContext(ctx, sqlSetQueue); err != nil {
 			return err
 		}
-		st, err := tx.PrepareContext(ctx, `UPDATE traces SET queued = 1 WHERE trace_id = ?`)
+		st, err := tx.PrepareContext(ctx, sqlSetQueue2)
 		if err != nil {
 			return err
 		}
@@ -85,3 +82,13 @@ func (s *Store) SetQueue(ctx context.Context, ids []string) error {
 		return nil
 	})
 }
+
+// The SQL of this file, one constant per statement.
+const (
+	sqlSampleCandidates = `SELECT t.trace_id, t.server, t.user_role, t.outcome, t.case_status
+		FROM traces t ORDER BY t.trace_id`
+	sqlSampleCandidates2 = `SELECT DISTINCT t.trace_id, st.tool FROM steps st JOIN traces t ON t.id = st.trace_pk
+		WHERE st.kind = 'tool_call' AND st.tool <> ''`
+	sqlSetQueue  = `UPDATE traces SET queued = 0 WHERE queued <> 0`
+	sqlSetQueue2 = `UPDATE traces SET queued = 1 WHERE trace_id = ?`
+)

@@ -5,10 +5,15 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
+
+	"tracelab/model"
 )
 
 // ScoreRow is the scorer's verdict on one trace: a few columns the queue
-// filters and sorts on, and the full detail as scoring's JSON.
+// filters and sorts on, the full detail as scoring's JSON, and the hashes
+// of what it was computed from. The trace's content hash is taken from the
+// trace row as the score is written.
 type ScoreRow struct {
 	TraceID        string
 	SuggestedClass string
@@ -17,29 +22,106 @@ type ScoreRow struct {
 	Correct        *bool
 	Grounded       *bool
 	Detail         json.RawMessage
+	GoldSHA        string // GoldSHA of the case scored against (GoldSHANone without one)
+	ConfigSHA      string // the engine's hash of the scoring configuration
 }
 
-// SaveScores replaces the scores of the given traces in one transaction.
-func (s *Store) SaveScores(ctx context.Context, rows []ScoreRow) error {
+// Suggestion is the machine's gold and label for a trace nobody labeled.
+type Suggestion struct {
+	TraceID string
+	Gold    model.Gold
+	Label   model.Label
+	// Case is the trace's case as the scorer read it (nil: none). Its
+	// fields make the new content hash without reading the case again, and
+	// a suggestion equal to it is not written.
+	Case *CaseRecord
+}
+
+const (
+	sqlUpsertScore = `INSERT INTO scores (trace_pk, suggested_class, markers, needs_review, correct, grounded, detail,
+		scored_at, content_sha, gold_sha, config_sha)
+		SELECT id, ?, ?, ?, ?, ?, ?, ?, content_sha, ?, ? FROM traces WHERE trace_id = ?
+		ON CONFLICT (trace_pk) DO UPDATE SET suggested_class = excluded.suggested_class,
+		markers = excluded.markers, needs_review = excluded.needs_review, correct = excluded.correct,
+		grounded = excluded.grounded, detail = excluded.detail, scored_at = excluded.scored_at,
+		content_sha = excluded.content_sha, gold_sha = excluded.gold_sha, config_sha = excluded.config_sha`
+	// The trace's case and whether it is still purely the machine's:
+	// suggested, machine gold, and nothing in its event log.
+	sqlSuggestTarget = `SELECT t.id, t.as_user, t.user_role, t.question, COALESCE(c.case_id, ''),
+		COALESCE(c.status = 'suggested' AND c.gold_origin = 'machine'
+			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.case_id = c.case_id), 0)
+		FROM traces t LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.trace_id = ?`
+	sqlInsMachineCase = `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
+		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, gold_sha)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'suggested', 'machine', ?, 'tracelab', ?, 'machine') ON CONFLICT DO NOTHING`
+	sqlScoreDetail = `SELECT s.detail FROM scores s JOIN traces t ON t.id = s.trace_pk WHERE t.trace_id = ?`
+	sqlCountTraces = `SELECT count(*) FROM traces`
+)
+
+// SaveScores writes scores and the machine's suggested cases in one
+// transaction with prepared statements. A suggestion creates the trace's
+// case when there is none and refreshes a case only while it is still
+// purely the machine's: a person's work is never overwritten.
+func (s *Store) SaveScores(ctx context.Context, rows []ScoreRow, suggestions []Suggestion) error {
 	at := s.stamp()
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO scores (trace_pk, suggested_class, markers, needs_review,
-			correct, grounded, detail, scored_at)
-			SELECT id, ?, ?, ?, ?, ?, ?, ? FROM traces WHERE trace_id = ?
-			ON CONFLICT (trace_pk) DO UPDATE SET suggested_class = excluded.suggested_class,
-			markers = excluded.markers, needs_review = excluded.needs_review, correct = excluded.correct,
-			grounded = excluded.grounded, detail = excluded.detail, scored_at = excluded.scored_at`)
-		if err != nil {
+		var upsert, target, insCase, write *sql.Stmt
+		if err := prepareAll(ctx, tx, []prepared{{&upsert, sqlUpsertScore}, {&target, sqlSuggestTarget},
+			{&insCase, sqlInsMachineCase}, {&write, sqlWriteCase}}); err != nil {
+			closeAll(upsert, target, insCase, write)
 			return err
 		}
-		defer st.Close()
+		defer closeAll(upsert, target, insCase, write)
+		// Cases first: the queue's columns then follow the suggested label.
+		for _, sg := range suggestions {
+			var pk int64
+			var user, role, question, caseID string
+			var machine bool
+			err := target.QueryRowContext(ctx, sg.TraceID).Scan(&pk, &user, &role, &question, &caseID, &machine)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue // the trace went away since it was scored
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case caseID == "":
+				c := model.Case{CaseID: sg.TraceID, SourceTrace: sg.TraceID, UserRole: role, AsUser: user,
+					Question: question, Gold: sg.Gold, Label: sg.Label}
+				if _, err := insCase.ExecContext(ctx, c.CaseID, pk, c.SourceTrace, role, user, question,
+					mustJSON(c.Gold), mustJSON(c.Label), mustJSON(c.Cost), contentSHA(&c), at); err != nil {
+					return err
+				}
+			case machine:
+				// Only gold and label move; the rest of the case is as read.
+				var c model.Case
+				if sg.Case != nil && sg.Case.Case.CaseID == caseID {
+					c = sg.Case.Case
+					if mustJSON(c.Gold) == mustJSON(sg.Gold) && mustJSON(c.Label) == mustJSON(sg.Label) {
+						continue // the same suggestion as stored
+					}
+				} else {
+					row := tx.QueryRowContext(ctx, sqlSaveScores, caseID)
+					cr, err := scanCase(row)
+					if err != nil {
+						return err
+					}
+					c = cr.Case
+				}
+				c.Gold, c.Label = sg.Gold, sg.Label
+				if _, err := write.ExecContext(ctx, mustJSON(c.Gold), mustJSON(c.Label), contentSHA(&c),
+					OriginMachine, OriginMachine, "tracelab", at, caseID); err != nil {
+					return err
+				}
+			}
+		}
 		for _, r := range rows {
 			detail := r.Detail
 			if len(detail) == 0 {
 				detail = json.RawMessage("{}")
 			}
-			if _, err := st.ExecContext(ctx, r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct),
-				nullBool(r.Grounded), string(detail), at, r.TraceID); err != nil {
+			if _, err := upsert.ExecContext(ctx, r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct),
+				nullBool(r.Grounded), string(detail), at, r.GoldSHA, r.ConfigSHA, r.TraceID); err != nil {
 				return err
 			}
 		}
@@ -47,15 +129,26 @@ func (s *Store) SaveScores(ctx context.Context, rows []ScoreRow) error {
 	})
 }
 
+// SuggestCase stores the machine's gold and label for one trace (see SaveScores).
+func (s *Store) SuggestCase(ctx context.Context, traceID string, gold model.Gold, label model.Label) error {
+	return s.SaveScores(ctx, nil, []Suggestion{{TraceID: traceID, Gold: gold, Label: label}})
+}
+
 // Score returns the stored score detail of a trace, nil when not scored.
 func (s *Store) Score(ctx context.Context, traceID string) (json.RawMessage, error) {
 	var detail string
-	err := s.db.QueryRowContext(ctx, `SELECT s.detail FROM scores s JOIN traces t ON t.id = s.trace_pk
-		WHERE t.trace_id = ?`, traceID).Scan(&detail)
+	err := s.db.QueryRowContext(ctx, sqlScoreDetail, traceID).Scan(&detail)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	return json.RawMessage(detail), err
+}
+
+// CountTraces is how many traces the database holds.
+func (s *Store) CountTraces(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, sqlCountTraces).Scan(&n)
+	return n, err
 }
 
 func nullBool(b *bool) any {
@@ -65,35 +158,283 @@ func nullBool(b *bool) any {
 	return *b
 }
 
-// ScoredTrace is the stored verdict of one trace, for building peers.
-type ScoredTrace struct {
-	TraceID, Question, Server string
-	Grounded                  *bool
-	Detail                    json.RawMessage
+func scanNullBool(b sql.NullBool) *bool {
+	if !b.Valid {
+		return nil
+	}
+	v := b.Bool
+	return &v
 }
 
-// ScoredTraces returns every trace that has a score, in import order.
-func (s *Store) ScoredTraces(ctx context.Context) ([]ScoredTrace, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT t.trace_id, t.question, t.server, s.grounded, s.detail
-		FROM traces t JOIN scores s ON s.trace_pk = t.id ORDER BY t.id`)
+// StaleTrace is a trace whose stored score is missing or not current.
+type StaleTrace struct {
+	TraceID   string
+	HumanGold bool // its case's gold is a person's: it scores without peers
+}
+
+// A trace is stale when its score_ok is 0 (no score, or one computed from
+// other content or gold; triggers keep it) or its score was computed under
+// another configuration: two index lookups, no scan.
+const sqlStale = `SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', 0) AS human FROM traces t
+	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.score_ok = 0
+	UNION
+	SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', 0) FROM scores s JOIN traces t ON t.id = s.trace_pk
+	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE s.config_sha < ? OR s.config_sha > ?
+	ORDER BY human DESC, 1`
+
+// StaleTraces lists the traces whose score is missing, or was computed
+// from other trace content, other gold or another configuration than
+// configSHA; those with a person's gold first (they feed the others'
+// suggestions), each group in import order.
+func (s *Store) StaleTraces(ctx context.Context, configSHA string) ([]StaleTrace, error) {
+	rows, err := s.db.QueryContext(ctx, sqlStale, configSHA, configSHA)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []ScoredTrace
+	var out []StaleTrace
 	for rows.Next() {
-		var st ScoredTrace
-		var g sql.NullBool
-		var d string
-		if err := rows.Scan(&st.TraceID, &st.Question, &st.Server, &g, &d); err != nil {
+		var st StaleTrace
+		var pk int64
+		if err := rows.Scan(&pk, &st.TraceID, &st.HumanGold); err != nil {
 			return nil, err
 		}
-		if g.Valid {
-			b := g.Bool
-			st.Grounded = &b
-		}
-		st.Detail = json.RawMessage(d)
 		out = append(out, st)
 	}
 	return out, rows.Err()
+}
+
+// PeerRow is a trace that can teach others of its question their gold: a
+// person's gold or a confirmed label, with its stored score.
+type PeerRow struct {
+	TraceID, Question, Server string
+	HumanGold                 *model.Gold // nil when the gold is the machine's
+	Confirmed                 bool
+	LabelGrounded             *bool
+	ScoreGrounded             *bool
+	Detail                    json.RawMessage // nil when not scored
+}
+
+const sqlPeers = `SELECT t.trace_id, t.question, t.server, c.gold, c.gold_origin, c.status, c.label, s.grounded, s.detail
+	FROM cases c JOIN traces t ON t.id = c.trace_pk AND t.case_id = c.case_id
+	LEFT JOIN scores s ON s.trace_pk = t.id
+	WHERE (c.gold_origin = 'human' OR c.status = 'confirmed')`
+
+const sqlPeersOfQuestions = ` AND t.question_key IN (?*)`
+
+// Peers returns the traces that can teach others their gold, in import
+// order: every one (keys nil) or those whose question has one of keys
+// (QuestionKey), through the question index.
+func (s *Store) Peers(ctx context.Context, keys []string) ([]PeerRow, error) {
+	q, args := sqlPeers, []any(nil)
+	if keys != nil {
+		if len(keys) == 0 {
+			return nil, nil
+		}
+		q = withList(sqlPeers+sqlPeersOfQuestions, len(keys))
+		for _, k := range keys {
+			args = append(args, k)
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY t.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []PeerRow
+	for rows.Next() {
+		var p PeerRow
+		var gold, origin, status, label string
+		var grounded sql.NullBool
+		var detail sql.NullString
+		if err := rows.Scan(&p.TraceID, &p.Question, &p.Server, &gold, &origin, &status, &label, &grounded, &detail); err != nil {
+			return nil, err
+		}
+		if origin == OriginHuman {
+			var g model.Gold
+			if err := json.Unmarshal([]byte(gold), &g); err != nil {
+				return nil, fmt.Errorf("trace %s: gold: %w", p.TraceID, err)
+			}
+			p.HumanGold = &g
+		}
+		p.Confirmed = status == string(model.StatusConfirmed)
+		if p.Confirmed {
+			var l model.Label
+			if err := json.Unmarshal([]byte(label), &l); err != nil {
+				return nil, fmt.Errorf("trace %s: label: %w", p.TraceID, err)
+			}
+			p.LabelGrounded = l.Grounded
+		}
+		p.ScoreGrounded = scanNullBool(grounded)
+		if detail.Valid {
+			p.Detail = json.RawMessage(detail.String)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// SuggestionTakers lists the traces of the given question keys whose gold
+// is not a person's: their suggested gold comes from peers, so they are
+// rescored when a peer's gold or label changes.
+func (s *Store) SuggestionTakers(ctx context.Context, keys []string) ([]string, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(keys))
+	for i, k := range keys {
+		args[i] = k
+	}
+	rows, err := s.db.QueryContext(ctx, withList(sqlSuggestionTakers, len(keys)), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// StoredScore is a trace's current stored score with its case.
+type StoredScore struct {
+	TraceID  string
+	Grounded *bool
+	Detail   json.RawMessage
+	Case     *CaseRecord // nil when the trace has no case
+}
+
+// ScoreScope says which stored scores EachScore reads.
+type ScoreScope int
+
+const (
+	ScopeAll       ScoreScope = iota // every scored trace
+	ScopeHumanGold                   // traces whose case has a person's gold
+	ScopeConfirmed                   // traces whose case is confirmed
+	ScopeCases                       // traces that have a case
+)
+
+// sqlEachScore pages through the stored scores in one scope after a trace pk.
+var sqlEachScore = func() map[ScoreScope]string {
+	m := map[ScoreScope]string{}
+	for scope, where := range map[ScoreScope]string{ScopeAll: "1", ScopeHumanGold: "c.gold_origin = 'human'",
+		ScopeConfirmed: "c.status = 'confirmed'", ScopeCases: "c.case_id IS NOT NULL"} {
+		m[scope] = `SELECT t.id, t.trace_id, s.grounded, s.detail, COALESCE(c.case_id, '')
+			FROM traces t JOIN scores s ON s.trace_pk = t.id
+			LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
+			WHERE t.id > ? AND ` + where + ` ORDER BY t.id LIMIT ?`
+	}
+	return m
+}()
+
+// eachScoreBatch is how many stored scores EachScore hands over at a time.
+const eachScoreBatch = 1000
+
+// EachScore reads the stored scores in scope in import order and hands
+// them over a batch at a time, so a caller aggregating them holds one
+// batch, not the database.
+func (s *Store) EachScore(ctx context.Context, scope ScoreScope, fn func([]StoredScore) error) error {
+	var after int64
+	for {
+		rows, err := s.db.QueryContext(ctx, sqlEachScore[scope], after, eachScoreBatch)
+		if err != nil {
+			return err
+		}
+		var out []StoredScore
+		var caseIDs []string
+		for rows.Next() {
+			var ss StoredScore
+			var grounded sql.NullBool
+			var detail, caseID string
+			if err := rows.Scan(&after, &ss.TraceID, &grounded, &detail, &caseID); err != nil {
+				rows.Close()
+				return err
+			}
+			ss.Grounded, ss.Detail = scanNullBool(grounded), json.RawMessage(detail)
+			out = append(out, ss)
+			caseIDs = append(caseIDs, caseID)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		cases, err := s.casesByID(ctx, caseIDs)
+		if err != nil {
+			return err
+		}
+		for i := range out {
+			out[i].Case = cases[caseIDs[i]]
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		if err := fn(out); err != nil {
+			return err
+		}
+		if len(out) < eachScoreBatch {
+			return nil
+		}
+	}
+}
+
+// ScoreDetails returns the stored score detail of each scored trace among
+// ids, by trace id.
+func (s *Store) ScoreDetails(ctx context.Context, ids []string) (map[string]json.RawMessage, error) {
+	out := make(map[string]json.RawMessage, len(ids))
+	for start := 0; start < len(ids); start += loadBatch {
+		part := ids[start:min(start+loadBatch, len(ids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		rows, err := s.db.QueryContext(ctx, withList(sqlScoreDetails, len(part)), args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id, d string
+			if err := rows.Scan(&id, &d); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = json.RawMessage(d)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// The SQL of this file, one constant per statement.
+const (
+	sqlSaveScores = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
+						WHERE c.case_id = ?`
+)
+
+// Statements with a list of parameters, "(?*)" (see withList).
+const (
+	sqlSuggestionTakers = `SELECT t.trace_id FROM traces t
+		LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
+		WHERE t.question_key IN (?*) AND COALESCE(c.gold_origin, 'machine') <> 'human' ORDER BY t.id`
+	sqlScoreDetails = `SELECT t.trace_id, s.detail FROM traces t JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id IN (?*)`
+)
+
+const sqlScoreCurrent = `SELECT EXISTS (SELECT 1 FROM traces t JOIN scores s ON s.trace_pk = t.id
+	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
+	WHERE t.trace_id = ? AND s.content_sha = t.content_sha AND s.config_sha = ?
+		AND s.gold_sha = COALESCE(c.gold_sha, '` + GoldSHANone + `'))`
+
+// ScoreCurrent reports whether a trace's stored score was computed from
+// its present content and gold under configSHA.
+func (s *Store) ScoreCurrent(ctx context.Context, traceID, configSHA string) (bool, error) {
+	var ok bool
+	err := s.db.QueryRowContext(ctx, sqlScoreCurrent, traceID, configSHA).Scan(&ok)
+	return ok, err
 }

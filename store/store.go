@@ -8,6 +8,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"path"
@@ -15,8 +16,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"tracelab/model"
 )
 
 //go:embed migrations/*.sql
@@ -68,9 +72,6 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // Path is the file the store was opened from.
 func (s *Store) Path() string { return s.path }
-
-// DB exposes the handle for tests and benchmarks in other packages.
-func (s *Store) DB() *sql.DB { return s.db }
 
 // SetClock replaces the clock used for timestamps (tests).
 func (s *Store) SetClock(now func() time.Time) { s.now = now }
@@ -127,6 +128,12 @@ func (s *Store) migrate(ctx context.Context) error {
 			tx.Rollback()
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
+		if fill := migrationFills[m.n]; fill != nil {
+			if err := fill(ctx, tx); err != nil {
+				tx.Rollback()
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.n)); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("migration %s: %w", m.name, err)
@@ -136,4 +143,76 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// migrationFills are the Go halves of migrations whose new columns SQL
+// cannot compute (hashes, normalized text); each runs in its migration's
+// transaction, after its SQL.
+var migrationFills = map[int]func(context.Context, *sql.Tx) error{
+	3: fillQuestionKeysAndGoldSHAs,
+}
+
+func fillQuestionKeysAndGoldSHAs(ctx context.Context, tx *sql.Tx) error {
+	if err := fillColumn(ctx, tx, `SELECT id, question FROM traces`, `UPDATE traces SET question_key = ? WHERE id = ?`,
+		func(q string) (string, error) { return QuestionKey(q), nil }); err != nil {
+		return err
+	}
+	return fillColumn(ctx, tx, `SELECT case_id, gold_origin || ' ' || gold FROM cases`, `UPDATE cases SET gold_sha = ? WHERE case_id = ?`,
+		func(v string) (string, error) {
+			origin, gold, _ := strings.Cut(v, " ")
+			var g model.Gold
+			if err := json.Unmarshal([]byte(gold), &g); err != nil {
+				return "", err
+			}
+			return GoldSHA(origin, g), nil
+		})
+}
+
+// fillColumn sets one derived column of every row a query selects (key, value).
+func fillColumn(ctx context.Context, tx *sql.Tx, sel, upd string, derive func(string) (string, error)) error {
+	rows, err := tx.QueryContext(ctx, sel)
+	if err != nil {
+		return err
+	}
+	type kv struct{ k, v any }
+	var todo []kv
+	for rows.Next() {
+		var k any
+		var v string
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return err
+		}
+		d, err := derive(v)
+		if err != nil {
+			rows.Close()
+			return fmt.Errorf("row %v: %w", k, err)
+		}
+		todo = append(todo, kv{k, d})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	st, err := tx.PrepareContext(ctx, upd)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, r := range todo {
+		if _, err := st.ExecContext(ctx, r.v, r.k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// QuestionKey buckets questions: lower case, words of letters and digits
+// joined by one space. Traces whose questions share a key are peers
+// (scoring.SameQuestion makes the final call); the store keeps the key
+// of every trace indexed so peers are a lookup, not a scan.
+func QuestionKey(q string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ")
 }

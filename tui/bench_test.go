@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -29,7 +30,7 @@ import (
 const (
 	benchTraces        = 100_000
 	benchStepsPerTrace = 10
-	benchVersion       = 1 // bump when the generated content changes
+	benchVersion       = 2 // bump when the generated content changes
 )
 
 var benchDB string
@@ -75,7 +76,12 @@ func generateBenchDB(path string) error {
 		return err
 	}
 	defer st.Close()
-	db := st.DB()
+	// Rows go in directly, beside the store (which has migrated the file).
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
 	servers := []string{"generic-warehouse", "task-specific", "support-crm"}
 	roles := []string{"finance_analyst", "revops_analyst", "support_agent", "sales_manager"}
 	outcomes := []string{"pass", "pass", "pass", "retry", "clarification", "failure"}
@@ -94,8 +100,8 @@ func generateBenchDB(path string) error {
 		}
 		insT, _ := tx.PrepareContext(ctx, `INSERT INTO traces (id, trace_id, server, run_id, user_role, as_user, question,
 			started_at, outcome, answer, input_tokens, output_tokens, usd, step_count, tool_calls, turns, content_sha,
-			source_file, source_format, source_line, imported_at) VALUES (?, ?, ?, 'r1', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?,
-			'bench.jsonl', 'native', ?, '2026-08-20T09:00:00Z')`)
+			source_file, source_format, source_line, imported_at, question_key) VALUES (?, ?, ?, 'r1', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?,
+			'bench.jsonl', 'native', ?, '2026-08-20T09:00:00Z', ?)`)
 		insS, _ := tx.PrepareContext(ctx, `INSERT INTO steps (trace_pk, idx, kind, step_id, call_id, text, tool, args, result,
 			as_of, credential) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		insC, _ := tx.PrepareContext(ctx, `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
@@ -116,7 +122,8 @@ func generateBenchDB(path string) error {
 			role := roles[i%len(roles)]
 			if _, err := insT.ExecContext(ctx, pk, id, servers[i%len(servers)], role, user, q,
 				time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i)*time.Minute).Format(time.RFC3339),
-				outcomes[i%len(outcomes)], "1,284", 40000+i%1000, 1800, 0.09, benchStepsPerTrace, 4, fmt.Sprintf("%064x", i), i+1); err != nil {
+				outcomes[i%len(outcomes)], "1,284", 40000+i%1000, 1800, 0.09, benchStepsPerTrace, 4, fmt.Sprintf("%064x", i), i+1,
+				store.QuestionKey(q)); err != nil {
 				return err
 			}
 			var markers []map[string]any

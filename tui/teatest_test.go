@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"tracelab/app"
 	"tracelab/model"
 	"tracelab/store"
 )
@@ -59,7 +60,11 @@ func TestProgramFlow(t *testing.T) {
 				return
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: not in the store after 5s: %+v %v", what, rec, err)
+				var evs []app.Event
+				if rec != nil {
+					evs, _ = st.Events(ctx, rec.Case.CaseID)
+				}
+				t.Fatalf("%s: not in the store after 5s: %+v %v\nevents: %+v\nscreen: %q", what, rec, err, evs, all[max(0, len(all)-3000):])
 			}
 		}
 	}
@@ -73,8 +78,12 @@ func TestProgramFlow(t *testing.T) {
 	send("c")
 	eventually("correct", func(r *store.CaseRecord) bool { return r.Case.Label.Correct != nil && *r.Case.Label.Correct })
 	send("2")
+	// The suggested label may already say semantic: wait for the edit
+	// itself, so confirm is not sent before it is stored.
 	eventually("class", func(r *store.CaseRecord) bool {
-		return r.Case.Label.FailureClass != nil && *r.Case.Label.FailureClass == model.ClassSemantic
+		evs, _ := st.Events(ctx, r.Case.CaseID)
+		return len(evs) > 0 && evs[len(evs)-1].Field == "label.failure_class" &&
+			r.Case.Label.FailureClass != nil && *r.Case.Label.FailureClass == model.ClassSemantic
 	})
 	send("enter")
 	eventually("confirmed", func(r *store.CaseRecord) bool { return r.Status == model.StatusConfirmed })

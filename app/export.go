@@ -1,0 +1,103 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"tracelab/model"
+	"tracelab/scoring"
+	"tracelab/store"
+)
+
+// ExportOptions steer an export.
+type ExportOptions struct {
+	Dir        string // where cases.jsonl and report.json go
+	All        bool   // every case, not only confirmed ones
+	ExposeOnly bool   // only the questions some server's case gets wrong or ungrounded (see ExposeOnly)
+}
+
+// ExportResult says what Export wrote.
+type ExportResult struct {
+	CasesPath  string
+	Cases      int // cases written
+	Considered int // cases before ExposeOnly dropped any
+	Dropped    []DroppedGroup
+	ReportPath string
+	Reports    []model.Report
+}
+
+// Export scores what is stale and writes DIR/cases.jsonl and
+// DIR/report.json over one population: report.json counts exactly the
+// cases written beside it (those linked to a scored trace), each with its
+// own label, whoever wrote its gold.
+func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, error) {
+	res := ExportResult{CasesPath: filepath.Join(opts.Dir, "cases.jsonl"), ReportPath: filepath.Join(opts.Dir, "report.json")}
+	if _, err := e.ScoreStale(ctx, nil); err != nil {
+		return res, err
+	}
+	recs, err := e.st.Cases(ctx, opts.All)
+	if err != nil {
+		return res, err
+	}
+	res.Considered = len(recs)
+	if opts.ExposeOnly {
+		recs, res.Dropped = ExposeOnly(recs)
+	}
+	cases := make([]model.Case, len(recs))
+	for i, r := range recs {
+		cases[i] = r.Case
+	}
+	if err := store.WriteFileAtomic(res.CasesPath, func(f *os.File) error { return model.WriteCasesJSONL(f, cases) }); err != nil {
+		return res, err
+	}
+	res.Cases = len(cases)
+	cases = nil
+	if res.Reports, err = e.reportOver(ctx, recs); err != nil {
+		return res, err
+	}
+	err = store.WriteFileAtomic(res.ReportPath, func(f *os.File) error { return model.WriteReportJSON(f, res.Reports) })
+	return res, err
+}
+
+// Export is Engine.Export for a store and a configuration.
+func Export(ctx context.Context, st *store.Store, cfg scoring.Config, opts ExportOptions) (ExportResult, error) {
+	return engineFor(st, cfg).Export(ctx, opts)
+}
+
+// reportOver builds report.json over exactly recs, reading their traces'
+// stored scores a batch at a time.
+func (e *Engine) reportOver(ctx context.Context, recs []store.CaseRecord) ([]model.Report, error) {
+	var crs []scoring.CaseResult
+	for start := 0; start < len(recs); start += eachBatchCases {
+		part := recs[start:min(start+eachBatchCases, len(recs))]
+		var ids []string
+		for _, r := range part {
+			if r.TraceID != "" {
+				ids = append(ids, r.TraceID)
+			}
+		}
+		details, err := e.st.ScoreDetails(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i := range part {
+			r := &part[i]
+			d, ok := details[r.TraceID]
+			if r.TraceID == "" || !ok {
+				continue // a case without its trace has nothing to count
+			}
+			ts, err := reportScoreOf(r.TraceID, d)
+			if err != nil {
+				return nil, err
+			}
+			ts.CaseID = r.Case.CaseID
+			l := r.Case.Label
+			crs = append(crs, scoring.CaseResult{Score: ts, Label: &l, Confirmed: r.Status == model.StatusConfirmed})
+		}
+	}
+	return scoring.BuildReport(crs), nil
+}
+
+// eachBatchCases is how many cases reportOver reads scores for at a time.
+const eachBatchCases = 1000
