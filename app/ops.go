@@ -72,6 +72,8 @@ type Export struct {
 	Reports []model.Report
 	Dropped []DroppedGroup // with ExposeOnly
 	Total   int            // cases before ExposeOnly dropped any
+	// Manifest is DIR/suite.json, naming the scoring files copied beside the cases.
+	Manifest string
 }
 
 // Export writes DIR/cases.jsonl and DIR/report.json.
@@ -110,6 +112,9 @@ func (e *Engine) Export(ctx context.Context, dir string, opts ExportOptions) (Ex
 	err = store.WriteFileAtomic(filepath.Join(dir, "report.json"), func(f *os.File) error {
 		return model.WriteReportJSON(f, out.Reports)
 	})
+	if err == nil {
+		out.Manifest, err = e.writeSuiteManifest(dir) // manifest.go
+	}
 	return out, err
 }
 

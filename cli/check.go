@@ -22,12 +22,14 @@ func newCheckCmd() *cobra.Command {
 	var in app.CheckInput
 	var format, junit, report string
 	cmd := &cobra.Command{
-		Use:   "check --suite cases.jsonl [--policy FILE] NEW_TRACES...",
-		Short: "Rerun a regression suite on new traces: exit 1 on a regression or a policy violation",
-		Long: `Check imports NEW_TRACES (any supported format) into a temporary database, matches
-each trace to its suite case (by metadata.case_id, else by identical question and
-as_user), scores it against the case's gold ("-" reads the traces from standard input) and
-says per case:
+		Use:   "check --suite DIR/cases.jsonl NEW_TRACES...",
+		Short: "Rerun a regression suite on new traces: exit 1 on a regression, a policy violation or missing cases",
+		Long: `Check imports NEW_TRACES (any supported format; --input-format forces one) into a
+temporary database, matches each trace to its suite case (by metadata.case_id, else by
+identical question and as_user on the same server: a case without a server matches any,
+and a trace without one matches only when the question belongs to one server's cases;
+--server and --as-user tag traces that do not say theirs), scores it against the case's
+gold ("-" reads the traces from standard input) and says per case:
 
   pass       the suite label was correct and grounded, and so is the new trace
   regressed  the label was correct and grounded and the new trace is not,
@@ -40,20 +42,39 @@ with the reason in one line (forbidden field, required field missing, predicate
 that differs, freshness bound, policy violation, wrong answer). When several new
 traces match one case, the worst verdict stands.
 
+No coverage, no pass: every suite case must be matched by a new trace, or check
+fails with the missing cases named; --min-coverage 0.9 accepts 90%, --allow-missing
+any share but none (a run that matched no case checked nothing).
+
+The scoring files come from the suite: tracelab export writes DIR/suite.json next
+to DIR/cases.jsonl naming the policy, lineage, glossary and lexicon it scored with
+(copies in DIR, with their sha256), and check uses them. A flag (--policy, --lineage,
+--glossary, --lexicon) overrides the suite's file, with a warning.
+
 Check never opens the workbench database (--db is ignored): the suite, the new
 traces and the scoring files are all it reads, and its temporary database is
 removed when it ends.
 
-Exit status: 0 when nothing regressed and no policy violation was found, 1 on any
-regression or any policy violation (a release blocker), 2 on bad input.`,
-		Example: `  tracelab check --suite suite/cases.jsonl --policy policy.json runs/*.jsonl
+Exit status: 0 when nothing regressed, no policy violation was found and the suite is
+covered, 1 on any regression, any policy violation (a release blocker) or too few cases
+covered, 2 on bad input.`,
+		Example: `  tracelab check --suite suite/cases.jsonl runs/*.jsonl
   tracelab check --suite suite/cases.jsonl --junit check.xml --format github new.jsonl
+  tracelab check --suite suite/cases.jsonl --input-format openai_chat --server billing --min-coverage 0.9 requests.jsonl
   tracelab check --suite suite/cases.jsonl --format json --report new-report.json new.jsonl
   ./replay-app.sh | tracelab check --suite suite/cases.jsonl -`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains(checkFormats, format) {
 				return withCode(2, fmt.Errorf("--format %q is not one of %s", format, strings.Join(checkFormats, ", ")))
+			}
+			if in.InputFormat != "" {
+				if _, ok := app.LookupFormat(in.InputFormat); !ok {
+					return withCode(2, fmt.Errorf("--input-format %q is not one of %s", in.InputFormat, app.FormatNames()))
+				}
+			}
+			if err := in.Gate.Validate(); err != nil {
+				return withCode(2, err)
 			}
 			in.Traces, in.Stdin = args, cmd.InOrStdin()
 			rep, err := app.RunCheck(cmd.Context(), in)
@@ -62,6 +83,9 @@ regression or any policy violation (a release blocker), 2 on bad input.`,
 			}
 			if err != nil {
 				return err
+			}
+			for _, w := range rep.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", ciText(w))
 			}
 			if junit != "" {
 				if err := app.WriteFileAtomic(junit, func(f *os.File) error { return writeCheckJUnit(f, rep) }); err != nil {
@@ -85,6 +109,11 @@ regression or any policy violation (a release blocker), 2 on bad input.`,
 	f := cmd.Flags()
 	f.StringVar(&in.Suite, "suite", "", "the regression suite: a cases.jsonl from tracelab export")
 	f.StringVar(&format, "format", "text", "output format: "+strings.Join(checkFormats, ", "))
+	f.StringVar(&in.InputFormat, "input-format", "", "force the new traces' format instead of detecting it (see tracelab import --list-formats)")
+	f.StringVar(&in.Server, "server", "", "server of the new traces that do not name one")
+	f.StringVar(&in.AsUser, "as-user", "", "as_user of the new traces that do not name one")
+	f.Float64Var(&in.Gate.MinCoverage, "min-coverage", 1, "share of the suite's cases the new run must cover, in (0, 1]")
+	f.BoolVar(&in.Gate.AllowMissing, "allow-missing", false, "pass with missing cases (a run that covers none still fails)")
 	f.StringVar(&junit, "junit", "", "also write JUnit XML to this file (one testcase per case)")
 	f.StringVar(&report, "report", "", "also write the new run's report.json to this file")
 	addScoringFlags(cmd, &in.Files)
@@ -106,8 +135,12 @@ func writeCheck(w io.Writer, format string, rep app.CheckReport) error {
 func checkSummaryLine(s app.CheckSummary) string {
 	line := fmt.Sprintf("%d cases: %d pass, %d regressed, %d fixed, %d failing, %d missing; %d with a policy violation",
 		s.Cases, s.Pass, s.Regressed, s.Fixed, s.Failing, s.Missing, s.PolicyViolations)
+	line += fmt.Sprintf("; %d of %d covered (%s, %s required)", s.Covered, s.Cases, pct(s.Ratio), pct(s.Required))
 	if s.Unmatched > 0 {
 		line += fmt.Sprintf("; %d of %d new traces matched no case", s.Unmatched, s.Traces)
+	}
+	if s.Untagged > 0 {
+		line += fmt.Sprintf(" (%d name no server while their question is several servers' case: tag them with --server or metadata.case_id)", s.Untagged)
 	}
 	if !s.PolicyChecked {
 		line += "; no policy oracle given (--policy or --policy-oracle): leaks were not checked"
@@ -115,14 +148,26 @@ func checkSummaryLine(s app.CheckSummary) string {
 	return line
 }
 
+func pct(x float64) string { return fmt.Sprintf("%.4g%%", x*100) }
+
+// checkVerdictLine says why the check failed, every reason, or that it
+// passed; it agrees with Summary.Failed.
 func checkVerdictLine(s app.CheckSummary) string {
-	switch {
-	case s.Regressed > 0 && s.PolicyViolations > 0:
-		return "FAIL: regressions and policy violations"
-	case s.Regressed > 0:
-		return "FAIL: regressions"
-	case s.PolicyViolations > 0:
-		return "FAIL: policy violations (any nonzero policy violation rate blocks the release)"
+	var why []string
+	if s.Regressed > 0 {
+		why = append(why, "regressions")
+	}
+	if s.PolicyViolations > 0 {
+		why = append(why, "policy violations (any nonzero policy violation rate blocks the release)")
+	}
+	if s.Coverage.Failed {
+		why = append(why, "coverage: "+s.Coverage.Reason)
+	}
+	if len(why) > 0 || s.Failed {
+		return "FAIL: " + strings.Join(why, "; ")
+	}
+	if s.Missing > 0 {
+		return fmt.Sprintf("OK: nothing regressed in the %d cases covered (%d missing, allowed)", s.Covered, s.Missing)
 	}
 	return "OK: nothing regressed"
 }
@@ -195,6 +240,8 @@ func writeCheckGitHub(w io.Writer, rep app.CheckReport) error {
 		switch {
 		case c.Verdict == app.VerdictRegressed || c.PolicyViolations > 0:
 			level = "error"
+		case c.Verdict == app.VerdictMissing && !rep.Summary.AllowsGaps:
+			level = "error"
 		case c.Verdict == app.VerdictFailing || c.Verdict == app.VerdictMissing:
 			level = "warning"
 		case c.Verdict == app.VerdictFixed:
@@ -214,29 +261,46 @@ func writeCheckGitHub(w io.Writer, rep app.CheckReport) error {
 	return err
 }
 
-// JUnit shapes as CI test reporters read them.
+// JUnit shapes as CI test reporters read them: the attributes and the
+// element order of the Jenkins JUnit schema (junit-10.xsd), which GitLab,
+// GitHub test reporters and the surefire readers take. Once the cireport
+// package lands these become its Suites/Suite/Case types one for one.
 type checkJUnitSuites struct {
-	XMLName  xml.Name          `xml:"testsuites"`
-	Name     string            `xml:"name,attr"`
-	Tests    int               `xml:"tests,attr"`
-	Failures int               `xml:"failures,attr"`
-	Skipped  int               `xml:"skipped,attr"`
-	Suites   []checkJUnitSuite `xml:"testsuite"`
+	XMLName   xml.Name          `xml:"testsuites"`
+	Name      string            `xml:"name,attr"`
+	Tests     int               `xml:"tests,attr"`
+	Failures  int               `xml:"failures,attr"`
+	Errors    int               `xml:"errors,attr"`
+	Skipped   int               `xml:"skipped,attr"`
+	Time      string            `xml:"time,attr"`
+	Timestamp string            `xml:"timestamp,attr"`
+	Suites    []checkJUnitSuite `xml:"testsuite"`
 }
 
 type checkJUnitSuite struct {
-	Name     string           `xml:"name,attr"`
-	Tests    int              `xml:"tests,attr"`
-	Failures int              `xml:"failures,attr"`
-	Skipped  int              `xml:"skipped,attr"`
-	Cases    []checkJUnitCase `xml:"testcase"`
+	Name       string               `xml:"name,attr"`
+	Tests      int                  `xml:"tests,attr"`
+	Failures   int                  `xml:"failures,attr"`
+	Errors     int                  `xml:"errors,attr"`
+	Skipped    int                  `xml:"skipped,attr"`
+	Time       string               `xml:"time,attr"`
+	Timestamp  string               `xml:"timestamp,attr"`
+	Properties []checkJUnitProperty `xml:"properties>property,omitempty"`
+	Cases      []checkJUnitCase     `xml:"testcase"`
+	SystemOut  string               `xml:"system-out"`
+}
+
+type checkJUnitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type checkJUnitCase struct {
 	Name      string             `xml:"name,attr"`
 	Classname string             `xml:"classname,attr"`
-	Failure   *checkJUnitFailure `xml:"failure,omitempty"`
+	Time      string             `xml:"time,attr"`
 	Skipped   *checkJUnitSkipped `xml:"skipped,omitempty"`
+	Failure   *checkJUnitFailure `xml:"failure,omitempty"`
 	SystemOut string             `xml:"system-out,omitempty"`
 }
 
@@ -250,14 +314,32 @@ type checkJUnitSkipped struct {
 	Message string `xml:"message,attr"`
 }
 
-// writeCheckJUnit writes one testcase per suite case, agreeing with the
-// exit status: regressions and policy violations are failures (the
-// message is the reason); cases the suite already knew failing, and
-// missing ones, are skipped with the reason; pass and fixed pass.
+// junitSeconds is a JUnit time attribute: seconds, three decimals.
+func junitSeconds(s float64) string { return fmt.Sprintf("%.3f", s) }
+
+// writeCheckJUnit writes one testcase per suite case plus one for the
+// coverage gate, agreeing with the exit status: regressions, policy
+// violations and missing cases (unless --min-coverage or --allow-missing
+// let them pass) are failures with the reason as message; cases the suite
+// already knew failing, and allowed missing ones, are skipped with the
+// reason; pass and fixed pass. The summary goes to the suite's system-out.
 func writeCheckJUnit(w io.Writer, rep app.CheckReport) error {
-	s := checkJUnitSuite{Name: "tracelab check"}
+	stamp := rep.StartedAt.UTC().Format("2006-01-02T15:04:05") // the schema's dateTime, no zone
+	sum := rep.Summary
+	s := checkJUnitSuite{Name: "tracelab check", Time: junitSeconds(rep.Elapsed.Seconds()), Timestamp: stamp,
+		SystemOut: checkVerdictLine(sum) + "\n" + checkSummaryLine(sum) + "\n",
+		Properties: []checkJUnitProperty{
+			{Name: "coverage", Value: pct(sum.Ratio)},
+			{Name: "min_coverage", Value: pct(sum.Required)},
+			{Name: "policy_checked", Value: fmt.Sprint(sum.PolicyChecked)},
+			{Name: "new_traces", Value: fmt.Sprint(sum.Traces)},
+			{Name: "unmatched_traces", Value: fmt.Sprint(sum.Unmatched)},
+		}}
+	for _, w := range rep.Warnings {
+		s.SystemOut += "warning: " + ciText(w) + "\n"
+	}
 	for _, c := range rep.Cases {
-		tc := checkJUnitCase{Name: ciText(c.CaseID), Classname: "tracelab.check"}
+		tc := checkJUnitCase{Name: ciText(c.CaseID), Classname: "tracelab.check", Time: junitSeconds(c.Seconds)}
 		switch {
 		case c.Verdict == app.VerdictRegressed || c.PolicyViolations > 0:
 			typ := string(c.Verdict)
@@ -265,17 +347,34 @@ func writeCheckJUnit(w io.Writer, rep app.CheckReport) error {
 				typ += "+policy"
 			}
 			tc.Failure = &checkJUnitFailure{Message: ciText(c.Reason), Type: typ, Text: "trace " + ciText(c.TraceID) + ": " + ciText(c.Reason)}
-			s.Failures++
+		case c.Verdict == app.VerdictMissing && !sum.AllowsGaps:
+			tc.Failure = &checkJUnitFailure{Message: ciText(c.Reason), Type: string(c.Verdict), Text: ciText(c.Reason)}
 		case c.Verdict == app.VerdictMissing || c.Verdict == app.VerdictFailing:
-			tc.Skipped = &checkJUnitSkipped{Message: string(c.Verdict) + ": " + c.Reason}
-			s.Skipped++
+			tc.Skipped = &checkJUnitSkipped{Message: string(c.Verdict) + ": " + ciText(c.Reason)}
 		default:
-			tc.SystemOut = string(c.Verdict) + ": " + c.Reason
+			tc.SystemOut = string(c.Verdict) + ": " + ciText(c.Reason)
 		}
 		s.Cases = append(s.Cases, tc)
-		s.Tests++
 	}
-	doc := checkJUnitSuites{Name: "tracelab", Tests: s.Tests, Failures: s.Failures, Skipped: s.Skipped, Suites: []checkJUnitSuite{s}}
+	// The gate has its own testcase, so a reader that only counts
+	// failures sees a run that covered too little fail.
+	gate := checkJUnitCase{Name: "coverage", Classname: "tracelab.gate", Time: junitSeconds(0),
+		SystemOut: fmt.Sprintf("%d of %d cases covered (%s, %s required)", sum.Covered, sum.Cases, pct(sum.Ratio), pct(sum.Required))}
+	if sum.Coverage.Failed {
+		gate.Failure = &checkJUnitFailure{Message: ciText(sum.Coverage.Reason), Type: "coverage", Text: ciText(sum.Coverage.Reason)}
+	}
+	s.Cases = append(s.Cases, gate)
+	for _, tc := range s.Cases {
+		s.Tests++
+		switch {
+		case tc.Failure != nil:
+			s.Failures++
+		case tc.Skipped != nil:
+			s.Skipped++
+		}
+	}
+	doc := checkJUnitSuites{Name: "tracelab", Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Skipped: s.Skipped,
+		Time: s.Time, Timestamp: stamp, Suites: []checkJUnitSuite{s}}
 	out, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

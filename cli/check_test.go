@@ -150,14 +150,21 @@ func TestCheckVerdictsReasonsJUnitAndExitCode(t *testing.T) {
 	if err := xml.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("JUnit does not parse: %v", err)
 	}
-	// Failures: the 4 regressions and the 2 still-failing cases that leak;
-	// skipped: the 10 other failing cases and the missing one.
-	if doc.Tests != 28 || doc.Failures != 6 || doc.Skipped != 11 || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 28 {
+	// 28 cases and the coverage gate. Failures: the 4 regressions, the 2
+	// still-failing cases that leak, the missing case (coverage is not
+	// relaxed) and the gate; skipped: the 10 other failing cases.
+	if doc.Tests != 29 || doc.Failures != 8 || doc.Skipped != 10 || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 29 {
 		t.Fatalf("JUnit counts: tests %d failures %d skipped %d", doc.Tests, doc.Failures, doc.Skipped)
 	}
 	for _, tc := range doc.Suites[0].Cases {
+		if tc.Name == "coverage" {
+			if tc.Failure == nil || !strings.Contains(tc.Failure.Message, "27 of 28 suite cases") {
+				t.Errorf("JUnit coverage gate: %+v", tc.Failure)
+			}
+			continue
+		}
 		c := got.Cases[byCase[tc.Name]]
-		failed := c.Verdict == "regressed" || c.PolicyViolations > 0
+		failed := c.Verdict == "regressed" || c.PolicyViolations > 0 || c.Verdict == "missing"
 		switch {
 		case failed && (tc.Failure == nil || tc.Failure.Message != c.Reason):
 			t.Errorf("JUnit %s: failure %+v, want message %q", tc.Name, tc.Failure, c.Reason)
@@ -202,13 +209,19 @@ func TestCheckExitCodesAndFormats(t *testing.T) {
 	dir := t.TempDir()
 	good := writeIn(t, dir, "good.jsonl", newRunLines(t, "emea-active-q2-017", "revenue-q3-fy26-011", "na-avg-deal-q2-013"))
 	leak := writeIn(t, dir, "leak.jsonl", newRunLines(t, "emea-billing-contacts-009"))
-	base := []string{"check", "--suite", suitePath, "--policy", "testdata/policy.json"}
+	strict := []string{"check", "--suite", suitePath, "--policy", "testdata/policy.json"}
+	base := []string{"check", "--suite", suitePath, "--policy", "testdata/policy.json", "--allow-missing"}
 
-	out, errs, code := run(t, append(base, good)...)
-	if code != 0 {
-		t.Fatalf("fixed and passing cases only: exit %d\n%s%s", code, out, errs)
+	// No coverage, no pass: 3 of 28 cases is a failure of its own.
+	out, errs, code := run(t, append(strict, good)...)
+	if code != 1 || strings.Contains(out, "OK") || !strings.Contains(out, "FAIL: coverage: 3 of 28 suite cases were matched by a new trace (10.7%), below the 100% required") {
+		t.Errorf("3 of 28 cases covered: exit %d\n%s%s", code, out, errs)
 	}
-	if !strings.Contains(out, "OK: nothing regressed") || !strings.Contains(out, "25 missing") {
+	out, errs, code = run(t, append(base, good)...)
+	if code != 0 {
+		t.Fatalf("fixed and passing cases only, --allow-missing: exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "OK: nothing regressed in the 3 cases covered (25 missing, allowed)") {
 		t.Errorf("text output:\n%s", out)
 	}
 	// A case that was already failing is no regression, but a policy leak blocks the release.
@@ -216,7 +229,7 @@ func TestCheckExitCodesAndFormats(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "::error title=emea-billing-contacts-009 failing::policy violation at step 4") {
 		t.Errorf("policy leak: exit %d\n%s", code, out)
 	}
-	if out, _, _ := run(t, "check", "--suite", suitePath, good); !strings.Contains(out, "no policy oracle given") {
+	if out, _, _ := run(t, "check", "--suite", suitePath, "--allow-missing", good); !strings.Contains(out, "no policy oracle given") {
 		t.Errorf("a check without a policy oracle does not say so:\n%s", out)
 	}
 	if strings.Contains(out, "no policy oracle") {
