@@ -78,6 +78,11 @@ type CheckSummary struct {
 	// their question and as_user belong to several servers' cases.
 	Untagged int `json:"untagged"`
 	Coverage
+	// ContractsChanged counts the tools whose contract differs from the
+	// one the suite's cases were labeled against; ContractsBlocking those
+	// that became writers with no approval (a failure).
+	ContractsChanged  int `json:"contracts_changed"`
+	ContractsBlocking int `json:"contracts_blocking"`
 	// PolicyChecked says a policy oracle ran; without one, leaks go unseen.
 	PolicyChecked bool `json:"policy_checked"`
 	// Failed is the CI verdict: a regression, a policy violation, or too
@@ -95,6 +100,9 @@ type CheckReport struct {
 	UnmatchedTraces []string `json:"unmatched_traces,omitempty"`
 	// Warnings: the scoring files a flag overrode, a suite changed since export.
 	Warnings []string `json:"warnings,omitempty"`
+	// Contracts are the tools whose contract changed under the suite's
+	// cases, with the drift findings (gate_contracts.go).
+	Contracts []ContractDrift `json:"contracts,omitempty"`
 	// StartedAt and Elapsed time the whole check (RunCheck).
 	StartedAt time.Time     `json:"started_at"`
 	Elapsed   time.Duration `json:"elapsed_ns"`
@@ -186,8 +194,21 @@ func RunCheck(ctx context.Context, in CheckInput) (CheckReport, error) {
 		return rep, err
 	}
 	rep.Warnings = warns
+	sc, err := readSuiteContracts(in.Suite)
+	if err != nil {
+		return rep, err
+	}
+	if rep.Contracts, err = contractGate(ctx, st, cases, &rep, sc); err != nil {
+		return rep, err
+	}
+	for _, d := range rep.Contracts {
+		rep.Summary.ContractsChanged++
+		if d.Blocking {
+			rep.Summary.ContractsBlocking++
+		}
+	}
 	rep.Summary.Coverage = in.Gate.judge(rep.Summary)
-	rep.Summary.Failed = rep.Summary.Failed || rep.Summary.Coverage.Failed
+	rep.Summary.Failed = rep.Summary.Failed || rep.Summary.Coverage.Failed || rep.Summary.ContractsBlocking > 0
 	rep.StartedAt, rep.Elapsed = began.UTC(), time.Since(began)
 	return rep, nil
 }

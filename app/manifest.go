@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -34,6 +35,9 @@ type SuiteManifest struct {
 	Lineage  *ManifestFile `json:"lineage,omitempty"`
 	Glossary *ManifestFile `json:"glossary,omitempty"`
 	Lexicon  *ManifestFile `json:"lexicon,omitempty"`
+	// Contracts holds the tool contracts the cases were labeled against
+	// and the approved ones, for check's contract gate (gate_contracts.go).
+	Contracts *ManifestFile `json:"contracts,omitempty"`
 	// PolicyOracle is the command the export's policy oracle ran. Check
 	// never runs a command a suite names; it warns instead.
 	PolicyOracle string `json:"policy_oracle,omitempty"`
@@ -59,7 +63,7 @@ const (
 // the glossary it scored with (the database's entries and --glossary) and
 // then dir/suite.json naming them all with their hashes. cases.jsonl and
 // report.json must already be written.
-func (e *Engine) writeSuiteManifest(dir string) (string, error) {
+func (e *Engine) writeSuiteManifest(ctx context.Context, dir string, recs []store.CaseRecord) (string, error) {
 	m := SuiteManifest{Version: manifestVersion, PolicyOracle: e.files.PolicyOracle}
 	var err error
 	if m.Cases, err = hashFile(dir, "cases.jsonl"); err != nil {
@@ -103,6 +107,22 @@ func (e *Engine) writeSuiteManifest(dir string) (string, error) {
 		}
 		mf.From, mf.Note = e.files.Glossary, "the database's glossary entries, then --glossary"
 		m.Glossary = &mf
+	}
+	sc, err := collectSuiteContracts(ctx, e.st, recs)
+	if err != nil {
+		return "", err
+	}
+	if sc != nil {
+		data, err := json.MarshalIndent(sc, "", "  ")
+		if err != nil {
+			return "", err
+		}
+		mf, err := writeSuiteFile(dir, suiteContractsName, append(data, '\n'))
+		if err != nil {
+			return "", err
+		}
+		mf.Note = "the contracts the cases' contracts blocks name, and the approved ones"
+		m.Contracts = &mf
 	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -156,7 +176,7 @@ func ReadSuiteManifest(dir string) (*SuiteManifest, error) {
 	if m.Version != manifestVersion {
 		return nil, badInput("%s: version %d; this tracelab reads version %d (re-export the suite)", path, m.Version, manifestVersion)
 	}
-	for _, mf := range []*ManifestFile{&m.Cases, &m.Report, m.Policy, m.Lineage, m.Glossary, m.Lexicon} {
+	for _, mf := range []*ManifestFile{&m.Cases, &m.Report, m.Policy, m.Lineage, m.Glossary, m.Lexicon, m.Contracts} {
 		if mf != nil && (mf.File == "" || filepath.Base(mf.File) != mf.File) {
 			return nil, badInput("%s: file %q: expected a file name inside the suite's folder", path, mf.File)
 		}

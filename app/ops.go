@@ -113,7 +113,7 @@ func (e *Engine) Export(ctx context.Context, dir string, opts ExportOptions) (Ex
 		return model.WriteReportJSON(f, out.Reports)
 	})
 	if err == nil {
-		out.Manifest, err = e.writeSuiteManifest(dir) // manifest.go
+		out.Manifest, err = e.writeSuiteManifest(ctx, dir, recs) // manifest.go
 	}
 	return out, err
 }

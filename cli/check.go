@@ -142,6 +142,9 @@ func checkSummaryLine(s app.CheckSummary) string {
 	if s.Untagged > 0 {
 		line += fmt.Sprintf(" (%d name no server while their question is several servers' case: tag them with --server or metadata.case_id)", s.Untagged)
 	}
+	if s.ContractsChanged > 0 {
+		line += fmt.Sprintf("; %d tool contracts changed under the suite's cases", s.ContractsChanged)
+	}
 	if !s.PolicyChecked {
 		line += "; no policy oracle given (--policy or --policy-oracle): leaks were not checked"
 	}
@@ -162,6 +165,9 @@ func checkVerdictLine(s app.CheckSummary) string {
 	}
 	if s.Coverage.Failed {
 		why = append(why, "coverage: "+s.Coverage.Reason)
+	}
+	if s.ContractsBlocking > 0 {
+		why = append(why, fmt.Sprintf("contracts: %d tools may now write and nobody approved the new contract", s.ContractsBlocking))
 	}
 	if len(why) > 0 || s.Failed {
 		return "FAIL: " + strings.Join(why, "; ")
@@ -189,6 +195,15 @@ func writeCheckText(w io.Writer, rep app.CheckReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if len(rep.Contracts) > 0 {
+		fmt.Fprintln(w, "\nCONTRACT CHANGES (the suite's cases were labeled against the OLD contract)")
+		for _, d := range rep.Contracts {
+			fmt.Fprintf(w, "  %s\n", ciText(app.ContractLine(d)))
+			for _, f := range d.Findings {
+				fmt.Fprintf(w, "    %s %s %s: %s\n", f.Lane, ciText(f.ID), ciText(f.Path), ciText(f.Message))
+			}
+		}
+	}
 	_, err := fmt.Fprintf(w, "%s\n%s\n", checkSummaryLine(rep.Summary), checkVerdictLine(rep.Summary))
 	return err
 }
@@ -215,6 +230,21 @@ func writeCheckMarkdown(w io.Writer, rep app.CheckReport) error {
 			v += " (policy)"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", mdCell(c.CaseID), v, mdCell(c.TraceID), mdCell(c.Reason))
+	}
+	if len(rep.Contracts) > 0 {
+		b.WriteString("\n### Contract changes\n\n| Server | Tool | Worst lane | Findings | Cases | Gate |\n|---|---|---|---:|---|---|\n")
+		for _, d := range rep.Contracts {
+			gate := "ok"
+			switch {
+			case d.Blocking:
+				gate = "**blocking: may now write, not approved**"
+			case d.Writer:
+				gate = "may now write, approved"
+			case d.Note != "":
+				gate = mdCell(d.Note)
+			}
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", mdCell(d.Server), mdCell(d.Tool), d.Worst, len(d.Findings), mdCell(strings.Join(d.Cases, ", ")), gate)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -251,6 +281,16 @@ func writeCheckGitHub(w io.Writer, rep app.CheckReport) error {
 		}
 		title := fmt.Sprintf("%s %s", c.CaseID, c.Verdict)
 		fmt.Fprintf(&b, "::%s title=%s::%s\n", level, ghProperty(title), ghMsg(c.Reason))
+	}
+	for _, d := range rep.Contracts {
+		level := "notice"
+		switch {
+		case d.Blocking:
+			level = "error"
+		case d.Worst == "breaking" || d.Worst == "risky" || d.Note != "":
+			level = "warning"
+		}
+		fmt.Fprintf(&b, "::%s title=%s::%s\n", level, ghProperty("contract "+d.Server+"/"+d.Tool), ghMsg(app.ContractLine(d)))
 	}
 	level := "notice"
 	if rep.Summary.Failed {
@@ -364,6 +404,14 @@ func writeCheckJUnit(w io.Writer, rep app.CheckReport) error {
 		gate.Failure = &checkJUnitFailure{Message: ciText(sum.Coverage.Reason), Type: "coverage", Text: ciText(sum.Coverage.Reason)}
 	}
 	s.Cases = append(s.Cases, gate)
+	for _, d := range rep.Contracts {
+		tc := checkJUnitCase{Name: ciText(d.Server + "/" + d.Tool), Classname: "tracelab.contracts", Time: junitSeconds(0),
+			SystemOut: ciText(app.ContractLine(d))}
+		if d.Blocking {
+			tc.Failure = &checkJUnitFailure{Message: ciText(app.ContractLine(d)), Type: "contract-writer", Text: ciText(app.ContractLine(d))}
+		}
+		s.Cases = append(s.Cases, tc)
+	}
 	for _, tc := range s.Cases {
 		s.Tests++
 		switch {
