@@ -177,7 +177,7 @@ func ReadSuiteManifest(dir string) (*SuiteManifest, error) {
 		return nil, badInput("%s: version %d; this tracelab reads version %d (re-export the suite)", path, m.Version, manifestVersion)
 	}
 	for _, mf := range []*ManifestFile{&m.Cases, &m.Report, m.Policy, m.Lineage, m.Glossary, m.Lexicon, m.Contracts} {
-		if mf != nil && (mf.File == "" || filepath.Base(mf.File) != mf.File) {
+		if mf != nil && (mf.File == "" || mf.File == "." || mf.File == ".." || filepath.Base(mf.File) != mf.File) {
 			return nil, badInput("%s: file %q: expected a file name inside the suite's folder", path, mf.File)
 		}
 	}

@@ -326,3 +326,29 @@ func TestCIText(t *testing.T) {
 		t.Errorf("ghProperty: %q", got)
 	}
 }
+
+// TestCheckOpenAIRequests: a harness that records OpenAI chat requests
+// ties each to its case with the request's metadata.case_id and names
+// the trace with metadata.trace_id; --input-format forces the reader
+// while --format stays the output format.
+func TestCheckOpenAIRequests(t *testing.T) {
+	suitePath, _ := exportedSuite(t)
+	req := writeIn(t, t.TempDir(), "requests.jsonl", `{"messages":[{"role":"user","content":"What was revenue in FY2026 Q3?"},{"role":"assistant","content":"I cannot tell."}],"metadata":{"case_id":"revenue-q3-fy26-011","trace_id":"replay-0011"}}`+"\n")
+	out, errs, code := run(t, "check", "--suite", suitePath, "--input-format", "openai_chat", "--server", "generic-warehouse",
+		"--allow-missing", "--format", "json", req)
+	var got checkJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("exit %d: %v\n%s%s", code, err, out, errs)
+	}
+	for _, c := range got.Cases {
+		if c.CaseID == "revenue-q3-fy26-011" && (c.TraceID != "replay-0011" || c.Verdict == "missing") {
+			t.Errorf("the request did not reach its case: %+v", c)
+		}
+	}
+	if _, errs, code := run(t, "check", "--suite", suitePath, "--input-format", "xml", req); code != 2 || !strings.Contains(errs, `--input-format "xml" is not one of`) {
+		t.Errorf("unknown --input-format: exit %d %s", code, errs)
+	}
+	if _, errs, code := run(t, "check", "--suite", suitePath, "--min-coverage", "1.5", req); code != 2 || !strings.Contains(errs, "--min-coverage 1.5") {
+		t.Errorf("--min-coverage 1.5: exit %d %s", code, errs)
+	}
+}
