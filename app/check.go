@@ -103,6 +103,7 @@ type CheckReport struct {
 	// Contracts are the tools whose contract changed under the suite's
 	// cases, with the drift findings (gate_contracts.go).
 	Contracts []ContractDrift `json:"contracts,omitempty"`
+	seen      *contractsSeen  // what the new traces saw, for the contract gate
 	// StartedAt and Elapsed time the whole check (RunCheck).
 	StartedAt time.Time     `json:"started_at"`
 	Elapsed   time.Duration `json:"elapsed_ns"`
@@ -198,7 +199,7 @@ func RunCheck(ctx context.Context, in CheckInput) (CheckReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	if rep.Contracts, err = contractGate(ctx, st, cases, &rep, sc); err != nil {
+	if rep.Contracts, err = contractGate(cases, &rep, rep.seen, sc); err != nil {
 		return rep, err
 	}
 	for _, d := range rep.Contracts {
@@ -293,7 +294,7 @@ func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []mod
 	if err != nil {
 		return CheckReport{}, err
 	}
-	rep := CheckReport{Summary: CheckSummary{Traces: len(ids)}}
+	rep := CheckReport{Summary: CheckSummary{Traces: len(ids)}, seen: newContractsSeen()}
 	var pairs []pairing
 	err = eachBatchAhead(ctx, st, ids, func(ts []*model.Trace) {
 		var jobs []scoring.Job
@@ -322,6 +323,7 @@ func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []mod
 				}
 				continue
 			}
+			rep.seen.note(t, cases, matched)
 			for _, i := range matched {
 				g := cases[i].Gold
 				jobs = append(jobs, scoring.Job{Trace: t, Gold: &g})

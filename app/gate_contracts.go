@@ -132,52 +132,79 @@ func readSuiteContracts(suitePath string) (*suiteContracts, error) {
 	return &sc, nil
 }
 
+// contractsSeen is what the contract gate needs of the new traces,
+// noted while Check scores them so that no trace is read twice: per trace
+// its server and tool -> wire fingerprint, and each contract once.
+type contractsSeen struct {
+	byTrace map[string]traceContracts
+	tools   map[string]model.ToolContract // by wire fingerprint
+	memo    map[string]string             // wire bytes -> fingerprint: a run repeats its listing on every trace
+}
+
+type traceContracts struct {
+	server string
+	saw    map[string]string
+}
+
+func newContractsSeen() *contractsSeen {
+	return &contractsSeen{byTrace: map[string]traceContracts{}, tools: map[string]model.ToolContract{}, memo: map[string]string{}}
+}
+
+// note records the contracts trace t saw when one of the matched cases
+// has a contracts block to compare them with.
+func (cs *contractsSeen) note(t *model.Trace, cases []model.Case, matched []int) {
+	want := false
+	for _, i := range matched {
+		want = want || len(cases[i].Contracts) > 0
+	}
+	if !want || len(t.Tools) == 0 {
+		return
+	}
+	tr := traceContracts{server: t.Server, saw: make(map[string]string, len(t.Tools))}
+	for _, tc := range t.Tools {
+		wire := string(tc.WireJSON())
+		fp, ok := cs.memo[wire]
+		if !ok {
+			fp = tc.Fingerprint()
+			cs.memo[wire] = fp
+			cs.tools[fp] = tc
+		}
+		tr.saw[tc.Name] = fp
+	}
+	cs.byTrace[t.TraceID] = tr
+}
+
 // contractGate diffs, for every checked case whose contracts block names
 // a tool its new trace saw with another fingerprint, the suite's contract
 // with the new one (scoring.DiffContracts), once per server, tool and
 // pair of fingerprints.
-func contractGate(ctx context.Context, st *store.Store, cases []model.Case, rep *CheckReport, sc *suiteContracts) ([]ContractDrift, error) {
+func contractGate(cases []model.Case, rep *CheckReport, seen *contractsSeen, sc *suiteContracts) ([]ContractDrift, error) {
+	if seen == nil || len(seen.byTrace) == 0 {
+		return nil, nil
+	}
 	byCase := make(map[string]*model.Case, len(cases))
 	for i := range cases {
 		byCase[cases[i].CaseID] = &cases[i]
 	}
-	var ids []string
-	caseOf := map[string][]string{}
-	for _, cc := range rep.Cases {
-		if cc.TraceID == "" || len(byCase[cc.CaseID].Contracts) == 0 {
-			continue
-		}
-		if caseOf[cc.TraceID] == nil {
-			ids = append(ids, cc.TraceID)
-		}
-		caseOf[cc.TraceID] = append(caseOf[cc.TraceID], cc.CaseID)
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	traces, err := st.LoadTraces(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
 	type key struct{ server, tool, old, new string }
 	drifts := map[key]*ContractDrift{}
-	newTool := map[key]model.ToolContract{}
-	for _, t := range traces {
-		for _, tc := range t.Tools {
-			fp := tc.Fingerprint()
-			for _, id := range caseOf[t.TraceID] {
-				old := byCase[id].Contracts[tc.Name]
-				if old == "" || old == fp {
-					continue
-				}
-				k := key{t.Server, tc.Name, old, fp}
-				d := drifts[k]
-				if d == nil {
-					d = &ContractDrift{Server: t.Server, Tool: tc.Name, Old: old, New: fp, Findings: []scoring.DriftFinding{}}
-					drifts[k], newTool[k] = d, tc
-				}
-				d.Cases = append(d.Cases, id)
+	for _, cc := range rep.Cases {
+		tr, ok := seen.byTrace[cc.TraceID]
+		if !ok {
+			continue
+		}
+		for tool, old := range byCase[cc.CaseID].Contracts {
+			fp := tr.saw[tool]
+			if fp == "" || fp == old {
+				continue // not listed by the new trace (no claim it was removed), or unchanged
 			}
+			k := key{tr.server, tool, old, fp}
+			d := drifts[k]
+			if d == nil {
+				d = &ContractDrift{Server: tr.server, Tool: tool, Old: old, New: fp, Findings: []scoring.DriftFinding{}}
+				drifts[k] = d
+			}
+			d.Cases = append(d.Cases, cc.CaseID)
 		}
 	}
 	bodies := map[string]json.RawMessage{}
@@ -204,7 +231,7 @@ func contractGate(ctx context.Context, st *store.Store, cases []model.Case, rep 
 		if err != nil || len(old) != 1 {
 			return nil, badInput("%s: contract %s of %s: %v", suiteContractsName, short(k.old), k.tool, err)
 		}
-		res, err := scoring.DiffContracts(old, []model.ToolContract{newTool[k]})
+		res, err := scoring.DiffContracts(old, []model.ToolContract{seen.tools[k.new]})
 		if err != nil {
 			return nil, badInput("contract of %s: %v", k.tool, err)
 		}
