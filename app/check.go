@@ -104,9 +104,6 @@ type CheckReport struct {
 	// cases, with the drift findings (gate_contracts.go).
 	Contracts []ContractDrift `json:"contracts,omitempty"`
 	seen      *contractsSeen  // what the new traces saw, for the contract gate
-	// StartedAt and Elapsed time the whole check (RunCheck).
-	StartedAt time.Time     `json:"started_at"`
-	Elapsed   time.Duration `json:"elapsed_ns"`
 }
 
 // CheckInput names what `tracelab check` reads.
@@ -130,7 +127,6 @@ type CheckInput struct {
 // afterwards; no other database is opened), matches each to its suite
 // case, scores it against the case's gold and returns the verdicts.
 func RunCheck(ctx context.Context, in CheckInput) (CheckReport, error) {
-	began := time.Now()
 	cases, err := ReadSuite(ctx, in.Suite)
 	if err != nil {
 		return CheckReport{}, err
@@ -210,7 +206,6 @@ func RunCheck(ctx context.Context, in CheckInput) (CheckReport, error) {
 	}
 	rep.Summary.Coverage = in.Gate.judge(rep.Summary)
 	rep.Summary.Failed = rep.Summary.Failed || rep.Summary.Coverage.Failed || rep.Summary.ContractsBlocking > 0
-	rep.StartedAt, rep.Elapsed = began.UTC(), time.Since(began)
 	return rep, nil
 }
 

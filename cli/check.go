@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -9,10 +8,12 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"tracelab/app"
+	"tracelab/cireport"
 	"tracelab/model"
 )
 
@@ -62,9 +63,10 @@ covered, 2 on bad input.`,
   tracelab check --suite suite/cases.jsonl --junit check.xml --format github new.jsonl
   tracelab check --suite suite/cases.jsonl --input-format openai_chat --server billing --min-coverage 0.9 requests.jsonl
   tracelab check --suite suite/cases.jsonl --format json --report new-report.json new.jsonl
-  ./replay-app.sh | tracelab check --suite suite/cases.jsonl -`,
+  ./replay-suite.sh | tracelab check --suite suite/cases.jsonl -`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			started := time.Now()
 			if !slices.Contains(checkFormats, format) {
 				return withCode(2, fmt.Errorf("--format %q is not one of %s", format, strings.Join(checkFormats, ", ")))
 			}
@@ -88,7 +90,9 @@ covered, 2 on bad input.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", ciText(w))
 			}
 			if junit != "" {
-				if err := app.WriteFileAtomic(junit, func(f *os.File) error { return writeCheckJUnit(f, rep) }); err != nil {
+				if err := app.WriteFileAtomic(junit, func(f *os.File) error {
+					return writeCheckJUnit(f, rep, cireport.JUnitRun{Started: started, Elapsed: time.Since(started)})
+				}); err != nil {
 					return withCode(2, err)
 				}
 			}
@@ -216,9 +220,7 @@ func ciText(s string) string {
 	return model.EscapeRunes(model.CleanLine(s), model.IsBidiControl)
 }
 
-func mdCell(s string) string {
-	return strings.ReplaceAll(ciText(s), "|", `\|`)
-}
+func mdCell(s string) string { return cireport.Cell(model.CleanLine(s)) }
 
 func writeCheckMarkdown(w io.Writer, rep app.CheckReport) error {
 	var b strings.Builder
@@ -252,13 +254,9 @@ func writeCheckMarkdown(w io.Writer, rep app.CheckReport) error {
 
 // ghMsg and ghProperty escape a workflow command's message and property
 // (GitHub docs, "Workflow commands for GitHub Actions").
-func ghMsg(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(ciText(s))
-}
+func ghMsg(s string) string { return cireport.GitHubMessage(ciText(s)) }
 
-func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(ciText(s))
-}
+func ghProperty(s string) string { return cireport.GitHubProperty(ciText(s)) }
 
 // writeCheckGitHub writes one annotation per case that is not a pass:
 // error for regressions and policy violations, warning for failing and
@@ -301,132 +299,60 @@ func writeCheckGitHub(w io.Writer, rep app.CheckReport) error {
 	return err
 }
 
-// JUnit shapes as CI test reporters read them: the attributes and the
-// element order of the Jenkins JUnit schema (junit-10.xsd), which GitLab,
-// GitHub test reporters and the surefire readers take. Once the cireport
-// package lands these become its Suites/Suite/Case types one for one.
-type checkJUnitSuites struct {
-	XMLName   xml.Name          `xml:"testsuites"`
-	Name      string            `xml:"name,attr"`
-	Tests     int               `xml:"tests,attr"`
-	Failures  int               `xml:"failures,attr"`
-	Errors    int               `xml:"errors,attr"`
-	Skipped   int               `xml:"skipped,attr"`
-	Time      string            `xml:"time,attr"`
-	Timestamp string            `xml:"timestamp,attr"`
-	Suites    []checkJUnitSuite `xml:"testsuite"`
-}
-
-type checkJUnitSuite struct {
-	Name       string               `xml:"name,attr"`
-	Tests      int                  `xml:"tests,attr"`
-	Failures   int                  `xml:"failures,attr"`
-	Errors     int                  `xml:"errors,attr"`
-	Skipped    int                  `xml:"skipped,attr"`
-	Time       string               `xml:"time,attr"`
-	Timestamp  string               `xml:"timestamp,attr"`
-	Properties []checkJUnitProperty `xml:"properties>property,omitempty"`
-	Cases      []checkJUnitCase     `xml:"testcase"`
-	SystemOut  string               `xml:"system-out"`
-}
-
-type checkJUnitProperty struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
-
-type checkJUnitCase struct {
-	Name      string             `xml:"name,attr"`
-	Classname string             `xml:"classname,attr"`
-	Time      string             `xml:"time,attr"`
-	Skipped   *checkJUnitSkipped `xml:"skipped,omitempty"`
-	Failure   *checkJUnitFailure `xml:"failure,omitempty"`
-	SystemOut string             `xml:"system-out,omitempty"`
-}
-
-type checkJUnitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
-type checkJUnitSkipped struct {
-	Message string `xml:"message,attr"`
-}
-
-// junitSeconds is a JUnit time attribute: seconds, three decimals.
-func junitSeconds(s float64) string { return fmt.Sprintf("%.3f", s) }
-
 // writeCheckJUnit writes one testcase per suite case plus one for the
-// coverage gate, agreeing with the exit status: regressions, policy
-// violations and missing cases (unless --min-coverage or --allow-missing
-// let them pass) are failures with the reason as message; cases the suite
+// coverage gate and one per changed contract, agreeing with the exit
+// status: regressions, policy violations, missing cases (unless
+// --min-coverage or --allow-missing let them pass) and writers nobody
+// approved are failures with the reason as message; cases the suite
 // already knew failing, and allowed missing ones, are skipped with the
-// reason; pass and fixed pass. The summary goes to the suite's system-out.
-func writeCheckJUnit(w io.Writer, rep app.CheckReport) error {
-	stamp := rep.StartedAt.UTC().Format("2006-01-02T15:04:05") // the schema's dateTime, no zone
+// reason; pass and fixed pass. The summary and the warnings go to the
+// testsuite's system-out.
+func writeCheckJUnit(w io.Writer, rep app.CheckReport, run cireport.JUnitRun) error {
 	sum := rep.Summary
-	s := checkJUnitSuite{Name: "tracelab check", Time: junitSeconds(rep.Elapsed.Seconds()), Timestamp: stamp,
-		SystemOut: checkVerdictLine(sum) + "\n" + checkSummaryLine(sum) + "\n",
-		Properties: []checkJUnitProperty{
-			{Name: "coverage", Value: pct(sum.Ratio)},
-			{Name: "min_coverage", Value: pct(sum.Required)},
-			{Name: "policy_checked", Value: fmt.Sprint(sum.PolicyChecked)},
-			{Name: "new_traces", Value: fmt.Sprint(sum.Traces)},
-			{Name: "unmatched_traces", Value: fmt.Sprint(sum.Unmatched)},
-		}}
-	for _, w := range rep.Warnings {
-		s.SystemOut += "warning: " + ciText(w) + "\n"
-	}
+	s := cireport.NewSuite("tracelab check", run)
 	for _, c := range rep.Cases {
-		tc := checkJUnitCase{Name: ciText(c.CaseID), Classname: "tracelab.check", Time: junitSeconds(c.Seconds)}
+		tc := cireport.JUnitCase{Name: ciText(c.CaseID), Classname: "tracelab.check",
+			Time: cireport.Seconds(time.Duration(c.Seconds * float64(time.Second)))}
 		switch {
 		case c.Verdict == app.VerdictRegressed || c.PolicyViolations > 0:
 			typ := string(c.Verdict)
 			if c.PolicyViolations > 0 {
 				typ += "+policy"
 			}
-			tc.Failure = &checkJUnitFailure{Message: ciText(c.Reason), Type: typ, Text: "trace " + ciText(c.TraceID) + ": " + ciText(c.Reason)}
+			tc.Failure = &cireport.JUnitProblem{Message: ciText(c.Reason), Type: typ, Text: "trace " + ciText(c.TraceID) + ": " + ciText(c.Reason)}
 		case c.Verdict == app.VerdictMissing && !sum.AllowsGaps:
-			tc.Failure = &checkJUnitFailure{Message: ciText(c.Reason), Type: string(c.Verdict), Text: ciText(c.Reason)}
+			tc.Failure = &cireport.JUnitProblem{Message: ciText(c.Reason), Type: string(c.Verdict), Text: ciText(c.Reason)}
 		case c.Verdict == app.VerdictMissing || c.Verdict == app.VerdictFailing:
-			tc.Skipped = &checkJUnitSkipped{Message: string(c.Verdict) + ": " + ciText(c.Reason)}
+			tc.Skipped = &cireport.JUnitSkipped{Message: string(c.Verdict) + ": " + ciText(c.Reason)}
 		default:
 			tc.SystemOut = string(c.Verdict) + ": " + ciText(c.Reason)
 		}
-		s.Cases = append(s.Cases, tc)
+		s.Add(tc)
 	}
 	// The gate has its own testcase, so a reader that only counts
 	// failures sees a run that covered too little fail.
-	gate := checkJUnitCase{Name: "coverage", Classname: "tracelab.gate", Time: junitSeconds(0),
+	gate := cireport.JUnitCase{Name: "coverage", Classname: "tracelab.gate",
 		SystemOut: fmt.Sprintf("%d of %d cases covered (%s, %s required)", sum.Covered, sum.Cases, pct(sum.Ratio), pct(sum.Required))}
 	if sum.Coverage.Failed {
-		gate.Failure = &checkJUnitFailure{Message: ciText(sum.Coverage.Reason), Type: "coverage", Text: ciText(sum.Coverage.Reason)}
+		gate.Failure = &cireport.JUnitProblem{Message: ciText(sum.Coverage.Reason), Type: "coverage", Text: ciText(sum.Coverage.Reason)}
 	}
-	s.Cases = append(s.Cases, gate)
+	s.Add(gate)
 	for _, d := range rep.Contracts {
-		tc := checkJUnitCase{Name: ciText(d.Server + "/" + d.Tool), Classname: "tracelab.contracts", Time: junitSeconds(0),
-			SystemOut: ciText(app.ContractLine(d))}
+		line := ciText(app.ContractLine(d))
+		tc := cireport.JUnitCase{Name: ciText(d.Server + "/" + d.Tool), Classname: "tracelab.contracts", SystemOut: line}
 		if d.Blocking {
-			tc.Failure = &checkJUnitFailure{Message: ciText(app.ContractLine(d)), Type: "contract-writer", Text: ciText(app.ContractLine(d))}
+			tc.Failure = &cireport.JUnitProblem{Message: line, Type: "contract-writer", Text: line}
 		}
-		s.Cases = append(s.Cases, tc)
+		s.Add(tc)
 	}
-	for _, tc := range s.Cases {
-		s.Tests++
-		switch {
-		case tc.Failure != nil:
-			s.Failures++
-		case tc.Skipped != nil:
-			s.Skipped++
-		}
+	s.SystemOut = checkVerdictLine(sum) + "\n" + checkSummaryLine(sum) + "\n"
+	for _, w := range rep.Warnings {
+		s.SystemOut += "warning: " + ciText(w) + "\n"
 	}
-	doc := checkJUnitSuites{Name: "tracelab", Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Skipped: s.Skipped,
-		Time: s.Time, Timestamp: stamp, Suites: []checkJUnitSuite{s}}
-	out, err := xml.MarshalIndent(doc, "", "  ")
+	out, err := cireport.MarshalJUnit("tracelab", run, s)
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(w, xml.Header+string(out)+"\n")
+	_, err = w.Write(out)
 	return err
 }

@@ -16,7 +16,7 @@ import (
 // reporters also take) asks: testsuites and testsuite carry tests,
 // failures, errors, skipped, time and timestamp; every testcase has name,
 // classname and time; testsuite's children come in the schema's order
-// (properties, testcase..., system-out); counts agree with the testcases.
+// (testcase..., system-out); counts agree with the testcases.
 func TestCheckJUnitSchema(t *testing.T) {
 	suitePath, _ := exportedSuite(t)
 	junit := filepath.Join(t.TempDir(), "check.xml")
@@ -116,8 +116,8 @@ func TestCheckJUnitSchema(t *testing.T) {
 			path = path[:len(path)-1]
 		}
 	}
-	if strings.Join(order, ",") != "properties,testcase,system-out" {
-		t.Errorf("testsuite children in order %v, want properties, testcase..., system-out", order)
+	if strings.Join(order, ",") != "testcase,system-out" {
+		t.Errorf("testsuite children in order %v, want testcase..., system-out", order)
 	}
 	for _, k := range []string{"tests", "failures", "skipped"} {
 		if strconv.Itoa(counted[k]) != suite[k] {
