@@ -3,13 +3,11 @@ package app
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"tracelab/model"
 )
@@ -59,25 +57,4 @@ func addCorpusContracts(tb testing.TB, suitePath string) {
 
 // BenchmarkCheck10kContracts is BenchmarkCheck10k with contracts blocks
 // on every case: what the contract gate adds to a check.
-func BenchmarkCheck10kContracts(b *testing.B) {
-	const n = 10000
-	dir := b.TempDir()
-	suitePath, tracesPath, policyPath := writeCheckCorpus(b, dir, n)
-	addCorpusContracts(b, suitePath)
-	in := CheckInput{Suite: suitePath, Traces: []string{tracesPath}, Files: Files{Policy: policyPath}, TempDir: dir}
-	ctx := context.Background()
-	b.ResetTimer()
-	start, cpu0 := time.Now(), benchCPUSeconds()
-	var rep CheckReport
-	for i := 0; i < b.N; i++ {
-		var err error
-		if rep, err = RunCheck(ctx, in); err != nil {
-			b.Fatal(err)
-		}
-	}
-	el := time.Since(start).Seconds() / float64(b.N)
-	b.ReportMetric(n/el, "cases/s")
-	b.ReportMetric(el, "s/check")
-	b.ReportMetric((benchCPUSeconds()-cpu0)/float64(b.N), "cpu-s/check")
-	b.ReportMetric(float64(rep.Summary.ContractsChanged), "contracts-changed")
-}
+func BenchmarkCheck10kContracts(b *testing.B) { benchmarkCheck(b, addCorpusContracts) }
