@@ -52,13 +52,19 @@ to DIR/cases.jsonl naming the policy, lineage, glossary and lexicon it scored wi
 (copies in DIR, with their sha256), and check uses them. A flag (--policy, --lineage,
 --glossary, --lexicon) overrides the suite's file, with a warning.
 
+Contracts are in the gate: when a case's contracts block names a tool whose new trace
+saw another contract, check diffs the two (the drift rules, against the contract bodies
+in DIR/contracts.json) and lists the findings after the verdicts; a tool that became a
+writer (readOnlyHint dropped) fails the check unless the new contract was approved
+(tracelab drift approve) before the suite was exported.
+
 Check never opens the workbench database (--db is ignored): the suite, the new
 traces and the scoring files are all it reads, and its temporary database is
 removed when it ends.
 
 Exit status: 0 when nothing regressed, no policy violation was found and the suite is
-covered, 1 on any regression, any policy violation (a release blocker) or too few cases
-covered, 2 on bad input.`,
+covered, 1 on any regression, any policy violation (a release blocker), too few cases
+covered, or a tool that became a writer unapproved, 2 on bad input.`,
 		Example: `  tracelab check --suite suite/cases.jsonl runs/*.jsonl
   tracelab check --suite suite/cases.jsonl --junit check.xml --format github new.jsonl
   tracelab check --suite suite/cases.jsonl --input-format openai_chat --server billing --min-coverage 0.9 requests.jsonl
