@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -350,5 +351,49 @@ func TestCheckOpenAIRequests(t *testing.T) {
 	}
 	if _, errs, code := run(t, "check", "--suite", suitePath, "--min-coverage", "1.5", req); code != 2 || !strings.Contains(errs, "--min-coverage 1.5") {
 		t.Errorf("--min-coverage 1.5: exit %d %s", code, errs)
+	}
+}
+
+// TestCheckScoresWithTheSuiteFiles: a suite exported with --lineage is
+// checked with that lineage without the flag, so rerunning the cases'
+// own traces reproduces report.json's grounding metrics; without the
+// manifest the lineage is lost and support-crm's grounding precision,
+// which rests on lineage.json, silently changes.
+func TestCheckScoresWithTheSuiteFiles(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "team.db")
+	files, _ := filepath.Glob("testdata/traces/*.jsonl")
+	if _, errs, code := run(t, append(append([]string{"import", "--db", db, "--no-score"}, files...), "testdata/cases.jsonl")...); code != 0 {
+		t.Fatalf("import: %s", errs)
+	}
+	suite := filepath.Join(dir, "suite")
+	if _, errs, code := run(t, "export", "--db", db, "--out", suite, "--policy", "testdata/policy.json", "--lineage", "testdata/lineage.json"); code != 0 {
+		t.Fatalf("export: %s", errs)
+	}
+	replay := writeIn(t, dir, "replay.jsonl", replayOf(t))
+	precision := func(path string) map[string]any {
+		var rs []map[string]any
+		data, _ := os.ReadFile(path)
+		if err := json.Unmarshal(data, &rs); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out := map[string]any{}
+		for _, r := range rs {
+			out[r["server"].(string)] = []any{r["grounding_precision"], r["grounding_recall"], r["definition_match_rate"], r["freshness_pass_rate"]}
+		}
+		return out
+	}
+	want := precision(filepath.Join(suite, "report.json"))
+	got := filepath.Join(dir, "with.json")
+	run(t, "check", "--suite", filepath.Join(suite, "cases.jsonl"), "--report", got, replay)
+	if g := precision(got); fmt.Sprint(g) != fmt.Sprint(want) {
+		t.Errorf("check with the suite's files:\n got %v\nwant %v (report.json)", g, want)
+	}
+	// The same check without the manifest: the lineage is gone.
+	os.Remove(filepath.Join(suite, "suite.json"))
+	without := filepath.Join(dir, "without.json")
+	run(t, "check", "--suite", filepath.Join(suite, "cases.jsonl"), "--policy", "testdata/policy.json", "--report", without, replay)
+	if g := precision(without); fmt.Sprint(g["support-crm"]) == fmt.Sprint(want["support-crm"]) {
+		t.Errorf("without lineage support-crm still scores %v: the test would not see a lost lineage", g["support-crm"])
 	}
 }
