@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"tracelab/importers"
 	"tracelab/model"
@@ -56,6 +58,9 @@ type CaseCheck struct {
 	PolicyViolations int `json:"policy_violations"`
 	// Traces is how many new traces matched the case.
 	Traces int `json:"traces"`
+	// Seconds is the case's share of the scoring time of the batches its
+	// traces were scored in (traces are scored in parallel batches).
+	Seconds float64 `json:"seconds"`
 }
 
 // CheckSummary counts the verdicts.
@@ -69,9 +74,19 @@ type CheckSummary struct {
 	PolicyViolations int `json:"policy_violations"` // cases whose new trace leaked
 	Traces           int `json:"traces"`            // new traces read
 	Unmatched        int `json:"unmatched"`         // new traces that matched no case
+	// Untagged counts the unmatched traces that name no server while
+	// their question and as_user belong to several servers' cases.
+	Untagged int `json:"untagged"`
+	Coverage
+	// ContractsChanged counts the tools whose contract differs from the
+	// one the suite's cases were labeled against; ContractsBlocking those
+	// that became writers with no approval (a failure).
+	ContractsChanged  int `json:"contracts_changed"`
+	ContractsBlocking int `json:"contracts_blocking"`
 	// PolicyChecked says a policy oracle ran; without one, leaks go unseen.
 	PolicyChecked bool `json:"policy_checked"`
-	// Failed is the CI verdict: a regression or a policy violation.
+	// Failed is the CI verdict: a regression, a policy violation, or too
+	// few cases covered (Coverage).
 	Failed bool `json:"failed"`
 }
 
@@ -83,6 +98,12 @@ type CheckReport struct {
 	Report  []model.Report `json:"-"`
 	// UnmatchedTraces names the new traces that matched no case (at most 20).
 	UnmatchedTraces []string `json:"unmatched_traces,omitempty"`
+	// Warnings: the scoring files a flag overrode, a suite changed since export.
+	Warnings []string `json:"warnings,omitempty"`
+	// Contracts are the tools whose contract changed under the suite's
+	// cases, with the drift findings (gate_contracts.go).
+	Contracts []ContractDrift `json:"contracts,omitempty"`
+	seen      *contractsSeen  // what the new traces saw, for the contract gate
 }
 
 // CheckInput names what `tracelab check` reads.
@@ -90,7 +111,14 @@ type CheckInput struct {
 	Suite  string   // cases.jsonl
 	Traces []string // new trace files, any supported format; "-" reads Stdin
 	Stdin  io.Reader
-	Files  Files // policy, lineage, lexicon, glossary
+	// Files names policy, lineage, lexicon, glossary; what is not given
+	// comes from the suite's suite.json when it has one (SuiteFiles).
+	Files Files
+	// InputFormat forces the new traces' format ("" detects it).
+	InputFormat string
+	// Server and AsUser tag the new traces that do not say theirs.
+	Server, AsUser string
+	Gate           Gate
 	// TempDir is where the temporary database goes ("" for the system's).
 	TempDir string
 }
@@ -103,6 +131,11 @@ func RunCheck(ctx context.Context, in CheckInput) (CheckReport, error) {
 	if err != nil {
 		return CheckReport{}, err
 	}
+	files, warns, err := SuiteFiles(in.Suite, in.Files)
+	if err != nil {
+		return CheckReport{}, err
+	}
+	opts := ImportOptions{Format: in.InputFormat, Defaults: Defaults{Server: in.Server, AsUser: in.AsUser}}
 	if len(in.Traces) == 0 {
 		return CheckReport{}, badInput("no new trace files given")
 	}
@@ -124,9 +157,9 @@ func RunCheck(ctx context.Context, in CheckInput) (CheckReport, error) {
 				return CheckReport{}, badInput("standard input (-) can be given once")
 			}
 			stdinUsed = true
-			res, err = Import(ctx, st, in.Stdin, "stdin", ImportOptions{})
+			res, err = Import(ctx, st, in.Stdin, "stdin", opts)
 		} else {
-			res, err = ImportFile(ctx, st, f, ImportOptions{})
+			res, err = ImportFile(ctx, st, f, opts)
 		}
 		if err != nil {
 			var msgs []string
@@ -149,11 +182,31 @@ func RunCheck(ctx context.Context, in CheckInput) (CheckReport, error) {
 			return CheckReport{}, badInput("%s is a cases.jsonl suite, not traces: give it with --suite", f)
 		}
 	}
-	cfg, err := LoadConfig(ctx, st, in.Files)
+	cfg, err := LoadConfig(ctx, st, files)
 	if err != nil {
 		return CheckReport{}, badInput("%v", err)
 	}
-	return Check(ctx, st, cfg, cases)
+	rep, err := Check(ctx, st, cfg, cases)
+	if err != nil {
+		return rep, err
+	}
+	rep.Warnings = warns
+	sc, err := readSuiteContracts(in.Suite)
+	if err != nil {
+		return rep, err
+	}
+	if rep.Contracts, err = contractGate(cases, &rep, rep.seen, sc); err != nil {
+		return rep, err
+	}
+	for _, d := range rep.Contracts {
+		rep.Summary.ContractsChanged++
+		if d.Blocking {
+			rep.Summary.ContractsBlocking++
+		}
+	}
+	rep.Summary.Coverage = in.Gate.judge(rep.Summary)
+	rep.Summary.Failed = rep.Summary.Failed || rep.Summary.Coverage.Failed || rep.Summary.ContractsBlocking > 0
+	return rep, nil
 }
 
 // ReadSuite reads a cases.jsonl suite; a bad line or a duplicate case_id
@@ -199,7 +252,8 @@ func ReadSuite(ctx context.Context, path string) ([]model.Case, error) {
 	return cases, nil
 }
 
-// matchKey is how a trace without metadata.case_id finds its case.
+// matchKey is how a trace without metadata.case_id finds its case, with
+// the server (matchByQuestion).
 type matchKey struct{ question, asUser string }
 
 func keyOf(question, asUser string) matchKey {
@@ -210,13 +264,15 @@ func keyOf(question, asUser string) matchKey {
 type pairing struct {
 	caseIdx int
 	score   scoring.TraceScore
-	byID    bool   // matched through metadata.case_id
-	answer  string // the trace's final answer, for the reason text
+	byID    bool    // matched through metadata.case_id
+	answer  string  // the trace's final answer, for the reason text
+	seconds float64 // its share of its batch's scoring time
 }
 
 // Check scores every trace in st against the suite case it belongs to: the
-// case named by its metadata.case_id, else every case with the identical
-// question and as_user. It writes nothing.
+// case named by its metadata.case_id, else the cases with the identical
+// question and as_user of the trace's server (matchByQuestion). It writes
+// nothing.
 func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []model.Case) (CheckReport, error) {
 	sc, err := scoring.NewScorer(cfg)
 	if err != nil {
@@ -233,7 +289,7 @@ func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []mod
 	if err != nil {
 		return CheckReport{}, err
 	}
-	rep := CheckReport{Summary: CheckSummary{Traces: len(ids)}}
+	rep := CheckReport{Summary: CheckSummary{Traces: len(ids)}, seen: newContractsSeen()}
 	var pairs []pairing
 	err = eachBatchAhead(ctx, st, ids, func(ts []*model.Trace) error {
 		var jobs []scoring.Job
@@ -249,7 +305,11 @@ func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []mod
 				}
 			}
 			if !named {
-				matched = byKey[keyOf(t.Question, t.AsUser)]
+				var ambiguous bool
+				matched, ambiguous = matchByQuestion(cases, byKey[keyOf(t.Question, t.AsUser)], t.Server)
+				if ambiguous {
+					rep.Summary.Untagged++
+				}
 			}
 			if len(matched) == 0 {
 				rep.Summary.Unmatched++
@@ -258,6 +318,7 @@ func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []mod
 				}
 				continue
 			}
+			rep.seen.note(t, cases, matched)
 			for _, i := range matched {
 				g := cases[i].Gold
 				jobs = append(jobs, scoring.Job{Trace: t, Gold: &g})
@@ -266,9 +327,12 @@ func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []mod
 				answers = append(answers, t.FinalAnswer())
 			}
 		}
-		for j, s := range sc.ScoreAll(jobs, 0) {
+		began := time.Now()
+		scores := sc.ScoreAll(jobs, 0)
+		share := time.Since(began).Seconds() / float64(max(len(jobs), 1))
+		for j, s := range scores {
 			s.CaseID = cases[idx[j]].CaseID
-			pairs = append(pairs, pairing{caseIdx: idx[j], score: s, byID: viaID[j], answer: answers[j]})
+			pairs = append(pairs, pairing{caseIdx: idx[j], score: s, byID: viaID[j], answer: answers[j], seconds: share})
 		}
 		return nil
 	})
@@ -292,19 +356,22 @@ func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []mod
 		}
 		if len(ps) == 0 {
 			rep.Cases = append(rep.Cases, CaseCheck{CaseID: c.CaseID, Verdict: VerdictMissing,
-				Reason: "no new trace for this case (neither metadata.case_id nor the same question and as_user)"})
+				Reason: "no new trace for this case (neither metadata.case_id nor the same question, as_user and server)"})
 			continue
 		}
 		// Several traces for one case: the worst verdict stands.
 		var worst CaseCheck
+		seconds := 0.0
 		for k, p := range ps {
 			cc := judge(c, p.score, p.answer)
 			cc.Traces = len(ps)
 			if k == 0 || rank(cc) < rank(worst) {
 				worst = cc
 			}
+			seconds += p.seconds
 			crs = append(crs, scoring.CaseResult{Score: p.score})
 		}
+		worst.Seconds = seconds
 		if len(ps) > 1 {
 			worst.Reason += fmt.Sprintf(" (worst of %d new traces for this case; metadata.case_id pairs them exactly)", len(ps))
 		}
@@ -334,6 +401,32 @@ func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []mod
 	s.PolicyChecked = cfg.Policy != nil
 	rep.Report = scoring.BuildReport(crs)
 	return rep, nil
+}
+
+// matchByQuestion narrows the cases of one question and as_user to the
+// trace's server, so a trace never regresses another server's case: a case
+// without a server matches any trace. A trace that names no server
+// matches the cases without one, or all of them when they belong to one
+// server only; when they span several servers it matches none and
+// ambiguous is set (tag the traces with --server or metadata.case_id).
+func matchByQuestion(cases []model.Case, idx []int, server string) (matched []int, ambiguous bool) {
+	var servers []string
+	for _, i := range idx {
+		cs := cases[i].Server
+		switch {
+		case cs == "" || cs == server:
+			matched = append(matched, i)
+		case server == "" && !slices.Contains(servers, cs):
+			servers = append(servers, cs)
+		}
+	}
+	if server != "" || len(matched) > 0 || len(servers) == 0 {
+		return matched, false
+	}
+	if len(servers) == 1 {
+		return idx, false
+	}
+	return nil, true
 }
 
 func hasByID(ps []pairing) bool {

@@ -112,10 +112,17 @@ func writeCheckCorpus(tb testing.TB, dir string, n int) (suitePath, tracesPath, 
 // BenchmarkCheck10k runs the whole check (read the suite, import the new
 // traces into a scratch database, score, judge) on 10,000 cases against
 // 10,000 new traces, and reports cases per second and seconds per check.
-func BenchmarkCheck10k(b *testing.B) {
+func BenchmarkCheck10k(b *testing.B) { benchmarkCheck(b, nil) }
+
+// benchmarkCheck is BenchmarkCheck10k with prepare applied to the suite
+// file first (nil: as writeCheckCorpus writes it).
+func benchmarkCheck(b *testing.B, prepare func(testing.TB, string)) {
 	const n = 10000
 	dir := b.TempDir()
 	suitePath, tracesPath, policyPath := writeCheckCorpus(b, dir, n)
+	if prepare != nil {
+		prepare(b, suitePath)
+	}
 	in := CheckInput{Suite: suitePath, Traces: []string{tracesPath}, Files: Files{Policy: policyPath}, TempDir: dir}
 	ctx := context.Background()
 	b.ResetTimer()
@@ -135,6 +142,7 @@ func BenchmarkCheck10k(b *testing.B) {
 	b.ReportMetric(cpu, "cpu-s/check")
 	b.ReportMetric(float64(rep.Summary.Regressed), "regressed")
 	b.ReportMetric(float64(rep.Summary.Pass), "pass")
+	b.ReportMetric(float64(rep.Summary.ContractsChanged), "contracts-changed")
 }
 
 // benchCPUSeconds is the user+system CPU time of the process so far.

@@ -55,6 +55,14 @@ type ReportDiff struct {
 	New       string       `json:"new"`
 	Servers   []ServerDiff `json:"servers"`
 	Regressed bool         `json:"regressed"`
+	// Population says how the two reports' cases differ (a server in one
+	// only, or another number of cases): metrics over other cases do not
+	// compare. Empty when both cover the same servers and counts.
+	Population []string `json:"population"`
+	// FewerCases: NEW covers fewer cases than OLD on some server (or lost
+	// a server), so a metric can look better by dropping the hard cases;
+	// --fail-on-regression fails on it.
+	FewerCases bool `json:"fewer_cases"`
 }
 
 // groundingMetrics fail --fail-on-regression when they fall.
@@ -85,7 +93,7 @@ const diffEps = 1e-9
 
 // DiffReports compares two report.json arrays server by server.
 func DiffReports(oldName string, old []model.Report, newName string, cur []model.Report) ReportDiff {
-	d := ReportDiff{Old: oldName, New: newName}
+	d := ReportDiff{Old: oldName, New: newName, Population: []string{}}
 	byServer := map[string][2]*model.Report{}
 	for i := range old {
 		p := byServer[old[i].Server]
@@ -110,8 +118,14 @@ func DiffReports(oldName string, old []model.Report, newName string, cur []model
 		switch {
 		case o == nil:
 			sd.Presence, o = "added", empty
+			d.Population = append(d.Population, fmt.Sprintf("%s: only in NEW (%d cases)", s, n.Cases))
 		case n == nil:
 			sd.Presence, n = "removed", empty
+			d.Population = append(d.Population, fmt.Sprintf("%s: only in OLD (%d cases), missing from NEW", s, o.Cases))
+			d.FewerCases = d.FewerCases || o.Cases > 0
+		case o.Cases != n.Cases:
+			d.Population = append(d.Population, fmt.Sprintf("%s: %d cases in OLD, %d in NEW", s, o.Cases, n.Cases))
+			d.FewerCases = d.FewerCases || n.Cases < o.Cases
 		}
 		olds, news := reportMetrics(o), reportMetrics(n)
 		for k := range olds {

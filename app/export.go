@@ -25,6 +25,9 @@ type ExportResult struct {
 	Dropped    []DroppedGroup
 	ReportPath string
 	Reports    []model.Report
+	// Manifest is DIR/suite.json, naming the scoring files copied beside
+	// the cases so check scores the suite as it was exported.
+	Manifest string
 }
 
 // Export scores what is stale and writes DIR/cases.jsonl and
@@ -57,6 +60,9 @@ func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, 
 		return res, err
 	}
 	err = store.WriteFileAtomic(res.ReportPath, func(f *os.File) error { return model.WriteReportJSON(f, res.Reports) })
+	if err == nil {
+		res.Manifest, err = e.writeSuiteManifest(ctx, opts.Dir, recs) // manifest.go
+	}
 	return res, err
 }
 

@@ -23,12 +23,14 @@ func newCheckCmd() *cobra.Command {
 	var in app.CheckInput
 	var format, junit, report string
 	cmd := &cobra.Command{
-		Use:   "check --suite cases.jsonl [--policy FILE] NEW_TRACES...",
-		Short: "Rerun a regression suite on new traces: exit 1 on a regression or a policy violation",
-		Long: `Check imports NEW_TRACES (any supported format) into a temporary database, matches
-each trace to its suite case (by metadata.case_id, else by identical question and
-as_user), scores it against the case's gold ("-" reads the traces from standard input) and
-says per case:
+		Use:   "check --suite DIR/cases.jsonl NEW_TRACES...",
+		Short: "Rerun a regression suite on new traces: exit 1 on a regression, a policy violation or missing cases",
+		Long: `Check imports NEW_TRACES (any supported format; --input-format forces one) into a
+temporary database, matches each trace to its suite case (by metadata.case_id, else by
+identical question and as_user on the same server: a case without a server matches any,
+and a trace without one matches only when the question belongs to one server's cases;
+--server and --as-user tag traces that do not say theirs), scores it against the case's
+gold ("-" reads the traces from standard input) and says per case:
 
   pass       the suite label was correct and grounded, and so is the new trace
   regressed  the label was correct and grounded and the new trace is not,
@@ -41,14 +43,31 @@ with the reason in one line (forbidden field, required field missing, predicate
 that differs, freshness bound, policy violation, wrong answer). When several new
 traces match one case, the worst verdict stands.
 
+No coverage, no pass: every suite case must be matched by a new trace, or check
+fails with the missing cases named; --min-coverage 0.9 accepts 90%, --allow-missing
+any share but none (a run that matched no case checked nothing).
+
+The scoring files come from the suite: tracelab export writes DIR/suite.json next
+to DIR/cases.jsonl naming the policy, lineage, glossary and lexicon it scored with
+(copies in DIR, with their sha256), and check uses them. A flag (--policy, --lineage,
+--glossary, --lexicon) overrides the suite's file, with a warning.
+
+Contracts are in the gate: when a case's contracts block names a tool whose new trace
+saw another contract, check diffs the two (the drift rules, against the contract bodies
+in DIR/contracts.json) and lists the findings after the verdicts; a tool that became a
+writer (readOnlyHint dropped) fails the check unless the new contract was approved
+(tracelab drift approve) before the suite was exported.
+
 Check never opens the workbench database (--db is ignored): the suite, the new
 traces and the scoring files are all it reads, and its temporary database is
 removed when it ends.
 
-Exit status: 0 when nothing regressed and no policy violation was found, 1 on any
-regression or any policy violation (a release blocker), 2 on bad input.`,
-		Example: `  tracelab check --suite suite/cases.jsonl --policy policy.json runs/*.jsonl
+Exit status: 0 when nothing regressed, no policy violation was found and the suite is
+covered, 1 on any regression, any policy violation (a release blocker), too few cases
+covered, or a tool that became a writer unapproved, 2 on bad input.`,
+		Example: `  tracelab check --suite suite/cases.jsonl runs/*.jsonl
   tracelab check --suite suite/cases.jsonl --junit check.xml --format github new.jsonl
+  tracelab check --suite suite/cases.jsonl --input-format openai_chat --server billing --min-coverage 0.9 requests.jsonl
   tracelab check --suite suite/cases.jsonl --format json --report new-report.json new.jsonl
   ./replay-suite.sh | tracelab check --suite suite/cases.jsonl -`,
 		SilenceUsage: true,
@@ -57,6 +76,14 @@ regression or any policy violation (a release blocker), 2 on bad input.`,
 			if !slices.Contains(checkFormats, format) {
 				return withCode(2, fmt.Errorf("--format %q is not one of %s", format, strings.Join(checkFormats, ", ")))
 			}
+			if in.InputFormat != "" {
+				if _, ok := app.LookupFormat(in.InputFormat); !ok {
+					return withCode(2, fmt.Errorf("--input-format %q is not one of %s", in.InputFormat, app.FormatNames()))
+				}
+			}
+			if err := in.Gate.Validate(); err != nil {
+				return withCode(2, err)
+			}
 			in.Traces, in.Stdin = args, cmd.InOrStdin()
 			rep, err := app.RunCheck(cmd.Context(), in)
 			if errors.Is(err, app.ErrBadInput) {
@@ -64,6 +91,9 @@ regression or any policy violation (a release blocker), 2 on bad input.`,
 			}
 			if err != nil {
 				return err
+			}
+			for _, w := range rep.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", ciText(w))
 			}
 			if junit != "" {
 				if err := app.WriteFileAtomic(junit, func(f *os.File) error {
@@ -89,6 +119,11 @@ regression or any policy violation (a release blocker), 2 on bad input.`,
 	f := cmd.Flags()
 	f.StringVar(&in.Suite, "suite", "", "the regression suite: a cases.jsonl from tracelab export")
 	f.StringVar(&format, "format", "text", "output format: "+strings.Join(checkFormats, ", "))
+	f.StringVar(&in.InputFormat, "input-format", "", "force the new traces' format instead of detecting it (see tracelab import --list-formats)")
+	f.StringVar(&in.Server, "server", "", "server of the new traces that do not name one")
+	f.StringVar(&in.AsUser, "as-user", "", "as_user of the new traces that do not name one")
+	f.Float64Var(&in.Gate.MinCoverage, "min-coverage", 1, "share of the suite's cases the new run must cover, in (0, 1]")
+	f.BoolVar(&in.Gate.AllowMissing, "allow-missing", false, "pass with missing cases (a run that covers none still fails)")
 	f.StringVar(&junit, "junit", "", "also write JUnit XML to this file (one testcase per case)")
 	f.StringVar(&report, "report", "", "also write the new run's report.json to this file")
 	addScoringFlags(cmd, &in.Files)
@@ -110,8 +145,15 @@ func writeCheck(w io.Writer, format string, rep app.CheckReport) error {
 func checkSummaryLine(s app.CheckSummary) string {
 	line := fmt.Sprintf("%d cases: %d pass, %d regressed, %d fixed, %d failing, %d missing; %d with a policy violation",
 		s.Cases, s.Pass, s.Regressed, s.Fixed, s.Failing, s.Missing, s.PolicyViolations)
+	line += fmt.Sprintf("; %d of %d covered (%s, %s required)", s.Covered, s.Cases, pct(s.Ratio), pct(s.Required))
 	if s.Unmatched > 0 {
 		line += fmt.Sprintf("; %d of %d new traces matched no case", s.Unmatched, s.Traces)
+	}
+	if s.Untagged > 0 {
+		line += fmt.Sprintf(" (%d name no server while their question is several servers' case: tag them with --server or metadata.case_id)", s.Untagged)
+	}
+	if s.ContractsChanged > 0 {
+		line += fmt.Sprintf("; %d tool contracts changed under the suite's cases", s.ContractsChanged)
 	}
 	if !s.PolicyChecked {
 		line += "; no policy oracle given (--policy or --policy-oracle): leaks were not checked"
@@ -119,14 +161,29 @@ func checkSummaryLine(s app.CheckSummary) string {
 	return line
 }
 
+func pct(x float64) string { return fmt.Sprintf("%.4g%%", x*100) }
+
+// checkVerdictLine says why the check failed, every reason, or that it
+// passed; it agrees with Summary.Failed.
 func checkVerdictLine(s app.CheckSummary) string {
-	switch {
-	case s.Regressed > 0 && s.PolicyViolations > 0:
-		return "FAIL: regressions and policy violations"
-	case s.Regressed > 0:
-		return "FAIL: regressions"
-	case s.PolicyViolations > 0:
-		return "FAIL: policy violations (any nonzero policy violation rate blocks the release)"
+	var why []string
+	if s.Regressed > 0 {
+		why = append(why, "regressions")
+	}
+	if s.PolicyViolations > 0 {
+		why = append(why, "policy violations (any nonzero policy violation rate blocks the release)")
+	}
+	if s.Coverage.Failed {
+		why = append(why, "coverage: "+s.Coverage.Reason)
+	}
+	if s.ContractsBlocking > 0 {
+		why = append(why, fmt.Sprintf("contracts: %d tools may now write and nobody approved the new contract", s.ContractsBlocking))
+	}
+	if len(why) > 0 || s.Failed {
+		return "FAIL: " + strings.Join(why, "; ")
+	}
+	if s.Missing > 0 {
+		return fmt.Sprintf("OK: nothing regressed in the %d cases covered (%d missing, allowed)", s.Covered, s.Missing)
 	}
 	return "OK: nothing regressed"
 }
@@ -147,6 +204,15 @@ func writeCheckText(w io.Writer, rep app.CheckReport) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(rep.Contracts) > 0 {
+		fmt.Fprintln(w, "\nCONTRACT CHANGES (the suite's cases were labeled against the OLD contract)")
+		for _, d := range rep.Contracts {
+			fmt.Fprintf(w, "  %s\n", ciText(app.ContractLine(d)))
+			for _, f := range d.Findings {
+				fmt.Fprintf(w, "    %s %s %s: %s\n", f.Lane, ciText(f.ID), ciText(f.Path), ciText(f.Message))
+			}
+		}
 	}
 	_, err := fmt.Fprintf(w, "%s\n%s\n", checkSummaryLine(rep.Summary), checkVerdictLine(rep.Summary))
 	return err
@@ -173,6 +239,21 @@ func writeCheckMarkdown(w io.Writer, rep app.CheckReport) error {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", mdCell(c.CaseID), v, mdCell(c.TraceID), mdCell(c.Reason))
 	}
+	if len(rep.Contracts) > 0 {
+		b.WriteString("\n### Contract changes\n\n| Server | Tool | Worst lane | Findings | Cases | Gate |\n|---|---|---|---:|---|---|\n")
+		for _, d := range rep.Contracts {
+			gate := "ok"
+			switch {
+			case d.Blocking:
+				gate = "**blocking: may now write, not approved**"
+			case d.Writer:
+				gate = "may now write, approved"
+			case d.Note != "":
+				gate = mdCell(d.Note)
+			}
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", mdCell(d.Server), mdCell(d.Tool), d.Worst, len(d.Findings), mdCell(strings.Join(d.Cases, ", ")), gate)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -193,6 +274,8 @@ func writeCheckGitHub(w io.Writer, rep app.CheckReport) error {
 		switch {
 		case c.Verdict == app.VerdictRegressed || c.PolicyViolations > 0:
 			level = "error"
+		case c.Verdict == app.VerdictMissing && !rep.Summary.AllowsGaps:
+			level = "error"
 		case c.Verdict == app.VerdictFailing || c.Verdict == app.VerdictMissing:
 			level = "warning"
 		case c.Verdict == app.VerdictFixed:
@@ -203,6 +286,16 @@ func writeCheckGitHub(w io.Writer, rep app.CheckReport) error {
 		title := fmt.Sprintf("%s %s", c.CaseID, c.Verdict)
 		fmt.Fprintf(&b, "::%s title=%s::%s\n", level, ghProperty(title), ghMsg(c.Reason))
 	}
+	for _, d := range rep.Contracts {
+		level := "notice"
+		switch {
+		case d.Blocking:
+			level = "error"
+		case d.Worst == "breaking" || d.Worst == "risky" || d.Note != "":
+			level = "warning"
+		}
+		fmt.Fprintf(&b, "::%s title=%s::%s\n", level, ghProperty("contract "+d.Server+"/"+d.Tool), ghMsg(app.ContractLine(d)))
+	}
 	level := "notice"
 	if rep.Summary.Failed {
 		level = "error"
@@ -212,14 +305,20 @@ func writeCheckGitHub(w io.Writer, rep app.CheckReport) error {
 	return err
 }
 
-// writeCheckJUnit writes one testcase per suite case, agreeing with the
-// exit status: regressions and policy violations are failures (the
-// message is the reason); cases the suite already knew failing, and
-// missing ones, are skipped with the reason; pass and fixed pass.
+// writeCheckJUnit writes one testcase per suite case plus one for the
+// coverage gate and one per changed contract, agreeing with the exit
+// status: regressions, policy violations, missing cases (unless
+// --min-coverage or --allow-missing let them pass) and writers nobody
+// approved are failures with the reason as message; cases the suite
+// already knew failing, and allowed missing ones, are skipped with the
+// reason; pass and fixed pass. The summary and the warnings go to the
+// testsuite's system-out.
 func writeCheckJUnit(w io.Writer, rep app.CheckReport, run cireport.JUnitRun) error {
+	sum := rep.Summary
 	s := cireport.NewSuite("tracelab check", run)
 	for _, c := range rep.Cases {
-		tc := cireport.JUnitCase{Name: ciText(c.CaseID), Classname: "tracelab.check"}
+		tc := cireport.JUnitCase{Name: ciText(c.CaseID), Classname: "tracelab.check",
+			Time: cireport.Seconds(time.Duration(c.Seconds * float64(time.Second)))}
 		switch {
 		case c.Verdict == app.VerdictRegressed || c.PolicyViolations > 0:
 			typ := string(c.Verdict)
@@ -227,6 +326,8 @@ func writeCheckJUnit(w io.Writer, rep app.CheckReport, run cireport.JUnitRun) er
 				typ += "+policy"
 			}
 			tc.Failure = &cireport.JUnitProblem{Message: ciText(c.Reason), Type: typ, Text: "trace " + ciText(c.TraceID) + ": " + ciText(c.Reason)}
+		case c.Verdict == app.VerdictMissing && !sum.AllowsGaps:
+			tc.Failure = &cireport.JUnitProblem{Message: ciText(c.Reason), Type: string(c.Verdict), Text: ciText(c.Reason)}
 		case c.Verdict == app.VerdictMissing || c.Verdict == app.VerdictFailing:
 			tc.Skipped = &cireport.JUnitSkipped{Message: string(c.Verdict) + ": " + ciText(c.Reason)}
 		default:
@@ -234,7 +335,26 @@ func writeCheckJUnit(w io.Writer, rep app.CheckReport, run cireport.JUnitRun) er
 		}
 		s.Add(tc)
 	}
-	s.SystemOut = checkVerdictLine(rep.Summary) + "; " + checkSummaryLine(rep.Summary)
+	// The gate has its own testcase, so a reader that only counts
+	// failures sees a run that covered too little fail.
+	gate := cireport.JUnitCase{Name: "coverage", Classname: "tracelab.gate",
+		SystemOut: fmt.Sprintf("%d of %d cases covered (%s, %s required)", sum.Covered, sum.Cases, pct(sum.Ratio), pct(sum.Required))}
+	if sum.Coverage.Failed {
+		gate.Failure = &cireport.JUnitProblem{Message: ciText(sum.Coverage.Reason), Type: "coverage", Text: ciText(sum.Coverage.Reason)}
+	}
+	s.Add(gate)
+	for _, d := range rep.Contracts {
+		line := ciText(app.ContractLine(d))
+		tc := cireport.JUnitCase{Name: ciText(d.Server + "/" + d.Tool), Classname: "tracelab.contracts", SystemOut: line}
+		if d.Blocking {
+			tc.Failure = &cireport.JUnitProblem{Message: line, Type: "contract-writer", Text: line}
+		}
+		s.Add(tc)
+	}
+	s.SystemOut = checkVerdictLine(sum) + "\n" + checkSummaryLine(sum) + "\n"
+	for _, w := range rep.Warnings {
+		s.SystemOut += "warning: " + ciText(w) + "\n"
+	}
 	out, err := cireport.MarshalJUnit("tracelab", run, s)
 	if err != nil {
 		return err

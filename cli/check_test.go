@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,14 +151,21 @@ func TestCheckVerdictsReasonsJUnitAndExitCode(t *testing.T) {
 	if err := xml.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("JUnit does not parse: %v", err)
 	}
-	// Failures: the 4 regressions and the 2 still-failing cases that leak;
-	// skipped: the 10 other failing cases and the missing one.
-	if doc.Tests != 28 || doc.Failures != 6 || doc.Skipped != 11 || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 28 {
+	// 28 cases and the coverage gate. Failures: the 4 regressions, the 2
+	// still-failing cases that leak, the missing case (coverage is not
+	// relaxed) and the gate; skipped: the 10 other failing cases.
+	if doc.Tests != 29 || doc.Failures != 8 || doc.Skipped != 10 || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 29 {
 		t.Fatalf("JUnit counts: tests %d failures %d skipped %d", doc.Tests, doc.Failures, doc.Skipped)
 	}
 	for _, tc := range doc.Suites[0].Cases {
+		if tc.Name == "coverage" {
+			if tc.Failure == nil || !strings.Contains(tc.Failure.Message, "27 of 28 suite cases") {
+				t.Errorf("JUnit coverage gate: %+v", tc.Failure)
+			}
+			continue
+		}
 		c := got.Cases[byCase[tc.Name]]
-		failed := c.Verdict == "regressed" || c.PolicyViolations > 0
+		failed := c.Verdict == "regressed" || c.PolicyViolations > 0 || c.Verdict == "missing"
 		switch {
 		case failed && (tc.Failure == nil || tc.Failure.Message != c.Reason):
 			t.Errorf("JUnit %s: failure %+v, want message %q", tc.Name, tc.Failure, c.Reason)
@@ -202,13 +210,19 @@ func TestCheckExitCodesAndFormats(t *testing.T) {
 	dir := t.TempDir()
 	good := writeIn(t, dir, "good.jsonl", newRunLines(t, "emea-active-q2-017", "revenue-q3-fy26-011", "na-avg-deal-q2-013"))
 	leak := writeIn(t, dir, "leak.jsonl", newRunLines(t, "emea-billing-contacts-009"))
-	base := []string{"check", "--suite", suitePath, "--policy", "testdata/policy.json"}
+	strict := []string{"check", "--suite", suitePath, "--policy", "testdata/policy.json"}
+	base := []string{"check", "--suite", suitePath, "--policy", "testdata/policy.json", "--allow-missing"}
 
-	out, errs, code := run(t, append(base, good)...)
-	if code != 0 {
-		t.Fatalf("fixed and passing cases only: exit %d\n%s%s", code, out, errs)
+	// No coverage, no pass: 3 of 28 cases is a failure of its own.
+	out, errs, code := run(t, append(strict, good)...)
+	if code != 1 || strings.Contains(out, "OK") || !strings.Contains(out, "FAIL: coverage: 3 of 28 suite cases were matched by a new trace (10.7%), below the 100% required") {
+		t.Errorf("3 of 28 cases covered: exit %d\n%s%s", code, out, errs)
 	}
-	if !strings.Contains(out, "OK: nothing regressed") || !strings.Contains(out, "25 missing") {
+	out, errs, code = run(t, append(base, good)...)
+	if code != 0 {
+		t.Fatalf("fixed and passing cases only, --allow-missing: exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "OK: nothing regressed in the 3 cases covered (25 missing, allowed)") {
 		t.Errorf("text output:\n%s", out)
 	}
 	// A case that was already failing is no regression, but a policy leak blocks the release.
@@ -216,7 +230,7 @@ func TestCheckExitCodesAndFormats(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "::error title=emea-billing-contacts-009 failing::policy violation at step 4") {
 		t.Errorf("policy leak: exit %d\n%s", code, out)
 	}
-	if out, _, _ := run(t, "check", "--suite", suitePath, good); !strings.Contains(out, "no policy oracle given") {
+	if out, _, _ := run(t, "check", "--suite", suitePath, "--allow-missing", good); !strings.Contains(out, "no policy oracle given") {
 		t.Errorf("a check without a policy oracle does not say so:\n%s", out)
 	}
 	if strings.Contains(out, "no policy oracle") {
@@ -311,5 +325,75 @@ func TestCIText(t *testing.T) {
 	}
 	if got := ghProperty("a:b,c"); got != "a%3Ab%2Cc" {
 		t.Errorf("ghProperty: %q", got)
+	}
+}
+
+// TestCheckOpenAIRequests: a harness that records OpenAI chat requests
+// ties each to its case with the request's metadata.case_id and names
+// the trace with metadata.trace_id; --input-format forces the reader
+// while --format stays the output format.
+func TestCheckOpenAIRequests(t *testing.T) {
+	suitePath, _ := exportedSuite(t)
+	req := writeIn(t, t.TempDir(), "requests.jsonl", `{"messages":[{"role":"user","content":"What was revenue in FY2026 Q3?"},{"role":"assistant","content":"I cannot tell."}],"metadata":{"case_id":"revenue-q3-fy26-011","trace_id":"replay-0011"}}`+"\n")
+	out, errs, code := run(t, "check", "--suite", suitePath, "--input-format", "openai_chat", "--server", "generic-warehouse",
+		"--allow-missing", "--format", "json", req)
+	var got checkJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("exit %d: %v\n%s%s", code, err, out, errs)
+	}
+	for _, c := range got.Cases {
+		if c.CaseID == "revenue-q3-fy26-011" && (c.TraceID != "replay-0011" || c.Verdict == "missing") {
+			t.Errorf("the request did not reach its case: %+v", c)
+		}
+	}
+	if _, errs, code := run(t, "check", "--suite", suitePath, "--input-format", "xml", req); code != 2 || !strings.Contains(errs, `--input-format "xml" is not one of`) {
+		t.Errorf("unknown --input-format: exit %d %s", code, errs)
+	}
+	if _, errs, code := run(t, "check", "--suite", suitePath, "--min-coverage", "1.5", req); code != 2 || !strings.Contains(errs, "--min-coverage 1.5") {
+		t.Errorf("--min-coverage 1.5: exit %d %s", code, errs)
+	}
+}
+
+// TestCheckScoresWithTheSuiteFiles: a suite exported with --lineage is
+// checked with that lineage without the flag, so rerunning the cases'
+// own traces reproduces report.json's grounding metrics; without the
+// manifest the lineage is lost and support-crm's grounding precision,
+// which rests on lineage.json, silently changes.
+func TestCheckScoresWithTheSuiteFiles(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "team.db")
+	files, _ := filepath.Glob("testdata/traces/*.jsonl")
+	if _, errs, code := run(t, append(append([]string{"import", "--db", db, "--no-score"}, files...), "testdata/cases.jsonl")...); code != 0 {
+		t.Fatalf("import: %s", errs)
+	}
+	suite := filepath.Join(dir, "suite")
+	if _, errs, code := run(t, "export", "--db", db, "--out", suite, "--policy", "testdata/policy.json", "--lineage", "testdata/lineage.json"); code != 0 {
+		t.Fatalf("export: %s", errs)
+	}
+	replay := writeIn(t, dir, "replay.jsonl", replayOf(t))
+	precision := func(path string) map[string]any {
+		var rs []map[string]any
+		data, _ := os.ReadFile(path)
+		if err := json.Unmarshal(data, &rs); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out := map[string]any{}
+		for _, r := range rs {
+			out[r["server"].(string)] = []any{r["grounding_precision"], r["grounding_recall"], r["definition_match_rate"], r["freshness_pass_rate"]}
+		}
+		return out
+	}
+	want := precision(filepath.Join(suite, "report.json"))
+	got := filepath.Join(dir, "with.json")
+	run(t, "check", "--suite", filepath.Join(suite, "cases.jsonl"), "--report", got, replay)
+	if g := precision(got); fmt.Sprint(g) != fmt.Sprint(want) {
+		t.Errorf("check with the suite's files:\n got %v\nwant %v (report.json)", g, want)
+	}
+	// The same check without the manifest: the lineage is gone.
+	os.Remove(filepath.Join(suite, "suite.json"))
+	without := filepath.Join(dir, "without.json")
+	run(t, "check", "--suite", filepath.Join(suite, "cases.jsonl"), "--policy", "testdata/policy.json", "--report", without, replay)
+	if g := precision(without); fmt.Sprint(g["support-crm"]) == fmt.Sprint(want["support-crm"]) {
+		t.Errorf("without lineage support-crm still scores %v: the test would not see a lost lineage", g["support-crm"])
 	}
 }

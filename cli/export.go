@@ -21,7 +21,10 @@ func newExportCmd() *cobra.Command {
 seed's order), sorted by case_id, byte-identical when run twice. Only cases a person
 confirmed are written unless --all adds the machine-suggested ones. The cost block comes
 from the trace's usage. It also writes DIR/report.json, the report of those cases (see
-tracelab report). Files are written atomically.
+tracelab report), and DIR/suite.json, the manifest of the scoring configuration the
+report was made with: copies of --policy, --lineage and --lexicon, the glossary (the
+database's entries and --glossary) as DIR/glossary.json, each with its sha256, so that
+tracelab check scores a new run the same way. Files are written atomically.
 
 --expose-only keeps the cases that expose grounding: a question stays (with the case of
 every server that answered it) when at least one of its cases is labeled wrong, or
@@ -30,7 +33,8 @@ CI nothing and are dropped, each named with its cases. report.json then covers t
 cases kept.`,
 		Example: `  tracelab export --out suite/
   tracelab export --db team.db --out suite/ --all
-  tracelab export --out suite/ --expose-only`,
+  tracelab export --out suite/ --expose-only
+  tracelab export --out suite/ --policy policy.json --lineage lineage.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
@@ -59,6 +63,7 @@ cases kept.`,
 				}
 			}
 			fmt.Fprintf(w, "wrote %s (%d servers)\n", res.ReportPath, len(res.Reports))
+			fmt.Fprintf(w, "wrote %s (the scoring files check will use)\n", res.Manifest)
 			return nil
 		},
 	}

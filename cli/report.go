@@ -146,10 +146,29 @@ func runReportDiff(cmd *cobra.Command, oldPath, newPath, format string, failOnRe
 	if err != nil {
 		return err
 	}
+	for _, p := range d.Population {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: the reports cover different cases: %s\n", model.CleanLine(p))
+	}
 	if failOnRegression && d.Regressed {
 		return withCode(1, fmt.Errorf("grounding regressed between %s and %s", oldPath, newPath))
 	}
+	if failOnRegression && d.FewerCases {
+		return withCode(1, fmt.Errorf("%s covers fewer cases than %s: %s", newPath, oldPath, model.CleanLine(strings.Join(d.Population, "; "))))
+	}
 	return nil
+}
+
+// populationNote is the line text and markdown print when the two reports
+// cover different cases.
+func populationNote(d app.ReportDiff) string {
+	if len(d.Population) == 0 {
+		return ""
+	}
+	note := "the reports cover different cases, so their metrics do not compare one for one: " + strings.Join(d.Population, "; ")
+	if d.FewerCases {
+		note = "NEW COVERS FEWER CASES: " + note
+	}
+	return model.CleanLine(note)
 }
 
 func fmtDiffNum(p *float64) string { return cireport.Number(p) }
@@ -198,6 +217,9 @@ func writeDiffText(w io.Writer, d app.ReportDiff) error {
 			fmt.Fprintf(w, "  REGRESSION: %s\n", r)
 		}
 	}
+	if note := populationNote(d); note != "" {
+		fmt.Fprintf(w, "\n%s\n", note)
+	}
 	verdict := "no grounding metric fell and policy violations did not rise"
 	if d.Regressed {
 		verdict = "REGRESSED: a grounding metric fell or policy violations rose"
@@ -231,6 +253,9 @@ func writeDiffMarkdown(w io.Writer, d app.ReportDiff) error {
 		for _, r := range sd.Regressions {
 			fmt.Fprintf(&b, "\n**Regression:** %s\n", r)
 		}
+	}
+	if note := populationNote(d); note != "" {
+		fmt.Fprintf(&b, "\n**Warning:** %s\n", mdCell(note))
 	}
 	if d.Regressed {
 		b.WriteString("\n**REGRESSED**: a grounding metric fell or policy violations rose.\n")

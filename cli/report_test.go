@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -69,6 +70,38 @@ func TestCLIReportDiff(t *testing.T) {
 		_, errs, code := run(t, tt.args...)
 		if code != 2 || !strings.Contains(errs, tt.want) {
 			t.Errorf("%v: exit %d %q", tt.args, code, errs)
+		}
+	}
+}
+
+// TestCLIReportDiffPopulation: a NEW report that covers fewer cases warns
+// and fails --fail-on-regression even when no metric fell (dropping the
+// hard cases must not look like a fix); more cases only warn.
+func TestCLIReportDiffPopulation(t *testing.T) {
+	dir := t.TempDir()
+	report := func(name string, cases int) string {
+		return writeIn(t, dir, name, fmt.Sprintf(`[{"server":"s1","run_id":"r","cases":%d,"correct":1,"correct_and_grounded":1,"grounding_precision":1,"grounding_recall":1,"definition_match_rate":null,"freshness_pass_rate":null,"policy_violation_rate":0,"clarification_loops_per_task":0,"cost_total_usd":0,"cost_per_correct_answer_usd":null,"failures_by_class":{},"needs_human_review":0}]`, cases))
+	}
+	full, fewer, more := report("full.json", 28), report("fewer.json", 1), report("more.json", 30)
+	for _, tt := range []struct {
+		name     string
+		old, cur string
+		code     int
+		warn     string
+	}{
+		{"fewer", full, fewer, 1, "s1: 28 cases in OLD, 1 in NEW"},
+		{"more", full, more, 0, "s1: 28 cases in OLD, 30 in NEW"},
+		{"same", full, full, 0, ""},
+	} {
+		out, errs, code := run(t, "report", "--diff", tt.old, tt.cur, "--fail-on-regression")
+		if code != tt.code {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tt.name, code, tt.code, out, errs)
+		}
+		if tt.warn == "" && strings.Contains(errs, "warning") {
+			t.Errorf("%s: unexpected warning %q", tt.name, errs)
+		}
+		if tt.warn != "" && (!strings.Contains(errs, "warning: the reports cover different cases: "+tt.warn) || !strings.Contains(out, tt.warn)) {
+			t.Errorf("%s: want warning %q in stderr and output:\n%s%s", tt.name, tt.warn, out, errs)
 		}
 	}
 }

@@ -117,6 +117,9 @@ type chatRecord struct {
 	Functions []json.RawMessage `json:"functions"`
 	User      string            `json:"user"`
 	Model     string            `json:"model"`
+	// Metadata is the request's string map (stored completions); its
+	// case_id and trace_id tie a replayed request to its suite case.
+	Metadata map[string]any `json:"metadata"`
 	// A completion or a chunk.
 	ID      string       `json:"id"`
 	Object  string       `json:"object"`
@@ -297,6 +300,19 @@ func chatTraceOf(file string, line int, raw []byte, rec *chatRecord) (*model.Tra
 	t.TraceID = id
 	if t.TraceID == "" && raw != nil {
 		t.TraceID = hashID("openai_chat", raw)
+	}
+	md := rec.Metadata
+	if rec.Request != nil {
+		md = rec.Request.Metadata
+	}
+	if cid, ok := md["case_id"].(string); ok && cid != "" {
+		if t.Metadata == nil {
+			t.Metadata = map[string]any{}
+		}
+		t.Metadata["case_id"] = cid
+	}
+	if tid, ok := md["trace_id"].(string); ok && tid != "" {
+		t.TraceID = tid
 	}
 	return t, nil
 }

@@ -38,12 +38,16 @@ func ValidClass(s string) bool {
 type Case struct {
 	CaseID      string `json:"case_id"`
 	SourceTrace string `json:"source_trace,omitempty"`
-	UserRole    string `json:"user_role"`
-	AsUser      string `json:"as_user"`
-	Question    string `json:"question"`
-	Gold        Gold   `json:"gold"`
-	Label       Label  `json:"label"`
-	Cost        Cost   `json:"cost"`
+	// Server is the source trace's server, so check matches a new trace
+	// to its own server's case. Optional: a case without one matches any
+	// server (the seed's schema has no server).
+	Server   string `json:"server,omitempty"`
+	UserRole string `json:"user_role"`
+	AsUser   string `json:"as_user"`
+	Question string `json:"question"`
+	Gold     Gold   `json:"gold"`
+	Label    Label  `json:"label"`
+	Cost     Cost   `json:"cost"`
 	// Contracts maps each tool the trace saw to its contract fingerprint,
 	// so a suite knows what it was labeled against. Omitted when unknown.
 	Contracts map[string]string `json:"contracts,omitempty"`

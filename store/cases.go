@@ -154,7 +154,7 @@ func mustJSON(v any) string {
 
 const caseColumns = `c.case_id, c.source_trace, c.user_role, c.as_user, c.question, c.gold, c.label, c.cost,
 	c.status, c.gold_origin, c.updated_by, c.updated_at, c.confirmed_by, c.confirmed_at,
-	COALESCE(t.trace_id, ''), t.input_tokens, t.output_tokens, t.usd, t.tool_calls, t.turns, ` + caseContractsColumns
+	COALESCE(t.trace_id, ''), COALESCE(t.server, ''), t.input_tokens, t.output_tokens, t.usd, t.tool_calls, t.turns, ` + caseContractsColumns
 
 type rowScanner interface{ Scan(...any) error }
 
@@ -167,7 +167,7 @@ func scanCase(r rowScanner) (*CaseRecord, error) {
 	var importedCs, traceCs sql.NullString
 	if err := r.Scan(&c.CaseID, &c.SourceTrace, &c.UserRole, &c.AsUser, &c.Question, &gold, &label, &cost,
 		&status, &cr.GoldOrigin, &cr.UpdatedBy, &cr.UpdatedAt, &cr.ConfirmedBy, &cr.ConfirmedAt,
-		&cr.TraceID, &in, &out, &usd, &calls, &turns, &importedCs, &traceCs); err != nil {
+		&cr.TraceID, &c.Server, &in, &out, &usd, &calls, &turns, &importedCs, &traceCs); err != nil {
 		return nil, err
 	}
 	cr.Status = model.Status(status)

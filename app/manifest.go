@@ -1,0 +1,243 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"tracelab/store"
+)
+
+// ManifestName is the suite manifest export writes next to cases.jsonl.
+const ManifestName = "suite.json"
+
+// manifestVersion changes when a reader of an older manifest would
+// misread a newer one.
+const manifestVersion = 1
+
+// SuiteManifest is suite.json: the scoring configuration a suite was
+// exported with, so that check scores the new run the way report.json was
+// scored. Every file it names sits in the suite's folder, with the sha256
+// of its bytes.
+type SuiteManifest struct {
+	Version int          `json:"version"`
+	Cases   ManifestFile `json:"cases"`
+	Report  ManifestFile `json:"report"`
+	// The scoring files; nil when the export had none.
+	Policy   *ManifestFile `json:"policy,omitempty"`
+	Lineage  *ManifestFile `json:"lineage,omitempty"`
+	Glossary *ManifestFile `json:"glossary,omitempty"`
+	Lexicon  *ManifestFile `json:"lexicon,omitempty"`
+	// Contracts holds the tool contracts the cases were labeled against
+	// and the approved ones, for check's contract gate (gate_contracts.go).
+	Contracts *ManifestFile `json:"contracts,omitempty"`
+	// PolicyOracle is the command the export's policy oracle ran. Check
+	// never runs a command a suite names; it warns instead.
+	PolicyOracle string `json:"policy_oracle,omitempty"`
+}
+
+// ManifestFile is one file of a suite.
+type ManifestFile struct {
+	File   string `json:"file"`           // name inside the suite's folder
+	From   string `json:"from,omitempty"` // the file export copied it from, as given
+	SHA256 string `json:"sha256"`         // of the file's bytes
+	Note   string `json:"note,omitempty"` // how it was made when it is not a copy
+}
+
+// The names the scoring files get inside a suite.
+const (
+	suitePolicy   = "policy.json"
+	suiteLineage  = "lineage.json"
+	suiteGlossary = "glossary.json"
+	suiteLexicon  = "lexicon.txt"
+)
+
+// writeSuiteManifest copies the engine's scoring files into dir, writes
+// the glossary it scored with (the database's entries and --glossary) and
+// then dir/suite.json naming them all with their hashes. cases.jsonl and
+// report.json must already be written.
+func (e *Engine) writeSuiteManifest(ctx context.Context, dir string, recs []store.CaseRecord) (string, error) {
+	m := SuiteManifest{Version: manifestVersion, PolicyOracle: e.files.PolicyOracle}
+	var err error
+	if m.Cases, err = hashFile(dir, "cases.jsonl"); err != nil {
+		return "", err
+	}
+	if m.Report, err = hashFile(dir, "report.json"); err != nil {
+		return "", err
+	}
+	for _, c := range []struct {
+		from, name string
+		into       **ManifestFile
+	}{
+		{e.files.Policy, suitePolicy, &m.Policy},
+		{e.files.Lineage, suiteLineage, &m.Lineage},
+		{e.files.Lexicon, suiteLexicon, &m.Lexicon},
+	} {
+		if c.from == "" {
+			continue
+		}
+		data, err := os.ReadFile(c.from)
+		if err != nil {
+			return "", err
+		}
+		mf, err := writeSuiteFile(dir, c.name, data)
+		if err != nil {
+			return "", err
+		}
+		mf.From = c.from
+		*c.into = &mf
+	}
+	// The glossary is the one the export scored with: the database's
+	// entries and --glossary merged, as check cannot see the database.
+	if g := e.Config().Glossary; len(g) > 0 {
+		data, err := json.MarshalIndent(g, "", "  ")
+		if err != nil {
+			return "", err
+		}
+		mf, err := writeSuiteFile(dir, suiteGlossary, append(data, '\n'))
+		if err != nil {
+			return "", err
+		}
+		mf.From, mf.Note = e.files.Glossary, "the database's glossary entries, then --glossary"
+		m.Glossary = &mf
+	}
+	sc, err := collectSuiteContracts(ctx, e.st, recs)
+	if err != nil {
+		return "", err
+	}
+	if sc != nil {
+		data, err := json.MarshalIndent(sc, "", "  ")
+		if err != nil {
+			return "", err
+		}
+		mf, err := writeSuiteFile(dir, suiteContractsName, append(data, '\n'))
+		if err != nil {
+			return "", err
+		}
+		mf.Note = "the contracts the cases' contracts blocks name, and the approved ones"
+		m.Contracts = &mf
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, ManifestName)
+	return path, store.WriteFileAtomic(path, func(f *os.File) error {
+		_, err := f.Write(append(data, '\n'))
+		return err
+	})
+}
+
+func writeSuiteFile(dir, name string, data []byte) (ManifestFile, error) {
+	err := store.WriteFileAtomic(filepath.Join(dir, name), func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+	return ManifestFile{File: name, SHA256: sha256Hex(data)}, err
+}
+
+func hashFile(dir, name string) (ManifestFile, error) {
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return ManifestFile{}, err
+	}
+	return ManifestFile{File: name, SHA256: sha256Hex(data)}, nil
+}
+
+func sha256Hex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// ReadSuiteManifest reads dir/suite.json; it returns nil and no error when
+// the suite has none (a suite exported before manifests, or written by hand).
+func ReadSuiteManifest(dir string) (*SuiteManifest, error) {
+	path := filepath.Join(dir, ManifestName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var m SuiteManifest
+	if err := dec.Decode(&m); err != nil {
+		return nil, badInput("%s: expected a suite manifest {version, cases, report, policy, lineage, glossary, lexicon}: %v", path, err)
+	}
+	if m.Version != manifestVersion {
+		return nil, badInput("%s: version %d; this tracelab reads version %d (re-export the suite)", path, m.Version, manifestVersion)
+	}
+	for _, mf := range []*ManifestFile{&m.Cases, &m.Report, m.Policy, m.Lineage, m.Glossary, m.Lexicon, m.Contracts} {
+		if mf != nil && (mf.File == "" || mf.File == "." || mf.File == ".." || filepath.Base(mf.File) != mf.File) {
+			return nil, badInput("%s: file %q: expected a file name inside the suite's folder", path, mf.File)
+		}
+	}
+	return &m, nil
+}
+
+// SuiteFiles decides the scoring files check uses for the suite at
+// suitePath: a file given by flag wins, else the one the suite's manifest
+// names (its hash verified), so the new run is scored as report.json was.
+// It warns when a flag overrides or adds to what the suite was scored with.
+func SuiteFiles(suitePath string, given Files) (Files, []string, error) {
+	dir := filepath.Dir(suitePath)
+	m, err := ReadSuiteManifest(dir)
+	if err != nil || m == nil {
+		return given, nil, err
+	}
+	mpath := filepath.Join(dir, ManifestName)
+	var warns []string
+	if data, err := os.ReadFile(suitePath); err == nil && filepath.Base(suitePath) == m.Cases.File && sha256Hex(data) != m.Cases.SHA256 {
+		warns = append(warns, fmt.Sprintf("%s changed since it was exported (sha256 differs from %s): report.json may not describe these cases", suitePath, mpath))
+	}
+	out := given
+	for _, c := range []struct {
+		flag  string
+		given string
+		mf    *ManifestFile
+		into  *string
+	}{
+		{"--policy", given.Policy, m.Policy, &out.Policy},
+		{"--lineage", given.Lineage, m.Lineage, &out.Lineage},
+		{"--glossary", given.Glossary, m.Glossary, &out.Glossary},
+		{"--lexicon", given.Lexicon, m.Lexicon, &out.Lexicon},
+	} {
+		switch {
+		case c.given != "" && c.mf == nil:
+			warns = append(warns, fmt.Sprintf("%s %s: the suite was exported without one (%s), so scores may differ from its report.json", c.flag, c.given, mpath))
+		case c.given != "":
+			if data, err := os.ReadFile(c.given); err == nil && sha256Hex(data) == c.mf.SHA256 {
+				continue // the same file: nothing overridden
+			}
+			warns = append(warns, fmt.Sprintf("%s %s overrides the suite's %s (%s): scores may differ from its report.json", c.flag, c.given, c.mf.File, mpath))
+		case c.mf != nil:
+			if c.flag == "--policy" && given.PolicyOracle != "" {
+				warns = append(warns, fmt.Sprintf("--policy-oracle overrides the suite's %s (%s)", c.mf.File, mpath))
+				continue
+			}
+			p := filepath.Join(dir, c.mf.File)
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return given, warns, badInput("%s names %s: %v", mpath, c.mf.File, err)
+			}
+			if got := sha256Hex(data); got != c.mf.SHA256 {
+				return given, warns, badInput("%s: sha256 %s, but %s says %s: the file changed since export (re-export the suite, or give %s to score with it knowingly)",
+					p, got[:12], mpath, c.mf.SHA256[:min(12, len(c.mf.SHA256))], c.flag)
+			}
+			*c.into = p
+		}
+	}
+	if m.PolicyOracle != "" && given.PolicyOracle == "" && given.Policy == "" {
+		warns = append(warns, fmt.Sprintf("the suite was scored with the policy oracle command %q (%s); check runs no command a suite names: give --policy-oracle to check leaks", m.PolicyOracle, mpath))
+	}
+	return out, warns, nil
+}
