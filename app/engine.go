@@ -23,6 +23,8 @@ type Engine struct {
 
 	mu  sync.RWMutex // guards cfg: commands of the workbench run concurrently
 	cfg scoring.Config
+
+	cases caseLocks // serializes the label actions on one case (labels.go)
 }
 
 // The store's row and query types, re-exported so front ends name them

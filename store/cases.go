@@ -33,6 +33,7 @@ type Event struct {
 	Old    json.RawMessage
 	New    json.RawMessage
 	Undoes int64
+	Group  int64 // the action it belongs to (event_groups.id); 0 for an import
 }
 
 func (w *writer) putCase(c *model.Case, file string, line int, replace bool, res *ImportResult) (*importers.LineError, error) {

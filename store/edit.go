@@ -61,8 +61,12 @@ func appendEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
 	if e.Undoes != 0 {
 		undoes = e.Undoes
 	}
-	r, err := tx.ExecContext(ctx, `INSERT INTO events (case_id, at, who, field, old, new, undoes) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		e.CaseID, e.At, e.Who, e.Field, nullJSON(e.Old), nullJSON(e.New), undoes)
+	var grp any
+	if e.Group != 0 {
+		grp = e.Group
+	}
+	r, err := tx.ExecContext(ctx, `INSERT INTO events (case_id, at, who, field, old, new, undoes, grp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.CaseID, e.At, e.Who, e.Field, nullJSON(e.Old), nullJSON(e.New), undoes, grp)
 	if err != nil {
 		return err
 	}
@@ -80,7 +84,7 @@ func (s *Store) EditTrace(ctx context.Context, traceID, who, field string, value
 		if err != nil {
 			return err
 		}
-		ev, err = s.editCaseTx(ctx, tx, caseID, who, field, value, 0)
+		ev, err = s.editCaseTx(ctx, tx, caseID, who, field, value, 0, 0)
 		return err
 	})
 	return ev, err
@@ -91,16 +95,16 @@ func (s *Store) EditCase(ctx context.Context, caseID, who, field string, value j
 	var ev Event
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		ev, err = s.editCaseTx(ctx, tx, caseID, who, field, value, 0)
+		ev, err = s.editCaseTx(ctx, tx, caseID, who, field, value, 0, 0)
 		return err
 	})
 	return ev, err
 }
 
-func (s *Store) editCaseTx(ctx context.Context, tx *sql.Tx, caseID, who, field string, value json.RawMessage, undoes int64) (Event, error) {
+func (s *Store) editCaseTx(ctx context.Context, tx *sql.Tx, caseID, who, field string, value json.RawMessage, undoes, grp int64) (Event, error) {
 	at := s.stamp()
 	if field == "status" {
-		return s.setStatusTx(ctx, tx, caseID, who, value, undoes)
+		return s.setStatusTx(ctx, tx, caseID, who, value, undoes, grp)
 	}
 	cr, err := s.loadCaseTx(ctx, tx, caseID)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -125,11 +129,11 @@ func (s *Store) editCaseTx(ctx context.Context, tx *sql.Tx, caseID, who, field s
 			return Event{}, err
 		}
 	}
-	ev := Event{CaseID: caseID, At: at, Who: who, Field: field, Old: old, New: nv, Undoes: undoes}
+	ev := Event{CaseID: caseID, At: at, Who: who, Field: field, Old: old, New: nv, Undoes: undoes, Group: grp}
 	return ev, appendEvent(ctx, tx, &ev)
 }
 
-func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, caseID, who string, value json.RawMessage, undoes int64) (Event, error) {
+func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, caseID, who string, value json.RawMessage, undoes, grp int64) (Event, error) {
 	var status string
 	if err := json.Unmarshal(value, &status); err != nil || (status != string(model.StatusSuggested) && status != string(model.StatusConfirmed)) {
 		return Event{}, fmt.Errorf("status: %s is not \"suggested\" or \"confirmed\"", value)
@@ -151,7 +155,7 @@ func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, caseID, who string,
 		return Event{}, err
 	}
 	ev := Event{CaseID: caseID, At: at, Who: who, Field: "status", Old: json.RawMessage(mustJSON(old)),
-		New: json.RawMessage(mustJSON(status)), Undoes: undoes}
+		New: json.RawMessage(mustJSON(status)), Undoes: undoes, Group: grp}
 	return ev, appendEvent(ctx, tx, &ev)
 }
 
@@ -193,7 +197,7 @@ func (s *Store) UndoTrace(ctx context.Context, traceID, who string) (Event, erro
 		if old.Valid {
 			prev = json.RawMessage(old.String)
 		}
-		ev, err = s.editCaseTx(ctx, tx, caseID, who, last.Field, prev, last.ID)
+		ev, err = s.editCaseTx(ctx, tx, caseID, who, last.Field, prev, last.ID, 0)
 		return err
 	})
 	return ev, err
@@ -201,7 +205,7 @@ func (s *Store) UndoTrace(ctx context.Context, traceID, who string) (Event, erro
 
 // Events returns the edit log of a case, oldest first.
 func (s *Store) Events(ctx context.Context, caseID string) ([]Event, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, case_id, at, who, field, old, new, COALESCE(undoes, 0)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, case_id, at, who, field, old, new, COALESCE(undoes, 0), COALESCE(grp, 0)
 		FROM events WHERE case_id = ? ORDER BY id`, caseID)
 	if err != nil {
 		return nil, err
@@ -211,7 +215,7 @@ func (s *Store) Events(ctx context.Context, caseID string) ([]Event, error) {
 	for rows.Next() {
 		var e Event
 		var old, nv sql.NullString
-		if err := rows.Scan(&e.ID, &e.CaseID, &e.At, &e.Who, &e.Field, &old, &nv, &e.Undoes); err != nil {
+		if err := rows.Scan(&e.ID, &e.CaseID, &e.At, &e.Who, &e.Field, &old, &nv, &e.Undoes, &e.Group); err != nil {
 			return nil, err
 		}
 		if old.Valid {

@@ -32,7 +32,7 @@ type (
 )
 
 // handleAction carries out what a dialog returned.
-func (m Model) handleAction(act action, cmd tea.Cmd) (tea.Model, tea.Cmd) {
+func (m *Model) handleAction(act action, cmd tea.Cmd) (tea.Model, tea.Cmd) {
 	switch a := act.(type) {
 	case nil:
 		return m, cmd
@@ -64,7 +64,7 @@ type glossaryMsg struct {
 	err  error
 }
 
-func (m Model) saveGlossary(term string) tea.Cmd {
+func (m *Model) saveGlossary(term string) tea.Cmd {
 	rec := m.trace.rec
 	if rec == nil {
 		return nil
@@ -87,7 +87,7 @@ type distinctMsg struct {
 	err    error
 }
 
-func (m Model) loadDistinct() tea.Cmd {
+func (m *Model) loadDistinct() tea.Cmd {
 	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
 		out := map[string][]string{}

@@ -89,7 +89,7 @@ type countsMsg struct {
 type searchTickMsg struct{ seq int }
 
 // loadPage fetches one page of q.
-func (m Model) loadPage(q app.Query, seq int, appendRows bool, selectIdx int) tea.Cmd {
+func (m *Model) loadPage(q app.Query, seq int, appendRows bool, selectIdx int) tea.Cmd {
 	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
 		rows, next, err := eng.ListTraces(ctx, q)
@@ -97,7 +97,7 @@ func (m Model) loadPage(q app.Query, seq int, appendRows bool, selectIdx int) te
 	}
 }
 
-func (m Model) loadCounts(f app.Filter, seq int) tea.Cmd {
+func (m *Model) loadCounts(f app.Filter, seq int) tea.Cmd {
 	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
 		c, err := eng.Counts(ctx, f)
@@ -107,7 +107,7 @@ func (m Model) loadCounts(f app.Filter, seq int) tea.Cmd {
 
 // findUnconfirmed pages forward from after until it meets a row that is
 // not confirmed, returning every page it read so the list stays contiguous.
-func (m Model) findUnconfirmed(q app.Query, seq, base int, open bool) tea.Cmd {
+func (m *Model) findUnconfirmed(q app.Query, seq, base int, open bool) tea.Cmd {
 	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
 		var all []app.TraceSummary
@@ -199,7 +199,7 @@ func clamp(v, lo, hi int) int {
 	return v
 }
 
-func (m Model) queueKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+func (m *Model) queueKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k, q := m.keys.Queue, m.queue
 	switch {
 	case key.Matches(msg, k.Down):
@@ -273,7 +273,7 @@ func nextSort(k app.SortKey) app.SortKey {
 	return app.SortImported
 }
 
-func (m Model) queueSearchKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+func (m *Model) queueSearchKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	q := m.queue
 	switch msg.String() {
 	case "enter":

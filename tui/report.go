@@ -31,7 +31,7 @@ type reportMsg struct {
 	err     error
 }
 
-func (m Model) loadReport() tea.Cmd {
+func (m *Model) loadReport() tea.Cmd {
 	m.report.loading = true
 	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
@@ -44,7 +44,7 @@ func (r *reportScreen) move(d int) {
 	r.cursor = clamp(r.cursor+d, 0, len(model.Classes)-1)
 }
 
-func (m Model) reportKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+func (m *Model) reportKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := m.keys.Report
 	switch {
 	case key.Matches(msg, m.keys.Global.Back):

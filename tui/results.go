@@ -12,7 +12,7 @@ import (
 
 // handleResult routes the result of a command to its owner by type.
 // Results that belong to an older query (seq) are dropped.
-func (m Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 	q := m.queue
 	switch msg := msg.(type) {
 	case pageMsg:

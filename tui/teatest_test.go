@@ -85,7 +85,7 @@ func TestProgramFlow(t *testing.T) {
 	send("u")
 	eventually("undo", func(r *store.CaseRecord) bool { return r.Status == model.StatusSuggested })
 	send("q")
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
 	if fm.trace.id != "trace_9f31c2" || fm.screen != screenTrace {
 		t.Errorf("final model on %q screen %d", fm.trace.id, fm.screen)
 	}

@@ -99,7 +99,7 @@ type fieldEdit struct {
 	value json.RawMessage
 }
 
-func (m Model) openTrace(id string) tea.Cmd {
+func (m *Model) openTrace(id string) tea.Cmd {
 	m.trace.pending, m.trace.loading = id, true
 	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
@@ -121,7 +121,7 @@ func (m Model) openTrace(id string) tea.Cmd {
 
 // writeEdits applies edits in order through the engine, which rescores the
 // trace when its gold moved, and reloads the case.
-func (m Model) writeEdits(id string, edits []fieldEdit, note string) tea.Cmd {
+func (m *Model) writeEdits(id string, edits []fieldEdit, note string) tea.Cmd {
 	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
 	fes := make([]app.FieldEdit, len(edits))
 	for i, e := range edits {
@@ -133,7 +133,7 @@ func (m Model) writeEdits(id string, edits []fieldEdit, note string) tea.Cmd {
 	}
 }
 
-func (m Model) confirmCase(id string) tea.Cmd {
+func (m *Model) confirmCase(id string) tea.Cmd {
 	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
 	return func() tea.Msg {
 		res, err := eng.Confirm(ctx, id, who)
@@ -144,7 +144,7 @@ func (m Model) confirmCase(id string) tea.Cmd {
 	}
 }
 
-func (m Model) undoEdit(id string) tea.Cmd {
+func (m *Model) undoEdit(id string) tea.Cmd {
 	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
 	return func() tea.Msg {
 		res, err := eng.Undo(ctx, id, who)
@@ -295,7 +295,7 @@ func (ts *traceScreen) markerLine(mk scoring.Marker, w int, sty *themes.Styles) 
 	return len(ts.stepHeader(sty, mk.Step, w)) + len(lines) - 1
 }
 
-func (m Model) traceKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+func (m *Model) traceKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k, ts := m.keys.Trace, m.trace
 	if key.Matches(msg, m.keys.Global.Back) {
 		m.screen = screenQueue

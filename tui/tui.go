@@ -88,7 +88,7 @@ type Model struct {
 }
 
 // New builds the root model on an engine.
-func New(eng *app.Engine, opts Options) Model {
+func New(eng *app.Engine, opts Options) *Model {
 	if opts.Labeler == "" {
 		opts.Labeler = os.Getenv("USER")
 	}
@@ -104,7 +104,7 @@ func New(eng *app.Engine, opts Options) Model {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
-	m := Model{eng: eng, opts: opts, ctx: context.Background(), keys: newKeyMap(), help: help.New(),
+	m := &Model{eng: eng, opts: opts, ctx: context.Background(), keys: newKeyMap(), help: help.New(),
 		width: 80, height: 24}
 	pal := themes.Dark()
 	switch {
@@ -159,7 +159,7 @@ func (m *Model) setStatus(s string, isErr bool) {
 }
 
 // Init asks for the terminal background (theme detection) and the first page.
-func (m Model) Init() tea.Cmd {
+func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.loadPage(m.queue.query(nil), m.queue.seq, false, -1), m.loadCounts(m.queue.filter, m.queue.seq)}
 	if !m.themeFixed {
 		cmds = append(cmds, tea.RequestBackgroundColor)
@@ -169,7 +169,7 @@ func (m Model) Init() tea.Cmd {
 
 // Update routes: sizes to every screen, keys to the dialog or global
 // bindings then the focused screen, results to their owner by type.
-func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if c, ok := msg.(clearStatusMsg); ok {
 		if c.seq == m.statusSeq {
 			m.status, m.statusErr = "", false
@@ -177,8 +177,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	before := m.status
-	nm, cmd := m.update(msg)
-	m = nm.(Model)
+	_, cmd := m.update(msg)
 	if m.status != before && m.status != "" && m.opts.StatusTTL > 0 {
 		// A new message fades after a while, like lazygit's toasts.
 		m.statusSeq++
@@ -191,7 +190,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // clearStatusMsg clears the status line if no newer message replaced it.
 type clearStatusMsg struct{ seq int }
 
-func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -226,7 +225,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m.handleResult(msg)
 }
 
-func (m Model) handleWheel(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
+func (m *Model) handleWheel(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
 	if m.dialog != nil || m.showHelp {
 		return m, nil
 	}
@@ -261,7 +260,7 @@ func (m Model) handleWheel(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	g := m.keys.Global
 	if key.Matches(msg, g.ForceQuit) {
 		return m, tea.Quit
@@ -319,7 +318,7 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 
 // View draws a title bar, the current screen and the status bar; a dialog
 // or the help sits centered over the screen.
-func (m Model) View() tea.View {
+func (m *Model) View() tea.View {
 	w, h := m.width, m.height
 	if w < minWidth || h < minHeight {
 		v := tea.NewView(fmt.Sprintf("tracelab: window too small (%dx%d, needs %dx%d)", w, h, minWidth, minHeight))
@@ -353,7 +352,7 @@ func (m Model) View() tea.View {
 	return v
 }
 
-func (m Model) titleBar(w int) string {
+func (m *Model) titleBar(w int) string {
 	tabs := []struct {
 		id   screenID
 		name string
@@ -375,7 +374,7 @@ func (m Model) titleBar(w int) string {
 	return m.sty.Title.Render(spread(left, right, w))
 }
 
-func (m Model) currentHelp() helpKeys {
+func (m *Model) currentHelp() helpKeys {
 	if m.dialog != nil {
 		return m.dialog.help(m.keys)
 	}
@@ -396,7 +395,7 @@ func (m Model) currentHelp() helpKeys {
 	return m.keys.queueHelp()
 }
 
-func (m Model) statusBar(w int) string {
+func (m *Model) statusBar(w int) string {
 	right := ""
 	if m.status != "" {
 		right = " " + m.status + " "
@@ -416,7 +415,7 @@ func (m Model) statusBar(w int) string {
 	return left + strings.Repeat(" ", max(0, gap)) + rs.Render(right)
 }
 
-func (m Model) helpView(w, h int) string {
+func (m *Model) helpView(w, h int) string {
 	hm := m.help
 	hm.SetWidth(0) // measure the natural width first
 	groups := m.currentHelp().full
@@ -434,7 +433,7 @@ func (m Model) helpView(w, h int) string {
 	return m.sty.Dialog.Render(body)
 }
 
-func (m Model) screenName() string {
+func (m *Model) screenName() string {
 	if m.dialog != nil {
 		return m.dialog.title()
 	}
