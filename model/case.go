@@ -73,7 +73,7 @@ type Label struct {
 	Correct      *bool         `json:"correct"`
 	Grounded     *bool         `json:"grounded"`
 	FailureClass *FailureClass `json:"failure_class"` // null when none
-	Note         string        `json:"note"` // a person's words only
+	Note         string        `json:"note"`          // a person's words only
 	// MachineNote is the scorer's evidence for the label it suggested,
 	// kept out of Note so the human note stays human.
 	MachineNote string `json:"machine_note,omitempty"`
