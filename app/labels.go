@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"os/user"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +22,18 @@ import (
 // showed, and the actions on one case run one at a time: keys pressed
 // faster than the saves land in order, and a toggle pressed twice returns
 // to where it started.
+
+// DefaultLabeler is the name written with edits when none is given: $USER,
+// else the operating system's name for the user, else "unknown".
+func DefaultLabeler() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "unknown"
+}
 
 // ErrNothingToRedo: the labeler has undone nothing since their last edit.
 var ErrNothingToRedo = store.ErrNothingToRedo

@@ -141,7 +141,7 @@ func (e *goldEditor) update(msg tea.Msg) (tea.Cmd, action) {
 }
 
 // validate checks every field and builds the edits of the changed ones.
-func (e *goldEditor) validate() ([]fieldEdit, bool) {
+func (e *goldEditor) validate() ([]app.FieldEdit, bool) {
 	errs := make([]string, gCount)
 	var c model.Case = e.old
 	next := c
@@ -240,7 +240,7 @@ func (e *goldEditor) validate() ([]fieldEdit, bool) {
 		}
 		return nil, false
 	}
-	var edits []fieldEdit
+	var edits []app.FieldEdit
 	for _, f := range []string{"gold.answer", "gold.tolerance", "gold.required_fields", "gold.forbidden_fields",
 		"gold.definition", "gold.window", "gold.freshness_bound_hours", "gold.policy_scope", "label.note"} {
 		a, _ := c.Field(f)
@@ -249,7 +249,7 @@ func (e *goldEditor) validate() ([]fieldEdit, bool) {
 			continue // null and [] both mean "none"
 		}
 		if !bytes.Equal(a, b) {
-			edits = append(edits, fieldEdit{f, b})
+			edits = append(edits, app.FieldEdit{Field: f, Value: b})
 		}
 	}
 	return edits, true
@@ -354,4 +354,10 @@ func (p *termPrompt) view(sty *themes.Styles, w, h int) string {
 func emptyJSON(b []byte) bool {
 	s := string(b)
 	return s == "null" || s == "[]" || s == `""`
+}
+
+func sorted(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return slices.Compact(c)
 }

@@ -25,7 +25,8 @@ type queueKeys struct {
 type traceKeys struct {
 	Up, Down, PageUp, PageDown, Focus, PrevMarker, NextMarker      key.Binding
 	Correct, Grounded, Class, NoClass, Accept, Required, Forbidden key.Binding
-	Edit, Confirm, Undo, Glossary, Scroll, ScrollUp, Next, Prev    key.Binding
+	Edit, Confirm, Undo, Redo, Glossary, Scroll, ScrollUp, Next    key.Binding
+	Prev                                                           key.Binding
 }
 
 type reportKeys struct {
@@ -88,6 +89,7 @@ func newKeyMap() keyMap {
 			Edit:       bind("e", "edit gold", "e"),
 			Confirm:    bind("enter", "confirm / jump", "enter"),
 			Undo:       bind("u", "undo", "u"),
+			Redo:       bind("U/ctrl+r", "redo", "U", "ctrl+r"),
 			Glossary:   bind("G", "save to glossary", "G"),
 			Scroll:     bind("J", "scroll detail", "J"),
 			ScrollUp:   bind("K", "scroll detail up", "K"),
@@ -147,7 +149,7 @@ func (k keyMap) traceHelp() helpKeys {
 		full: [][]key.Binding{
 			{t.Up, t.Down, t.Focus, t.PageUp, t.PageDown, t.Scroll, t.ScrollUp, t.PrevMarker, t.NextMarker, t.Next, t.Prev},
 			{t.Correct, t.Grounded, t.Class, t.NoClass, t.Accept, t.Required, t.Forbidden},
-			{t.Edit, t.Confirm, t.Undo, t.Glossary, g.Back, g.Report, g.Help, g.Quit},
+			{t.Edit, t.Confirm, t.Undo, t.Redo, t.Glossary, g.Back, g.Report, g.Help, g.Quit},
 		},
 	}
 }

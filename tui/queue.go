@@ -338,6 +338,21 @@ func (q *queueScreen) setRowCase(traceID string, rec *app.CaseRecord) {
 	}
 }
 
+// setRowScore updates a row's suggested class after a rescore, so the
+// queue says what the trace's scoring panel says.
+func (q *queueScreen) setRowScore(traceID string, sc *app.TraceScore) {
+	for i := range q.rows {
+		if q.rows[i].TraceID == traceID {
+			q.rows[i].SuggestedClass = ""
+			if sc.SuggestedClass != nil {
+				q.rows[i].SuggestedClass = string(*sc.SuggestedClass)
+			}
+			q.rows[i].Markers = len(sc.Markers)
+			return
+		}
+	}
+}
+
 func filterActive(f app.Filter) bool {
 	return len(f.Classes)+len(f.Statuses)+len(f.Servers)+len(f.Tools)+len(f.Roles)+len(f.Outcomes) > 0 || f.Search != ""
 }

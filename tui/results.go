@@ -72,30 +72,8 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.setStatus(msg.err.Error(), true)
 		}
-	case caseMsg:
-		if msg.rec != nil || msg.err == nil {
-			q.setRowCase(msg.id, msg.rec)
-		}
-		if msg.id == m.trace.id && msg.rec != nil {
-			m.trace.rec = msg.rec
-			if msg.score != nil {
-				m.trace.score = msg.score
-				m.trace.invalidate()
-			}
-			m.trace.buildItems()
-		}
-		if msg.err != nil {
-			m.setStatus(msg.err.Error(), true)
-			return m, nil
-		}
-		m.setStatus(msg.note, false)
-		if msg.confirm {
-			i := indexOf(q.rows, msg.id)
-			if i < 0 {
-				i = q.cursor
-			}
-			return m, m.nextUnconfirmed(i, true)
-		}
+	case actionMsg:
+		return m, m.actionDone(msg)
 	case reportMsg:
 		r := m.report
 		r.loading, r.loaded, r.missing, r.err = false, true, msg.missing, msg.err
@@ -106,8 +84,8 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.distinct = msg.values
-		if m.dialog != nil {
-			cmd, act := m.dialog.update(msg)
+		if m.dialog() != nil {
+			cmd, act := m.dialog().update(msg)
 			return m.handleAction(act, cmd)
 		}
 	case driftLoadedMsg:
@@ -129,8 +107,8 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	default:
 		// Everything else (cursor blinks and the like) goes to the dialog.
-		if m.dialog != nil {
-			cmd, act := m.dialog.update(msg)
+		if m.dialog() != nil {
+			cmd, act := m.dialog().update(msg)
 			return m.handleAction(act, cmd)
 		}
 		if q.searching {

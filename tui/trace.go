@@ -2,8 +2,6 @@ package tui
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"tracelab/app"
@@ -83,22 +81,6 @@ type traceMsg struct {
 	err   error
 }
 
-// caseMsg carries a case after an edit (or an undo) of it.
-type caseMsg struct {
-	id      string
-	rec     *app.CaseRecord
-	note    string
-	confirm bool            // the edit confirmed the case: move on to the next one
-	score   *app.TraceScore // the score after a gold edit, when the trace was rescored
-	err     error
-}
-
-// fieldEdit is one field to write, as model.CaseFields names it.
-type fieldEdit struct {
-	field string
-	value json.RawMessage
-}
-
 func (m *Model) openTrace(id string) tea.Cmd {
 	m.trace.pending, m.trace.loading = id, true
 	eng, ctx := m.eng, m.ctx
@@ -116,45 +98,6 @@ func (m *Model) openTrace(id string) tea.Cmd {
 			return traceMsg{id: id, err: err}
 		}
 		return traceMsg{id: id, t: t, rec: rec, score: sv}
-	}
-}
-
-// writeEdits applies edits in order through the engine, which rescores the
-// trace when its gold moved, and reloads the case.
-func (m *Model) writeEdits(id string, edits []fieldEdit, note string) tea.Cmd {
-	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
-	fes := make([]app.FieldEdit, len(edits))
-	for i, e := range edits {
-		fes[i] = app.FieldEdit{Field: e.field, Value: e.value}
-	}
-	return func() tea.Msg {
-		res, err := eng.Edit(ctx, id, who, fes...)
-		return caseMsg{id: id, rec: res.Case, score: res.Score, note: note, err: err}
-	}
-}
-
-func (m *Model) confirmCase(id string) tea.Cmd {
-	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
-	return func() tea.Msg {
-		res, err := eng.Confirm(ctx, id, who)
-		if err != nil {
-			return caseMsg{id: id, err: err}
-		}
-		return caseMsg{id: id, rec: res.Case, note: "confirmed " + id, confirm: true}
-	}
-}
-
-func (m *Model) undoEdit(id string) tea.Cmd {
-	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
-	return func() tea.Msg {
-		res, err := eng.Undo(ctx, id, who)
-		if errors.Is(err, app.ErrNothingToUndo) {
-			return caseMsg{id: id, err: fmt.Errorf("nothing of yours to undo on this case")}
-		}
-		if err != nil {
-			return caseMsg{id: id, err: err}
-		}
-		return caseMsg{id: id, rec: res.Case, score: res.Score, note: "undid " + res.Event.Field}
 	}
 }
 
@@ -334,35 +277,36 @@ func (m *Model) traceKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Prev):
 		return m, m.openSibling(-1)
 	case key.Matches(msg, k.Correct):
-		return m, m.writeEdits(id, []fieldEdit{{"label.correct", jsonValue(toggle(ts.label().Correct))}}, "correct toggled")
+		return m, m.enqueue(toggleCorrect(id))
 	case key.Matches(msg, k.Grounded):
-		return m, m.writeEdits(id, []fieldEdit{{"label.grounded", jsonValue(toggle(ts.label().Grounded))}}, "grounded toggled")
+		return m, m.enqueue(toggleGrounded(id))
 	case key.Matches(msg, k.Class):
 		c := model.Classes[int(msg.Code-'1')]
-		return m, m.writeEdits(id, []fieldEdit{{"label.failure_class", jsonValue(c)}}, "class "+string(c))
+		return m, m.enqueue(setClass(id, &c))
 	case key.Matches(msg, k.NoClass):
-		return m, m.writeEdits(id, []fieldEdit{{"label.failure_class", json.RawMessage("null")}}, "no failure class")
+		return m, m.enqueue(setClass(id, nil))
 	case key.Matches(msg, k.Accept):
-		edits := ts.acceptEdits()
-		if len(edits) == 0 {
-			m.setStatus("nothing to accept: the label already matches the suggestions", false)
+		return m, m.enqueue(acceptSuggestion(id))
+	case key.Matches(msg, k.Required), key.Matches(msg, k.Forbidden):
+		// Only what is on screen is edited: the field under the cursor of
+		// the scoring pane, when that pane is shown and has the focus.
+		if ts.focus != paneScore {
+			m.setStatus("r/x mark the field under the scoring cursor: tab to the scoring pane first", true)
 			return m, nil
 		}
-		return m, m.writeEdits(id, edits, fmt.Sprintf("accepted %d suggestion(s)", len(edits)))
-	case key.Matches(msg, k.Required), key.Matches(msg, k.Forbidden):
 		it, ok := ts.currentItem()
 		if !ok || it.field == "" {
-			m.setStatus("select a field in the scoring panel (tab) first", true)
-			ts.focus = paneScore
+			m.setStatus("the scoring cursor is not on a field (j/k to one)", true)
 			return m, nil
 		}
-		req := key.Matches(msg, k.Required)
-		return m, m.writeEdits(id, markField(ts.gold(), it.field, req), markNote(it.field, req, ts.gold()))
+		return m, m.enqueue(markField(id, it.field, key.Matches(msg, k.Required)))
 	case key.Matches(msg, k.Edit):
-		m.dialog = newGoldEditor(ts.rec, &m.sty)
-		return m, m.dialog.(*goldEditor).focusCmd()
+		m.pushDialog(newGoldEditor(ts.rec, &m.sty))
+		return m, m.dialog().(*goldEditor).focusCmd()
 	case key.Matches(msg, k.Undo):
-		return m, m.undoEdit(id)
+		return m, m.enqueue(undoAction(id))
+	case key.Matches(msg, k.Redo):
+		return m, m.enqueue(redoAction(id))
 	case key.Matches(msg, k.Glossary):
 		if ts.rec == nil || ts.rec.Status != model.StatusConfirmed {
 			m.setStatus("confirm the case (enter) before saving its definition to the glossary", true)
@@ -372,16 +316,22 @@ func (m *Model) traceKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.setStatus("the gold has no definition to save (e edits it)", true)
 			return m, nil
 		}
-		m.dialog = newTermPrompt(ts.rec.Case.Gold.Definition)
-		return m, m.dialog.(*termPrompt).input.Focus()
+		m.pushDialog(newTermPrompt(ts.rec.Case.Gold.Definition))
+		return m, m.dialog().(*termPrompt).input.Focus()
 	case key.Matches(msg, k.Confirm):
+		// In the scoring pane enter acts on the line under the cursor;
+		// everywhere else it confirms. It never means both.
 		if ts.focus == paneScore {
-			if it, ok := ts.currentItem(); ok && it.field == "" && it.step >= 0 && it.step < len(ts.t.Steps) {
+			it, ok := ts.currentItem()
+			switch {
+			case ok && it.field == "" && it.step >= 0 && it.step < len(ts.t.Steps):
 				ts.step, ts.detailOff, ts.focus = it.step, 0, paneSteps
-				return m, nil
+			case ok && it.field != "":
+				m.setStatus(it.field+" "+it.status+" — r required, x forbidden; tab leaves the pane to confirm", false)
 			}
+			return m, nil
 		}
-		return m, m.confirmCase(id)
+		return m, m.enqueue(confirmLabel(id, false))
 	}
 	return m, nil
 }
@@ -411,92 +361,6 @@ func (ts *traceScreen) currentItem() (panelItem, bool) {
 	return ts.items[ts.item], true
 }
 
-func toggle(b *bool) bool { return b == nil || !*b }
-
-// acceptEdits turns the scorer's suggestions into edits, skipping those
-// the case already has.
-func (ts *traceScreen) acceptEdits() []fieldEdit {
-	sv := ts.score
-	if sv == nil {
-		return nil
-	}
-	lab := ts.label()
-	var out []fieldEdit
-	if sv.SuggestedClass != nil && (lab.FailureClass == nil || *lab.FailureClass != *sv.SuggestedClass) {
-		out = append(out, fieldEdit{"label.failure_class", jsonValue(*sv.SuggestedClass)})
-	}
-	if sv.Correct != nil && (lab.Correct == nil || *lab.Correct != *sv.Correct) {
-		out = append(out, fieldEdit{"label.correct", jsonValue(*sv.Correct)})
-	}
-	if sv.Grounded != nil && (lab.Grounded == nil || *lab.Grounded != *sv.Grounded) {
-		out = append(out, fieldEdit{"label.grounded", jsonValue(*sv.Grounded)})
-	}
-	// Gold a person wrote is never replaced by a suggestion.
-	if sg := sv.SuggestedGold; sg != nil && (ts.rec == nil || ts.rec.GoldOrigin != "human") {
-		cur := model.Case{}
-		if ts.rec != nil {
-			cur = ts.rec.Case
-		}
-		next := cur
-		next.Gold = *sg
-		for _, f := range []string{"gold.required_fields", "gold.forbidden_fields", "gold.definition", "gold.window",
-			"gold.freshness_bound_hours", "gold.policy_scope"} {
-			nv, _ := next.Field(f)
-			if emptyJSON(nv) {
-				continue // the suggestion says nothing about this field
-			}
-			if ov, _ := cur.Field(f); string(ov) != string(nv) {
-				out = append(out, fieldEdit{f, nv})
-			}
-		}
-	}
-	return out
-}
-
-func sorted(s []string) []string {
-	c := slices.Clone(s)
-	slices.Sort(c)
-	return slices.Compact(c)
-}
-
-func sameSet(a, b []string) bool { return slices.Equal(sorted(a), sorted(b)) }
-
-// markField makes f required (req) or forbidden, taking it out of the other
-// list; marking a field that already has that status clears it.
-func markField(g model.Gold, f string, req bool) []fieldEdit {
-	in, other := g.RequiredFields, g.ForbiddenFields
-	inName, otherName := "gold.required_fields", "gold.forbidden_fields"
-	if !req {
-		in, other, inName, otherName = other, in, otherName, inName
-	}
-	var edits []fieldEdit
-	if slices.Contains(in, f) {
-		return []fieldEdit{{inName, jsonValue(nonNil(slices.DeleteFunc(slices.Clone(in), func(s string) bool { return s == f })))}}
-	}
-	if slices.Contains(other, f) {
-		edits = append(edits, fieldEdit{otherName, jsonValue(nonNil(slices.DeleteFunc(slices.Clone(other), func(s string) bool { return s == f })))})
-	}
-	return append(edits, fieldEdit{inName, jsonValue(sorted(append(slices.Clone(in), f)))})
-}
-
-func markNote(f string, req bool, g model.Gold) string {
-	list := g.RequiredFields
-	what := "required"
-	if !req {
-		list, what = g.ForbiddenFields, "forbidden"
-	}
-	if slices.Contains(list, f) {
-		return f + " no longer " + what
-	}
-	return f + " " + what
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
 
 // openSibling opens the trace before or after the current one in the queue.
 func (m *Model) openSibling(d int) tea.Cmd {

@@ -334,7 +334,9 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) string {
 	if !evidenceHead && ts.score != nil {
 		rows = append(rows, ts.metricRows(sty)...)
 	}
-	if sv := ts.score; sv != nil && sv.SuggestedGold != nil && len(sv.GoldSources) > 0 && (ts.rec == nil || ts.rec.GoldOrigin != "human") {
+	// The suggestion is the engine's, recomputed on every load and kept
+	// apart from the gold being edited: it stays after edits and undos.
+	if sv := ts.score; sv != nil && sv.SuggestedGold != nil && len(sv.GoldSources) > 0 {
 		add("")
 		add(sty.Bold.Render("Suggested gold") + sty.Subtle.Render(" (a accepts)"))
 		for _, src := range sv.GoldSources {

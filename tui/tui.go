@@ -40,6 +40,9 @@ type Options struct {
 	QueuedOnly bool
 	// PageSize is how many queue rows one store query fetches (default 200).
 	PageSize int
+	// Strict refuses to confirm a label with gaps (correct unknown, not
+	// grounded without a class) instead of asking.
+	Strict bool
 	// StatusTTL is how long a status message stays (default 5s; negative:
 	// until the next one, which tests use).
 	StatusTTL time.Duration
@@ -78,8 +81,15 @@ type Model struct {
 	report *reportScreen
 	drift  *toolDriftScreen
 
-	dialog   dialog
+	// dialogs is the stack of open dialogs, the top one on screen and
+	// given the keys (a confirm prompt sits over the gold editor).
+	dialogs  []dialog
 	showHelp bool
+
+	// actions are the labeling keys not saved yet, in the order pressed;
+	// the first one is running. quitting waits for them.
+	actions  []labelAction
+	quitting bool
 
 	status    string
 	statusErr bool
@@ -90,10 +100,7 @@ type Model struct {
 // New builds the root model on an engine.
 func New(eng *app.Engine, opts Options) *Model {
 	if opts.Labeler == "" {
-		opts.Labeler = os.Getenv("USER")
-	}
-	if opts.Labeler == "" {
-		opts.Labeler = "unknown"
+		opts.Labeler = app.DefaultLabeler()
 	}
 	if opts.PageSize <= 0 {
 		opts.PageSize = 200
@@ -211,8 +218,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
 	case tea.PasteMsg:
-		if m.dialog != nil {
-			cmd, act := m.dialog.update(msg)
+		if m.dialog() != nil {
+			cmd, act := m.dialog().update(msg)
 			return m.handleAction(act, cmd)
 		}
 		if m.screen == screenQueue && m.queue.searching {
@@ -226,7 +233,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) handleWheel(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
-	if m.dialog != nil || m.showHelp {
+	if m.dialog() != nil || m.showHelp {
 		return m, nil
 	}
 	up := msg.Button == tea.MouseWheelUp
@@ -263,18 +270,18 @@ func (m *Model) handleWheel(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
 func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	g := m.keys.Global
 	if key.Matches(msg, g.ForceQuit) {
-		return m, tea.Quit
+		return m, m.quit()
 	}
 	if m.showHelp {
 		// Any key closes help; q still quits.
 		m.showHelp = false
 		if key.Matches(msg, g.Quit) {
-			return m, tea.Quit
+			return m, m.quit()
 		}
 		return m, nil
 	}
-	if m.dialog != nil {
-		cmd, act := m.dialog.update(msg)
+	if m.dialog() != nil {
+		cmd, act := m.dialog().update(msg)
 		return m.handleAction(act, cmd)
 	}
 	if m.screen == screenQueue && m.queue.searching {
@@ -282,7 +289,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, g.Quit):
-		return m, tea.Quit
+		return m, m.quit()
 	case key.Matches(msg, g.Help):
 		m.showHelp = true
 		return m, nil
@@ -341,8 +348,8 @@ func (m *Model) View() tea.View {
 	switch {
 	case m.showHelp:
 		body = overlay(body, m.helpView(w, bodyH), w, bodyH)
-	case m.dialog != nil:
-		body = overlay(body, m.dialog.view(&m.sty, w, bodyH), w, bodyH)
+	case m.dialog() != nil:
+		body = overlay(body, m.dialog().view(&m.sty, w, bodyH), w, bodyH)
 	}
 	s := m.titleBar(w) + "\n" + body + "\n" + m.statusBar(w)
 	v := tea.NewView(s)
@@ -375,8 +382,8 @@ func (m *Model) titleBar(w int) string {
 }
 
 func (m *Model) currentHelp() helpKeys {
-	if m.dialog != nil {
-		return m.dialog.help(m.keys)
+	if m.dialog() != nil {
+		return m.dialog().help(m.keys)
 	}
 	switch m.screen {
 	case screenTrace:
@@ -434,8 +441,8 @@ func (m *Model) helpView(w, h int) string {
 }
 
 func (m *Model) screenName() string {
-	if m.dialog != nil {
-		return m.dialog.title()
+	if m.dialog() != nil {
+		return m.dialog().title()
 	}
 	return [...]string{"queue", "trace", "report", "drift"}[m.screen]
 }
