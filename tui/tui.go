@@ -40,6 +40,9 @@ type Options struct {
 	QueuedOnly bool
 	// PageSize is how many queue rows one store query fetches (default 200).
 	PageSize int
+	// Where is what the title bar says of the database (the demo: where it
+	// keeps its labels); "" shows the database file's name.
+	Where string
 	// Strict refuses to confirm a label with gaps (correct unknown, not
 	// grounded without a class) instead of asking.
 	Strict bool
@@ -375,8 +378,16 @@ func (m *Model) titleBar(w int) string {
 	}
 	left := b.String()
 	right := "labeler " + model.CleanLine(m.opts.Labeler) + " "
-	if db := filepath.Base(m.eng.Path()); db != "" && db != "." && w >= 100 {
-		right = model.CleanLine(db) + " · " + right
+	where := m.opts.Where
+	if where == "" {
+		where = filepath.Base(m.eng.Path())
+	}
+	if where != "" && where != "." && w >= 100 {
+		// The left part (name and tabs) always fits; the path gets the rest.
+		room := w - lipgloss.Width(left) - lipgloss.Width(right) - 4
+		if room > 8 {
+			right = ansi.TruncateLeft(model.CleanLine(where), max(0, lipgloss.Width(model.CleanLine(where))-room), "…") + " · " + right
+		}
 	}
 	return m.sty.Title.Render(spread(left, right, w))
 }
