@@ -361,7 +361,6 @@ func (ts *traceScreen) currentItem() (panelItem, bool) {
 	return ts.items[ts.item], true
 }
 
-
 // openSibling opens the trace before or after the current one in the queue.
 func (m *Model) openSibling(d int) tea.Cmd {
 	q := m.queue
