@@ -52,7 +52,13 @@ func benchStore(b *testing.B) *app.Engine {
 			b.Logf("generated %s in %s", benchDB, time.Since(start).Round(time.Second))
 		}
 	}
-	st, err := store.Open(context.Background(), benchDB)
+	return openBenchEngine(b, benchDB)
+}
+
+// openBenchEngine opens an engine on a benchmark database file.
+func openBenchEngine(b *testing.B, path string) *app.Engine {
+	b.Helper()
+	st, err := store.Open(context.Background(), path)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"tracelab/app"
@@ -68,7 +69,7 @@ func (m *Model) handleAction(act action, cmd tea.Cmd) (tea.Model, tea.Cmd) {
 		search := m.queue.filter.Search
 		m.queue.filter = a.f
 		m.queue.filter.Search = search
-		m.screen = screenQueue
+		m.goTo(screenQueue)
 		return m, tea.Batch(cmd, m.reloadQueue())
 	case saveGoldAction:
 		m.popDialog()
@@ -141,9 +142,10 @@ func (m *Model) openFilter() tea.Cmd {
 
 // filterDialog edits the queue filter: groups of values with checkboxes.
 type filterDialog struct {
-	keys   filterKeys
-	groups []filterGroup
-	g, i   int // current group and value
+	keys     filterKeys
+	groups   []filterGroup
+	traceIDs []string // the drift screen's choice, kept while its box is ticked
+	g, i     int      // current group and value
 }
 
 type filterGroup struct {
@@ -172,6 +174,13 @@ func newFilterDialog(f app.Filter, distinct map[string][]string) *filterDialog {
 		mk("outcome", "outcome", toStrings(model.Outcomes), toStrings(f.Outcomes)),
 		mk("sample", "", []string{queuedValue}, queuedOn(f.QueuedOnly)),
 	}}
+	if len(f.TraceIDs) > 0 {
+		// The traces the drift screen chose: listed so they can be seen
+		// and unticked like any other filter.
+		v := fmt.Sprintf("%d chosen from the drift screen", len(f.TraceIDs))
+		d.groups = append(d.groups, mk("traces", "", []string{v}, []string{v}))
+		d.traceIDs = f.TraceIDs
+	}
 	d.setDistinct(distinct)
 	return d
 }
@@ -221,6 +230,9 @@ func (d *filterDialog) filter() app.Filter {
 		f.Outcomes = append(f.Outcomes, model.Outcome(o))
 	}
 	f.QueuedOnly = len(sel(6)) > 0
+	if len(d.groups) > 7 && len(sel(7)) > 0 {
+		f.TraceIDs = d.traceIDs
+	}
 	return f
 }
 

@@ -333,9 +333,37 @@ func TestGoldEditorSavesThroughTheStore(t *testing.T) {
 		t.Fatal("invalid tolerance was saved")
 	}
 	d.mustSee(`"lots" is not a number`)
+	d.mustSee("1 field(s) need fixing")
+	// Fixing the field clears the banner at once, before any save.
+	d.keys("backspace", "backspace", "backspace", "backspace")
+	if strings.Contains(d.plain(), "need fixing") || strings.Contains(d.plain(), "is not a number") {
+		t.Fatalf("the banner stayed after the fix:\n%s", d.plain())
+	}
+	// esc with changes asks first (a prompt over the editor: two dialogs);
+	// esc there goes back to the editor, enter discards.
+	d.typeText("0.5")
+	d.key("esc")
+	d.mustSee("Discard your changes to the gold?")
+	if len(d.m.dialogs) != 2 {
+		t.Fatalf("%d dialogs open, want the prompt over the editor", len(d.m.dialogs))
+	}
+	d.key("esc")
+	if _, ok := d.m.dialog().(*goldEditor); !ok {
+		t.Fatalf("esc on the prompt left %T on top", d.m.dialog())
+	}
+	d.key("esc")
+	d.key("enter")
+	if d.m.dialog() != nil {
+		t.Fatal("discarding did not close the editor")
+	}
+	if rec, _ := st.CaseForTrace(context.Background(), "trace_9f31c2"); rec.Case.Gold.Tolerance != nil {
+		t.Errorf("discarded tolerance saved: %v", *rec.Case.Gold.Tolerance)
+	}
+	// Without changes esc closes at once.
+	d.key("e")
 	d.key("esc")
 	if d.m.dialog() != nil {
-		t.Fatal("esc did not close the editor")
+		t.Fatal("esc did not close an unchanged editor")
 	}
 }
 

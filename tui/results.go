@@ -34,8 +34,7 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		q.next = msg.next
 		if errors.Is(msg.err, errNoUnconfirmed) {
-			m.setStatus("every trace after this one is confirmed", false)
-			return m, nil
+			return m, m.wrapUnconfirmed(q.wrapFrom, msg.open)
 		}
 		if msg.selectIdx >= 0 && msg.selectIdx < len(q.rows) {
 			q.cursor = msg.selectIdx
@@ -68,7 +67,10 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.trace.setLoaded(msg)
-		m.screen = screenTrace
+		if msg.score != nil {
+			q.setRowScore(msg.id, msg.score) // the queue says what the panel says
+		}
+		m.goTo(screenTrace)
 		if msg.err != nil {
 			m.setStatus(msg.err.Error(), true)
 		}
@@ -76,6 +78,9 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.actionDone(msg)
 	case reportMsg:
 		r := m.report
+		if msg.seq != r.seq {
+			return m, nil
+		}
 		r.loading, r.loaded, r.missing, r.err = false, true, msg.missing, msg.err
 		r.reports = msg.reports
 	case distinctMsg:
@@ -89,14 +94,14 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m.handleAction(act, cmd)
 		}
 	case driftLoadedMsg:
-		return m, m.drift.update(msg)
+		return m, m.drift.handle(msg)
 	case driftOpenQueueMsg:
 		if len(msg.traceIDs) == 0 {
 			m.setStatus("no labeled case is affected by "+msg.tool, false)
 			return m, nil
 		}
 		m.queue.filter = app.Filter{TraceIDs: msg.traceIDs}
-		m.screen = screenQueue
+		m.goTo(screenQueue)
 		m.setStatus(fmt.Sprintf("queue: the %d trace(s) of cases affected by %s on %s (esc clears)", len(msg.traceIDs), msg.tool, msg.server), false)
 		return m, m.reloadQueue()
 	case glossaryMsg:

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"tracelab/app"
@@ -34,6 +35,7 @@ type traceScreen struct {
 	err     error
 
 	step, stepOff int
+	marker        int // the guess marker ] / [ went to (index into score.Markers), -1 none
 	focus         pane
 	detailOff     int
 	item, itemOff int // scoring panel cursor
@@ -53,7 +55,7 @@ type scoreKey struct {
 	score               *app.TraceScore
 }
 
-type detailKey struct{ step, width int }
+type detailKey struct{ step, width, marker int }
 
 // panelItem is a selectable row of the scoring panel.
 type panelItem struct {
@@ -114,6 +116,7 @@ func (ts *traceScreen) setLoaded(msg traceMsg) {
 	}
 	ts.id, ts.t, ts.rec, ts.score = msg.id, msg.t, msg.rec, msg.score
 	ts.step, ts.stepOff, ts.detailOff, ts.item, ts.itemOff = 0, 0, 0, 0, 0
+	ts.marker = -1
 	ts.focus = paneSteps
 	ts.invalidate()
 	ts.buildItems()
@@ -221,10 +224,25 @@ func (ts *traceScreen) jumpMarker(dir int, detailW int, sty *themes.Styles) bool
 	if mk.Step < 0 || mk.Step >= len(ts.t.Steps) {
 		return false
 	}
-	ts.step = mk.Step
+	ts.step, ts.marker = mk.Step, target
 	ts.detailOff = ts.markerLine(mk, detailW, sty)
 	ts.focus = paneDetail
 	return true
+}
+
+// markerInStep is the position of the current marker among step i's
+// markers, -1 when it is in another step.
+func (ts *traceScreen) markerInStep(i int) int {
+	if ts.score == nil || ts.marker < 0 || ts.marker >= len(ts.score.Markers) || ts.score.Markers[ts.marker].Step != i {
+		return -1
+	}
+	n := 0
+	for _, mk := range ts.score.Markers[:ts.marker] {
+		if mk.Step == i {
+			n++
+		}
+	}
+	return n
 }
 
 // markerLine is the detail line a marker falls on at width w.
@@ -238,14 +256,14 @@ func (ts *traceScreen) markerLine(mk scoring.Marker, w int, sty *themes.Styles) 
 	return len(ts.stepHeader(sty, mk.Step, w)) + len(lines) - 1
 }
 
-func (m *Model) traceKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	k, ts := m.keys.Trace, m.trace
+func (ts *traceScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys.Trace
 	if key.Matches(msg, m.keys.Global.Back) {
-		m.screen = screenQueue
-		return m, m.loadCounts(m.queue.filter, m.queue.seq)
+		m.goTo(screenQueue)
+		return m.loadCounts(m.queue.filter, m.queue.seq)
 	}
 	if ts.t == nil {
-		return m, nil
+		return nil
 	}
 	_, detailW, _ := ts.widths(m.width)
 	id := ts.id
@@ -271,53 +289,57 @@ func (m *Model) traceKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		if !ts.jumpMarker(dir, detailW, &m.sty) {
 			m.setStatus("no guess marker in this trace", false)
+		} else {
+			mk := ts.score.Markers[ts.marker]
+			m.setStatus(fmt.Sprintf("marker %d/%d: %q in step %d", ts.marker+1, len(ts.score.Markers),
+				model.CleanLine(mk.Text), mk.Step), false)
 		}
 	case key.Matches(msg, k.Next):
-		return m, m.openSibling(1)
+		return m.openSibling(1)
 	case key.Matches(msg, k.Prev):
-		return m, m.openSibling(-1)
+		return m.openSibling(-1)
 	case key.Matches(msg, k.Correct):
-		return m, m.enqueue(toggleCorrect(id))
+		return m.enqueue(toggleCorrect(id))
 	case key.Matches(msg, k.Grounded):
-		return m, m.enqueue(toggleGrounded(id))
+		return m.enqueue(toggleGrounded(id))
 	case key.Matches(msg, k.Class):
 		c := model.Classes[int(msg.Code-'1')]
-		return m, m.enqueue(setClass(id, &c))
+		return m.enqueue(setClass(id, &c))
 	case key.Matches(msg, k.NoClass):
-		return m, m.enqueue(setClass(id, nil))
+		return m.enqueue(setClass(id, nil))
 	case key.Matches(msg, k.Accept):
-		return m, m.enqueue(acceptSuggestion(id))
+		return m.enqueue(acceptSuggestion(id))
 	case key.Matches(msg, k.Required), key.Matches(msg, k.Forbidden):
 		// Only what is on screen is edited: the field under the cursor of
 		// the scoring pane, when that pane is shown and has the focus.
 		if ts.focus != paneScore {
 			m.setStatus("r/x mark the field under the scoring cursor: tab to the scoring pane first", true)
-			return m, nil
+			return nil
 		}
 		it, ok := ts.currentItem()
 		if !ok || it.field == "" {
 			m.setStatus("the scoring cursor is not on a field (j/k to one)", true)
-			return m, nil
+			return nil
 		}
-		return m, m.enqueue(markField(id, it.field, key.Matches(msg, k.Required)))
+		return m.enqueue(markField(id, it.field, key.Matches(msg, k.Required)))
 	case key.Matches(msg, k.Edit):
 		m.pushDialog(newGoldEditor(ts.rec, &m.sty))
-		return m, m.dialog().(*goldEditor).focusCmd()
+		return m.dialog().(*goldEditor).focusCmd()
 	case key.Matches(msg, k.Undo):
-		return m, m.enqueue(undoAction(id))
+		return m.enqueue(undoAction(id))
 	case key.Matches(msg, k.Redo):
-		return m, m.enqueue(redoAction(id))
+		return m.enqueue(redoAction(id))
 	case key.Matches(msg, k.Glossary):
 		if ts.rec == nil || ts.rec.Status != model.StatusConfirmed {
 			m.setStatus("confirm the case (enter) before saving its definition to the glossary", true)
-			return m, nil
+			return nil
 		}
 		if strings.TrimSpace(ts.rec.Case.Gold.Definition) == "" {
 			m.setStatus("the gold has no definition to save (e edits it)", true)
-			return m, nil
+			return nil
 		}
 		m.pushDialog(newTermPrompt(ts.rec.Case.Gold.Definition))
-		return m, m.dialog().(*termPrompt).input.Focus()
+		return m.dialog().(*termPrompt).input.Focus()
 	case key.Matches(msg, k.Confirm):
 		// In the scoring pane enter acts on the line under the cursor;
 		// everywhere else it confirms. It never means both.
@@ -327,13 +349,15 @@ func (m *Model) traceKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			case ok && it.field == "" && it.step >= 0 && it.step < len(ts.t.Steps):
 				ts.step, ts.detailOff, ts.focus = it.step, 0, paneSteps
 			case ok && it.field != "":
-				m.setStatus(it.field+" "+it.status+" — r required, x forbidden; tab leaves the pane to confirm", false)
+				// The whole line, which a narrow pane cuts.
+				m.setStatus(fmt.Sprintf("%s: %s, used as %s — r required, x forbidden; tab leaves the pane to confirm",
+					it.field, it.status, strings.Join(toStrings(it.roles), ", ")), false)
 			}
-			return m, nil
+			return nil
 		}
-		return m, m.enqueue(confirmLabel(id, false))
+		return m.enqueue(confirmLabel(id, false))
 	}
-	return m, nil
+	return nil
 }
 
 func (ts *traceScreen) moveIn(d int) {

@@ -76,6 +76,10 @@ type Model struct {
 
 	width, height int
 	screen        screenID
+	prev          screenID // where esc goes back to
+	// screens is every screen by screenID: adding one touches its file,
+	// the screenID list and this list in New.
+	screens []screen
 
 	// Screens are pointers: View keeps scroll offsets in them, and the
 	// copies Bubble Tea makes of the root share one state.
@@ -133,6 +137,7 @@ func New(eng *app.Engine, opts Options) *Model {
 	m.trace = newTraceScreen()
 	m.report = &reportScreen{}
 	m.drift = newToolDriftScreen(m.ctx, eng.DriftAcrossRuns)
+	m.screens = []screen{screenQueue: m.queue, screenTrace: m.trace, screenReport: m.report, screenDrift: m.drift}
 	return m
 }
 
@@ -288,7 +293,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.handleAction(act, cmd)
 	}
 	if m.screen == screenQueue && m.queue.searching {
-		return m.queueSearchKey(msg)
+		return m, m.queue.searchKey(m, msg)
 	}
 	switch {
 	case key.Matches(msg, g.Quit):
@@ -296,34 +301,44 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, g.Help):
 		m.showHelp = true
 		return m, nil
-	case key.Matches(msg, g.Report):
-		m.screen = screenReport
+	case key.Matches(msg, g.Report) && m.screen != screenReport:
+		m.goTo(screenReport)
 		return m, m.loadReport()
-	case key.Matches(msg, g.Drift):
-		m.screen = screenDrift
+	case key.Matches(msg, g.Drift) && m.screen != screenDrift:
+		m.goTo(screenDrift)
 		if !m.drift.loaded && !m.drift.loading {
 			return m, m.drift.refresh()
 		}
 		return m, nil
 	case key.Matches(msg, g.Queue) && m.screen != screenQueue:
-		m.screen = screenQueue
+		m.goTo(screenQueue)
 		return m, m.loadCounts(m.queue.filter, m.queue.seq)
-	}
-	switch m.screen {
-	case screenQueue:
-		return m.queueKey(msg)
-	case screenTrace:
-		return m.traceKey(msg)
-	case screenReport:
-		return m.reportKey(msg)
-	case screenDrift:
-		if key.Matches(msg, g.Back) {
-			m.screen = screenQueue
+	case key.Matches(msg, g.Trace) && m.screen != screenTrace:
+		if m.trace.t == nil && !m.trace.loading {
+			m.setStatus("no trace open yet: enter on a queue row opens one", false)
 			return m, nil
 		}
-		return m, m.drift.update(msg)
+		m.goTo(screenTrace)
+		return m, nil
 	}
-	return m, nil
+	return m, m.screens[m.screen].update(m, msg)
+}
+
+// goTo switches screens, remembering where esc goes back to.
+func (m *Model) goTo(s screenID) {
+	if s != m.screen {
+		m.prev, m.screen = m.screen, s
+	}
+}
+
+// back is esc on a screen: to the screen it was opened from (the queue
+// when that is the screen itself).
+func (m *Model) back() {
+	to := m.prev
+	if to == m.screen || (to == screenTrace && m.trace.t == nil) {
+		to = screenQueue
+	}
+	m.prev, m.screen = screenQueue, to
 }
 
 // View draws a title bar, the current screen and the status bar; a dialog
@@ -336,23 +351,17 @@ func (m *Model) View() tea.View {
 		return v
 	}
 	bodyH := h - 2
-	var body string
-	switch m.screen {
-	case screenQueue:
-		body = m.queue.view(&m.sty, w, bodyH)
-	case screenTrace:
-		body = m.trace.view(&m.sty, w, bodyH)
-	case screenReport:
-		body = m.report.view(&m.sty, w, bodyH)
-	case screenDrift:
-		body = m.drift.view(&m.sty, w, bodyH)
-	}
+	body := m.screens[m.screen].view(&m.sty, w, bodyH)
 	body = fitBlock(body, w, bodyH)
 	switch {
 	case m.showHelp:
 		body = overlay(body, m.helpView(w, bodyH), w, bodyH)
-	case m.dialog() != nil:
-		body = overlay(body, m.dialog().view(&m.sty, w, bodyH), w, bodyH)
+	default:
+		// Every open dialog, bottom first: a question shows over the
+		// editor it is about.
+		for _, d := range m.dialogs {
+			body = overlay(body, d.view(&m.sty, w, bodyH), w, bodyH)
+		}
 	}
 	s := m.titleBar(w) + "\n" + body + "\n" + m.statusBar(w)
 	v := tea.NewView(s)
@@ -363,17 +372,13 @@ func (m *Model) View() tea.View {
 }
 
 func (m *Model) titleBar(w int) string {
-	tabs := []struct {
-		id   screenID
-		name string
-	}{{screenQueue, "Queue"}, {screenTrace, "Trace"}, {screenReport, "Report"}, {screenDrift, "Drift"}}
 	var b strings.Builder
 	b.WriteString(" tracelab ")
-	for _, t := range tabs {
-		if t.id == m.screen {
-			b.WriteString("[" + t.name + "]")
+	for id, sc := range m.screens {
+		if screenID(id) == m.screen {
+			b.WriteString("[" + sc.title() + "]")
 		} else {
-			b.WriteString(" " + t.name + " ")
+			b.WriteString(" " + sc.title() + " ")
 		}
 	}
 	left := b.String()
@@ -396,21 +401,7 @@ func (m *Model) currentHelp() helpKeys {
 	if m.dialog() != nil {
 		return m.dialog().help(m.keys)
 	}
-	switch m.screen {
-	case screenTrace:
-		return m.keys.traceHelp()
-	case screenReport:
-		return m.keys.reportHelp()
-	case screenDrift:
-		return m.drift.help(m.keys.Global)
-	}
-	if m.queue.searching {
-		return helpKeys{short: []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep search")),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear search")),
-		}}
-	}
-	return m.keys.queueHelp()
+	return m.screens[m.screen].help(m.keys)
 }
 
 func (m *Model) statusBar(w int) string {
@@ -455,5 +446,5 @@ func (m *Model) screenName() string {
 	if m.dialog() != nil {
 		return m.dialog().title()
 	}
-	return [...]string{"queue", "trace", "report", "drift"}[m.screen]
+	return strings.ToLower(m.screens[m.screen].title())
 }
