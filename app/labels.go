@@ -92,10 +92,12 @@ func (l *caseLocks) lock(id string) (unlock func()) {
 func (e *Engine) act(ctx context.Context, traceID, who string, humanGold bool, fn func(*CaseRecord) ([]FieldEdit, error)) (ActionResult, error) {
 	unlock := e.cases.lock(traceID)
 	defer unlock()
-	return e.actLocked(ctx, traceID, who, humanGold, fn)
+	return e.actWith(ctx, traceID, who, humanGold, nil, fn)
 }
 
-func (e *Engine) actLocked(ctx context.Context, traceID, who string, humanGold bool, fn func(*CaseRecord) ([]FieldEdit, error)) (ActionResult, error) {
+// actWith runs an action with the case locked by the caller; sugg is the
+// trace's gold suggestion when known.
+func (e *Engine) actWith(ctx context.Context, traceID, who string, humanGold bool, sugg *scoring.GoldSuggestion, fn func(*CaseRecord) ([]FieldEdit, error)) (ActionResult, error) {
 	g, err := e.st.EditGroup(ctx, traceID, who, humanGold, func(rec *CaseRecord) ([]store.FieldChange, error) {
 		eds, err := fn(rec)
 		cs := make([]store.FieldChange, len(eds))
@@ -109,10 +111,14 @@ func (e *Engine) actLocked(ctx context.Context, traceID, who string, humanGold b
 		res.Case, _ = e.st.CaseForTrace(ctx, traceID)
 		return res, err
 	}
-	return e.afterAction(ctx, traceID, g, humanGold)
+	return e.afterAction(ctx, traceID, g, humanGold, sugg)
 }
 
-func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group, rescore bool) (ActionResult, error) {
+// afterAction reloads the case and, when the action moved gold (or
+// rescore says so), rescores the trace. sugg is the trace's gold
+// suggestion when the caller has it: it does not depend on the trace's
+// own gold, so it is not computed again.
+func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group, rescore bool, sugg *scoring.GoldSuggestion) (ActionResult, error) {
 	res := ActionResult{Group: g.ID, Action: g.Action}
 	for _, ev := range g.Events {
 		res.Changed = append(res.Changed, ev.Field)
@@ -125,11 +131,23 @@ func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group,
 	if !rescore {
 		return res, nil
 	}
-	if _, err := ScoreAll(ctx, e.st, e.Config(), []string{traceID}, nil); err != nil {
+	rs, err := ScoreAll(ctx, e.st, e.Config(), []string{traceID}, nil)
+	if err != nil {
 		return res, fmt.Errorf("rescoring %s: %w", traceID, err)
 	}
-	res.Score, err = e.ScoreOf(ctx, traceID)
-	return res, err
+	if sugg == nil || len(rs) != 1 {
+		res.Score, err = e.ScoreOf(ctx, traceID)
+		return res, err
+	}
+	raw, err := json.Marshal(rs[0].Score)
+	if err != nil {
+		return res, err
+	}
+	if res.Score, err = DecodeScore(raw); err != nil {
+		return res, err
+	}
+	res.Score.SuggestedGold, res.Score.GoldSources = &sugg.Gold, sugg.Sources
+	return res, nil
 }
 
 func jsonOf(v any) json.RawMessage {
@@ -228,7 +246,7 @@ func (e *Engine) AcceptSuggestion(ctx context.Context, traceID, who string) (Act
 	if err != nil {
 		return ActionResult{}, err
 	}
-	return e.actLocked(ctx, traceID, who, true, func(rec *CaseRecord) ([]FieldEdit, error) {
+	return e.actWith(ctx, traceID, who, true, sugg, func(rec *CaseRecord) ([]FieldEdit, error) {
 		gold := acceptedGold(rec, sugg.Gold)
 		score := sc.Score(t, &gold)
 		var out []FieldEdit
@@ -341,7 +359,7 @@ func (e *Engine) revert(ctx context.Context, traceID, who string, fn func(contex
 	if err != nil {
 		return ActionResult{}, err
 	}
-	return e.afterAction(ctx, traceID, g, false)
+	return e.afterAction(ctx, traceID, g, false, nil)
 }
 
 // IsIncomplete reports whether err is a confirm refused for an unfinished

@@ -24,10 +24,10 @@ type queueKeys struct {
 }
 
 type traceKeys struct {
-	Up, Down, PageUp, PageDown, Focus, PrevMarker, NextMarker      key.Binding
-	Correct, Grounded, Class, NoClass, Accept, Required, Forbidden key.Binding
-	Edit, Confirm, Undo, Redo, Glossary, Scroll, ScrollUp, Next    key.Binding
-	Prev                                                           key.Binding
+	Up, Down, PageUp, PageDown, Focus, PrevMarker, NextMarker, Left, Right key.Binding
+	Correct, Grounded, Class, NoClass, Accept, Required, Forbidden         key.Binding
+	Edit, Confirm, Undo, Redo, Glossary, Scroll, ScrollUp, Next            key.Binding
+	Prev                                                                   key.Binding
 }
 
 type reportKeys struct {
@@ -85,6 +85,8 @@ func newKeyMap() keyMap {
 			PageUp:     bind("pgup", "scroll up", "pgup", "ctrl+u"),
 			PageDown:   bind("pgdn", "scroll down", "pgdown", "ctrl+d"),
 			Focus:      bind("tab", "next pane", "tab"),
+			Left:       bind("h/←", "table left", "h", "left"),
+			Right:      bind("l/→", "table right", "l", "right"),
 			PrevMarker: bind("[", "prev marker", "["),
 			NextMarker: bind("]", "next marker", "]"),
 			Correct:    bind("c", "correct", "c"),
@@ -164,7 +166,7 @@ func (k keyMap) traceHelp() helpKeys {
 		// The keys that matter first: a narrow status bar cuts the rest.
 		short: []key.Binding{g.Help, t.Confirm, t.Undo, t.Accept, t.Correct, t.Grounded, t.Class, t.Focus, t.NextMarker, g.Back},
 		full: [][]key.Binding{
-			{t.Up, t.Down, t.Focus, t.PageUp, t.PageDown, t.Scroll, t.ScrollUp, t.PrevMarker, t.NextMarker, t.Next, t.Prev},
+			{t.Up, t.Down, t.Focus, t.PageUp, t.PageDown, t.Scroll, t.ScrollUp, t.Left, t.Right, t.PrevMarker, t.NextMarker, t.Next, t.Prev},
 			{t.Correct, t.Grounded, t.Class, t.NoClass, t.Accept, t.Required, t.Forbidden, t.Edit, t.Confirm, t.Undo, t.Redo, t.Glossary},
 			g.all(),
 		},

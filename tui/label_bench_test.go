@@ -1,13 +1,16 @@
 package tui
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
 	"tracelab/app"
+	"tracelab/model"
 )
 
 // benchCopy is a private copy of the 100k database for benchmarks that
@@ -44,7 +47,10 @@ func benchCopy(b *testing.B) *app.Engine {
 // the queue (next unconfirmed trace).
 func BenchmarkLabelKeys(b *testing.B) {
 	eng := benchCopy(b)
-	const traces = 20
+	traces := 20
+	if n, err := strconv.Atoi(os.Getenv("TRACELAB_BENCH_TRACES")); err == nil && n > 0 {
+		traces = n // fewer for a profile
+	}
 	var accept, toggle, confirm, next []time.Duration
 	timed := func(d *driver, keys ...string) time.Duration {
 		start := time.Now()
@@ -80,6 +86,27 @@ func BenchmarkLabelKeys(b *testing.B) {
 			next = append(next, timed(d, "n"))
 		}
 	}
+	// The same actions called on the engine directly, to split a key's
+	// wait: the write itself, and opening a trace (its score and gold
+	// suggestion), which confirm-and-next also pays.
+	var confirmOnly, openOnly []time.Duration
+	ctx := context.Background()
+	rows, _, err := eng.ListTraces(ctx, app.Query{Filter: app.Filter{Statuses: []model.Status{model.StatusNone}}, Limit: traces})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range rows {
+		start := time.Now()
+		if _, err := eng.ConfirmLabel(ctx, r.TraceID, "bench", true); err != nil {
+			b.Fatal(err)
+		}
+		confirmOnly = append(confirmOnly, time.Since(start))
+		start = time.Now()
+		if _, err := eng.ScoreOf(ctx, r.TraceID); err != nil {
+			b.Fatal(err)
+		}
+		openOnly = append(openOnly, time.Since(start))
+	}
 	b.StopTimer()
 	report := func(name string, ds []time.Duration) {
 		var sum time.Duration
@@ -95,4 +122,6 @@ func BenchmarkLabelKeys(b *testing.B) {
 	report("c", toggle)
 	report("confirm", confirm)
 	report("n", next)
+	report("engine-confirm", confirmOnly)
+	report("engine-scoreof", openOnly)
 }

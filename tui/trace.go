@@ -38,6 +38,7 @@ type traceScreen struct {
 	marker        int // the guess marker ] / [ went to (index into score.Markers), -1 none
 	focus         pane
 	detailOff     int
+	hoff          int // first column of a result table drawn (h / l)
 	item, itemOff int // scoring panel cursor
 	items         []panelItem
 
@@ -55,7 +56,7 @@ type scoreKey struct {
 	score               *app.TraceScore
 }
 
-type detailKey struct{ step, width, marker int }
+type detailKey struct{ step, width, marker, hoff int }
 
 // panelItem is a selectable row of the scoring panel.
 type panelItem struct {
@@ -180,7 +181,7 @@ func (ts *traceScreen) moveStep(d int) {
 	}
 	n := clamp(ts.step+d, 0, len(ts.t.Steps)-1)
 	if n != ts.step {
-		ts.step, ts.detailOff = n, 0
+		ts.step, ts.detailOff, ts.hoff = n, 0, 0
 	}
 }
 
@@ -228,6 +229,22 @@ func (ts *traceScreen) jumpMarker(dir int, detailW int, sty *themes.Styles) bool
 	ts.detailOff = ts.markerLine(mk, detailW, sty)
 	ts.focus = paneDetail
 	return true
+}
+
+// evidenceAbout is the evidence text the scorer gave about step i.
+func (ts *traceScreen) evidenceAbout(i int) []string {
+	if ts.score == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range ts.score.Classes {
+		for _, e := range c.Evidence {
+			if e.Step == i {
+				out = append(out, e.Reason)
+			}
+		}
+	}
+	return out
 }
 
 // markerInStep is the position of the current marker among step i's
@@ -278,6 +295,10 @@ func (ts *traceScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		ts.scrollDetail(max(1, m.height/2))
 	case key.Matches(msg, k.PageUp):
 		ts.scrollDetail(-max(1, m.height/2))
+	case key.Matches(msg, k.Left):
+		ts.hoff = max(0, ts.hoff-8)
+	case key.Matches(msg, k.Right):
+		ts.hoff += 8 // resultTable stops it at the table's last column
 	case key.Matches(msg, k.Scroll):
 		ts.scrollDetail(1)
 	case key.Matches(msg, k.ScrollUp):

@@ -220,7 +220,7 @@ func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
 	if i < 0 || i >= len(ts.t.Steps) {
 		return nil
 	}
-	k := detailKey{i, w, ts.markerInStep(i)}
+	k := detailKey{i, w, ts.markerInStep(i), ts.hoff}
 	if l, ok := ts.cache[k]; ok {
 		return l
 	}
@@ -250,7 +250,7 @@ func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
 			lines = append(lines, sty.Subtle.Render(fmt.Sprintf("… %d more bytes not shown", cut)))
 		}
 	}
-	if tbl := resultTable(sty, s.Result, w); tbl != nil {
+	if tbl := resultTable(sty, s.Result, w, ts.hoff, evidenceColumns(s.Result, ts.evidenceAbout(i))); tbl != nil {
 		section("result")
 		lines = append(lines, tbl...)
 	} else if len(s.Result) > 0 {
