@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"tracelab/app"
 )
 
 // run executes the CLI in-process and returns stdout, stderr and the exit code.
@@ -172,6 +174,21 @@ func TestDemoKeepsItsDatabase(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("demo --list left %v in the temporary directory", left)
+	}
+	// The second run changed a tool contract: the Drift screen's overview
+	// lists the change and the labeled cases it affects.
+	eng, err := app.Open(context.Background(), db, app.Files{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov, err := eng.DriftAcrossRuns(context.Background())
+	eng.Close()
+	affected := 0
+	for _, ch := range ov.Changes {
+		affected += len(ch.TraceIDs)
+	}
+	if err != nil || len(ov.Changes) == 0 || affected == 0 {
+		t.Errorf("demo drift: %d change(s), %d affected trace(s), %v", len(ov.Changes), affected, err)
 	}
 	// Only the cases of two servers arrive labeled.
 	dir := t.TempDir()
