@@ -24,7 +24,8 @@ type Engine struct {
 	mu  sync.RWMutex // guards cfg: commands of the workbench run concurrently
 	cfg scoring.Config
 
-	cases caseLocks // serializes the label actions on one case (labels.go)
+	cases   caseLocks // serializes the label actions on one case (labels.go)
+	peerIdx peerIndex // the peers of each question, for gold suggestions (labels.go)
 }
 
 // The store's row and query types, re-exported so front ends name them
@@ -269,49 +270,16 @@ func DecodeScore(raw json.RawMessage) (*TraceScore, error) {
 // engine's configuration (glossary files included) and the trace's peers;
 // nil for a trace the engine cannot find.
 func (e *Engine) SuggestGold(ctx context.Context, traceID string) (*scoring.GoldSuggestion, error) {
-	rs, err := Evaluate(ctx, e.st, e.Config(), []string{traceID}, nil)
-	if errors.Is(err, store.ErrNotFound) || len(rs) == 0 {
+	_, _, sugg, err := e.evaluateOne(ctx, traceID)
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	if rs[0].Suggested != nil {
-		return rs[0].Suggested, nil
-	}
-	// A trace with human gold: what the machine would have suggested
-	// still helps the labeler compare.
-	t, err := e.st.Trace(ctx, traceID)
-	if err != nil {
-		return nil, err
-	}
-	sc, err := scoring.NewScorer(e.Config())
-	if err != nil {
-		return nil, err
-	}
-	peers, err := e.peersOf(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	gs := sc.SuggestGold(t, rs[0].Score, peers)
-	return &gs, nil
-}
-
-// peersOf returns the scored traces asking the same question as t.
-func (e *Engine) peersOf(ctx context.Context, t *model.Trace) ([]scoring.Peer, error) {
-	cases, err := casesByTrace(ctx, e.st)
-	if err != nil {
-		return nil, err
-	}
-	peers := map[string][]scoring.Peer{}
-	if err := storedPeers(ctx, e.st, cases, []string{t.TraceID}, peers); err != nil {
-		return nil, err
-	}
-	return peers[questionKey(t.Question)], nil
+	return sugg, err
 }
 
 // Rescore scores traces again (all when ids is nil) and stores the results.
 func (e *Engine) Rescore(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
+	defer e.peerIdx.reset() // scores changed under the index
 	return ScoreAll(ctx, e.st, e.Config(), ids, progress)
 }
 

@@ -92,12 +92,11 @@ func (l *caseLocks) lock(id string) (unlock func()) {
 func (e *Engine) act(ctx context.Context, traceID, who string, humanGold bool, fn func(*CaseRecord) ([]FieldEdit, error)) (ActionResult, error) {
 	unlock := e.cases.lock(traceID)
 	defer unlock()
-	return e.actWith(ctx, traceID, who, humanGold, nil, fn)
+	return e.actLocked(ctx, traceID, who, humanGold, fn)
 }
 
-// actWith runs an action with the case locked by the caller; sugg is the
-// trace's gold suggestion when known.
-func (e *Engine) actWith(ctx context.Context, traceID, who string, humanGold bool, sugg *scoring.GoldSuggestion, fn func(*CaseRecord) ([]FieldEdit, error)) (ActionResult, error) {
+// actLocked runs an action with the case locked by the caller.
+func (e *Engine) actLocked(ctx context.Context, traceID, who string, humanGold bool, fn func(*CaseRecord) ([]FieldEdit, error)) (ActionResult, error) {
 	g, err := e.st.EditGroup(ctx, traceID, who, humanGold, func(rec *CaseRecord) ([]store.FieldChange, error) {
 		eds, err := fn(rec)
 		cs := make([]store.FieldChange, len(eds))
@@ -111,14 +110,12 @@ func (e *Engine) actWith(ctx context.Context, traceID, who string, humanGold boo
 		res.Case, _ = e.st.CaseForTrace(ctx, traceID)
 		return res, err
 	}
-	return e.afterAction(ctx, traceID, g, humanGold, sugg)
+	return e.afterAction(ctx, traceID, g, humanGold)
 }
 
 // afterAction reloads the case and, when the action moved gold (or
-// rescore says so), rescores the trace. sugg is the trace's gold
-// suggestion when the caller has it: it does not depend on the trace's
-// own gold, so it is not computed again.
-func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group, rescore bool, sugg *scoring.GoldSuggestion) (ActionResult, error) {
+// rescore says so), rescores the trace.
+func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group, rescore bool) (ActionResult, error) {
 	res := ActionResult{Group: g.ID, Action: g.Action}
 	for _, ev := range g.Events {
 		res.Changed = append(res.Changed, ev.Field)
@@ -129,24 +126,13 @@ func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group,
 		return res, err
 	}
 	if !rescore {
-		return res, nil
+		// A confirmed or relabeled case changes what it offers its
+		// peers (grounded by a person) even without a new score.
+		return res, e.refreshPeer(ctx, traceID, res.Case)
 	}
-	rs, err := ScoreAll(ctx, e.st, e.Config(), []string{traceID}, nil)
-	if err != nil {
+	if res.Score, err = e.rescoreOne(ctx, traceID); err != nil {
 		return res, fmt.Errorf("rescoring %s: %w", traceID, err)
 	}
-	if sugg == nil || len(rs) != 1 {
-		res.Score, err = e.ScoreOf(ctx, traceID)
-		return res, err
-	}
-	raw, err := json.Marshal(rs[0].Score)
-	if err != nil {
-		return res, err
-	}
-	if res.Score, err = DecodeScore(raw); err != nil {
-		return res, err
-	}
-	res.Score.SuggestedGold, res.Score.GoldSources = &sugg.Gold, sugg.Sources
 	return res, nil
 }
 
@@ -231,14 +217,7 @@ var suggestedGoldFields = []string{"gold.required_fields", "gold.forbidden_field
 func (e *Engine) AcceptSuggestion(ctx context.Context, traceID, who string) (ActionResult, error) {
 	unlock := e.cases.lock(traceID)
 	defer unlock()
-	sugg, err := e.SuggestGold(ctx, traceID)
-	if err == nil && sugg == nil {
-		err = fmt.Errorf("trace %q: %w", traceID, ErrNotFound)
-	}
-	var t *model.Trace
-	if err == nil {
-		t, err = e.st.Trace(ctx, traceID)
-	}
+	t, _, sugg, err := e.evaluateOne(ctx, traceID)
 	var sc *scoring.Scorer
 	if err == nil {
 		sc, err = scoring.NewScorer(e.Config())
@@ -246,7 +225,7 @@ func (e *Engine) AcceptSuggestion(ctx context.Context, traceID, who string) (Act
 	if err != nil {
 		return ActionResult{}, err
 	}
-	return e.actWith(ctx, traceID, who, true, sugg, func(rec *CaseRecord) ([]FieldEdit, error) {
+	return e.actLocked(ctx, traceID, who, true, func(rec *CaseRecord) ([]FieldEdit, error) {
 		gold := acceptedGold(rec, sugg.Gold)
 		score := sc.Score(t, &gold)
 		var out []FieldEdit
@@ -359,7 +338,7 @@ func (e *Engine) revert(ctx context.Context, traceID, who string, fn func(contex
 	if err != nil {
 		return ActionResult{}, err
 	}
-	return e.afterAction(ctx, traceID, g, false, nil)
+	return e.afterAction(ctx, traceID, g, false)
 }
 
 // IsIncomplete reports whether err is a confirm refused for an unfinished
@@ -370,4 +349,160 @@ func IsIncomplete(err error) ([]string, bool) {
 		return ie.Missing, true
 	}
 	return nil, false
+}
+
+// peerIndex holds the peers of every stored trace by question bucket: the
+// gold suggestions of one trace need only the traces asking the same
+// question, and scanning every stored score for each suggestion took
+// seconds on a 100,000-trace database. It is built with one scan on first
+// use and kept current by the engine's own actions and rescoring; a
+// rescore of everything (Rescore with nil ids) drops it.
+type peerIndex struct {
+	mu  sync.Mutex
+	byQ map[string][]scoring.Peer // nil until built
+}
+
+func (p *peerIndex) reset() {
+	p.mu.Lock()
+	p.byQ = nil
+	p.mu.Unlock()
+}
+
+// peers returns the peers of a question bucket, without the trace itself.
+func (e *Engine) peers(ctx context.Context, t *model.Trace) ([]scoring.Peer, error) {
+	p := &e.peerIdx
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.byQ == nil {
+		cases, err := casesByTrace(ctx, e.st)
+		if err != nil {
+			return nil, err
+		}
+		byQ := map[string][]scoring.Peer{}
+		if err := storedPeers(ctx, e.st, cases, []string{}, byQ); err != nil {
+			return nil, err
+		}
+		p.byQ = byQ
+	}
+	var out []scoring.Peer
+	for _, peer := range p.byQ[questionKey(t.Question)] {
+		if peer.TraceID != t.TraceID {
+			out = append(out, peer)
+		}
+	}
+	return out, nil
+}
+
+// setPeer replaces a trace's entry in the index after it was rescored.
+func (e *Engine) setPeer(t *model.Trace, r Result) {
+	p := &e.peerIdx
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.byQ == nil {
+		return // built from the store on next use
+	}
+	k := questionKey(t.Question)
+	list := p.byQ[k][:0:0]
+	for _, peer := range p.byQ[k] {
+		if peer.TraceID != t.TraceID {
+			list = append(list, peer)
+		}
+	}
+	p.byQ[k] = append(list, peerOf(t, r))
+}
+
+// refreshPeer puts a trace's entry in the index again from its stored
+// score and its case as it is now.
+func (e *Engine) refreshPeer(ctx context.Context, traceID string, rec *CaseRecord) error {
+	e.peerIdx.mu.Lock()
+	built := e.peerIdx.byQ != nil
+	e.peerIdx.mu.Unlock()
+	if !built {
+		return nil
+	}
+	raw, err := e.st.Score(ctx, traceID)
+	if err != nil || len(raw) == 0 {
+		return err
+	}
+	ts, err := DecodeScore(raw)
+	if err != nil {
+		return err
+	}
+	t, err := e.st.Trace(ctx, traceID)
+	if err != nil {
+		return err
+	}
+	e.setPeer(t, Result{Score: ts.TraceScore, Case: rec, HumanGold: rec != nil && rec.GoldOrigin == "human"})
+	return nil
+}
+
+// evaluateOne is Evaluate for one trace, with its peers from the index:
+// scored against its human gold, or else against the gold suggested for
+// it. The suggestion is also made for human gold, for the labeler to
+// compare.
+func (e *Engine) evaluateOne(ctx context.Context, traceID string) (*model.Trace, Result, *scoring.GoldSuggestion, error) {
+	var r Result
+	t, err := e.st.Trace(ctx, traceID)
+	if err != nil {
+		return nil, r, nil, err
+	}
+	if r.Case, err = e.st.CaseForTrace(ctx, traceID); err != nil {
+		return nil, r, nil, err
+	}
+	cfg := e.Config()
+	sc, err := scoring.NewScorer(cfg)
+	if err != nil {
+		return nil, r, nil, err
+	}
+	var gold *model.Gold
+	if r.Case != nil && r.Case.GoldOrigin == "human" {
+		g := r.Case.Case.Gold
+		gold, r.HumanGold = &g, true
+	}
+	r.Score = sc.Score(t, gold)
+	peers, err := e.peers(ctx, t)
+	if err != nil {
+		return nil, r, nil, err
+	}
+	sugg := sc.SuggestGold(t, r.Score, peers)
+	if !r.HumanGold {
+		g := sugg.Gold
+		r.Score, r.Suggested = sc.Score(t, &g), &sugg
+	}
+	if o, ok := cfg.Policy.(*CommandOracle); ok && o.Err() != nil {
+		return t, r, &sugg, o.Err()
+	}
+	return t, r, &sugg, nil
+}
+
+// rescoreOne scores one trace again and stores its score (and the
+// machine's case while nobody labeled it), as ScoreAll does, keeping the
+// peer index current. It returns the score as the trace screen shows it.
+func (e *Engine) rescoreOne(ctx context.Context, traceID string) (*TraceScore, error) {
+	t, r, sugg, err := e.evaluateOne(ctx, traceID)
+	if err != nil {
+		return nil, err
+	}
+	if err := saveResults(ctx, e.st, []Result{r}); err != nil {
+		return nil, err
+	}
+	e.setPeer(t, r)
+	return traceScoreOf(r.Score, sugg)
+}
+
+// traceScoreOf is a fresh score as ScoreOf would read it back: markers in
+// text order, with the gold suggestion.
+func traceScoreOf(s scoring.TraceScore, sugg *scoring.GoldSuggestion) (*TraceScore, error) {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := DecodeScore(raw)
+	if err != nil {
+		return nil, err
+	}
+	if sugg != nil {
+		ts.SuggestedGold, ts.GoldSources = &sugg.Gold, sugg.Sources
+	}
+	return ts, nil
 }

@@ -295,3 +295,39 @@ func TestConfirmLabelChecks(t *testing.T) {
 		t.Fatalf("forced confirm: %v %+v", err, res.Case)
 	}
 }
+
+// evaluateOne (one trace, peers from the index) scores and suggests
+// exactly as Evaluate does, for every bundled trace, before and after
+// colleagues confirmed some traces as grounded.
+func TestEvaluateOneMatchesEvaluate(t *testing.T) {
+	ctx := context.Background()
+	e := labelEngine(t)
+	ids, err := e.st.TraceIDs(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		for _, id := range ids {
+			rs, err := Evaluate(ctx, e.st, e.Config(), []string{id}, nil)
+			if err != nil || len(rs) != 1 {
+				t.Fatalf("Evaluate %s: %v", id, err)
+			}
+			_, r, _, err := e.evaluateOne(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := string(jsonOf(rs[0].Score)), string(jsonOf(r.Score)); a != b {
+				t.Errorf("%s %s: score differs\nEvaluate    %s\nevaluateOne %s", when, id, a, b)
+			}
+			if a, b := string(jsonOf(rs[0].Suggested)), string(jsonOf(r.Suggested)); a != b {
+				t.Errorf("%s %s: suggestion differs\nEvaluate    %s\nevaluateOne %s", when, id, a, b)
+			}
+		}
+	}
+	check("unlabeled")
+	groundPeers(t, e) // the index is built now: the actions must keep it current
+	check("after confirms")
+	if sg, _ := e.SuggestGold(ctx, "trace_e7c3b5"); sg == nil || len(sg.Gold.RequiredFields) == 0 {
+		t.Errorf("the peer confirmed after the index was built does not reach trace_e7c3b5's suggestion: %+v", sg)
+	}
+}

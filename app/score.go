@@ -219,11 +219,17 @@ func ScoreAll(ctx context.Context, st *store.Store, cfg scoring.Config, ids []st
 	if err != nil {
 		return results, err
 	}
+	return results, saveResults(ctx, st, results)
+}
+
+// saveResults stores the scores of evaluated results and the machine's
+// suggested case for the traces nobody has labeled.
+func saveResults(ctx context.Context, st *store.Store, results []Result) error {
 	rows := make([]store.ScoreRow, len(results))
 	for i, r := range results {
 		detail, err := json.Marshal(r.Score)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		class := ""
 		if r.Score.SuggestedClass != nil {
@@ -233,7 +239,7 @@ func ScoreAll(ctx context.Context, st *store.Store, cfg scoring.Config, ids []st
 			NeedsReview: r.Score.NeedsHumanReview, Correct: r.Score.Correct, Grounded: r.Score.Grounded, Detail: detail}
 	}
 	if err := st.SaveScores(ctx, rows); err != nil {
-		return nil, err
+		return err
 	}
 	for _, r := range results {
 		// Only a suggestion with substance becomes a case: a trace the
@@ -242,10 +248,10 @@ func ScoreAll(ctx context.Context, st *store.Store, cfg scoring.Config, ids []st
 			continue
 		}
 		if err := st.SuggestCase(ctx, r.Score.TraceID, r.Suggested.Gold, scoring.SuggestLabel(r.Score)); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return results, nil
+	return nil
 }
 
 // Report builds report.json over the cases with human gold, using the
