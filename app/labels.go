@@ -506,3 +506,11 @@ func traceScoreOf(s scoring.TraceScore, sugg *scoring.GoldSuggestion) (*TraceSco
 	}
 	return ts, nil
 }
+
+// WarmSuggestions builds the peer index ahead of the first suggestion, so
+// the first trace opened does not wait for the scan (the workbench runs it
+// while the queue is on screen).
+func (e *Engine) WarmSuggestions(ctx context.Context) error {
+	_, err := e.peers(ctx, &model.Trace{})
+	return err
+}

@@ -32,6 +32,8 @@ func TestGoldenScreens(t *testing.T) {
 		{"trace_result_step", []string{"enter", "j", "j", "j", "j", "j", "j", "j"}, false},
 		{"report_scrolled", []string{"R", "j", "j", "j", "j"}, false},
 		{"gold_editor", []string{"enter", "e"}, false},
+		{"gold_editor_discard", []string{"enter", "e", "tab", "0", "esc"}, false},
+		{"trace_confirm_ask", []string{"enter", "enter"}, true},
 		{"report", []string{"R"}, false},
 		{"help", []string{"enter", "?"}, false},
 	}

@@ -175,7 +175,14 @@ func (m *Model) setStatus(s string, isErr bool) {
 
 // Init asks for the terminal background (theme detection) and the first page.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.loadPage(m.queue.query(nil), m.queue.seq, false, -1), m.loadCounts(m.queue.filter, m.queue.seq)}
+	eng, ctx := m.eng, m.ctx
+	cmds := []tea.Cmd{m.loadPage(m.queue.query(nil), m.queue.seq, false, -1), m.loadCounts(m.queue.filter, m.queue.seq),
+		func() tea.Msg {
+			// The gold suggestions' peer index, built while the queue is
+			// read; a failure here shows again when a trace opens.
+			_ = eng.WarmSuggestions(ctx)
+			return nil
+		}}
 	if !m.themeFixed {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
