@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"tracelab/importers"
 	"tracelab/scoring"
 	"tracelab/store"
 )
@@ -22,6 +23,9 @@ type Files struct {
 	Lexicon      string        // --lexicon: extra guess-marker phrases, one per line
 	Lineage      string        // --lineage: tool.argument -> [table.column]
 	Glossary     string        // --glossary: extra glossary entries (JSON)
+	// Prices (--prices) is a price table laid over the embedded one, for
+	// the estimated cost of traces that carry tokens but no cost.
+	Prices string
 }
 
 // LoadConfig reads the files and the store's glossary into a scoring
@@ -30,6 +34,11 @@ func LoadConfig(ctx context.Context, st *store.Store, f Files) (scoring.Config, 
 	var cfg scoring.Config
 	if f.Policy != "" && f.PolicyOracle != "" {
 		return cfg, fmt.Errorf("--policy and --policy-oracle are exclusive: give one policy oracle")
+	}
+	if f.Prices != "" {
+		if err := importers.LoadPrices(f.Prices); err != nil {
+			return cfg, fmt.Errorf("--prices: %w", err)
+		}
 	}
 	if f.Policy != "" {
 		data, err := os.ReadFile(f.Policy)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 
+	"tracelab/cireport"
 	"tracelab/model"
 )
 
@@ -162,12 +163,7 @@ func DiffReports(oldName string, old []model.Report, newName string, cur []model
 	return d
 }
 
-func fmtNum(p *float64) string {
-	if p == nil {
-		return "null"
-	}
-	return fmt.Sprintf("%g", *p)
-}
+func fmtNum(p *float64) string { return cireport.Number(p) }
 
 // ReadReport reads a report.json file: a JSON array of report objects.
 func ReadReport(path string) ([]model.Report, error) {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -9,10 +8,12 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"tracelab/app"
+	"tracelab/cireport"
 	"tracelab/model"
 )
 
@@ -49,9 +50,10 @@ regression or any policy violation (a release blocker), 2 on bad input.`,
 		Example: `  tracelab check --suite suite/cases.jsonl --policy policy.json runs/*.jsonl
   tracelab check --suite suite/cases.jsonl --junit check.xml --format github new.jsonl
   tracelab check --suite suite/cases.jsonl --format json --report new-report.json new.jsonl
-  ./replay-app.sh | tracelab check --suite suite/cases.jsonl -`,
+  ./replay-suite.sh | tracelab check --suite suite/cases.jsonl -`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			started := time.Now()
 			if !slices.Contains(checkFormats, format) {
 				return withCode(2, fmt.Errorf("--format %q is not one of %s", format, strings.Join(checkFormats, ", ")))
 			}
@@ -64,7 +66,9 @@ regression or any policy violation (a release blocker), 2 on bad input.`,
 				return err
 			}
 			if junit != "" {
-				if err := app.WriteFileAtomic(junit, func(f *os.File) error { return writeCheckJUnit(f, rep) }); err != nil {
+				if err := app.WriteFileAtomic(junit, func(f *os.File) error {
+					return writeCheckJUnit(f, rep, cireport.JUnitRun{Started: started, Elapsed: time.Since(started)})
+				}); err != nil {
 					return withCode(2, err)
 				}
 			}
@@ -156,9 +160,7 @@ func ciText(s string) string {
 	return model.EscapeRunes(model.CleanLine(s), model.IsBidiControl)
 }
 
-func mdCell(s string) string {
-	return strings.ReplaceAll(ciText(s), "|", `\|`)
-}
+func mdCell(s string) string { return cireport.Cell(model.CleanLine(s)) }
 
 func writeCheckMarkdown(w io.Writer, rep app.CheckReport) error {
 	var b strings.Builder
@@ -177,13 +179,9 @@ func writeCheckMarkdown(w io.Writer, rep app.CheckReport) error {
 
 // ghMsg and ghProperty escape a workflow command's message and property
 // (GitHub docs, "Workflow commands for GitHub Actions").
-func ghMsg(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(ciText(s))
-}
+func ghMsg(s string) string { return cireport.GitHubMessage(ciText(s)) }
 
-func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(ciText(s))
-}
+func ghProperty(s string) string { return cireport.GitHubProperty(ciText(s)) }
 
 // writeCheckGitHub writes one annotation per case that is not a pass:
 // error for regressions and policy violations, warning for failing and
@@ -214,72 +212,33 @@ func writeCheckGitHub(w io.Writer, rep app.CheckReport) error {
 	return err
 }
 
-// JUnit shapes as CI test reporters read them.
-type checkJUnitSuites struct {
-	XMLName  xml.Name          `xml:"testsuites"`
-	Name     string            `xml:"name,attr"`
-	Tests    int               `xml:"tests,attr"`
-	Failures int               `xml:"failures,attr"`
-	Skipped  int               `xml:"skipped,attr"`
-	Suites   []checkJUnitSuite `xml:"testsuite"`
-}
-
-type checkJUnitSuite struct {
-	Name     string           `xml:"name,attr"`
-	Tests    int              `xml:"tests,attr"`
-	Failures int              `xml:"failures,attr"`
-	Skipped  int              `xml:"skipped,attr"`
-	Cases    []checkJUnitCase `xml:"testcase"`
-}
-
-type checkJUnitCase struct {
-	Name      string             `xml:"name,attr"`
-	Classname string             `xml:"classname,attr"`
-	Failure   *checkJUnitFailure `xml:"failure,omitempty"`
-	Skipped   *checkJUnitSkipped `xml:"skipped,omitempty"`
-	SystemOut string             `xml:"system-out,omitempty"`
-}
-
-type checkJUnitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
-type checkJUnitSkipped struct {
-	Message string `xml:"message,attr"`
-}
-
 // writeCheckJUnit writes one testcase per suite case, agreeing with the
 // exit status: regressions and policy violations are failures (the
 // message is the reason); cases the suite already knew failing, and
 // missing ones, are skipped with the reason; pass and fixed pass.
-func writeCheckJUnit(w io.Writer, rep app.CheckReport) error {
-	s := checkJUnitSuite{Name: "tracelab check"}
+func writeCheckJUnit(w io.Writer, rep app.CheckReport, run cireport.JUnitRun) error {
+	s := cireport.NewSuite("tracelab check", run)
 	for _, c := range rep.Cases {
-		tc := checkJUnitCase{Name: ciText(c.CaseID), Classname: "tracelab.check"}
+		tc := cireport.JUnitCase{Name: ciText(c.CaseID), Classname: "tracelab.check"}
 		switch {
 		case c.Verdict == app.VerdictRegressed || c.PolicyViolations > 0:
 			typ := string(c.Verdict)
 			if c.PolicyViolations > 0 {
 				typ += "+policy"
 			}
-			tc.Failure = &checkJUnitFailure{Message: ciText(c.Reason), Type: typ, Text: "trace " + ciText(c.TraceID) + ": " + ciText(c.Reason)}
-			s.Failures++
+			tc.Failure = &cireport.JUnitProblem{Message: ciText(c.Reason), Type: typ, Text: "trace " + ciText(c.TraceID) + ": " + ciText(c.Reason)}
 		case c.Verdict == app.VerdictMissing || c.Verdict == app.VerdictFailing:
-			tc.Skipped = &checkJUnitSkipped{Message: string(c.Verdict) + ": " + c.Reason}
-			s.Skipped++
+			tc.Skipped = &cireport.JUnitSkipped{Message: string(c.Verdict) + ": " + ciText(c.Reason)}
 		default:
-			tc.SystemOut = string(c.Verdict) + ": " + c.Reason
+			tc.SystemOut = string(c.Verdict) + ": " + ciText(c.Reason)
 		}
-		s.Cases = append(s.Cases, tc)
-		s.Tests++
+		s.Add(tc)
 	}
-	doc := checkJUnitSuites{Name: "tracelab", Tests: s.Tests, Failures: s.Failures, Skipped: s.Skipped, Suites: []checkJUnitSuite{s}}
-	out, err := xml.MarshalIndent(doc, "", "  ")
+	s.SystemOut = checkVerdictLine(rep.Summary) + "; " + checkSummaryLine(rep.Summary)
+	out, err := cireport.MarshalJUnit("tracelab", run, s)
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(w, xml.Header+string(out)+"\n")
+	_, err = w.Write(out)
 	return err
 }

@@ -8,10 +8,12 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"tracelab/app"
+	"tracelab/cireport"
 	"tracelab/model"
 	"tracelab/scoring"
 )
@@ -38,6 +40,7 @@ type driftOptions struct {
 	format   string
 	failOn   string
 	severity string
+	ack      string // ack file: fingerprints of reviewed findings to suppress
 	traces   []string
 	cases    bool   // match the labeled cases of the database
 	suite    string // match the cases of this suite file instead
@@ -87,9 +90,10 @@ Check ids, lanes and tiers: docs/drift-checks.md.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.format, "format", "text", "output format: "+strings.Join(scoring.DriftFormats, ", "))
+	f.StringVar(&opts.format, "format", "text", "output format: "+strings.Join(cireport.DriftFormats, ", "))
 	f.StringVar(&opts.failOn, "fail-on", "breaking", "exit 1 when a change reaches this lane: breaking, risky or additive")
 	f.StringVar(&opts.severity, "severity", "", "severity file: `CHECK-ID LANE` per line overrides lanes (LANE: breaking, risky, additive, ignore)")
+	f.StringVar(&opts.ack, "ack", "", "ack file: `FINGERPRINT [expires=YYYY-MM-DD] REASON` per line suppresses that finding; expired entries are listed")
 	f.StringArrayVar(&opts.traces, "traces", nil, "trace file(s) in any supported format: list the cases each drift affects")
 	f.BoolVar(&opts.cases, "cases", false, "list the labeled cases of the database each drift affects, by evidence tier")
 	f.StringVar(&opts.suite, "suite", "", "list the cases of this suite file (cases.jsonl) each drift affects")
@@ -101,8 +105,9 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if !slices.Contains(scoring.DriftFormats, opts.format) {
-		return driftBadInput(fmt.Errorf("--format: unknown format %q (supported: %s)", opts.format, strings.Join(scoring.DriftFormats, ", ")))
+	started := time.Now()
+	if !slices.Contains(cireport.DriftFormats, opts.format) {
+		return driftBadInput(fmt.Errorf("--format: unknown format %q (supported: %s)", opts.format, strings.Join(cireport.DriftFormats, ", ")))
 	}
 	failOn, ok := scoring.ParseLane(opts.failOn)
 	if !ok || failOn == scoring.LaneIgnore {
@@ -117,6 +122,10 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 		if sev, err = scoring.ParseDriftSeverity(opts.severity, data); err != nil {
 			return driftBadInput(err)
 		}
+	}
+	acks, err := readDriftAcks(opts.ack)
+	if err != nil {
+		return driftBadInput(err)
 	}
 	if oldArg == "-" && newArg == "-" {
 		return driftBadInput(errors.New("only one of OLD and NEW can be read from stdin"))
@@ -154,7 +163,7 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 	if r, ok := opts.db.resolved[newArg]; ok {
 		newName = r
 	}
-	rep := scoring.NewDriftReport(oldName, newName, res, sev, failOn)
+	rep := scoring.NewDriftReport(oldName, newName, res, sev, failOn).WithAcks(acks, started)
 	if len(opts.traces) > 0 || opts.cases || opts.suite != "" {
 		cases, err := driftCases(ctx, opts, driftServerOf(oldArg, newArg))
 		if err != nil {
@@ -163,7 +172,7 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 		affected := scoring.AffectedCasesBetween(rep.Findings, oldTools, newTools, app.CaseTools(cases))
 		rep = rep.WithCases(app.NotLabeledOnNew(affected, cases, newTools))
 	}
-	out, err := scoring.RenderDrift(opts.format, rep)
+	out, err := cireport.RenderDrift(opts.format, rep, cireport.JUnitRun{Started: started, Elapsed: time.Since(started)})
 	if err != nil {
 		return driftBadInput(err)
 	}
@@ -178,6 +187,18 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 			failOn, rep.Summary.Breaking, rep.Summary.Risky, rep.Summary.Additive)}
 	}
 	return nil
+}
+
+// readDriftAcks reads the --ack file; "" is no acks.
+func readDriftAcks(file string) (scoring.DriftAcks, error) {
+	if file == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return scoring.ParseDriftAcks(file, data)
 }
 
 // loadDriftSide reads one side of the diff: stdin for "-", else load.

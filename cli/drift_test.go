@@ -8,11 +8,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"tracelab/cireport"
 	"tracelab/importers"
 	"tracelab/scoring"
 )
@@ -88,6 +90,8 @@ func driftGolden(t *testing.T, name, got string) {
 	}
 }
 
+var junitClock = regexp.MustCompile(`\b(time|timestamp)="[^"]*"`)
+
 const (
 	driftOldListing = "testdata/drift/old.json"
 	driftNewListing = "testdata/drift/new.json"
@@ -95,12 +99,14 @@ const (
 )
 
 func TestDriftGolden(t *testing.T) {
-	for _, format := range scoring.DriftFormats {
+	for _, format := range cireport.DriftFormats {
 		t.Run(format, func(t *testing.T) {
 			out, code, _ := runDriftCmd(t, "", "--format", format, "--traces", driftTraces, driftOldListing, driftNewListing)
 			if code != 1 {
 				t.Errorf("exit %d, want 1 (breaking drift)", code)
 			}
+			// JUnit carries when the diff ran and how long it took.
+			out = junitClock.ReplaceAllString(out, `$1="X"`)
 			driftGolden(t, format+".golden", out)
 		})
 	}
@@ -206,13 +212,18 @@ func TestDriftJUnitParses(t *testing.T) {
 			failed[c.Name] = c.Failure.Text
 		}
 	}
-	for _, tool := range []string{"workspace.read", "lookup_customer", "notes.sync", "legacy.search", "workspace.list"} {
+	for _, tool := range []string{"workspace.read", "notes.sync", "legacy.search", "workspace.list"} {
 		if _, ok := failed[tool]; !ok {
 			t.Errorf("%s should fail: %v", tool, failed)
 		}
 	}
 	if _, ok := failed["workspace.grep"]; ok {
 		t.Errorf("an added tool must not fail")
+	}
+	// lookup_customer only lost an optional output field and gained an
+	// output enum value: risky, below the default --fail-on breaking.
+	if _, ok := failed["lookup_customer"]; ok {
+		t.Errorf("lookup_customer has no breaking change, yet fails")
 	}
 	if !strings.Contains(failed["workspace.read"], "input-property-added-required") || doc.Failures != len(failed) || doc.Tests != 6 {
 		t.Errorf("failures %d tests %d: %v", doc.Failures, doc.Tests, failed)
@@ -245,8 +256,12 @@ func TestDriftExitCodes(t *testing.T) {
 		{"fail on risky", []string{"--fail-on", "risky", base, risky}, 1, "FAIL: changes at or above risky"},
 		{"severity lowers a lane", []string{"--severity", write("sev", "tool-description-changed additive\n"), "--fail-on", "risky", base, risky}, 0, "0 risky, 1 additive"},
 		{"severity ignores", []string{"--severity", write("sev2", "tool-description-changed ignore # noise\n"), base, risky}, 0, "1 finding(s) ignored"},
-		{"severity file lowers output-enum-widened", []string{"--severity", "testdata/drift/severity.txt", "--format", "json", driftOldListing, driftNewListing}, 1, `"risky": 2,
+		{"severity file lowers output-enum-widened", []string{"--severity", "testdata/drift/severity.txt", "--format", "json", driftOldListing, driftNewListing}, 1, `"risky": 3,
     "additive": 2,`},
+		{"ack file acknowledges every breaking change", []string{"--ack", write("acks", "# reviewed in #88\n3d69829b0836 legacy.search retired\n6746048d9fe6 expires=2999-12-31 notes.sync writes now\n9fff89ebbd1b rename shipped with adapters\nef7cf5fff498 limit lowered on purpose\n31aaeb6b4d16 callers updated\n19c5d5501cdb expires=2026-01-01 old review\n"),
+			driftOldListing, driftNewListing}, 0, "0 breaking, 4 risky, 1 additive (2 security); 5 acknowledged"},
+		{"expired ack is listed", []string{"--ack", write("acks2", "19c5d5501cdb expires=2026-01-01 old review\n"), driftOldListing, driftNewListing}, 1, "19c5d5501cdb expired 2026-01-01: old review"},
+		{"bad ack file", []string{"--ack", write("acks3", "\n3d69829b0836\n"), base, same}, 2, "acks3:2: 3d69829b0836 has no reason"},
 		{"bad severity file", []string{"--severity", "testdata/drift/bad-severity.txt", driftOldListing, driftNewListing}, 2, `testdata/drift/bad-severity.txt:2: unknown lane "sometimes"`},
 		{"unknown check id", []string{"--severity", write("sev3", "\n\ninput-typo breaking\n"), base, risky}, 2, `sev3:3: unknown check id "input-typo"`},
 		{"not a listing", []string{base, notListing}, 2, "bad.json: tools: required"},

@@ -71,6 +71,7 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 	f.StringVar(&opts.Defaults.UserRole, "role", "", "user role for traces that do not carry one")
 	f.StringVar(&opts.Defaults.RunID, "run", "", "run id for traces that do not carry one")
 	f.BoolVar(&listFormats, "list-formats", false, "list the supported formats and exit")
+	f.StringVar(&files.Prices, "prices", "", "price table (JSON, the shape of importers/prices.json) over the embedded one, for the estimated cost of traces with tokens but no cost")
 	f.BoolVar(&noScore, "no-score", false, "do not score the new traces after importing them")
 	addScoringFlags(cmd, &files)
 	return cmd

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"tracelab/app"
+	"tracelab/cireport"
 	"tracelab/model"
 )
 
@@ -115,12 +116,7 @@ func writeReportText(w io.Writer, reports []model.Report) error {
 	return tw.Flush()
 }
 
-func fmtUSD(p *float64) string {
-	if p == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.4f", *p)
-}
+func fmtUSD(p *float64) string { return cireport.Fixed(p, 4) }
 
 func runReportDiff(cmd *cobra.Command, oldPath, newPath, format string, failOnRegression bool) error {
 	if format == "" {
@@ -156,12 +152,7 @@ func runReportDiff(cmd *cobra.Command, oldPath, newPath, format string, failOnRe
 	return nil
 }
 
-func fmtDiffNum(p *float64) string {
-	if p == nil {
-		return "-"
-	}
-	return strconv.FormatFloat(*p, 'f', -1, 64)
-}
+func fmtDiffNum(p *float64) string { return cireport.Number(p) }
 
 func fmtDelta(m app.MetricDelta) string {
 	if m.Delta == nil {

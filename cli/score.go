@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"tracelab/app"
+	"tracelab/cireport"
 	"tracelab/model"
 )
 
@@ -112,12 +113,7 @@ func writeScoresText(w io.Writer, results []app.Result) error {
 	return err
 }
 
-func fmtRate(p *float64) string {
-	if p == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f", *p)
-}
+func fmtRate(p *float64) string { return cireport.Fixed(p, 2) }
 
 func fmtBool(p *bool) string {
 	switch {

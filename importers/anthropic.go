@@ -30,11 +30,12 @@ func init() {
 		Detect:   detectAnthropic,
 		Parse:    parseAnthropic,
 	})
+	registerCassetteAPI(cassetteAPI{format: "anthropic", suffixes: []string{"/v1/messages"}, trace: anthCassetteTrace})
 }
 
 func detectAnthropic(head []byte) bool {
-	if isCassette(head, "/v1/messages") {
-		return true
+	if owner, ok := cassetteFormat(head); ok {
+		return owner == "anthropic"
 	}
 	s := sniff(head)
 	if mcpSampling(s) {
@@ -115,6 +116,7 @@ type anthRecord struct {
 	} `json:"metadata"`
 	// A response message (type "message") or a stream event (other types).
 	ID         string          `json:"id"`
+	Model      string          `json:"model"` // of a request and of a response
 	Type       string          `json:"type"`
 	Role       string          `json:"role"`
 	Content    json.RawMessage `json:"content"`
@@ -140,6 +142,11 @@ func isAnthEvent(typ string) bool {
 }
 
 func parseAnthropic(ctx context.Context, r io.Reader, file string, emit Emit) error {
+	br, ok := asCassette(r)
+	if ok {
+		return parseCassette(ctx, br, file, emit)
+	}
+	r = br
 	var st *anthStream
 	flush := func() error {
 		if st == nil {
@@ -242,8 +249,10 @@ func anthTraceOf(file string, line int, raw []byte, rec *anthRecord) (*model.Tra
 			addContract(t, model.ToolContract{Name: tool.Name, Description: tool.Description, InputSchema: tool.InputSchema}, tr)
 		}
 		t.AsUser = req.Metadata.UserID
+		t.Model = req.Model
 	}
 	if resp != nil {
+		t.Model = firstNonEmpty(resp.Model, t.Model)
 		if lerr := addAnthMessage(b, "assistant", resp.Content); lerr != nil {
 			at := ""
 			if prefix != "" {
@@ -492,4 +501,14 @@ func (s *anthStream) record() *anthRecord {
 	m.Type, m.Role = "message", "assistant"
 	m.Content, _ = json.Marshal(blocks)
 	return &m
+}
+
+// anthCassetteTrace reads a recorded Messages API call.
+func anthCassetteTrace(file string, v jsonValue) (*model.Trace, *LineError, string) {
+	var rec anthRecord
+	if lerr := decodeLine(file, v.line, v.raw, &rec); lerr != nil {
+		return nil, lerr, ""
+	}
+	t, lerr := anthTraceOf(file, v.line, v.raw, &rec)
+	return t, lerr, ""
 }

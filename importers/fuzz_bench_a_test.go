@@ -45,6 +45,10 @@ func fuzzFormat(f *testing.F, format string, seeds ...string) {
 				if r.Err.Msg == "" {
 					t.Fatalf("error without a message: %#v", r.Err)
 				}
+			case r.Skip != nil:
+				if r.Skip.Reason == "" {
+					t.Fatalf("skip without a reason: %#v", r.Skip)
+				}
 			default:
 				t.Fatalf("empty record")
 			}
@@ -146,6 +150,8 @@ func benchInput(format string, records int) []byte {
 				`"events":[{"event":"model","timestamp":"2026-07-03T09:12:01+00:00","tools":[{"name":"run_sql","description":"Run SQL.","parameters":{"type":"object"}}]}]}`, i, i, i, sql)
 		}
 		b.WriteString("\n]}\n")
+	default:
+		return benchInputNew(format, records)
 	}
 	return b.Bytes()
 }

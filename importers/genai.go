@@ -2,26 +2,17 @@ package importers
 
 // Shared by the span- and observation-based formats (otel, openinference,
 // langfuse) and the MCP log: chat messages in every provider shape are
-// normalized to genMsg, and a genConvo turns them into ordered steps while
-// applying the mapping rules all formats share (pairing by call id,
-// de-duplicating history that each LLM call re-sends, answer versus
-// clarification).
+// normalized to genMsg, and the conversation builder of conv.go turns them
+// into ordered steps.
 
 import (
-	"bufio"
 	"bytes"
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"hash/fnv"
-	"io"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"tracelab/model"
 )
@@ -62,12 +53,6 @@ func genJSON(v any) json.RawMessage {
 		b, _ = json.Marshal(v)
 	}
 	return b
-}
-
-// genID is the deterministic trace id for sources without one.
-func genID(format string, record []byte) string {
-	sum := sha256.Sum256(record)
-	return format + "-" + hex.EncodeToString(sum[:])[:12]
 }
 
 func gStr(m map[string]any, keys ...string) string {
@@ -269,6 +254,18 @@ func (g *genGather) container(v any, def string, depth int) {
 			g.container(d, def, depth+1)
 			return
 		}
+		if t := strings.TrimSpace(x); len(t) > 1 && t[0] == '"' {
+			var inner string
+			if json.Unmarshal([]byte(t), &inner) == nil {
+				x = inner // a JSON-encoded string: the text is inside the quotes
+			}
+		}
+		if msgs := genFlattened(x); msgs != nil {
+			for _, m := range msgs {
+				g.message(m, def)
+			}
+			return
+		}
 		if strings.TrimSpace(x) != "" && def != "" {
 			g.msgs = append(g.msgs, genMsg{Role: def, Parts: []genPart{{Kind: "text", Text: x}}})
 		}
@@ -371,11 +368,11 @@ func (g *genGather) message(m map[string]any, def string) {
 	// Item-shaped entries (OpenAI Responses, Vercel AI SDK).
 	switch gStr(m, "type") {
 	case "function_call":
-		add("assistant", genPart{Kind: "call", ID: gStr(m, "call_id", "id"), Name: gStr(m, "name"), Args: genArgs(m["arguments"])})
+		add("assistant", genPart{Kind: "call", ID: genCallID(m, "call_id", "id"), Name: gStr(m, "name"), Args: genArgs(m["arguments"])})
 		return
 	case "function_call_output":
 		r, _ := genResult(m["output"])
-		add("tool", genPart{Kind: "result", ID: gStr(m, "call_id"), Result: r})
+		add("tool", genPart{Kind: "result", ID: genCallID(m, "call_id"), Result: r})
 		return
 	case "reasoning":
 		var parts []genPart
@@ -401,13 +398,20 @@ func (g *genGather) message(m map[string]any, def string) {
 	if m["role"] == nil && m["toolCallId"] != nil && m["toolName"] != nil {
 		if m["output"] != nil || m["result"] != nil {
 			r, _ := genResult(firstNonNil(m["output"], m["result"]))
-			add("tool", genPart{Kind: "result", ID: gStr(m, "toolCallId"), Name: gStr(m, "toolName"), Result: r})
+			add("tool", genPart{Kind: "result", ID: genCallID(m, "toolCallId"), Name: gStr(m, "toolName"), Result: r})
 		} else {
-			add("assistant", genPart{Kind: "call", ID: gStr(m, "toolCallId"), Name: gStr(m, "toolName"), Args: genArgs(firstNonNil(m["input"], m["args"]))})
+			add("assistant", genPart{Kind: "call", ID: genCallID(m, "toolCallId"), Name: gStr(m, "toolName"), Args: genArgs(firstNonNil(m["input"], m["args"]))})
 		}
 		return
 	}
-	role := genRole(gStr(m, "role"))
+	rawRole := gStr(m, "role")
+	role := genRole(rawRole)
+	toolName := gStr(m, "name")
+	if role == "" && rawRole != "" && !strings.ContainsAny(rawRole, " \t\n") {
+		// A role that is no chat role names the tool whose result the
+		// message is (LangGraph.js writes {role: "get_weather"}).
+		role, toolName = "tool", rawRole
+	}
 	if role == "" {
 		role = def
 	}
@@ -421,11 +425,21 @@ func (g *genGather) message(m map[string]any, def string) {
 		}
 	}
 	toolCallID := gStr(m, "tool_call_id", "toolCallId")
-	switch c := m["content"].(type) {
+	content := m["content"]
+	var textCalls []any
+	if s, ok := content.(string); ok {
+		if calls := genTextCalls(s); calls != nil {
+			// koog writes an assistant's tool calls as the JSON text of
+			// the message content (and labels the message role tool in
+			// the history): the calls, not text or a result.
+			role, textCalls, content = "assistant", calls, nil
+		}
+	}
+	switch c := content.(type) {
 	case string:
 		if role == "tool" {
 			r, _ := genResult(c)
-			parts = append(parts, genPart{Kind: "result", ID: toolCallID, Name: gStr(m, "name"), Result: r})
+			parts = append(parts, genPart{Kind: "result", ID: toolCallID, Name: toolName, Result: r})
 		} else {
 			text("text", c)
 		}
@@ -454,7 +468,7 @@ func (g *genGather) message(m map[string]any, def string) {
 			parts = append([]genPart{{Kind: "reasoning", Text: s}}, parts...)
 		}
 	}
-	calls := genList(m["tool_calls"])
+	calls := append(textCalls, genList(m["tool_calls"])...)
 	if calls == nil {
 		if ak := gObj(m, "additional_kwargs"); ak != nil {
 			calls = genList(ak["tool_calls"])
@@ -466,9 +480,9 @@ func (g *genGather) message(m map[string]any, def string) {
 			continue
 		}
 		if fn := gObj(cm, "function"); fn != nil {
-			parts = append(parts, genPart{Kind: "call", ID: gStr(cm, "id"), Name: gStr(fn, "name"), Args: genArgs(fn["arguments"])})
+			parts = append(parts, genPart{Kind: "call", ID: genCallID(cm, "id"), Name: gStr(fn, "name"), Args: genArgs(fn["arguments"])})
 		} else {
-			parts = append(parts, genPart{Kind: "call", ID: gStr(cm, "id"), Name: gStr(cm, "name"), Args: genArgs(firstNonNil(cm["args"], cm["arguments"], cm["input"]))})
+			parts = append(parts, genPart{Kind: "call", ID: genCallID(cm, "id"), Name: gStr(cm, "name"), Args: genArgs(firstNonNil(cm["args"], cm["arguments"], cm["input"]))})
 		}
 	}
 	if fc := gObj(m, "function_call"); fc != nil {
@@ -514,19 +528,19 @@ func genBlock(b any) []genPart {
 				return []genPart{{Kind: "reasoning", Text: t}}
 			}
 		case "tool_use", "server_tool_use", "mcp_tool_use":
-			return []genPart{{Kind: "call", ID: gStr(x, "id"), Name: gStr(x, "name"), Args: genArgs(x["input"])}}
+			return []genPart{{Kind: "call", ID: genCallID(x, "id"), Name: gStr(x, "name"), Args: genArgs(x["input"])}}
 		case "tool-call":
-			return []genPart{{Kind: "call", ID: gStr(x, "toolCallId"), Name: gStr(x, "toolName"), Args: genArgs(firstNonNil(x["input"], x["args"]))}}
+			return []genPart{{Kind: "call", ID: genCallID(x, "toolCallId"), Name: gStr(x, "toolName"), Args: genArgs(firstNonNil(x["input"], x["args"]))}}
 		case "tool_result":
 			isErr, _ := x["is_error"].(bool)
 			r, e2 := genResult(genToolResultContent(x["content"]))
-			return []genPart{{Kind: "result", ID: gStr(x, "tool_use_id"), Result: r, IsErr: isErr || e2}}
+			return []genPart{{Kind: "result", ID: genCallID(x, "tool_use_id"), Result: r, IsErr: isErr || e2}}
 		case "tool-result":
 			r, _ := genResult(firstNonNil(x["output"], x["result"]))
 			if o := gObj(x, "output"); o != nil && o["value"] != nil && o["type"] != nil {
 				r, _ = genResult(o["value"]) // AI SDK v5 {type:"json"|"text", value}
 			}
-			return []genPart{{Kind: "result", ID: gStr(x, "toolCallId"), Name: gStr(x, "toolName"), Result: r}}
+			return []genPart{{Kind: "result", ID: genCallID(x, "toolCallId"), Name: gStr(x, "toolName"), Result: r}}
 		default:
 			return genParts([]any{x})
 		}
@@ -554,12 +568,12 @@ func genParts(ps []any) []genPart {
 			continue
 		}
 		if fc := firstObj(pm, "function_call", "functionCall"); fc != nil {
-			out = append(out, genPart{Kind: "call", ID: gStr(fc, "id"), Name: gStr(fc, "name"), Args: genArgs(fc["args"])})
+			out = append(out, genPart{Kind: "call", ID: genCallID(fc, "id"), Name: gStr(fc, "name"), Args: genArgs(fc["args"])})
 			continue
 		}
 		if fr := firstObj(pm, "function_response", "functionResponse"); fr != nil {
 			r, _ := genResult(fr["response"])
-			out = append(out, genPart{Kind: "result", ID: gStr(fr, "id"), Name: gStr(fr, "name"), Result: r})
+			out = append(out, genPart{Kind: "result", ID: genCallID(fr, "id"), Name: gStr(fr, "name"), Result: r})
 			continue
 		}
 		switch gStr(pm, "type") {
@@ -572,14 +586,14 @@ func genParts(ps []any) []genPart {
 				out = append(out, genPart{Kind: "reasoning", Text: t})
 			}
 		case "tool_call":
-			out = append(out, genPart{Kind: "call", ID: gStr(pm, "id"), Name: gStr(pm, "name"), Args: genArgs(pm["arguments"])})
+			out = append(out, genPart{Kind: "call", ID: genCallID(pm, "id"), Name: gStr(pm, "name"), Args: genArgs(pm["arguments"])})
 		case "tool_call_response":
 			r, _ := genResult(pm["response"])
-			out = append(out, genPart{Kind: "result", ID: gStr(pm, "id"), Result: r})
+			out = append(out, genPart{Kind: "result", ID: genCallID(pm, "id"), Result: r})
 		case "server_tool_call": // a provider-run tool (code interpreter, web search)
-			out = append(out, genPart{Kind: "call", ID: gStr(pm, "id"), Name: gStr(pm, "name"), Args: genArgs(pm["server_tool_call"])})
+			out = append(out, genPart{Kind: "call", ID: genCallID(pm, "id"), Name: gStr(pm, "name"), Args: genArgs(pm["server_tool_call"])})
 		case "server_tool_call_response":
-			out = append(out, genPart{Kind: "result", ID: gStr(pm, "id"), Result: genJSON(pm["server_tool_call_response"])})
+			out = append(out, genPart{Kind: "result", ID: genCallID(pm, "id"), Result: genJSON(pm["server_tool_call_response"])})
 		case "":
 			if t, ok := pm["text"].(string); ok && t != "" {
 				kind := "text"
@@ -633,415 +647,9 @@ func genContract(def map[string]any) (model.ToolContract, bool) {
 	return tc, true
 }
 
-// genConvo builds the steps of one trace.
-type genConvo struct {
-	steps   []model.Step
-	calls   map[string]int // call id -> step index
-	paired  map[string]bool
-	results map[string]int // call id -> index of its tool_result step
-	hist    []uint64       // message hashes of the conversation so far
-	tools   []model.ToolContract
-	toolIdx map[string]int
-	answers []int // assistant text steps awaiting answer/clarification
-	nextID  int
-	texts   map[string]bool // role + text of the messages already stepped
-}
-
-func newGenConvo() *genConvo {
-	return &genConvo{calls: map[string]int{}, paired: map[string]bool{}, results: map[string]int{}, toolIdx: map[string]int{}, texts: map[string]bool{}}
-}
-
-// turn adds one model call: the messages it was sent (the history the
-// previous call already showed is skipped) and the messages it produced.
-func (c *genConvo) turn(in, out []genMsg) {
-	hs := make([]uint64, 0, len(in)+len(out))
-	for _, m := range in {
-		hs = append(hs, genHash(m))
-	}
-	n := 0
-	for n < len(hs) && n < len(c.hist) && hs[n] == c.hist[n] {
-		n++
-	}
-	for _, m := range in[n:] {
-		if !c.history(m) {
-			c.message(m)
-		}
-	}
-	for _, m := range out {
-		hs = append(hs, genHash(m))
-		c.message(m)
-	}
-	c.hist = hs
-}
-
-// history reports whether every part of a re-sent message is already a
-// step (same text from the same role, a known call, an answered result):
-// the history differed from the previous call's only in shape or order.
-func (c *genConvo) history(m genMsg) bool {
-	known, total := 0, 0
-	for _, p := range m.Parts {
-		switch p.Kind {
-		case "text", "reasoning":
-			total++
-			if c.texts[m.Role+"\x00"+p.Text] {
-				known++
-			}
-		case "call":
-			total++
-			if p.ID != "" && c.hasCall(p.ID) {
-				known++
-			}
-		case "result":
-			total++
-			if p.ID != "" && c.paired[p.ID] {
-				known++
-			}
-		}
-	}
-	return total > 0 && known == total
-}
-
-func genHash(m genMsg) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(m.Role))
-	for _, p := range m.Parts {
-		h.Write([]byte{0, byte(len(p.Kind))})
-		h.Write([]byte(p.Kind))
-		h.Write([]byte{0})
-		h.Write([]byte(p.Text))
-		h.Write([]byte{0})
-		h.Write([]byte(p.ID))
-		h.Write([]byte{0})
-		h.Write([]byte(p.Name))
-		h.Write([]byte{0})
-		h.Write(p.Args)
-		h.Write([]byte{0})
-		h.Write(p.Result)
-	}
-	return h.Sum64()
-}
-
-// message adds the steps of one message.
-func (c *genConvo) message(m genMsg) {
-	switch m.Role {
-	case "system":
-		for _, p := range m.Parts {
-			if p.Kind == "tooldef" {
-				c.contract(p.Def)
-			}
-		}
-	case "user", "tool":
-		var texts []string
-		for _, p := range m.Parts {
-			switch p.Kind {
-			case "text":
-				if m.Role == "user" {
-					texts = append(texts, p.Text)
-				}
-			case "result":
-				c.result(p.ID, p.Name, p.Result, p.IsErr)
-			case "tooldef":
-				c.contract(p.Def)
-			}
-		}
-		if len(texts) > 0 {
-			c.user(strings.Join(texts, "\n"))
-		}
-	case "assistant":
-		lastCall := -1
-		for i, p := range m.Parts {
-			if p.Kind == "call" {
-				lastCall = i
-			}
-		}
-		var texts []string
-		for i, p := range m.Parts {
-			switch p.Kind {
-			case "reasoning":
-				c.add(model.Step{Kind: model.KindReasoning, Text: p.Text})
-			case "text":
-				if i < lastCall {
-					// Said before calling a tool: narration, not the answer.
-					c.add(model.Step{Kind: model.KindReasoning, Text: p.Text})
-				} else {
-					texts = append(texts, p.Text)
-				}
-			case "call":
-				c.call(p.ID, p.Name, p.Args)
-			case "result":
-				c.result(p.ID, p.Name, p.Result, p.IsErr)
-			}
-		}
-		if len(texts) > 0 {
-			c.answers = append(c.answers, len(c.steps))
-			c.add(model.Step{Kind: model.KindAnswer, Text: strings.Join(texts, "\n")})
-		}
-	}
-}
-
-func (c *genConvo) add(s model.Step) {
-	switch s.Kind {
-	case model.KindUser:
-		c.texts["user\x00"+s.Text] = true
-	case model.KindReasoning, model.KindAnswer:
-		c.texts["assistant\x00"+s.Text] = true
-	}
-	c.steps = append(c.steps, s)
-}
-
-// prependUser puts a user step first, shifting the recorded indexes.
-func (c *genConvo) prependUser(text string) {
-	c.steps = append([]model.Step{{Kind: model.KindUser, Text: text}}, c.steps...)
-	c.texts["user\x00"+text] = true
-	for id := range c.calls {
-		c.calls[id]++
-	}
-	for id := range c.results {
-		c.results[id]++
-	}
-	for i := range c.answers {
-		c.answers[i]++
-	}
-}
-
-func (c *genConvo) user(text string) {
-	c.add(model.Step{Kind: model.KindUser, Text: text})
-}
-
-// call adds a tool_call unless one with that id is already there, and
-// returns the id used (a synthetic one when the source gave none).
-func (c *genConvo) call(id, name string, args json.RawMessage) string {
-	if id != "" {
-		if _, ok := c.calls[id]; ok {
-			return id
-		}
-	} else {
-		c.nextID++
-		id = "call-" + strconv.Itoa(c.nextID)
-		for c.hasCall(id) {
-			c.nextID++
-			id = "call-" + strconv.Itoa(c.nextID)
-		}
-	}
-	if len(args) == 0 {
-		args = json.RawMessage(`{}`)
-	}
-	if name == "" {
-		name = "unknown_tool" // the source named no tool; a call step needs one
-	}
-	c.calls[id] = len(c.steps)
-	c.add(model.Step{Kind: model.KindToolCall, ID: id, Tool: name, Args: args})
-	return id
-}
-
-// pending finds the earliest unanswered call of a tool (by exact name or
-// as the suffix of a span name like "execute_tool say_hello"), preferring
-// one with the same arguments.
-func (c *genConvo) pending(name string, args json.RawMessage) (string, bool) {
-	first, firstIdx := "", -1
-	same, sameIdx := "", -1
-	for id, i := range c.calls {
-		if c.paired[id] {
-			continue
-		}
-		t := c.steps[i].Tool
-		if name != "" && t != name && !strings.HasSuffix(name, " "+t) && !strings.HasSuffix(name, ":"+t) {
-			continue
-		}
-		if len(args) > 0 && bytes.Equal(c.steps[i].Args, args) && (sameIdx < 0 || i < sameIdx) {
-			same, sameIdx = id, i
-		}
-		if firstIdx < 0 || i < firstIdx {
-			first, firstIdx = id, i
-		}
-	}
-	if sameIdx >= 0 {
-		return same, true
-	}
-	return first, firstIdx >= 0
-}
-
-// result adds a tool_result unless that call already has one.
-func (c *genConvo) result(id, name string, result json.RawMessage, isErr bool) {
-	if id == "" || !c.hasCall(id) {
-		if pid, ok := c.pending(name, nil); ok {
-			id = pid
-		}
-	}
-	if id != "" && c.paired[id] {
-		// Already answered; an empty result (a framework logging {})
-		// gives way to the one the model was sent.
-		if i, ok := c.results[id]; ok && genEmpty(c.steps[i].Result) && !genEmpty(result) {
-			c.steps[i].Result, c.steps[i].IsError = result, isErr
-			genPaging(&c.steps[i])
-		}
-		return
-	}
-	if id != "" && !c.hasCall(id) {
-		id = "" // a result whose call is not in the trace stays unpaired
-	}
-	if id == "" && name != "" {
-		if pid, ok := c.answered(name); ok {
-			c.result(pid, name, result, isErr) // history of an answered call
-			return
-		}
-	}
-	if id != "" {
-		c.paired[id] = true
-		c.results[id] = len(c.steps)
-	}
-	if len(result) == 0 {
-		result = json.RawMessage(`null`)
-	}
-	s := model.Step{Kind: model.KindToolResult, CallID: id, Result: result, IsError: isErr}
-	genPaging(&s)
-	c.add(s)
-}
-
-// answered finds the latest call of the tool that already has a result.
-func (c *genConvo) answered(name string) (string, bool) {
-	best, bestIdx := "", -1
-	for id, i := range c.calls {
-		if c.paired[id] && c.steps[i].Tool == name && i > bestIdx {
-			best, bestIdx = id, i
-		}
-	}
-	return best, bestIdx >= 0
-}
-
-// genEmpty reports whether a result says nothing: {}, [], null or "".
-func genEmpty(r json.RawMessage) bool {
-	switch string(bytes.TrimSpace(r)) {
-	case "", "{}", "[]", "null", `""`:
-		return true
-	}
-	return false
-}
-
-func (c *genConvo) hasCall(id string) bool { _, ok := c.calls[id]; return ok }
-
-// execution records a tool execution span or observation: it answers the
-// matching call (by id, else by tool name and arguments), or adds both
-// the call and its result when the model's call was not recorded.
-func (c *genConvo) execution(id, name string, args json.RawMessage, result json.RawMessage, isErr bool) {
-	if id == "" || !c.hasCall(id) {
-		if pid, ok := c.pending(name, args); ok {
-			id = pid
-		} else if id == "" || !c.hasCall(id) {
-			id = c.call(id, name, args)
-		}
-	}
-	if result == nil && !isErr {
-		return
-	}
-	c.result(id, name, result, isErr)
-}
-
-// genPaging copies the freshness (as_of) and pagination markers of a
-// result onto its step.
-func genPaging(s *model.Step) {
-	if len(s.Result) == 0 || s.Result[0] != '{' {
-		return
-	}
-	var p struct {
-		AsOf        any  `json:"as_of"`
-		AsOf2       any  `json:"asOf"`
-		NextCursor  any  `json:"next_cursor"`
-		NextCursor2 any  `json:"nextCursor"`
-		HasMore     bool `json:"has_more"`
-		HasMore2    bool `json:"hasMore"`
-	}
-	if json.Unmarshal(s.Result, &p) != nil {
-		return
-	}
-	if v, ok := firstNonNil(p.NextCursor, p.NextCursor2).(string); ok {
-		s.NextCursor = v
-	}
-	s.HasMore = p.HasMore || p.HasMore2
-	if v, ok := firstNonNil(p.AsOf, p.AsOf2).(string); ok && validTime(v) {
-		s.AsOf = v
-	}
-}
-
-// contract adds a tool definition once per name.
-func (c *genConvo) contract(def map[string]any) {
-	tc, ok := genContract(def)
-	if !ok {
-		return
-	}
-	c.addContract(tc)
-}
-
-func (c *genConvo) addContract(tc model.ToolContract) {
-	if _, seen := c.toolIdx[tc.Name]; seen {
-		return
-	}
-	c.toolIdx[tc.Name] = len(c.tools)
-	c.tools = append(c.tools, tc)
-}
-
-// finish decides, for every assistant text that did not call a tool,
-// whether it answered, asked the user something they then replied to
-// (the text ends with a question), or narrated before calling tools, and
-// fills the trace's question, tools and steps.
-func (c *genConvo) finish(t *model.Trace) {
-	for _, i := range c.answers {
-		asks := strings.HasSuffix(strings.TrimRight(c.steps[i].Text, " \t\r\n\"')*_"), "?")
-		for _, s := range c.steps[i+1:] {
-			if s.Kind == model.KindUser {
-				if asks {
-					c.steps[i].Kind = model.KindClarification
-				}
-				break
-			}
-			if s.Kind == model.KindToolCall {
-				// Text the model said before calling tools, with no
-				// user turn between: narration, not the answer.
-				c.steps[i].Kind = model.KindReasoning
-				break
-			}
-		}
-	}
-	if t.Question == "" {
-		for _, s := range c.steps {
-			if s.Kind == model.KindUser {
-				t.Question = s.Text
-				break
-			}
-		}
-	}
-	t.Steps = c.steps
-	if t.Steps == nil {
-		t.Steps = []model.Step{}
-	}
-	t.Tools = c.tools
-	if t.Outcome == "" {
-		t.Outcome = model.OutcomeUnknown
-	}
-}
-
 // genUSD rounds a summed cost to a billionth of a dollar, so float sums
 // read as the source wrote them.
 func genUSD(usd float64) float64 { return math.Round(usd*1e9) / 1e9 }
-
-// genTime renders unix nanoseconds as RFC 3339 UTC.
-func genTime(ns int64) string {
-	if ns <= 0 {
-		return ""
-	}
-	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
-}
-
-// genParseTime reads an RFC 3339 time or a time without zone (taken as
-// UTC) and returns unix nanoseconds; 0 when it cannot.
-func genParseTime(s string) int64 {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UnixNano()
-		}
-	}
-	return 0
-}
 
 // genSpanOrder orders spans (or observations) depth first from the roots,
 // siblings by start time then id; spans whose parent is missing count as
@@ -1097,100 +705,108 @@ func genSpanOrder(n int, id, parent func(int) string, start func(int) int64) []i
 	return out
 }
 
-// genRecords calls fn for every top-level JSON value of r with the line it
-// starts on. A file whose first line is a whole JSON value is read line by
-// line (JSONL, bounded memory); otherwise it is one pretty-printed document
-// (or several concatenated) and is read whole.
-func genRecords(ctx context.Context, r io.Reader, fn func(line int, raw []byte) error) error {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReaderSize(r, 64<<10)
-	}
-	head, _ := br.Peek(br.Size())
-	if first := firstJSONLine(stripBOM(head)); len(first) > 0 && json.Valid(first) {
-		return lines(ctx, br, fn)
-	}
-	data, err := io.ReadAll(br)
-	if err != nil {
-		return err
-	}
-	data = stripBOM(data)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	line, prev := 1, 0
-	for {
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		end := int(dec.InputOffset())
-		start := end - len(raw)
-		if err != nil {
-			// Report where the bad value starts: the first byte after the
-			// previous value that is not white space.
-			start = prev
-			for start < len(data) && (data[start] == ' ' || data[start] == '\n' || data[start] == '\r' || data[start] == '\t') {
-				start++
+// genCallID reads a tool call id: a string, or an array of strings, of
+// which the last is the call's own id (Microsoft Agent Framework records
+// [response_id, call_id]): one call, not two.
+func genCallID(m map[string]any, keys ...string) string {
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case string:
+			if v != "" {
+				return v
 			}
-			line += bytes.Count(data[prev:start], []byte{'\n'})
-			return fn(line, data[start:])
-		}
-		line += bytes.Count(data[prev:max(start, prev)], []byte{'\n'})
-		if ferr := fn(line, raw); ferr != nil {
-			return ferr
-		}
-		line += bytes.Count(raw, []byte{'\n'})
-		prev = end
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
+		case []any:
+			for i := len(v) - 1; i >= 0; i-- {
+				if s, ok := v[i].(string); ok && s != "" {
+					return s
+				}
+			}
 		}
 	}
+	return ""
 }
 
-// headObject returns the top-level members of the first JSON object in
-// head (or of the first element when head starts with an array), reading
-// as far as the head goes so a long pretty-printed file still shows its
-// first keys.
-func headObject(head []byte) map[string]json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	tok, err := dec.Token()
-	if err != nil {
+// genRoleLine matches the start of a message in a conversation flattened
+// to text ("system: …\nuser: …").
+var genRoleLine = regexp.MustCompile(`(?m)^(system|developer|user|human|assistant|ai|tool|function): ?`)
+
+// genPyRepr matches a message written as a Python repr (agno's
+// "role='user' content='…' name=None …").
+var genPyRepr = regexp.MustCompile(`^role='(\w+)' content=(None|'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")`)
+
+// genFlattened reads the messages of a conversation some frameworks log
+// as one string: a Python repr of a message, or "role: text" turns one
+// after another. nil when s is neither.
+func genFlattened(s string) []map[string]any {
+	if m := genPyRepr.FindStringSubmatch(s); m != nil {
+		if m[2] == "None" {
+			return []map[string]any{}
+		}
+		return []map[string]any{{"role": m[1], "content": genPyUnquote(m[3] + m[4])}}
+	}
+	locs := genRoleLine.FindAllStringSubmatchIndex(s, -1)
+	if len(locs) == 0 || locs[0][0] != 0 {
 		return nil
 	}
-	if tok == json.Delim('[') {
-		if tok, err = dec.Token(); err != nil {
-			return nil
+	var out []map[string]any
+	for i, l := range locs {
+		end := len(s)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
 		}
-	}
-	if tok != json.Delim('{') {
-		return nil
-	}
-	out := map[string]json.RawMessage{}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			break
+		text := strings.TrimRight(s[l[1]:end], "\n")
+		if strings.TrimSpace(text) == "" || text == "None" {
+			continue
 		}
-		k, ok := kt.(string)
-		if !ok {
-			break
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			out[k] = nil // present, value cut off by the head
-			break
-		}
-		out[k] = v
+		out = append(out, map[string]any{"role": s[l[2]:l[3]], "content": text})
 	}
 	return out
 }
 
-// hasKeyPrefix reports whether any key of m starts with prefix.
-func hasKeyPrefix(m map[string]json.RawMessage, prefix string) bool {
-	for k := range m {
-		if strings.HasPrefix(k, prefix) {
-			return true
+// genPyUnquote undoes the escapes of a Python string literal's body.
+func genPyUnquote(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		default: // \\ \' \"
+			b.WriteByte(s[i])
 		}
 	}
-	return false
+	return b.String()
+}
+
+// genTextCalls reads message text that is a JSON array of OpenAI tool
+// calls ({type: function, function: {name, arguments}, id}); nil when it
+// is not.
+func genTextCalls(s string) []any {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "[{") {
+		return nil
+	}
+	v, ok := genMaybeJSON(t)
+	list, _ := v.([]any)
+	if !ok || len(list) == 0 {
+		return nil
+	}
+	for _, e := range list {
+		em, _ := e.(map[string]any)
+		if gStr(em, "type") != "function" || gStr(gObj(em, "function"), "name") == "" {
+			return nil
+		}
+	}
+	return list
 }

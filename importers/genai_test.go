@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
-	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,15 +18,6 @@ import (
 )
 
 // Helpers shared by the otel, openinference, mcp and langfuse tests.
-
-// genGoldenRecord is how a parsed record is written to a golden file: the
-// trace as model JSON plus what json:"-" hides (source line, raw contracts).
-type genGoldenRecord struct {
-	Line     int               `json:"line"`
-	Error    string            `json:"error,omitempty"`
-	Trace    *model.Trace      `json:"trace,omitempty"`
-	ToolsRaw []json.RawMessage `json:"tools_raw,omitempty"`
-}
 
 // parseAll runs a parser over data and collects the records.
 func parseAll(t testing.TB, parse func(context.Context, *bytes.Reader, string, Emit) error, file string, data []byte) []Record {
@@ -41,72 +31,6 @@ func parseAll(t testing.TB, parse func(context.Context, *bytes.Reader, string, E
 		t.Fatalf("%s: parse: %v", file, err)
 	}
 	return recs
-}
-
-// checkGoldenFormat parses every fixture of dir with the named format and
-// compares the records with <fixture>.golden.json. TRACELAB_UPDATE=1
-// rewrites the golden files.
-func checkGoldenFormat(t *testing.T, format, dir string) {
-	t.Helper()
-	f, ok := Lookup(format)
-	if !ok {
-		t.Fatalf("format %q not registered", format)
-	}
-	files := fixtureFiles(t, dir)
-	if len(files) == 0 {
-		t.Fatalf("no fixtures in %s", dir)
-	}
-	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out []genGoldenRecord
-			err = f.Parse(context.Background(), bytes.NewReader(data), filepath.Base(path), func(r Record) error {
-				g := genGoldenRecord{Line: r.Line, Trace: r.Trace}
-				if r.Err != nil {
-					g.Error = r.Err.Error()
-				}
-				if r.Trace != nil {
-					if r.Trace.Source.Format != format || r.Trace.Source.Line != r.Line {
-						t.Errorf("source = %+v, want format %s line %d", r.Trace.Source, format, r.Line)
-					}
-					for _, tc := range r.Trace.Tools {
-						g.ToolsRaw = append(g.ToolsRaw, tc.Raw)
-					}
-				}
-				out = append(out, g)
-				return nil
-			})
-			if err != nil {
-				t.Fatalf("parse: %v", err)
-			}
-			got, _ := json.MarshalIndent(out, "", "  ")
-			got = append(got, '\n')
-			golden := path + ".golden.json"
-			if os.Getenv("TRACELAB_UPDATE") != "" {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (TRACELAB_UPDATE=1 go test ./importers writes it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the parse:\n%s", golden, firstDiff(string(want), string(got)))
-			}
-			// Every trace a parser emits must also be a valid native trace.
-			for _, r := range out {
-				if r.Trace != nil {
-					if lerr := validTrace(r.Trace); lerr != nil {
-						t.Errorf("trace %s is not a valid trace: %v", r.Trace.TraceID, lerr)
-					}
-				}
-			}
-		})
-	}
 }
 
 func firstDiff(want, got string) string {
@@ -126,30 +50,13 @@ func firstDiff(want, got string) string {
 	return "(same lines)"
 }
 
-// fixtureFiles lists the fixtures of a testdata dir (not goldens, not READMEs).
-func fixtureFiles(t testing.TB, dir string) []string {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		n := e.Name()
-		if e.IsDir() || strings.HasSuffix(n, ".golden.json") || strings.HasSuffix(n, ".md") {
-			continue
-		}
-		out = append(out, filepath.Join(dir, n))
-	}
-	sort.Strings(out)
-	return out
-}
-
 // validTrace round-trips a trace through the native validator, which
 // checks step kinds, tool names, argument objects, call pairing and the
-// question. MCP traces may lack a question, so a placeholder stands in.
+// question. An MCP log or a recorded response stream with no request has no
+// question, so a placeholder stands in.
 func validTrace(tr *model.Trace) *LineError {
 	cp := *tr
-	if cp.Question == "" && cp.Source.Format == "mcp" {
+	if cp.Question == "" {
 		cp.Question = "(mcp log)"
 	}
 	b, err := json.Marshal(cp)
@@ -158,28 +65,6 @@ func validTrace(tr *model.Trace) *LineError {
 	}
 	_, lerr := ParseNativeTrace("trace", 1, b)
 	return lerr
-}
-
-// checkDetectFormat asserts each fixture of dir is detected as format and
-// claimed by no other registered format.
-func checkDetectFormat(t *testing.T, format, dir string) {
-	t.Helper()
-	for _, path := range fixtureFiles(t, dir) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		head := bytes.TrimSpace(data[:min(len(data), HeadSize)])
-		f, err := Detect(path, head)
-		if err != nil || f.Name != format {
-			t.Errorf("%s: detected %q (%v), want %s", path, f.Name, err, format)
-		}
-		for _, other := range Formats() {
-			if other.Name != format && other.Detect(head) {
-				t.Errorf("%s: also claimed by format %s", path, other.Name)
-			}
-		}
-	}
 }
 
 // checkSamples walks a samples folder: every file detected as one of
@@ -392,5 +277,29 @@ func TestGenArgsAndResult(t *testing.T) {
 				t.Errorf("genResult = %s %v, want %s %v", r, isErr, tt.result, tt.isError)
 			}
 		})
+	}
+}
+
+func TestGenFlattened(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"system: be brief\nuser: what is 2+2?", "system=be brief|user=what is 2+2?"},
+		{"user: hi\nassistant: None\ntool: [1]", "user=hi|tool=[1]"},
+		{`role='user' content='it\'s 3\nok' name=None tool_calls=None`, "user=it's 3\nok"},
+		{`role='assistant' content=None name=None`, ""},
+		{"What is the user: count?", "nil"},
+	}
+	for _, tt := range tests {
+		msgs := genFlattened(tt.in)
+		got := "nil"
+		if msgs != nil {
+			var parts []string
+			for _, m := range msgs {
+				parts = append(parts, fmt.Sprint(m["role"], "=", m["content"]))
+			}
+			got = strings.Join(parts, "|")
+		}
+		if got != tt.want {
+			t.Errorf("genFlattened(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }

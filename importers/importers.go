@@ -24,6 +24,15 @@ type Record struct {
 	Trace *model.Trace
 	Case  *model.Case
 	Err   *LineError // set when the record could not be read
+	Skip  *Skip      // set for a part of the file that holds no trace, read past
+}
+
+// Skip is a part of a file an importer read past on purpose (a cassette's
+// telemetry call): not bad input, listed so a verbose import can say what
+// was left out.
+type Skip struct {
+	Path   string // where in the file, such as interactions[2]
+	Reason string
 }
 
 // Emit receives records in file order. Returning an error stops the parse.
@@ -127,7 +136,12 @@ func Parse(ctx context.Context, r io.Reader, file, forced string, emit Emit) (Fo
 	} else if f, err = Detect(file, head); err != nil {
 		return Format{}, err
 	}
-	return f, f.Parse(ctx, br, file, emit)
+	return f, f.Parse(ctx, br, file, func(r Record) error {
+		if r.Trace != nil {
+			estimateCost(r.Trace)
+		}
+		return emit(r)
+	})
 }
 
 func stripBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) }

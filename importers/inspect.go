@@ -6,10 +6,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/klauspost/compress/zstd"
 
 	"tracelab/model"
 )
@@ -45,6 +50,7 @@ func detectInspect(head []byte) bool {
 }
 
 type inspectEval struct {
+	Model   string `json:"model"`
 	EvalID  string `json:"eval_id"`
 	RunID   string `json:"run_id"`
 	TaskID  string `json:"task_id"`
@@ -87,15 +93,45 @@ type inspectSample struct {
 	Scores   map[string]struct {
 		Value json.RawMessage `json:"value"`
 	} `json:"scores"`
+	Target     json.RawMessage         `json:"target"`
+	Output     *inspectOutput          `json:"output"`
 	ModelUsage map[string]inspectUsage `json:"model_usage"`
-	Events     []struct {
-		Event     string            `json:"event"`
-		Timestamp string            `json:"timestamp"`
-		Tools     []json.RawMessage `json:"tools"`
-	} `json:"events"`
+	Events     []inspectEvent          `json:"events"`
+	// Logs written as .json before Inspect 0.3.5x keep the events under
+	// transcript.
+	Transcript struct {
+		Events []inspectEvent `json:"events"`
+	} `json:"transcript"`
 	Attachments map[string]string `json:"attachments"`
 	Error       json.RawMessage   `json:"error"`
 }
+
+type inspectOutput struct {
+	Model string        `json:"model"`
+	Usage *inspectUsage `json:"usage"`
+}
+
+type inspectEvent struct {
+	Event     string            `json:"event"`
+	Timestamp string            `json:"timestamp"`
+	Tools     []json.RawMessage `json:"tools"`
+	Model     string            `json:"model"`
+	Output    json.RawMessage   `json:"output"` // an object; an attachment reference in some logs
+}
+
+// output is the event's model output, nil when it is not an object.
+func (e *inspectEvent) output() *inspectOutput {
+	var o inspectOutput
+	if len(e.Output) == 0 || e.Output[0] != '{' || json.Unmarshal(e.Output, &o) != nil {
+		return nil
+	}
+	return &o
+}
+
+// MetaTarget is the Metadata key under which an importer keeps the
+// source's expected answer (Inspect's sample target): a suggestion for the
+// case's gold answer, which only a person confirms.
+const MetaTarget = "target"
 
 func parseInspect(ctx context.Context, r io.Reader, file string, emit Emit) error {
 	br, ok := r.(*bufio.Reader)
@@ -121,8 +157,11 @@ func parseInspect(ctx context.Context, r io.Reader, file string, emit Emit) erro
 		stats   inspectStats
 		seenEv  bool
 		pending []jsonValue // samples read before eval, rare
+		status  string
+		samples int
 	)
 	emitSample := func(v jsonValue) error {
+		samples++
 		t, lerr := inspectTrace(file, v, &ev, &stats)
 		if lerr != nil {
 			return emit(Record{Line: v.line, Err: lerr})
@@ -161,6 +200,10 @@ func parseInspect(ctx context.Context, r io.Reader, file string, emit Emit) erro
 			pending = nil
 		case "stats":
 			if err := decodeAt("stats", &stats); err != nil {
+				return err
+			}
+		case "status":
+			if err := decodeAt("status", &status); err != nil {
 				return err
 			}
 		case "samples":
@@ -206,7 +249,20 @@ func parseInspect(ctx context.Context, r io.Reader, file string, emit Emit) erro
 			return err
 		}
 	}
+	if samples == 0 {
+		return noSamples(file, status)
+	}
 	return nil
+}
+
+// noSamples refuses a log that holds no conversation: a cancelled or
+// failed run, or one written with samples left out.
+func noSamples(file, status string) error {
+	msg := "an Inspect eval log with no samples: nothing to import"
+	if status != "" {
+		msg = fmt.Sprintf("an Inspect eval log with no samples (status %q): nothing to import", status)
+	}
+	return &LineError{File: file, Msg: msg}
 }
 
 func inspectTrace(file string, v jsonValue, ev *inspectEval, stats *inspectStats) (*model.Trace, *LineError) {
@@ -273,7 +329,8 @@ func inspectTrace(file string, v jsonValue, ev *inspectEval, stats *inspectStats
 	if len(t.Steps) == 0 {
 		return fail(&LineError{Path: "messages", Msg: "no user, assistant or tool message to import"})
 	}
-	for _, e := range s.Events {
+	events := append(s.Events, s.Transcript.Events...)
+	for _, e := range events {
 		if t.StartedAt == "" && validTime(e.Timestamp) {
 			t.StartedAt = e.Timestamp
 		}
@@ -293,11 +350,37 @@ func inspectTrace(file string, v jsonValue, ev *inspectEval, stats *inspectStats
 			t.StartedAt = ts
 		}
 	}
-	for _, u := range s.ModelUsage {
+	addUsage := func(u inspectUsage) {
 		// OpenAI counts cached input inside input_tokens, Anthropic beside
 		// it; total_tokens covers both ways.
 		t.Usage.InputTokens += max(u.InputTokens, u.TotalTokens-u.OutputTokens)
 		t.Usage.OutputTokens += u.OutputTokens
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.ModelUsage)) {
+		addUsage(s.ModelUsage[name])
+		t.Model = firstNonEmpty(t.Model, name)
+	}
+	// Older logs carry no totals: each model event has its call's usage.
+	noTotals := len(s.ModelUsage) == 0
+	for _, e := range events {
+		out := e.output()
+		if e.Event != "model" || out == nil {
+			continue
+		}
+		t.Model = firstNonEmpty(t.Model, out.Model, e.Model)
+		if noTotals && out.Usage != nil {
+			addUsage(*out.Usage)
+		}
+	}
+	if t.Usage.InputTokens == 0 && t.Usage.OutputTokens == 0 && s.Output != nil && s.Output.Usage != nil {
+		addUsage(*s.Output.Usage)
+	}
+	if s.Output != nil {
+		t.Model = firstNonEmpty(t.Model, s.Output.Model)
+	}
+	t.Model = firstNonEmpty(t.Model, ev.Model)
+	if target := inspectTarget(s.Target); target != "" {
+		t.Metadata = map[string]any{MetaTarget: target}
 	}
 	t.Outcome = inspectOutcome(&s)
 	id := firstNonEmpty(ev.EvalID, ev.RunID, ev.TaskID)
@@ -308,6 +391,23 @@ func inspectTrace(file string, v jsonValue, ev *inspectEval, stats *inspectStats
 		t.TraceID = hashID("inspect", v.raw)
 	}
 	return t, nil
+}
+
+// inspectTarget reads a sample's target: a string, or a list of accepted
+// answers joined one per line.
+func inspectTarget(raw json.RawMessage) string {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return strings.TrimSpace(one)
+	}
+	var many []string
+	if json.Unmarshal(raw, &many) == nil {
+		for i := range many {
+			many[i] = strings.TrimSpace(many[i])
+		}
+		return strings.TrimSpace(strings.Join(many, "\n"))
+	}
+	return ""
 }
 
 // inspectContent reads message content: a string, or parts {type:text,
@@ -410,8 +510,22 @@ func inspectOutcome(s *inspectSample) model.Outcome {
 	return out
 }
 
+// Caps on what an .eval archive may inflate to, so a small zip cannot
+// make the import exhaust memory (an archive bomb): per member, and for
+// the whole file.
+// Variables so tests can lower them.
+var (
+	maxMemberBytes  int64 = 256 << 20
+	maxArchiveBytes int64 = 1 << 30
+)
+
+// zipMethodZstd is the zip method number of zstd, which Inspect writes
+// by default since 0.3.x.
+const zipMethodZstd = 93
+
 // parseInspectZip reads a binary .eval log: the header (eval spec and
-// stats) and then each sample entry in archive order.
+// stats) and then each sample entry in archive order, each member decoded
+// as it inflates.
 func parseInspectZip(ctx context.Context, r io.Reader, file string, emit Emit) error {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -421,22 +535,38 @@ func parseInspectZip(ctx context.Context, r io.Reader, file string, emit Emit) e
 	if err != nil {
 		return &LineError{File: file, Msg: "not a readable .eval (zip) archive: " + err.Error()}
 	}
+	zr.RegisterDecompressor(zipMethodZstd, func(r io.Reader) io.ReadCloser {
+		d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return io.NopCloser(errReader{err})
+		}
+		return d.IOReadCloser()
+	})
+	var inflated int64 // bytes inflated so far, all members
 	read := func(f *zip.File) ([]byte, *LineError) {
 		rc, err := f.Open()
 		if err != nil {
 			return nil, &LineError{File: file, Path: f.Name, Msg: err.Error()}
 		}
 		defer rc.Close()
-		b, err := io.ReadAll(rc)
-		if err != nil {
-			return nil, &LineError{File: file, Path: f.Name, Msg: err.Error()}
+		cr := &capReader{r: rc, member: maxMemberBytes, file: maxArchiveBytes - inflated}
+		var raw json.RawMessage
+		err = json.NewDecoder(cr).Decode(&raw)
+		inflated += cr.n
+		switch {
+		case cr.over != "":
+			return nil, &LineError{File: file, Path: f.Name, Msg: cr.over}
+		case err != nil:
+			return nil, &LineError{File: file, Path: f.Name, Msg: "invalid JSON: " + err.Error()}
 		}
-		return b, nil
+		return raw, nil
 	}
 	var head struct {
-		Eval  inspectEval  `json:"eval"`
-		Stats inspectStats `json:"stats"`
+		Status string       `json:"status"`
+		Eval   inspectEval  `json:"eval"`
+		Stats  inspectStats `json:"stats"`
 	}
+	samples := 0
 	found := false
 	for _, name := range []string{"header.json", "_journal/start.json"} {
 		for _, f := range zr.File {
@@ -461,6 +591,7 @@ func parseInspectZip(ctx context.Context, r io.Reader, file string, emit Emit) e
 		if !strings.HasPrefix(f.Name, "samples/") || !strings.HasSuffix(f.Name, ".json") {
 			continue
 		}
+		samples++
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -483,5 +614,39 @@ func parseInspectZip(ctx context.Context, r io.Reader, file string, emit Emit) e
 			return err
 		}
 	}
+	if samples == 0 {
+		return noSamples(file, head.Status)
+	}
 	return nil
 }
+
+// capReader stops a member's inflation at the member cap or at what is
+// left of the file's.
+type capReader struct {
+	r            io.Reader
+	member, file int64 // bytes allowed
+	n            int64 // bytes read
+	over         string
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	limit := min(c.member, c.file)
+	if c.n >= limit {
+		if c.member <= c.file {
+			c.over = fmt.Sprintf("inflates past %d MiB, the cap on one .eval member", c.member>>20)
+		} else {
+			c.over = fmt.Sprintf("inflates the archive past %d MiB, the cap on a whole .eval file", maxArchiveBytes>>20)
+		}
+		return 0, errors.New(c.over)
+	}
+	if int64(len(p)) > limit-c.n {
+		p = p[:limit-c.n]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"tracelab/model"
@@ -199,6 +200,9 @@ func lfObservations(t *model.Trace, tr map[string]any, obs []map[string]any) {
 				c.contract(d)
 			}
 			c.turn(in, out)
+			if m := gStr(o, "model", "providedModelName"); m != "" && t.Model == "" {
+				t.Model = m
+			}
 			if !parentOfGen[i] {
 				u := lfUsage(o)
 				t.Usage.InputTokens += u.InputTokens
@@ -209,20 +213,14 @@ func lfObservations(t *model.Trace, tr map[string]any, obs []map[string]any) {
 				}
 			}
 		case "TOOL":
-			name := genFirstString(gStr(attrs, "gen_ai.tool.name", "ai.toolCall.name", "tool.name"), gStr(o, "name"))
-			id := gStr(attrs, "gen_ai.tool.call.id", "ai.toolCall.id", "tool_call.id")
-			var args, result json.RawMessage
-			if in := o["input"]; in != nil {
-				args = genArgs(in)
-			}
-			if out, ok := o["output"]; ok {
-				var e2 bool
-				result, e2 = genResult(out)
-				isErr = isErr || e2
-			}
-			c.execution(id, name, args, result, isErr)
-			if d := gStr(attrs, "gen_ai.tool.description"); d != "" {
-				c.contract(map[string]any{"name": name, "description": d})
+			lfToolRun(c, o, attrs, genFirstString(gStr(attrs, "gen_ai.tool.name", "ai.toolCall.name", "tool.name"), gStr(o, "name")), isErr)
+		case "SPAN":
+			// Frameworks record tool runs as plain spans: koog and beeai
+			// name them tool.<name>, others give the tool's own name
+			// (agno's duckduckgo_search, LangGraph's get_weather) to a span
+			// that runs a call the model made.
+			if name, ok, spanErr := lfSpanTool(c, o, attrs); ok {
+				lfToolRun(c, o, attrs, name, isErr || spanErr)
 			}
 		}
 	}
@@ -274,6 +272,68 @@ func lfObservations(t *model.Trace, tr map[string]any, obs []map[string]any) {
 		}
 	}
 	c.finish(t)
+}
+
+// lfToolRun records a tool observation: its input is the call's
+// arguments, its output the result (a LangChain ToolMessage gives its
+// content and the call id it answers).
+func lfToolRun(c *genConvo, o, attrs map[string]any, name string, isErr bool) {
+	id := gStr(attrs, "gen_ai.tool.call.id", "ai.toolCall.id", "tool_call.id")
+	var args, result json.RawMessage
+	if in := o["input"]; in != nil {
+		args = genArgs(in)
+	}
+	if out, ok := o["output"]; ok {
+		if s, isStr := out.(string); isStr {
+			if v, ok := genMaybeJSON(s); ok {
+				out = v
+			}
+		}
+		if kw := gObj(lfMap(out), "kwargs"); kw != nil && gStr(kw, "tool_call_id") != "" {
+			id, out = firstNonEmpty(id, gStr(kw, "tool_call_id")), kw["content"]
+			isErr = isErr || gStr(kw, "status") == "error"
+		}
+		var e2 bool
+		result, e2 = genResult(out)
+		isErr = isErr || e2
+	}
+	c.execution(id, name, args, result, isErr)
+	if d := gStr(attrs, "gen_ai.tool.description"); d != "" {
+		c.contract(map[string]any{"name": name, "description": d})
+	}
+}
+
+func lfMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
+
+// beeaiEvent matches beeai's per-event span names: tool.<name>.<event>-<n>.
+var beeaiEvent = regexp.MustCompile(`^(.+)\.(start|finish|success|error|retry)-\d+$`)
+
+// lfSpanTool reports whether a SPAN observation is a tool run, with the
+// tool's name and whether it failed.
+func lfSpanTool(c *genConvo, o, attrs map[string]any) (name string, ok, isErr bool) {
+	span := gStr(o, "name")
+	if n := gStr(attrs, "gen_ai.tool.name", "tool.name"); n != "" {
+		return n, true, false
+	}
+	if rest, found := strings.CutPrefix(span, "tool."); found && rest != "" {
+		if m := beeaiEvent.FindStringSubmatch(rest); m != nil {
+			// Only the event that carries the outcome is the run.
+			switch m[2] {
+			case "success":
+				return m[1], o["output"] != nil, false
+			case "error":
+				return m[1], true, true
+			}
+			return "", false, false
+		}
+		return rest, true, false
+	}
+	if span != "" && o["input"] != nil {
+		if _, pending := c.pending(span, nil); pending {
+			return span, true, false
+		}
+	}
+	return "", false, false
 }
 
 func onlyText(ps []genPart) []genPart {

@@ -10,15 +10,11 @@ import (
 	"testing"
 )
 
-const mcpFixtures = "../testdata/formats/mcp"
+const mcpFixtures = "testdata/formats/mcp"
 
 func parseMCPBytes(ctx context.Context, r *bytes.Reader, f string, e Emit) error {
 	return parseMCP(ctx, r, f, e)
 }
-
-func TestMCPGolden(t *testing.T) { checkGoldenFormat(t, "mcp", mcpFixtures) }
-
-func TestMCPDetect(t *testing.T) { checkDetectFormat(t, "mcp", mcpFixtures) }
 
 // Tool execution errors (isError) and JSON-RPC protocol errors both become
 // failed results, told apart by the jsonrpc_error wrapper.

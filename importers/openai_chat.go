@@ -1,22 +1,12 @@
 package importers
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"strconv"
 	"strings"
-	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"tracelab/model"
 )
@@ -39,11 +29,15 @@ func init() {
 		Detect:   detectOpenAIChat,
 		Parse:    parseOpenAIChat,
 	})
+	registerCassetteAPI(cassetteAPI{format: "openai_chat", suffixes: []string{"/chat/completions"}, trace: chatCassetteTrace})
 }
 
 func detectOpenAIChat(head []byte) bool {
-	if isCassette(head, "/chat/completions") {
-		return true
+	if owner, ok := cassetteFormat(head); ok {
+		return owner == "openai_chat"
+	}
+	if detectLiteLLM(head) { // a LiteLLM log record holds a chat request and response
+		return false
 	}
 	s := sniff(head)
 	if mcpSampling(s) {
@@ -122,6 +116,7 @@ type chatRecord struct {
 	Tools     []json.RawMessage `json:"tools"`
 	Functions []json.RawMessage `json:"functions"`
 	User      string            `json:"user"`
+	Model     string            `json:"model"`
 	// A completion or a chunk.
 	ID      string       `json:"id"`
 	Object  string       `json:"object"`
@@ -149,6 +144,11 @@ type chatRecord struct {
 }
 
 func parseOpenAIChat(ctx context.Context, r io.Reader, file string, emit Emit) error {
+	br, ok := asCassette(r)
+	if ok {
+		return parseCassette(ctx, br, file, emit)
+	}
+	r = br
 	var stream *chatStream // set while reading a streamed response
 	merge := &prefixMerger{emit: emit}
 	err := jsonValues(ctx, r, file, func(v jsonValue) error {
@@ -214,6 +214,7 @@ func chatTraceOf(file string, line int, raw []byte, rec *chatRecord) (*model.Tra
 	msgPath := "messages"
 	tools, functions := rec.Tools, rec.Functions
 	id, created, usage := rec.ID, rec.Created, rec.Usage
+	t.Model = rec.Model
 	switch {
 	case rec.Request != nil || len(rec.Response) > 0:
 		if rec.Request != nil {
@@ -221,6 +222,7 @@ func chatTraceOf(file string, line int, raw []byte, rec *chatRecord) (*model.Tra
 			msgPath = "request.messages"
 			tools, functions = rec.Request.Tools, rec.Request.Functions
 			t.AsUser = rec.Request.User
+			t.Model = rec.Request.Model
 		}
 		resp, lerr := chatResponse(file, line, rec.Response)
 		if lerr != nil {
@@ -228,6 +230,7 @@ func chatTraceOf(file string, line int, raw []byte, rec *chatRecord) (*model.Tra
 		}
 		if resp != nil {
 			id, created, usage = resp.ID, resp.Created, resp.Usage
+			t.Model = firstNonEmpty(resp.Model, t.Model) // the response names the dated model
 			if m, ok := firstChoice(resp.Choices); ok {
 				msgs = append(msgs[:len(msgs):len(msgs)], m)
 			}
@@ -444,6 +447,7 @@ type chatStream struct {
 	line      int
 	id        string
 	created   float64
+	model     string
 	content   strings.Builder
 	reasoning strings.Builder
 	calls     []*chatStreamCall
@@ -465,6 +469,9 @@ func (s *chatStream) add(c *chatRecord, raw []byte) {
 	}
 	if s.created == 0 {
 		s.created = c.Created
+	}
+	if s.model == "" {
+		s.model = c.Model
 	}
 	if c.Usage != nil {
 		s.usage = c.Usage
@@ -515,7 +522,7 @@ func (s *chatStream) record() *chatRecord {
 		args, _ := json.Marshal(c.args.String())
 		m.ToolCalls = append(m.ToolCalls, chatToolCall{ID: c.id, Type: "function", Function: chatFunction{Name: c.name, Arguments: args}})
 	}
-	return &chatRecord{ID: s.id, Created: s.created, Usage: s.usage, Object: "chat.completion",
+	return &chatRecord{ID: s.id, Created: s.created, Usage: s.usage, Model: s.model, Object: "chat.completion",
 		Choices: []chatChoice{{Message: m}}}
 }
 
@@ -540,831 +547,12 @@ func chatStreamFromSSE(file string, line int, body string) (*chatStream, *LineEr
 	return st, lerr
 }
 
-// ---------------------------------------------------------------------------
-// Shared by the conversation importers of this package (openai_chat,
-// openai_responses, anthropic, inspect): reading JSON values from JSONL,
-// arrays, documents and SSE; sniffing a file's shape for detection; and
-// building steps from chat turns with one set of rules.
-
-// jsonValue is one top-level JSON value of a file.
-type jsonValue struct {
-	line int    // 1-based line where the value starts
-	path string // "[3]" for an element of a top-level array; "body" inside an HTTP recording
-	raw  []byte
-	// cassette marks one interaction of a VCR cassette.
-	cassette bool
-}
-
-// emitParsed emits the trace read from v, or its error with the path put
-// under v's own place in the file (an array element, an HTTP body).
-func (v jsonValue) emitParsed(emit Emit, t *model.Trace, lerr *LineError) error {
-	if lerr != nil {
-		lerr.Path = joinPath(v.path, lerr.Path)
-		return emit(Record{Line: v.line, Err: lerr})
-	}
-	return emit(Record{Line: v.line, Trace: t})
-}
-
-// jsonValues calls fn for every top-level value of r: each line of JSONL,
-// each element of a top-level array, each document of a (pretty-printed)
-// JSON file, or each "data:" payload of SSE text. A recorded HTTP exchange
-// {status, headers, body} stands for its body. Elements are decoded one at
-// a time, so memory stays bounded by the largest value.
-func jsonValues(ctx context.Context, r io.Reader, file string, fn func(jsonValue) error) error {
-	br, ok := r.(*bufio.Reader)
-	if !ok || br.Size() < 64<<10 {
-		br = bufio.NewReaderSize(r, 64<<10)
-	}
-	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
-		br.Discard(3)
-	}
-	line := 1
-	var first byte
-	for {
-		b, err := br.ReadByte()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if b == '\n' {
-			line++
-		}
-		if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
-			br.UnreadByte()
-			first = b
-			break
-		}
-	}
-	base := line - 1 // lines consumed before the first value
-	if first == 'i' {
-		if head, _ := br.Peek(len("interactions:")); string(head) == "interactions:" {
-			return cassetteValues(br, file, fn)
-		}
-	}
-	switch {
-	case first == 'e' || first == 'd' || first == ':':
-		return lines(ctx, br, func(n int, l []byte) error {
-			data, ok := bytes.CutPrefix(l, []byte("data:"))
-			if !ok {
-				return nil
-			}
-			data = bytes.TrimSpace(data)
-			if len(data) == 0 || string(data) == "[DONE]" {
-				return nil
-			}
-			return fn(jsonValue{line: base + n, raw: data})
-		})
-	case first == '{' && firstLineIsJSON(br):
-		return lines(ctx, br, func(n int, l []byte) error {
-			return emitValue(jsonValue{line: base + n, raw: l}, fn)
-		})
-	}
-	lc := &lineCounter{r: br, base: base}
-	dec := json.NewDecoder(lc)
-	if first == '[' {
-		if _, err := dec.Token(); err != nil {
-			return docError(file, lc, err)
-		}
-		for i := 0; dec.More(); i++ {
-			if i%256 == 255 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return docError(file, lc, err)
-			}
-			v := jsonValue{line: lc.lineAt(dec.InputOffset() - int64(len(raw))), path: "[" + strconv.Itoa(i) + "]", raw: raw}
-			if err := emitValue(v, fn); err != nil {
-				return err
-			}
-		}
-		if _, err := dec.Token(); err != nil {
-			return docError(file, lc, err)
-		}
-		return nil
-	}
-	for {
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return docError(file, lc, err)
-		}
-		v := jsonValue{line: lc.lineAt(dec.InputOffset() - int64(len(raw))), raw: raw}
-		if err := emitValue(v, fn); err != nil {
-			return err
-		}
-	}
-}
-
-// firstLineIsJSON reports whether the buffered first line is a whole JSON
-// value, which tells JSONL from a pretty-printed document.
-func firstLineIsJSON(br *bufio.Reader) bool {
-	buf, _ := br.Peek(br.Size())
-	i := bytes.IndexByte(buf, '\n')
-	if i < 0 {
-		return false
-	}
-	return json.Valid(buf[:i])
-}
-
-// emitValue passes v to fn, or the body of v when v is a recorded HTTP
-// response {status, headers, body} (the body a JSON document or SSE text).
-func emitValue(v jsonValue, fn func(jsonValue) error) error {
-	if len(v.raw) == 0 || v.raw[0] != '{' || !bytes.Contains(v.raw, []byte(`"body"`)) {
-		return fn(v)
-	}
-	var env struct {
-		Status json.RawMessage `json:"status"`
-		Body   json.RawMessage `json:"body"`
-	}
-	if json.Unmarshal(v.raw, &env) != nil || env.Status == nil || len(env.Body) == 0 {
-		return fn(v)
-	}
-	body := []byte(env.Body)
-	if body[0] == '"' {
-		var s string
-		if json.Unmarshal(body, &s) != nil {
-			return fn(v)
-		}
-		body = []byte(strings.TrimSpace(s))
-	}
-	path := joinPath(v.path, "body")
-	if len(body) > 0 && body[0] != '{' && body[0] != '[' {
-		var err error
-		eachSSEData(string(body), func(_ int, data string) bool {
-			err = fn(jsonValue{line: v.line, path: path, raw: []byte(data)})
-			return err == nil
-		})
-		return err
-	}
-	return fn(jsonValue{line: v.line, path: path, raw: body})
-}
-
-// eachSSEData calls fn with the payload of every "data:" line of SSE text
-// (n is the 1-based line in text), skipping OpenAI's "[DONE]" sentinel,
-// until fn returns false.
-func eachSSEData(text string, fn func(n int, data string) bool) {
-	for n := 1; text != ""; n++ {
-		var l string
-		l, text, _ = strings.Cut(text, "\n")
-		data, ok := strings.CutPrefix(strings.TrimSpace(l), "data:")
-		if !ok {
-			continue
-		}
-		if data = strings.TrimSpace(data); data == "" || data == "[DONE]" {
-			continue
-		}
-		if !fn(n, data) {
-			return
-		}
-	}
-}
-
-func docError(file string, lc *lineCounter, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return &LineError{File: file, Line: lc.lineAt(se.Offset), Msg: "invalid JSON: " + se.Error()}
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return &LineError{File: file, Line: lc.lineAt(lc.read), Msg: "invalid JSON: unexpected end of input (truncated file?)"}
-	}
-	return fmt.Errorf("%s: %w", file, err)
-}
-
-// lineCounter counts the lines of what a json.Decoder reads so a value's
-// byte offset can be turned into a line. It keeps only the newlines read
-// ahead of the last offset asked about, so its memory is bounded by the
-// decoder's buffer.
-type lineCounter struct {
-	r     io.Reader
-	base  int     // lines before the first byte read
-	read  int64   // bytes read
-	nl    []int64 // offsets of newlines at or after the last asked offset
-	lines int     // newlines before the last asked offset
-}
-
-func (c *lineCounter) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	for i, b := 0, p[:n]; ; {
-		j := bytes.IndexByte(b[i:], '\n')
-		if j < 0 {
-			break
-		}
-		c.nl = append(c.nl, c.read+int64(i+j))
-		i += j + 1
-	}
-	c.read += int64(n)
-	return n, err
-}
-
-// lineAt is the 1-based line of byte offset off; offsets asked must not
-// decrease.
-func (c *lineCounter) lineAt(off int64) int {
-	i := 0
-	for i < len(c.nl) && c.nl[i] < off {
-		i++
-	}
-	c.lines += i
-	c.nl = append(c.nl[:0], c.nl[i:]...)
-	return c.base + c.lines + 1
-}
-
-// shape is what a detector can tell from the first bytes of a file without
-// decoding it whole: the key paths seen ("request.messages.role", arrays
-// collapsed) and "path=value" for short string values. JSONL lines, array
-// elements and SSE payloads are merged; a recorded HTTP exchange adds the
-// keys of its body.
-type shape struct{ seen map[string]bool }
-
-func (s shape) has(k string) bool { return s.seen[k] }
-
-// sniffBudget bounds the tokens read, so detecting a large file stays cheap.
-const sniffBudget = 20000
-
-func sniff(head []byte) shape {
-	s := shape{seen: map[string]bool{}}
-	head = bytes.TrimSpace(stripBOM(head))
-	if len(head) > 0 && (head[0] == 'e' || head[0] == 'd' || head[0] == ':') {
-		n := 0
-		eachSSEData(string(head), func(_ int, data string) bool {
-			sniffInto(s, []byte(data), 0)
-			n++
-			return n < 64
-		})
-		return s
-	}
-	sniffInto(s, head, 0)
-	return s
-}
-
-func sniffInto(s shape, data []byte, depth int) {
-	type frame struct {
-		obj     bool
-		key     string
-		wantKey bool
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var st []frame
-	var body string
-	path := func() string {
-		var b strings.Builder
-		for _, f := range st {
-			if f.obj && f.key != "" {
-				if b.Len() > 0 {
-					b.WriteByte('.')
-				}
-				b.WriteString(f.key)
-			}
-		}
-		return b.String()
-	}
-	for range sniffBudget {
-		tok, err := dec.Token()
-		if err != nil {
-			break
-		}
-		if n := len(st); n > 0 && st[n-1].obj && st[n-1].wantKey {
-			if k, ok := tok.(string); ok {
-				st[n-1].key, st[n-1].wantKey = k, false
-				if len(st) <= 6 {
-					s.seen[path()] = true
-				}
-				continue
-			}
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			st = append(st, frame{obj: tok == json.Delim('{'), wantKey: tok == json.Delim('{')})
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			st = st[:len(st)-1]
-		default:
-			if v, ok := tok.(string); ok && len(st) > 0 && st[len(st)-1].obj {
-				if len(v) <= 64 && len(st) <= 6 {
-					s.seen[path()+"="+v] = true
-				}
-				if len(st) == 1 && st[0].key == "body" {
-					body = v
-				}
-			}
-		}
-		if n := len(st); n > 0 && st[n-1].obj {
-			st[n-1].wantKey = true
-		}
-	}
-	if body != "" && depth == 0 && (s.has("status") || s.has("headers")) {
-		if b := strings.TrimSpace(body); b != "" && (b[0] == '{' || b[0] == '[') {
-			sniffInto(s, []byte(b), 1)
-		} else {
-			eachSSEData(b, func(_ int, data string) bool {
-				sniffInto(s, []byte(data), 1)
-				return true
-			})
-		}
-	}
-}
-
-// convBuilder turns chat turns into steps with the rules every
-// conversation importer shares: assistant text in a turn that calls tools
-// (or is followed by tool results) is reasoning; text in a turn with no
-// call that the user answers is a clarification when it asks a question,
-// else an answer; the last turn's text is the answer.
-type convBuilder struct {
-	t          *model.Trace
-	open       bool // an assistant turn is open
-	turnCalls  bool // the open turn called a tool
-	turnTexts  []int
-	lastText   int // index of the step say() last wrote, -1 after any other step
-	callTool   map[string]string
-	unanswered []string // call ids without a result, in call order
-	calls      int
-}
-
-func newConvBuilder(t *model.Trace) *convBuilder {
-	return &convBuilder{t: t, lastText: -1, callTool: map[string]string{}}
-}
-
-type turnEnd int
-
-const (
-	endByUser turnEnd = iota
-	endByResult
-	endOfTrace
-)
-
-func (b *convBuilder) close(why turnEnd) {
-	if !b.open {
-		return
-	}
-	for _, i := range b.turnTexts {
-		s := &b.t.Steps[i]
-		switch {
-		case b.turnCalls || why == endByResult:
-			s.Kind = model.KindReasoning
-		case why == endByUser && strings.Contains(s.Text, "?"):
-			s.Kind = model.KindClarification
-		default:
-			s.Kind = model.KindAnswer
-		}
-	}
-	b.open, b.turnCalls, b.turnTexts, b.lastText = false, false, b.turnTexts[:0], -1
-}
-
-func (b *convBuilder) add(s model.Step) {
-	b.t.Steps = append(b.t.Steps, s)
-	b.lastText = -1
-}
-
-// user adds the user's words; the first become the trace's question.
-func (b *convBuilder) user(text string) {
-	b.close(endByUser)
-	if text == "" {
-		return
-	}
-	if b.t.Question == "" {
-		b.t.Question = text
-	}
-	b.add(model.Step{Kind: model.KindUser, Text: text})
-}
-
-// say adds assistant text; consecutive text joins into one step.
-func (b *convBuilder) say(text string) {
-	if text == "" {
-		return
-	}
-	b.open = true
-	if b.lastText >= 0 {
-		b.t.Steps[b.lastText].Text += "\n" + text
-		return
-	}
-	b.add(model.Step{Kind: model.KindAnswer, Text: text})
-	b.lastText = len(b.t.Steps) - 1
-	b.turnTexts = append(b.turnTexts, b.lastText)
-}
-
-func (b *convBuilder) think(text string) {
-	if text == "" {
-		return
-	}
-	b.open = true
-	b.add(model.Step{Kind: model.KindReasoning, Text: text})
-}
-
-// call adds a tool call; a call with no id gets "call_<n>" so a result
-// given in order can point at it.
-func (b *convBuilder) call(id, tool string, args json.RawMessage) {
-	b.open, b.turnCalls = true, true
-	b.calls++
-	if id == "" {
-		id = "call_" + strconv.Itoa(b.calls)
-	}
-	b.callTool[id] = tool
-	b.unanswered = append(b.unanswered, id)
-	b.add(model.Step{Kind: model.KindToolCall, ID: id, Tool: tool, Args: args})
-}
-
-// result adds a tool result; with no call id it answers the oldest
-// unanswered call.
-func (b *convBuilder) result(callID, tool string, result json.RawMessage, isError bool) {
-	b.close(endByResult)
-	if callID == "" && len(b.unanswered) > 0 {
-		callID = b.unanswered[0]
-	}
-	for i, id := range b.unanswered {
-		if id == callID {
-			b.unanswered = append(b.unanswered[:i], b.unanswered[i+1:]...)
-			break
-		}
-	}
-	if tool == "" {
-		tool = b.callTool[callID]
-	}
-	b.add(model.Step{Kind: model.KindToolResult, CallID: callID, Tool: tool, Result: result, IsError: isError})
-}
-
-func (b *convBuilder) finish() { b.close(endOfTrace) }
-
-var emptyArgs = json.RawMessage(`{}`)
-
-// convArgs makes call arguments a JSON object: an object is kept, a JSON
-// string holding an object is decoded, anything else becomes
-// {"input": value}.
-func convArgs(raw json.RawMessage) json.RawMessage {
-	raw = trimJSON(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return emptyArgs
-	}
-	switch raw[0] {
-	case '{':
-		return compactJSON(raw)
-	case '"':
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return emptyArgs
-		}
-		inner := strings.TrimSpace(s)
-		switch {
-		case inner == "":
-			return emptyArgs
-		case inner[0] == '{' && json.Valid([]byte(inner)):
-			return compactJSON([]byte(inner))
-		case json.Valid([]byte(inner)):
-			return wrapInput(compactJSON([]byte(inner)))
-		}
-		q, _ := json.Marshal(s)
-		return wrapInput(q)
-	}
-	return wrapInput(compactJSON(raw))
-}
-
-func wrapInput(v []byte) json.RawMessage {
-	return json.RawMessage(`{"input":` + string(v) + `}`)
-}
-
-// convResult keeps tool output text that is JSON as JSON, else makes it a
-// JSON string.
-func convResult(text string) json.RawMessage {
-	if t := strings.TrimSpace(text); t != "" && json.Valid([]byte(t)) {
-		return compactJSON([]byte(t))
-	}
-	q, _ := json.Marshal(text)
-	return q
-}
-
-func compactJSON(raw []byte) json.RawMessage {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		q, _ := json.Marshal(string(raw))
-		return q
-	}
-	return buf.Bytes()
-}
-
-func trimJSON(raw []byte) []byte { return bytes.TrimSpace(raw) }
-
-// partsText reads message content given as a string, null, or an array of
-// parts ({type:text|input_text|output_text, text} or plain strings); parts
-// of other types (images, audio, files) carry no text and are skipped.
-func partsText(raw json.RawMessage, path string) (string, *LineError) {
-	raw = trimJSON(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", &LineError{Path: path, Msg: "invalid JSON string"}
-		}
-		return s, nil
-	case '[':
-		var parts []json.RawMessage
-		if err := json.Unmarshal(raw, &parts); err != nil {
-			return "", &LineError{Path: path, Msg: "expected an array of content parts"}
-		}
-		var texts []string
-		for i, p := range parts {
-			p = trimJSON(p)
-			if len(p) > 0 && p[0] == '"' {
-				var s string
-				json.Unmarshal(p, &s)
-				texts = append(texts, s)
-				continue
-			}
-			var part struct {
-				Type    string `json:"type"`
-				Text    any    `json:"text"`
-				Refusal string `json:"refusal"`
-			}
-			if len(p) == 0 || p[0] != '{' || json.Unmarshal(p, &part) != nil {
-				return "", &LineError{Path: fmt.Sprintf("%s[%d]", path, i), Msg: "expected a content part object {type, text} or a string"}
-			}
-			switch part.Type {
-			case "text", "input_text", "output_text", "":
-				s, ok := part.Text.(string)
-				if !ok && part.Text != nil {
-					return "", &LineError{Path: fmt.Sprintf("%s[%d].text", path, i), Msg: "expected a string"}
-				}
-				if s != "" {
-					texts = append(texts, s)
-				}
-			case "refusal":
-				texts = append(texts, part.Refusal)
-			}
-		}
-		return strings.Join(texts, "\n"), nil
-	}
-	return "", &LineError{Path: path, Msg: "expected a string or an array of content parts"}
-}
-
-// addContract records a tool the model saw, once per name, MCP-shaped,
-// keeping the source's own tool object as Raw.
-func addContract(t *model.Trace, tc model.ToolContract, raw []byte) {
-	for _, have := range t.Tools {
-		if have.Name == tc.Name {
-			return
-		}
-	}
-	tc.InputSchema = schemaOrNil(tc.InputSchema)
-	tc.OutputSchema = schemaOrNil(tc.OutputSchema)
-	tc.Annotations = schemaOrNil(tc.Annotations)
-	tc.Raw = compactJSON(raw)
-	t.Tools = append(t.Tools, tc)
-}
-
-func schemaOrNil(raw json.RawMessage) json.RawMessage {
-	raw = trimJSON(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	return compactJSON(raw)
-}
-
-// hashID is the id of a record that carries none: stable across
-// re-imports of the same bytes.
-func hashID(format string, raw []byte) string {
-	sum := sha256.Sum256(raw)
-	return format + "-" + hex.EncodeToString(sum[:])[:12]
-}
-
-// recordHash is hashID over a record read in pieces (a stream of events).
-type recordHash struct{ h hash.Hash }
-
-func (r *recordHash) add(p []byte) {
-	if r.h == nil {
-		r.h = sha256.New()
-	}
-	r.h.Write(p)
-	r.h.Write([]byte{'\n'})
-}
-
-func (r *recordHash) id(format string) string {
-	if r.h == nil {
-		r.h = sha256.New()
-	}
-	return format + "-" + hex.EncodeToString(r.h.Sum(nil))[:12]
-}
-
-func unixRFC3339(sec float64) string {
-	whole := int64(sec)
-	return time.Unix(whole, int64((sec-float64(whole))*1e9)).UTC().Format(time.RFC3339Nano)
-}
-
-func joinPath(prefix, path string) string {
-	switch {
-	case prefix == "":
-		return path
-	case path == "":
-		return prefix
-	case path[0] == '[':
-		return prefix + path
-	}
-	return prefix + "." + path
-}
-
-// VCR cassettes (vcrpy and its ports record HTTP exchanges in YAML:
-// interactions[].request.{uri, body} and .response.body.string, the body a
-// JSON string, SSE text, or gzip bytes as !!binary) are read as one
-// {request, response} value per interaction. A cassette records one
-// conversation, so an interaction whose trace is a prefix of the next one's
-// is not emitted again (see prefixMerger).
-
-// isCassette reports whether head is a VCR cassette calling an API whose
-// URI path ends with one of suffixes.
-func isCassette(head []byte, suffixes ...string) bool {
-	if !bytes.HasPrefix(head, []byte("interactions:")) {
-		return false
-	}
-	for rest := head; len(rest) > 0; {
-		i := bytes.Index(rest, []byte("uri: "))
-		if i < 0 {
-			return false
-		}
-		rest = rest[i+5:]
-		uri, _, _ := bytes.Cut(rest, []byte("\n"))
-		uri, _, _ = bytes.Cut(bytes.TrimSpace(uri), []byte("?"))
-		for _, s := range suffixes {
-			if bytes.HasSuffix(uri, []byte(s)) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-type cassette struct {
-	Interactions []yaml.Node `yaml:"interactions"`
-}
-
-type cassetteInteraction struct {
-	Request struct {
-		URI  string `yaml:"uri"`
-		Body string `yaml:"body"`
-	} `yaml:"request"`
-	Response struct {
-		Body struct {
-			String string `yaml:"string"`
-		} `yaml:"body"`
-	} `yaml:"response"`
-}
-
-// cassetteValues reads a cassette whole (cassettes are test recordings,
-// small) and calls fn with {"request": body, "response": body} per
-// interaction.
-func cassetteValues(r io.Reader, file string, fn func(jsonValue) error) error {
-	data, err := io.ReadAll(io.LimitReader(r, 256<<20))
-	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	var c cassette
-	if err := yaml.Unmarshal(data, &c); err != nil {
-		return &LineError{File: file, Msg: "invalid VCR cassette YAML: " + err.Error()}
-	}
-	for i, node := range c.Interactions {
-		path := fmt.Sprintf("interactions[%d]", i)
-		var in cassetteInteraction
-		if err := node.Decode(&in); err != nil {
-			return &LineError{File: file, Line: node.Line, Path: path, Msg: "expected {request: {uri, body}, response: {body: {string}}}: " + err.Error()}
-		}
-		req := cassetteBody(in.Request.Body)
-		resp := cassetteBody(in.Response.Body.String)
-		if resp == nil && strings.TrimSpace(in.Response.Body.String) != "" {
-			resp, _ = json.Marshal(gunzipText(in.Response.Body.String)) // SSE text
-		}
-		if req == nil {
-			req = json.RawMessage("null")
-		}
-		if resp == nil {
-			resp = json.RawMessage("null")
-		}
-		raw := []byte(`{"request":` + string(req) + `,"response":` + string(resp) + `}`)
-		if err := fn(jsonValue{line: node.Line, path: path, raw: raw, cassette: true}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// cassetteBody is a recorded body as JSON, or nil when it is not JSON.
-func cassetteBody(s string) json.RawMessage {
-	t := strings.TrimSpace(gunzipText(s))
-	if t == "" || !json.Valid([]byte(t)) {
-		return nil
-	}
-	return compactJSON([]byte(t))
-}
-
-// gunzipText undoes a gzip Content-Encoding kept in a recorded body.
-func gunzipText(s string) string {
-	if !strings.HasPrefix(s, "\x1f\x8b") {
-		return s
-	}
-	zr, err := gzip.NewReader(strings.NewReader(s))
-	if err != nil {
-		return s
-	}
-	b, err := io.ReadAll(io.LimitReader(zr, 256<<20))
-	if err != nil {
-		return s
-	}
-	return string(b)
-}
-
-// prefixMerger holds back the trace of a logged API call ({request,
-// response} record or cassette interaction) until the next record shows
-// whether it is only the start of the same conversation (an agent run logs
-// one call per turn, each request repeating the history): a trace whose
-// steps the next one repeats, or a response the next request continues
-// (Responses API previous_response_id), is folded into the next one, its
-// usage added, so the conversation is one trace.
-type prefixMerger struct {
-	emit Emit
-	held *Record
-}
-
-// add takes the next record; prev is the id of the response its request
-// continues, if any.
-func (m *prefixMerger) add(r Record, prev string) error {
-	if h := m.held; h != nil && r.Trace != nil {
-		switch {
-		case prev != "" && prev == h.Trace.TraceID:
-			r.Trace.Steps = append(append([]model.Step(nil), h.Trace.Steps...), r.Trace.Steps...)
-			tools := map[string]string{}
-			for i, st := range r.Trace.Steps {
-				if st.Kind == model.KindToolCall {
-					tools[st.ID] = st.Tool
-				} else if st.Kind == model.KindToolResult && st.Tool == "" {
-					r.Trace.Steps[i].Tool = tools[st.CallID]
-				}
-			}
-			foldInto(r.Trace, h.Trace)
-			r.Line, m.held = h.Line, nil
-		case stepsPrefix(h.Trace.Steps, r.Trace.Steps):
-			foldInto(r.Trace, h.Trace)
-			r.Line, m.held = h.Line, nil
-		}
-	}
-	if m.held != nil {
-		if err := m.emit(*m.held); err != nil {
-			return err
-		}
-		m.held = nil
-	}
-	if r.Trace == nil {
-		return m.emit(r)
-	}
-	m.held = &r
-	return nil
-}
-
-// foldInto adds what an earlier part of the conversation carried to t.
-func foldInto(t, earlier *model.Trace) {
-	t.Usage.InputTokens += earlier.Usage.InputTokens
-	t.Usage.OutputTokens += earlier.Usage.OutputTokens
-	t.Usage.USD += earlier.Usage.USD
-	if earlier.StartedAt != "" {
-		t.StartedAt = earlier.StartedAt
-	}
-	if t.Question == "" {
-		t.Question = earlier.Question
-	}
-	t.AsUser = firstNonEmpty(t.AsUser, earlier.AsUser)
-	t.Server = firstNonEmpty(t.Server, earlier.Server)
-	for _, tc := range earlier.Tools {
-		addContract(t, tc, tc.Raw)
-	}
-	t.Source.Line = earlier.Source.Line
-}
-
-func (m *prefixMerger) flush() error {
-	if m.held == nil {
-		return nil
-	}
-	r := *m.held
-	m.held = nil
-	return m.emit(r)
-}
-
-// stepsPrefix reports whether a is b's beginning (the kind of an open
-// turn's text may change once the conversation goes on, so kinds of text
-// steps are not compared).
-func stepsPrefix(a, b []model.Step) bool {
-	if len(a) > len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
-		if (x.Kind != y.Kind && (x.Text == "" || y.Text == "")) || x.Text != y.Text || x.Tool != y.Tool ||
-			x.ID != y.ID || x.CallID != y.CallID || !bytes.Equal(x.Args, y.Args) || !bytes.Equal(x.Result, y.Result) {
-			return false
-		}
-	}
-	return true
+// chatCassetteTrace reads a recorded Chat Completions call.
+func chatCassetteTrace(file string, v jsonValue) (*model.Trace, *LineError, string) {
+	var rec chatRecord
+	if lerr := decodeLine(file, v.line, v.raw, &rec); lerr != nil {
+		return nil, lerr, ""
+	}
+	t, lerr := chatTraceOf(file, v.line, v.raw, &rec)
+	return t, lerr, ""
 }

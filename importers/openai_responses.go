@@ -31,11 +31,15 @@ func init() {
 		Detect:   detectOpenAIResponses,
 		Parse:    parseOpenAIResponses,
 	})
+	registerCassetteAPI(cassetteAPI{format: "openai_responses", suffixes: []string{"/responses"}, trace: respCassetteTrace})
 }
 
 func detectOpenAIResponses(head []byte) bool {
-	if isCassette(head, "/v1/responses") {
-		return true
+	if owner, ok := cassetteFormat(head); ok {
+		return owner == "openai_responses"
+	}
+	if detectLiteLLM(head) { // a LiteLLM log record holds a Responses object
+		return false
 	}
 	s := sniff(head)
 	return s.has("object=response") || s.has("response.object=response") ||
@@ -68,6 +72,7 @@ type respRecord struct {
 	// A response object (or a request: input, tools, user).
 	Object           string            `json:"object"`
 	ID               string            `json:"id"`
+	Model            string            `json:"model"`
 	CreatedAt        float64           `json:"created_at"`
 	Input            json.RawMessage   `json:"input"`
 	Output           []respItem        `json:"output"`
@@ -87,6 +92,11 @@ type respRecord struct {
 }
 
 func parseOpenAIResponses(ctx context.Context, r io.Reader, file string, emit Emit) error {
+	br, ok := asCassette(r)
+	if ok {
+		return parseCassette(ctx, br, file, emit)
+	}
+	r = br
 	var st *respStream
 	flush := func() error {
 		if st == nil {
@@ -208,8 +218,10 @@ func respTraceOf(file string, line int, raw []byte, rec *respRecord) (*model.Tra
 			return fail(lerr, joinPath(reqPath, "tools"))
 		}
 		t.AsUser = firstNonEmpty(req.User, req.SafetyIdentifier)
+		t.Model = req.Model
 	}
 	if resp != nil {
+		t.Model = firstNonEmpty(resp.Model, t.Model)
 		for i, it := range resp.Output {
 			if lerr := addRespItem(b, t, servers, &it); lerr != nil {
 				return fail(lerr, joinPath(respPath, fmt.Sprintf("output[%d]", i)))
@@ -443,4 +455,18 @@ func respFromSSE(file string, line int, raw json.RawMessage) (*respRecord, *Line
 		resp.Output = items
 	}
 	return &resp, nil
+}
+
+// respCassetteTrace reads a recorded Responses API call.
+func respCassetteTrace(file string, v jsonValue) (*model.Trace, *LineError, string) {
+	var rec respRecord
+	if lerr := decodeLine(file, v.line, v.raw, &rec); lerr != nil {
+		return nil, lerr, ""
+	}
+	prev := ""
+	if rec.Request != nil {
+		prev = rec.Request.PreviousResponseID
+	}
+	t, lerr := respTraceOf(file, v.line, v.raw, &rec)
+	return t, lerr, prev
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,7 +22,7 @@ func init() {
 	register(Format{
 		Name:     "openinference",
 		Priority: 50,
-		Doc:      "OpenInference / Arize Phoenix spans: span JSON or attribute maps with openinference.span.kind and llm.* attributes",
+		Doc:      "OpenInference / Arize Phoenix spans: span JSON or attribute maps with openinference.span.kind and llm.* attributes, Phoenix span exports (span_kind at the top; array, JSONL or a dict of named span lists); emitted by Arize Phoenix and the OpenInference instrumentations",
 		Detect: func(head []byte) bool {
 			m := headObject(head)
 			return m != nil && isOpenInference(head, m)
@@ -34,6 +36,12 @@ func init() {
 // top (attribute map) or under attributes (Phoenix span JSON, OTLP).
 func isOpenInference(head []byte, m map[string]json.RawMessage) bool {
 	if bytes.Contains(head, []byte(`"openinference.span.kind"`)) {
+		return true
+	}
+	// Phoenix's span export (px.Client().get_spans / the spans REST API):
+	// span_kind at the top level beside context.trace_id, one span per
+	// line, in an array, or in a dict of named span lists.
+	if bytes.Contains(head, []byte(`"span_kind"`)) && bytes.Contains(head, []byte(`"context"`)) && bytes.Contains(head, []byte(`"trace_id"`)) {
 		return true
 	}
 	if hasKeyPrefix(m, "llm.") || hasKeyPrefix(m, "attributes.llm.") {
@@ -107,6 +115,9 @@ func oiDecode(file string, n int, raw []byte) ([]*genSpan, *LineError) {
 			return spans, lerr
 		}
 		items = []any{x}
+		if lists := oiNamedLists(x); lists != nil {
+			items = lists
+		}
 	}
 	var out []*genSpan
 	for i, it := range items {
@@ -115,6 +126,22 @@ func oiDecode(file string, n int, raw []byte) ([]*genSpan, *LineError) {
 			return nil, &LineError{File: file, Line: n, Path: "[" + strconv.Itoa(i) + "]", Msg: "expected a span object"}
 		}
 		tree := genTree(m)
+		if k := gStr(m, "span_kind"); k != "" {
+			// The export's top-level span_kind is the span kind attribute.
+			if attrs := gObj(tree, "attributes"); attrs != nil && gPathStr(attrs, "openinference", "span", "kind") == "" {
+				oi := gObj(attrs, "openinference")
+				if oi == nil {
+					oi = map[string]any{}
+					attrs["openinference"] = oi
+				}
+				sp := gObj(oi, "span")
+				if sp == nil {
+					sp = map[string]any{}
+					oi["span"] = sp
+				}
+				sp["kind"] = k
+			}
+		}
 		sp := &genSpan{Line: n, Name: gStr(tree, "name")}
 		attrs := gObj(tree, "attributes")
 		if attrs == nil {
@@ -134,6 +161,28 @@ func oiDecode(file string, n int, raw []byte) ([]*genSpan, *LineError) {
 		out = append(out, sp)
 	}
 	return out, nil
+}
+
+// oiNamedLists returns the spans of a dict of named span lists ({"run a":
+// [span…], "run b": [span…]}), nil when x is not one.
+func oiNamedLists(x map[string]any) []any {
+	if x["context"] != nil || x["attributes"] != nil || len(x) == 0 {
+		return nil
+	}
+	var out []any
+	for _, k := range slices.Sorted(maps.Keys(x)) {
+		list, ok := x[k].([]any)
+		if !ok {
+			return nil
+		}
+		for _, it := range list {
+			if m, ok := it.(map[string]any); !ok || m["context"] == nil {
+				return nil
+			}
+		}
+		out = append(out, list...)
+	}
+	return out
 }
 
 // gPath walks nested maps.
@@ -269,6 +318,9 @@ func oiTrace(t *model.Trace, spans []*genSpan) {
 			if sm, ok := schema.(map[string]any); ok {
 				c.contract(sm)
 			}
+		}
+		if m, ok := gPath(a, "llm", "model_name").(string); ok && m != "" && t.Model == "" {
+			t.Model = m
 		}
 		t.Usage.InputTokens += gInt(gPath(a, "llm", "token_count", "prompt"))
 		t.Usage.OutputTokens += gInt(gPath(a, "llm", "token_count", "completion"))

@@ -69,10 +69,6 @@ func (s *genSpan) attr(keys ...string) any {
 func (s *genSpan) str(keys ...string) string { return gStr(s.Attrs, keys...) }
 
 // OTLP JSON wire shapes (opentelemetry-proto, JSON mapping).
-type otlpRequest struct {
-	ResourceSpans []otlpResourceSpans `json:"resourceSpans"`
-}
-
 type otlpResourceSpans struct {
 	Resource struct {
 		Attributes []otlpKV `json:"attributes"`
@@ -449,6 +445,9 @@ func otelTrace(t *model.Trace, spans []*genSpan) {
 				t.Metadata = map[string]any{}
 			}
 			t.Metadata["agent"] = sp.str("gen_ai.agent.name")
+		}
+		if m := sp.str("gen_ai.response.model", "gen_ai.request.model"); m != "" && t.Model == "" {
+			t.Model = m
 		}
 		u := model.Usage{InputTokens: gInt(sp.attr("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")),
 			OutputTokens: gInt(sp.attr("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"))}

@@ -12,11 +12,7 @@ import (
 	"tracelab/model"
 )
 
-const otelFixtures = "../testdata/formats/otel"
-
-func TestOtelGolden(t *testing.T) { checkGoldenFormat(t, "otel", otelFixtures) }
-
-func TestOtelDetect(t *testing.T) { checkDetectFormat(t, "otel", otelFixtures) }
+const otelFixtures = "testdata/formats/otel"
 
 // The agent fixture's trace, asserted field by field: the invoke_agent
 // span's copy of the conversation and its usage roll-up are not counted

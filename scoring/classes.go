@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,235 +73,6 @@ func (st *state) classify() []ClassSuggestion {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Confidence > out[j].Confidence })
 	return out
-}
-
-// --- entity ---
-
-var idToken = regexp.MustCompile(`\b[A-Za-z]{1,8}[0-9]*[-_][0-9]{3,}\b|\b[A-Za-z]{1,5}[0-9]{4,}\b`)
-
-func isIDArg(name string) bool {
-	n := strings.ToLower(name)
-	for _, suf := range []string{"id", "_no", "_num", "_number", "_key", "_ref"} {
-		if strings.HasSuffix(n, suf) {
-			return true
-		}
-	}
-	return false
-}
-
-// idShape collapses an identifier to its scheme: letter runs to A, digit
-// runs to 9, separators kept, plus its letter prefix (ACC-00412 -> "A-9", "ACC").
-func idShape(s string) (string, string) {
-	var b strings.Builder
-	last := byte(0)
-	prefix := ""
-	seenDigit := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		var k byte
-		switch {
-		case c >= '0' && c <= '9':
-			k = '9'
-			seenDigit = true
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-			k = 'A'
-			if !seenDigit {
-				prefix += strings.ToUpper(string(c))
-			}
-		default:
-			k = c
-		}
-		if k != last || k != 'A' && k != '9' {
-			b.WriteByte(k)
-		}
-		last = k
-	}
-	return b.String(), prefix
-}
-
-// entityRules: an ID argument outside its documented scheme, and an empty
-// result the answer reads as a true negative. It returns the call steps
-// with a wrong-scheme argument.
-func (st *state) entityRules() map[int]bool {
-	wrong := map[int]bool{}
-	for _, c := range st.calls {
-		if c.contract == nil || len(c.sql) > 0 {
-			continue
-		}
-		for _, name := range c.argOrder {
-			v, ok := c.args[name].(string)
-			if !ok || v == "" {
-				continue
-			}
-			prop, ok := c.contract.props[name]
-			if !ok {
-				continue
-			}
-			if !isIDArg(name) && !idToken.MatchString(v) {
-				continue // a period or a label in the wrong format is not an entity error
-			}
-			if prop.Pattern != "" {
-				if re := c.contract.patterns[name]; re != nil && !re.MatchString(v) {
-					wrong[c.step] = true
-					st.evidence(model.ClassEntity, "wrong_scheme", 0.9, c.step,
-						fmt.Sprintf("%s(%s=%q): the contract documents the pattern %s", c.tool, name, v, prop.Pattern))
-				}
-				continue
-			}
-			if !isIDArg(name) {
-				continue
-			}
-			var examples []string
-			examples = append(examples, idToken.FindAllString(prop.Description, -1)...)
-			for _, e := range prop.Examples {
-				if s, ok := e.(string); ok {
-					examples = append(examples, s)
-				}
-			}
-			if len(examples) == 0 {
-				continue
-			}
-			vs, vp := idShape(v)
-			match := false
-			for _, e := range examples {
-				if es, ep := idShape(e); es == vs && ep == vp {
-					match = true
-				}
-			}
-			if !match {
-				wrong[c.step] = true
-				st.evidence(model.ClassEntity, "wrong_scheme", 0.7, c.step,
-					fmt.Sprintf("%s(%s=%q): the contract documents ids like %s", c.tool, name, v, examples[0]))
-			}
-		}
-	}
-	st.crosswalkRule(wrong)
-	if answerNegative.MatchString(st.answer) {
-		for _, c := range st.dataResults() {
-			if !resultEmpty(c.resVal) {
-				continue
-			}
-			// Alone, an empty result read as "none" may be a true negative:
-			// listed, below the suggestion threshold.
-			conf, why := 0.4, ""
-			if wrong[c.step] {
-				conf, why = 0.9, " after a wrong-scheme id"
-			}
-			st.evidence(model.ClassEntity, "empty_true_negative", conf, c.result,
-				fmt.Sprintf("%s returned nothing%s and the answer reports it as a true negative", c.tool, why))
-		}
-	}
-	return wrong
-}
-
-// idSource is where an identifier value was seen in an earlier result.
-type idSource struct {
-	step   int
-	column string
-	row    map[string]any
-}
-
-// crosswalkRule: an id argument whose value an earlier result showed in one
-// id column (account_id) while the argument's lineage names another
-// (cust_id_v2) - the crosswalk was at hand and not used.
-func (st *state) crosswalkRule(wrong map[int]bool) {
-	seen := map[string]idSource{}
-	for _, c := range st.calls {
-		if c.contract != nil && len(c.sql) == 0 {
-			for _, name := range c.argOrder {
-				v, ok := c.args[name].(string)
-				src, found := seen[v]
-				if !ok || !found || !isIDArg(name) {
-					continue
-				}
-				targets := st.lineage[c.tool+"."+name]
-				if len(targets) == 0 {
-					// No lineage: the id schemes the argument's description
-					// names ("Customer id (cust_id_v2), e.g. C2-004127").
-					targets = dedupe(schemeName.FindAllString(strings.ToLower(c.contract.props[name].Description), -1))
-				}
-				if len(targets) == 0 {
-					continue
-				}
-				match, other := false, ""
-				for _, f := range targets {
-					col := column(f)
-					if strings.EqualFold(col, src.column) {
-						match = true
-					}
-					if x, ok := lookupCol(src.row, col); ok && other == "" {
-						other = fmt.Sprintf("; the same row has %s %s", col, scalarString(x))
-					}
-				}
-				if !match {
-					wrong[c.step] = true
-					st.evidence(model.ClassEntity, "wrong_scheme", 0.85, c.step,
-						fmt.Sprintf("%s(%s=%q): step %d shows it as %s, but the argument means %s%s",
-							c.tool, name, v, src.step, src.column, strings.Join(targets, ", "), other))
-				}
-			}
-		}
-		if c.result < 0 || st.isError(c) {
-			continue
-		}
-		_, rows := resultTable(c.resVal)
-		if m, ok := c.resVal.(map[string]any); ok && rows == nil {
-			rows = []map[string]any{m}
-		}
-		for _, r := range rows {
-			for col, val := range r {
-				if v, ok := val.(string); ok && idToken.MatchString(v) && len(v) < 40 {
-					if _, dup := seen[v]; !dup {
-						seen[v] = idSource{step: c.result, column: col, row: r}
-					}
-				}
-			}
-		}
-	}
-}
-
-// schemeName finds identifier column names in prose: account_id,
-// billing_account_no, cust_id_v2.
-var schemeName = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:id|no|num|number|key)(?:_v[0-9]+)?\b`)
-
-func lookupCol(row map[string]any, col string) (any, bool) {
-	_, v, ok := lookupFold(row, col)
-	return v, ok
-}
-
-var answerNegative = regexp.MustCompile(`(?i)\b(no|none|zero|nothing|not any|no one|nobody)\b|\b0\b|n[o']t (find|found|have|any)|does not have|do not have`)
-
-// resultEmpty: an empty array, or an object whose arrays are all empty
-// (rows, items, tickets...), or whose row_count/total/count is 0.
-func resultEmpty(v any) bool {
-	switch x := v.(type) {
-	case []any:
-		return len(x) == 0
-	case map[string]any:
-		sawArray, sawZero := false, false
-		for k, val := range x {
-			switch y := val.(type) {
-			case []any:
-				if k == "columns" {
-					continue
-				}
-				if len(y) > 0 {
-					return false
-				}
-				sawArray = true
-			case float64:
-				switch k {
-				case "row_count", "total", "count", "total_count":
-					if y > 0 {
-						return false
-					}
-					sawZero = true
-				}
-			}
-		}
-		return sawArray || sawZero
-	}
-	return false
 }
 
 // --- semantic ---
@@ -534,23 +306,131 @@ func (st *state) structuralRules(wrongID map[int]bool) {
 			}
 		}
 	}
-	// A paginated result with no later call to the same tool.
+	// A paginated result not followed up: a later call to the same tool
+	// for something else does not fetch the next page.
 	for _, c := range st.dataResults() {
 		if wrongID[c.step] || !st.paginated(c) {
 			continue
 		}
+		next := st.nextPage(c)
 		followed := false
 		for _, d := range st.calls {
-			if d.step > c.step && d.tool == c.tool {
+			if d.step > c.step && d.tool == c.tool && next.fetchedBy(d) {
 				followed = true
+				break
 			}
 		}
 		if !followed {
+			what := "no later " + c.tool + " call fetched it"
+			if next.cursor != "" {
+				what = fmt.Sprintf("no later %s call passed its cursor %q", c.tool, next.cursor)
+			} else if next.page > 0 {
+				what = fmt.Sprintf("no later %s call asked for page %d", c.tool, next.page)
+			}
 			st.evidence(model.ClassStructural, "pagination", 0.85, c.result,
-				fmt.Sprintf("%s returned a page with more to come and no later %s call fetched it", c.tool, c.tool))
+				fmt.Sprintf("%s returned a page with more to come and %s", c.tool, what))
 		}
 	}
 	st.centsRules()
+}
+
+// pageRef is how the next page of a result is asked for: its cursor, or
+// the next page number or offset; all zero when the result names none.
+type pageRef struct {
+	cursor       string
+	page, offset int
+}
+
+// nextPage reads the cursor a result hands out (the step's next_cursor or
+// the result's next_cursor / next_page_token), else the next page number
+// (the result's next_page, or the call's page + 1) or the next offset (the
+// result's next_offset, or the call's offset + limit).
+func (st *state) nextPage(c *call) pageRef {
+	var ref pageRef
+	if ref.cursor = st.t.Steps[c.result].NextCursor; ref.cursor != "" {
+		return ref
+	}
+	m, _ := c.resVal.(map[string]any)
+	for _, k := range []string{"next_cursor", "nextCursor", "next_page_token", "nextPageToken", "cursor_next"} {
+		if v, ok := m[k].(string); ok && v != "" {
+			ref.cursor = v
+			return ref
+		}
+	}
+	if v, ok := m["next_page"].(float64); ok {
+		ref.page = int(v)
+	} else if p, ok := argNumber(c.args, "page"); ok {
+		ref.page = p + 1
+	}
+	if v, ok := m["next_offset"].(float64); ok {
+		ref.offset = int(v)
+	} else if l, ok := argNumber(c.args, "limit"); ok {
+		o, _ := argNumber(c.args, "offset")
+		ref.offset = o + l
+	}
+	return ref
+}
+
+// fetchedBy: the call d asks for this next page. With a cursor, some
+// argument must carry that very value; with a page number or offset, the
+// page or offset argument must name it. A result that says "more" and
+// names no way to get it is followed by any call that turns a page
+// (passes a pagination argument).
+func (r pageRef) fetchedBy(d *call) bool {
+	switch {
+	case r.cursor != "":
+		return hasStringValue(d.args, r.cursor)
+	case r.page > 0 || r.offset > 0:
+		p, okP := argNumber(d.args, "page")
+		o, okO := argNumber(d.args, "offset")
+		return r.page > 0 && okP && p == r.page || r.offset > 0 && okO && o == r.offset
+	}
+	for _, name := range d.argOrder {
+		if isControlArg(name, d.contract) && !strings.EqualFold(name, "limit") {
+			return true
+		}
+	}
+	return false
+}
+
+// argNumber reads an integer argument given as a number or a numeric string.
+func argNumber(args map[string]any, name string) (int, bool) {
+	for k, v := range args {
+		if !strings.EqualFold(k, name) {
+			continue
+		}
+		switch x := v.(type) {
+		case float64:
+			return int(x), true
+		case string:
+			var n int
+			if _, err := fmt.Sscan(x, &n); err == nil {
+				return n, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// hasStringValue: some argument, at any depth, is exactly s.
+func hasStringValue(v any, s string) bool {
+	switch x := v.(type) {
+	case string:
+		return x == s
+	case map[string]any:
+		for _, e := range x {
+			if hasStringValue(e, s) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasStringValue(e, s) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (st *state) paginated(c *call) bool {
@@ -585,10 +465,110 @@ var convertsCents = regexp.MustCompile(`/\s*100(\.0*)?\b|\*\s*0?\.01\b`)
 
 var currencyRe = regexp.MustCompile(`(?i)[$€£]|\b(usd|eur|gbp|dollars?|euros?)\b`)
 
+// moneyRe finds currency amounts in prose: $10,000, €2.5m, 10000 USD.
+var moneyRe = regexp.MustCompile(`(?i)[$€£]\s?[0-9][0-9,]*(?:\.[0-9]+)?\s?(?:k|m|bn|thousand|million|billion)?\b|\b[0-9][0-9,]*(?:\.[0-9]+)?\s?(?:k|m|thousand|million)?\s?(?:usd|eur|gbp|dollars?|euros?)\b`)
+
+// dollarAmounts are the money amounts the question and the gold state:
+// currency amounts in the question and the definition, and a numeric gold
+// answer when the question is about money.
+func (st *state) dollarAmounts() []float64 {
+	var out []float64
+	texts := []string{st.t.Question}
+	if st.gold != nil {
+		texts = append(texts, st.gold.Definition)
+	}
+	for _, t := range texts {
+		for _, m := range moneyRe.FindAllString(t, -1) {
+			vs, _ := ParseNumbers(m)
+			out = append(out, vs...)
+		}
+	}
+	if st.gold != nil && currencyRe.MatchString(st.t.Question) {
+		var g float64
+		if _, err := fmt.Sscan(strings.TrimSpace(string(st.gold.Answer)), &g); err == nil {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// centsName: a column or argument named in minor units.
+func centsName(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "cents") || strings.HasSuffix(n, "_minor") || strings.Contains(n, "minor_units")
+}
+
+var centsDesc = regexp.MustCompile(`(?i)\bcents\b|\bminor units?\b|\bin pennies\b`)
+
+// centsLiteralRules: a filter on a cents column or a cents argument whose
+// literal is a dollar amount of the question or the gold (amount_cents >
+// 10000 for "over $10,000"): the comparison is off by a factor of 100.
+func (st *state) centsLiteralRules() {
+	// The question's amounts are read only once a cents literal turns up:
+	// most traces have none, and the money pattern is not cheap.
+	var dollars []float64
+	read := false
+	isDollar := func(v string) (float64, bool) {
+		f, err := strconv.ParseFloat(strings.ReplaceAll(v, ",", ""), 64)
+		if err != nil || f == 0 {
+			return 0, false
+		}
+		if !read {
+			dollars, read = st.dollarAmounts(), true
+		}
+		for _, d := range dollars {
+			if math.Abs(f-d) < 1e-9 {
+				return f, true
+			}
+		}
+		return 0, false
+	}
+	for _, c := range st.calls {
+		if c.discovery || st.isError(c) {
+			continue
+		}
+		for _, a := range c.sql {
+			for _, p := range a.Where {
+				if p.Op == "other" || !centsName(column(p.Field)) {
+					continue
+				}
+				for _, v := range p.Values {
+					if f, ok := isDollar(v); ok {
+						st.evidence(model.ClassStructural, "cents_literal", 0.8, c.step,
+							fmt.Sprintf("%s %s %s compares cents with the dollar amount %s of the question or gold", p.Field, p.Op, v, fmtNum(f)))
+					}
+				}
+			}
+		}
+		if len(c.sql) > 0 {
+			continue
+		}
+		for _, name := range c.argOrder {
+			if !c.contract.arg(name).cents {
+				continue
+			}
+			var v string
+			switch x := c.args[name].(type) {
+			case float64:
+				v = fmt.Sprint(x)
+			case string:
+				v = x
+			default:
+				continue
+			}
+			if f, ok := isDollar(v); ok {
+				st.evidence(model.ClassStructural, "cents_literal", 0.8, c.step,
+					fmt.Sprintf("%s(%s=%s): the argument is in cents, %s is the dollar amount of the question or gold", c.tool, name, v, fmtNum(f)))
+			}
+		}
+	}
+}
+
 // centsRules: the answer is the gold amount times 100 (cents read as
 // dollars), or a currency amount in the answer equals a raw value of a
 // result column named in cents.
 func (st *state) centsRules() {
+	st.centsLiteralRules()
 	if !strings.ContainsAny(st.answer, "0123456789") {
 		return
 	}
@@ -621,7 +601,7 @@ func (st *state) centsRules() {
 				continue
 			}
 			for _, ag := range a.Aggregates {
-				if strings.Contains(strings.ToLower(column(ag.Field)), "cents") && (ag.Func == "sum" || ag.Func == "avg") {
+				if centsName(column(ag.Field)) && (ag.Func == "sum" || ag.Func == "avg") {
 					st.evidence(model.ClassStructural, "cents_sql", 0.6, c.step,
 						fmt.Sprintf("%s(%s) adds up cents and nothing divides by 100; the answer is in money", ag.Func, ag.Field))
 				}
@@ -631,7 +611,7 @@ func (st *state) centsRules() {
 	for _, c := range st.dataResults() {
 		cols, rows := resultTable(c.resVal)
 		for _, col := range cols {
-			if !strings.Contains(strings.ToLower(col), "cents") {
+			if !centsName(col) {
 				continue
 			}
 			sum := 0.0

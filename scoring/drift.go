@@ -15,18 +15,34 @@ import (
 
 // DriftFinding is one classified difference between two tool contracts.
 type DriftFinding struct {
-	ID       string          `json:"id"`   // a check id from DriftChecks
-	Tool     string          `json:"tool"` // the NEW name for a rename, else the tool's name
-	Side     Side            `json:"side"`
-	Path     string          `json:"path"` // JSON path inside the tool, like inputSchema.properties.recursive
-	Lane     Lane            `json:"lane"`
-	Security bool            `json:"security"`
-	Message  string          `json:"message"`
-	Old      json.RawMessage `json:"old"` // canonical JSON of the old value; null when absent
-	New      json.RawMessage `json:"new"`
+	ID       string `json:"id"`   // a check id from DriftChecks
+	Tool     string `json:"tool"` // the NEW name for a rename, else the tool's name
+	Side     Side   `json:"side"`
+	Path     string `json:"path"` // JSON path inside the tool, like inputSchema.properties.recursive
+	Lane     Lane   `json:"lane"`
+	Security bool   `json:"security"`
+	// Low marks a risky finding of the lower tier (risky-low: a title, a
+	// deprecation, an optional output property removed).
+	Low     bool            `json:"low,omitempty"`
+	Message string          `json:"message"`
+	Old     json.RawMessage `json:"old"` // canonical JSON of the old value; null when absent
+	New     json.RawMessage `json:"new"`
 	// Fingerprint is a short hash over id, tool, path and the old and new
 	// values (not the message), so acknowledgements survive re-snapshots.
 	Fingerprint string `json:"fingerprint"`
+	// schemaPath is Path in the resolved schema ($refs inlined, union
+	// branches merged), the shape recorded results are read in; empty
+	// when it equals Path.
+	schemaPath string
+}
+
+// SchemaPath is the finding's path in the resolved schema, which may
+// differ from Path (a location of the listing as written).
+func (f DriftFinding) SchemaPath() string {
+	if f.schemaPath != "" {
+		return f.schemaPath
+	}
+	return f.Path
 }
 
 // ToolDigest carries a tool's two hashes: Wire over the exact contract the
@@ -71,6 +87,11 @@ type normalizedTool struct {
 	hints        toolHints
 	extra        map[string]any // other top-level fields of an MCP-shaped Raw
 	semanticHash string
+	// metaDeprecated is _meta.deprecated of an MCP-shaped Raw.
+	metaDeprecated bool
+	// doc is the tool as written (schemas with their $refs), the document
+	// finding paths point into.
+	doc map[string]any
 }
 
 // toolHints are the four MCP tool annotations with the spec's defaults applied.
@@ -118,7 +139,20 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 	}
 	nt.annotations, _ = ann.(map[string]any)
 	nt.hints = effectiveHints(nt.annotations)
-	nt.extra = rawExtras(tc.Raw)
+	nt.extra, nt.metaDeprecated = rawExtras(tc.Raw)
+	nt.doc = map[string]any{"name": tc.Name, "inputSchema": in, "annotations": ann}
+	if tc.Description != "" {
+		nt.doc["description"] = tc.Description
+	}
+	if tc.Title != "" {
+		nt.doc["title"] = tc.Title
+	}
+	if out != nil {
+		nt.doc["outputSchema"] = out
+	}
+	for k, v := range nt.extra {
+		nt.doc[k] = v
+	}
 
 	// The semantic body: what validates and what the tool may do, without
 	// its name (so renames match) and without prose.
@@ -148,15 +182,16 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 // rawExtras returns the top-level fields of an MCP-shaped tool object that
 // the engine does not compare one by one (icons, execution, ...). Tools in
 // OpenAI or Anthropic shape have none: their wrappers are not contract.
-func rawExtras(raw json.RawMessage) map[string]any {
+// It also reports whether _meta says deprecated: true.
+func rawExtras(raw json.RawMessage) (map[string]any, bool) {
 	v, err := decodeSchemaJSON(raw)
 	m, ok := v.(map[string]any)
 	if err != nil || !ok {
-		return nil
+		return nil, false
 	}
 	for _, k := range []string{"type", "function", "parameters", "input_schema"} {
 		if _, foreign := m[k]; foreign {
-			return nil
+			return nil, false
 		}
 	}
 	out := map[string]any{}
@@ -165,7 +200,7 @@ func rawExtras(raw json.RawMessage) map[string]any {
 			out[k] = e
 		}
 	}
-	return out
+	return out, asObject(m["_meta"])["deprecated"] == true
 }
 
 func containsStr(list []string, s string) bool {
@@ -255,9 +290,11 @@ func DiffContracts(oldTools, newTools []model.ToolContract) (DriftResult, error)
 	for _, n := range gone {
 		d := &schemaDiffer{tool: n}
 		if to, ok := renamedTo[n]; ok {
-			d.tool = to
+			d.tool, d.oldDoc, d.newDoc = to, oldM[n].doc, newM[to].doc
 			d.add("tool-renamed", "", n, to, "tool renamed from %s to %s (same semantic contract)", n, to)
 			d.compareTool(oldM[n], newM[to])
+		} else if oldM[n].deprecated() {
+			d.add("tool-removed-deprecated", "", n, nil, "tool removed: %s (OLD marked it deprecated)", n)
 		} else {
 			d.add("tool-removed", "", n, nil, "tool removed: %s", n)
 		}
@@ -276,13 +313,29 @@ func DiffContracts(oldTools, newTools []model.ToolContract) (DriftResult, error)
 		if !ok {
 			continue
 		}
-		d := &schemaDiffer{tool: od.Name}
+		d := &schemaDiffer{tool: od.Name, oldDoc: oldM[od.Name].doc, newDoc: nt.doc}
 		d.compareTool(oldM[od.Name], nt)
 		out = append(out, d.out...)
 	}
 	SortDriftFindings(out)
-	res.Findings = out
+	res.Findings = dedupeFindings(out)
 	return res, nil
+}
+
+// dedupeFindings drops repeats of a sorted list: a change inside a $defs
+// entry that several properties use is one change at one written path.
+func dedupeFindings(fs []DriftFinding) []DriftFinding {
+	seen := map[string]bool{}
+	out := fs[:0]
+	for _, f := range fs {
+		key := f.Tool + "\x00" + f.Fingerprint
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, f)
+	}
+	return out
 }
 
 // SortDriftFindings orders findings by tool, lane (breaking first), path and id.
@@ -294,6 +347,9 @@ func SortDriftFindings(fs []DriftFinding) {
 		}
 		if a.Lane.rank() != b.Lane.rank() {
 			return a.Lane.rank() < b.Lane.rank()
+		}
+		if a.Low != b.Low {
+			return b.Low
 		}
 		if a.Path != b.Path {
 			return a.Path < b.Path
@@ -309,6 +365,14 @@ func SortDriftFindings(fs []DriftFinding) {
 type schemaDiffer struct {
 	tool string
 	out  []DriftFinding
+	// effects[i] says how out[i] changes the set of accepted values, read
+	// as an input; acceptRelation uses it to compare union branches.
+	effects []effect
+	// oldDoc and newDoc are the tool as written (refs unresolved), so
+	// finding paths can be pointed at locations that exist there.
+	oldDoc, newDoc map[string]any
+	// unionBudget is shared by the scratch differs of union comparisons.
+	unionBudget *int
 }
 
 var checksByID = checkIndex()
@@ -320,14 +384,44 @@ func (d *schemaDiffer) add(id, path string, old, new any, format string, args ..
 		panic("drift: unknown check id " + id) // a programming error, caught by the tests
 	}
 	o, n := canonOf(old), canonOf(new)
+	schemaPath := path
+	if d.oldDoc != nil || d.newDoc != nil {
+		prefer, other := d.newDoc, d.oldDoc
+		if new == nil { // a removal: the location exists in OLD
+			prefer, other = other, prefer
+		}
+		path = writtenPath(path, prefer, other)
+	}
+	if schemaPath == path {
+		schemaPath = ""
+	}
 	d.out = append(d.out, DriftFinding{
-		ID: id, Tool: d.tool, Side: c.Side, Path: path, Lane: c.Lane, Security: c.Security,
+		ID: id, Tool: d.tool, Side: c.Side, Path: path, schemaPath: schemaPath, Lane: c.Lane, Security: c.Security,
+		Low:     lowChecks[id] && c.Lane == LaneRisky,
 		Message: fmt.Sprintf(format, args...), Old: o, New: n,
 		Fingerprint: findingFingerprint(id, d.tool, path, o, n),
 	})
+	d.effects = append(d.effects, checkEffects[id])
+}
+
+// setEffect overrides the effect of the finding just added.
+func (d *schemaDiffer) setEffect(e effect) { d.effects[len(d.effects)-1] = e }
+
+// deprecated reports whether the tool is marked deprecated: MCP has no
+// field for it, so servers put deprecated: true in annotations, in _meta
+// or at the top level.
+func (nt *normalizedTool) deprecated() bool {
+	return nt.annotations["deprecated"] == true || nt.extra["deprecated"] == true || nt.metaDeprecated
 }
 
 func (d *schemaDiffer) compareTool(o, n *normalizedTool) {
+	if od, nd := o.deprecated(), n.deprecated(); od != nd {
+		if nd {
+			d.add("tool-deprecated", "", false, true, "tool marked deprecated: callers should move off it")
+		} else {
+			d.add("tool-deprecated", "", true, false, "tool no longer marked deprecated")
+		}
+	}
 	if o.tc.Description != n.tc.Description {
 		d.add("tool-description-changed", "description", strOrNil(o.tc.Description), strOrNil(n.tc.Description),
 			"tool description changed%s", proseDelta(o.tc.Description, n.tc.Description))
@@ -416,8 +510,8 @@ func (d *schemaDiffer) annotations(o, n *normalizedTool) {
 	}
 	for _, k := range unionKeys(o.annotations, n.annotations) {
 		switch k {
-		case "title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint":
-			continue
+		case "title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "deprecated":
+			continue // compared above, or by compareTool
 		}
 		if ov, nv := o.annotations[k], n.annotations[k]; !bytes.Equal(canonOf(ov), canonOf(nv)) {
 			d.add("annotations-field-changed", path(k), ov, nv, "annotation %s changed", k)
@@ -428,8 +522,8 @@ func (d *schemaDiffer) annotations(o, n *normalizedTool) {
 func (d *schemaDiffer) extras(o, n map[string]any) {
 	for _, k := range unionKeys(o, n) {
 		ov, nv := o[k], n[k]
-		if bytes.Equal(canonOf(ov), canonOf(nv)) {
-			continue
+		if k == "deprecated" || bytes.Equal(canonOf(ov), canonOf(nv)) {
+			continue // deprecation has its own check
 		}
 		if k == "execution" {
 			ots, _ := asObject(ov)["taskSupport"].(string)

@@ -108,8 +108,8 @@ func AffectedCasesBetween(findings []DriftFinding, oldTools, newTools []model.To
 		if f.ID == "tool-removed" {
 			td.removed = true
 		}
-		if f.ID == "output-property-removed" || f.ID == "output-property-renamed" {
-			if ip, ok := instancePathOf(f.Path, f.ID == "output-property-renamed", f.Old); ok {
+		if f.ID == "output-property-removed" || f.ID == "output-required-property-removed" || f.ID == "output-property-renamed" {
+			if ip, ok := instancePathOf(f.SchemaPath(), f.ID == "output-property-renamed", f.Old); ok {
 				td.removedFields = append(td.removedFields, ip)
 			}
 		}

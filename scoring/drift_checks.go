@@ -24,6 +24,9 @@ func (l Lane) rank() int {
 	return 3
 }
 
+// Rank orders lanes from the most severe (0, breaking) to the least.
+func (l Lane) Rank() int { return l.rank() }
+
 // ParseLane reads a lane name as written in flags and severity files.
 func ParseLane(s string) (Lane, bool) {
 	switch l := Lane(s); l {
@@ -61,12 +64,14 @@ func DriftChecks() []DriftCheck {
 	return []DriftCheck{
 		{"tool-removed", SideTool, LaneBreaking, false, "a tool of OLD is missing from NEW and no NEW tool has its semantic hash"},
 		{"tool-renamed", SideTool, LaneBreaking, false, "a tool disappeared while a new one appeared with the same semantic hash"},
+		{"tool-removed-deprecated", SideTool, LaneRisky, false, "a tool that OLD marked deprecated is missing from NEW: callers were warned"},
 		{"tool-added", SideTool, LaneAdditive, false, "a tool of NEW is not in OLD"},
+		{"tool-deprecated", SideTool, LaneRisky, false, "the tool was marked deprecated (annotations, _meta or a top-level deprecated: true), or no longer is (risky-low)"},
 		{"tool-task-support-required", SideTool, LaneBreaking, false, "execution.taskSupport became \"required\""},
 		{"tool-field-changed", SideTool, LaneRisky, false, "another top-level tool field changed (icons, execution, ...)"},
 
 		{"tool-description-changed", SideDescription, LaneRisky, true, "the tool description changed: the model reads it to choose and use the tool"},
-		{"tool-title-changed", SideDescription, LaneRisky, true, "the tool title or annotations.title changed: approval dialogs show it"},
+		{"tool-title-changed", SideDescription, LaneRisky, true, "the tool title or annotations.title changed: approval dialogs show it (risky-low)"},
 		{"input-description-changed", SideDescription, LaneRisky, true, "a description or title inside inputSchema changed"},
 		{"output-description-changed", SideDescription, LaneRisky, false, "a description or title inside outputSchema changed"},
 		{"input-example-changed", SideDescription, LaneRisky, false, "examples inside inputSchema changed"},
@@ -81,10 +86,12 @@ func DriftChecks() []DriftCheck {
 
 		{"input-property-added-required", SideInput, LaneBreaking, false, "a new input property is required: old calls lack it"},
 		{"input-property-added-required-with-default", SideInput, LaneBreaking, false, "a new required input property that has a default: the server may fill it, validation still rejects old calls"},
-		{"input-property-added-optional", SideInput, LaneAdditive, false, "a new optional input property"},
+		{"input-property-added-optional", SideInput, LaneAdditive, false, "a new optional input property on an object that was closed (additionalProperties: false)"},
+		{"input-property-added-to-open-object", SideInput, LaneRisky, false, "a new optional input property on an open object: old calls may already send that name with another meaning or type"},
 		{"input-property-became-required", SideInput, LaneBreaking, false, "an optional input property became required"},
 		{"input-property-became-optional", SideInput, LaneAdditive, false, "a required input property became optional"},
-		{"input-property-removed", SideInput, LaneBreaking, false, "an input property was removed: old calls still send it"},
+		{"input-property-removed", SideInput, LaneRisky, false, "an input property was removed from an open object (or was deprecated): old calls still validate, but what they send is now ignored"},
+		{"input-property-removed-closed", SideInput, LaneBreaking, false, "an input property was removed from a closed object (additionalProperties: false): old calls sending it now fail"},
 		{"input-property-renamed", SideInput, LaneBreaking, false, "an input property was removed and one with the same schema added"},
 		{"input-type-changed", SideInput, LaneBreaking, false, "an input type changed or was narrowed: old values may no longer validate"},
 		{"input-type-widened", SideInput, LaneAdditive, false, "an input type accepts more (integer to number, a type added to the list)"},
@@ -102,12 +109,16 @@ func DriftChecks() []DriftCheck {
 		{"input-composition-widened", SideInput, LaneAdditive, false, "a oneOf/anyOf branch was added or an allOf conjunct removed"},
 		{"input-composition-changed", SideInput, LaneRisky, false, "oneOf/anyOf/allOf branches changed in a way that is neither wider nor narrower"},
 		{"input-schema-dialect-changed", SideInput, LaneRisky, false, "the inputSchema $schema dialect changed"},
+		{"input-assertion-added", SideInput, LaneBreaking, false, "an input assertion keyword was added (not, dependentSchemas, dependentRequired, if/then/else, propertyNames, contains)"},
+		{"input-assertion-removed", SideInput, LaneAdditive, false, "an input assertion keyword was removed: it no longer rejects values"},
+		{"input-deprecated", SideInput, LaneRisky, false, "an input schema was marked deprecated: true, or no longer is (risky-low)"},
 		{"input-keyword-changed", SideInput, LaneRisky, false, "another input schema keyword changed (not, if/then, patternProperties, an unresolved $ref, ...)"},
 
 		{"output-schema-added", SideOutput, LaneAdditive, false, "the tool now declares an outputSchema"},
 		{"output-schema-removed", SideOutput, LaneRisky, false, "the tool no longer declares an outputSchema: structured results are no longer promised"},
 		{"output-property-added", SideOutput, LaneAdditive, false, "a new output property"},
-		{"output-property-removed", SideOutput, LaneBreaking, false, "an output property was removed: the agent may read it"},
+		{"output-property-removed", SideOutput, LaneRisky, false, "an optional (or deprecated) output property was removed: the agent may read it, but could not rely on it (risky-low)"},
+		{"output-required-property-removed", SideOutput, LaneBreaking, false, "a required output property was removed: the agent may read it"},
 		{"output-property-renamed", SideOutput, LaneBreaking, false, "an output property was removed and one with the same schema added"},
 		{"output-property-became-optional", SideOutput, LaneBreaking, false, "a required output property became optional: the agent may find it missing"},
 		{"output-property-became-required", SideOutput, LaneAdditive, false, "an optional output property became required"},
@@ -124,8 +135,20 @@ func DriftChecks() []DriftCheck {
 		{"output-composition-narrowed", SideOutput, LaneAdditive, false, "a oneOf/anyOf branch was removed or an allOf conjunct added"},
 		{"output-composition-changed", SideOutput, LaneRisky, false, "oneOf/anyOf/allOf branches changed in a way that is neither wider nor narrower"},
 		{"output-schema-dialect-changed", SideOutput, LaneRisky, false, "the outputSchema $schema dialect changed"},
+		{"output-assertion-added", SideOutput, LaneAdditive, false, "an output assertion keyword was added: results are narrower"},
+		{"output-assertion-removed", SideOutput, LaneRisky, false, "an output assertion keyword was removed: results may be wider"},
+		{"output-deprecated", SideOutput, LaneRisky, false, "an output schema was marked deprecated: true, or no longer is (risky-low)"},
 		{"output-keyword-changed", SideOutput, LaneRisky, false, "another output schema keyword changed"},
 	}
+}
+
+// lowChecks are the risky checks of the lower tier, "risky-low" in
+// drift-rules.md: worth a look, rarely worth blocking. They stay in the
+// risky lane (so --fail-on risky still fails on them) and are shown and
+// sorted as risky-low.
+var lowChecks = map[string]bool{
+	"tool-title-changed": true, "output-property-removed": true,
+	"tool-deprecated": true, "input-deprecated": true, "output-deprecated": true,
 }
 
 // checkIndex maps ids to their check.

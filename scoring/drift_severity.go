@@ -68,6 +68,7 @@ func (s DriftSeverity) Apply(fs []DriftFinding) ([]DriftFinding, int) {
 				continue
 			}
 			f.Lane = l
+			f.Low = f.Low && l == LaneRisky
 		}
 		out = append(out, f)
 	}

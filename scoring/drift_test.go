@@ -47,6 +47,9 @@ var driftCases = []driftCase{
 		`[{"name":"a","inputSchema":{"type":"object"}}]`, "tool-removed", LaneBreaking, ""},
 	{"tool added", `[{"name":"a","inputSchema":{"type":"object"}}]`,
 		`[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"string"}}]`, "tool-added", LaneAdditive, ""},
+	{"deprecated tool removed", `[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","annotations":{"deprecated":true},"inputSchema":{"type":"string"}}]`,
+		`[{"name":"a","inputSchema":{"type":"object"}}]`, "tool-removed-deprecated", LaneRisky, ""},
+	{"tool deprecated", annTool(`{"readOnlyHint":true}`), annTool(`{"readOnlyHint":true,"deprecated":true}`), "tool-deprecated", LaneRisky, ""},
 	{"tool renamed", `[{"name":"read","description":"Read a file","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}]`,
 		`[{"name":"fs.read","description":"Read one file","inputSchema":{"required":["path"],"properties":{"path":{"type":"string","description":"where"}},"type":"object"}}]`,
 		"tool-renamed", LaneBreaking, ""},
@@ -86,13 +89,34 @@ var driftCases = []driftCase{
 		inSchema(`{"type":"object","properties":{"path":{"type":"string"},"depth":{"type":"integer","default":1}},"required":["depth"]}`),
 		"input-property-added-required-with-default", LaneBreaking, "inputSchema.properties.depth"},
 	{"new optional input", inSchema(`{"type":"object","properties":{"path":{"type":"string"}}}`),
-		inSchema(`{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"}}}`), "input-property-added-optional", LaneAdditive, "inputSchema.properties.limit"},
+		inSchema(`{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"}}}`), "input-property-added-to-open-object", LaneRisky, "inputSchema.properties.limit"},
+	{"new optional input on a closed object", inSchema(`{"type":"object","properties":{"path":{"type":"string"}},"additionalProperties":false}`),
+		inSchema(`{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"}},"additionalProperties":false}`), "input-property-added-optional", LaneAdditive, "inputSchema.properties.limit"},
 	{"input became required", inSchema(`{"type":"object","properties":{"a":{"type":"string"}}}`),
 		inSchema(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`), "input-property-became-required", LaneBreaking, "inputSchema.properties.a"},
 	{"input became optional", inSchema(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`),
 		inSchema(`{"type":"object","properties":{"a":{"type":"string"}}}`), "input-property-became-optional", LaneAdditive, "inputSchema.properties.a"},
 	{"input removed", inSchema(`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}}}`),
-		inSchema(`{"type":"object","properties":{"a":{"type":"string"}}}`), "input-property-removed", LaneBreaking, "inputSchema.properties.b"},
+		inSchema(`{"type":"object","properties":{"a":{"type":"string"}}}`), "input-property-removed", LaneRisky, "inputSchema.properties.b"},
+	{"input removed from a closed object", inSchema(`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"additionalProperties":false}`),
+		inSchema(`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`), "input-property-removed-closed", LaneBreaking, "inputSchema.properties.b"},
+	{"deprecated input removed from a closed object", inSchema(`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer","deprecated":true}},"additionalProperties":false}`),
+		inSchema(`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`), "input-property-removed", LaneRisky, "inputSchema.properties.b"},
+	{"input deprecated", inSchema(`{"type":"object","properties":{"b":{"type":"integer"}}}`),
+		inSchema(`{"type":"object","properties":{"b":{"type":"integer","deprecated":true}}}`), "input-deprecated", LaneRisky, "inputSchema.properties.b.deprecated"},
+	{"input assertion added", inSchema(`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}}}`),
+		inSchema(`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"dependentRequired":{"a":["b"]}}`), "input-assertion-added", LaneBreaking, "inputSchema.dependentRequired"},
+	{"input assertion removed", inSchema(`{"type":"object","properties":{"s":{"type":"string","not":{"const":""}}}}`),
+		inSchema(`{"type":"object","properties":{"s":{"type":"string"}}}`), "input-assertion-removed", LaneAdditive, "inputSchema.properties.s.not"},
+	{"input anyOf appears", inSchema(`{"type":"object","properties":{"body":{"type":"string"},"reaction":{"type":"string"}}}`),
+		inSchema(`{"type":"object","properties":{"body":{"type":"string"},"reaction":{"type":"string"}},"anyOf":[{"required":["body"]},{"required":["reaction"]}]}`),
+		"input-composition-narrowed", LaneBreaking, "inputSchema.anyOf"},
+	{"input oneOf disappears", inSchema(`{"type":"object","properties":{"body":{"type":"string"},"reaction":{"type":"string"}},"oneOf":[{"required":["body"]},{"required":["reaction"]}]}`),
+		inSchema(`{"type":"object","properties":{"body":{"type":"string"},"reaction":{"type":"string"}}}`),
+		"input-composition-widened", LaneAdditive, "inputSchema.oneOf"},
+	{"input split into a wider union", inSchema(`{"type":"object","properties":{"who":{"type":"string"}}}`),
+		inSchema(`{"type":"object","properties":{"who":{"oneOf":[{"type":"string"},{"type":"object","properties":{"login":{"type":"string"}}}]}}}`),
+		"input-composition-widened", LaneAdditive, "inputSchema.properties.who.oneOf"},
 	{"input renamed", inSchema(`{"type":"object","properties":{"path":{"type":"string","minLength":1}}}`),
 		inSchema(`{"type":"object","properties":{"file_path":{"type":"string","minLength":1}}}`), "input-property-renamed", LaneBreaking, "inputSchema.properties.file_path"},
 	{"input type changed", inSchema(`{"type":"object","properties":{"id":{"type":"integer"}}}`),
@@ -140,12 +164,12 @@ var driftCases = []driftCase{
 	{"input dialect", inSchema(`{"type":"object"}`), inSchema(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`),
 		"input-schema-dialect-changed", LaneRisky, "inputSchema.$schema"},
 	{"input other keyword", inSchema(`{"type":"object","properties":{"s":{"type":"string"}}}`),
-		inSchema(`{"type":"object","properties":{"s":{"type":"string","not":{"const":""}}}}`), "input-keyword-changed", LaneRisky, "inputSchema.properties.s.not"},
+		inSchema(`{"type":"object","properties":{"s":{"type":"string","contentMediaType":"text/html"}}}`), "input-keyword-changed", LaneRisky, "inputSchema.properties.s.contentMediaType"},
 
 	// nested and $ref on inputs
 	{"nested required via $ref", inSchema(`{"type":"object","$defs":{"range":{"type":"object","properties":{"from":{"type":"string"}}}},"properties":{"window":{"$ref":"#/$defs/range"}}}`),
 		inSchema(`{"type":"object","$defs":{"range":{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}},"required":["to"]}},"properties":{"window":{"$ref":"#/$defs/range"}}}`),
-		"input-property-added-required", LaneBreaking, "inputSchema.properties.window.properties.to"},
+		"input-property-added-required", LaneBreaking, "inputSchema.$defs.range.properties.to"},
 	{"array items type", inSchema(`{"type":"object","properties":{"ids":{"type":"array","items":{"type":"integer"}}}}`),
 		inSchema(`{"type":"object","properties":{"ids":{"type":"array","items":{"type":"string"}}}}`), "input-type-changed", LaneBreaking, "inputSchema.properties.ids.items.type"},
 	{"array item object closed", inSchema(`{"type":"object","properties":{"rows":{"type":"array","items":{"type":"object","properties":{"k":{"type":"string"}}}}}}`),
@@ -158,7 +182,20 @@ var driftCases = []driftCase{
 	{"output added", outSchema(`{"type":"object","properties":{"a":{"type":"string"}}}`),
 		outSchema(`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["b"]}`), "output-property-added", LaneAdditive, "outputSchema.properties.b"},
 	{"output removed", outSchema(`{"type":"object","properties":{"a":{"type":"string"},"humidity":{"type":"number"}}}`),
-		outSchema(`{"type":"object","properties":{"a":{"type":"string"}}}`), "output-property-removed", LaneBreaking, "outputSchema.properties.humidity"},
+		outSchema(`{"type":"object","properties":{"a":{"type":"string"}}}`), "output-property-removed", LaneRisky, "outputSchema.properties.humidity"},
+	{"required output removed", outSchema(`{"type":"object","properties":{"a":{"type":"string"},"humidity":{"type":"number"}},"required":["humidity"]}`),
+		outSchema(`{"type":"object","properties":{"a":{"type":"string"}}}`), "output-required-property-removed", LaneBreaking, "outputSchema.properties.humidity"},
+	{"deprecated required output removed", outSchema(`{"type":"object","properties":{"a":{"type":"string"},"humidity":{"type":"number","deprecated":true}},"required":["humidity"]}`),
+		outSchema(`{"type":"object","properties":{"a":{"type":"string"}}}`), "output-property-removed", LaneRisky, "outputSchema.properties.humidity"},
+	{"output deprecated", outSchema(`{"type":"object","properties":{"a":{"type":"string"}}}`),
+		outSchema(`{"type":"object","properties":{"a":{"type":"string","deprecated":true}}}`), "output-deprecated", LaneRisky, "outputSchema.properties.a.deprecated"},
+	{"output assertion added", outSchema(`{"type":"object","properties":{"a":{"type":"string"}}}`),
+		outSchema(`{"type":"object","properties":{"a":{"type":"string","not":{"const":""}}}}`), "output-assertion-added", LaneAdditive, "outputSchema.properties.a.not"},
+	{"output assertion removed", outSchema(`{"type":"object","properties":{"a":{"type":"string","not":{"const":""}}}}`),
+		outSchema(`{"type":"object","properties":{"a":{"type":"string"}}}`), "output-assertion-removed", LaneRisky, "outputSchema.properties.a.not"},
+	{"output split into a union of shapes", outSchema(`{"type":"object","properties":{"c":{"type":"object","properties":{"type":{"enum":["image","audio"]},"data":{"type":"string"}},"required":["type","data"]}}}`),
+		outSchema(`{"type":"object","properties":{"c":{"anyOf":[{"type":"object","properties":{"type":{"enum":["image","audio"]},"data":{"type":"string"}},"required":["type","data"]},{"type":"object","properties":{"type":{"const":"resource"},"uri":{"type":"string"}},"required":["type","uri"]}]}}}`),
+		"output-composition-widened", LaneBreaking, "outputSchema.properties.c.anyOf"},
 	{"output renamed", outSchema(`{"type":"object","properties":{"temp":{"type":"number"}},"required":["temp"]}`),
 		outSchema(`{"type":"object","properties":{"temperature":{"type":"number"}},"required":["temperature"]}`), "output-property-renamed", LaneBreaking, "outputSchema.properties.temperature"},
 	{"output became optional", outSchema(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`),
@@ -170,7 +207,7 @@ var driftCases = []driftCase{
 	{"output became nullable", outSchema(`{"type":"object","properties":{"a":{"type":"string"}}}`),
 		outSchema(`{"type":"object","properties":{"a":{"type":["string","null"]}}}`), "output-type-changed", LaneBreaking, "outputSchema.properties.a.type"},
 	{"output became nullable via oneOf", outSchema(`{"type":"object","properties":{"a":{"type":"string"}}}`),
-		outSchema(`{"type":"object","properties":{"a":{"oneOf":[{"type":"null"},{"type":"string"}]}}}`), "output-type-changed", LaneBreaking, "outputSchema.properties.a.type"},
+		outSchema(`{"type":"object","properties":{"a":{"oneOf":[{"type":"null"},{"type":"string"}]}}}`), "output-type-changed", LaneBreaking, "outputSchema.properties.a.oneOf"},
 	{"output type narrowed", outSchema(`{"type":"object","properties":{"a":{"type":"number"}}}`),
 		outSchema(`{"type":"object","properties":{"a":{"type":"integer"}}}`), "output-type-narrowed", LaneAdditive, "outputSchema.properties.a.type"},
 	{"output enum widened", outSchema(`{"type":"object","properties":{"s":{"enum":["active","closed"]}}}`),
@@ -201,11 +238,11 @@ var driftCases = []driftCase{
 	// nested and $ref on outputs
 	{"nested output removed via $ref", outSchema(`{"type":"object","definitions":{"c":{"type":"object","properties":{"id":{"type":"string"},"email":{"type":"string"}}}},"properties":{"customer":{"$ref":"#/definitions/c"}}}`),
 		outSchema(`{"type":"object","definitions":{"c":{"type":"object","properties":{"id":{"type":"string"}}}},"properties":{"customer":{"$ref":"#/definitions/c"}}}`),
-		"output-property-removed", LaneBreaking, "outputSchema.properties.customer.properties.email"},
+		"output-property-removed", LaneRisky, "outputSchema.definitions.c.properties.email"},
 	{"array output item enum widened", outSchema(`{"type":"array","items":{"type":"object","properties":{"s":{"enum":["a"]}}}}`),
 		outSchema(`{"type":"array","items":{"type":"object","properties":{"s":{"enum":["a","b"]}}}}`), "output-enum-widened", LaneRisky, "outputSchema.items.properties.s.enum"},
 	{"odd property names are quoted", inSchema(`{"type":"object","properties":{"a.b":{"type":"string"}}}`), inSchema(`{"type":"object","properties":{}}`),
-		"input-property-removed", LaneBreaking, `inputSchema.properties["a.b"]`},
+		"input-property-removed", LaneRisky, `inputSchema.properties["a.b"]`},
 }
 
 func testContracts(t testing.TB, js string) []model.ToolContract {
@@ -276,6 +313,7 @@ var symmetricChecks = map[string]bool{
 	"input-default-changed": true, "input-composition-changed": true, "output-composition-changed": true,
 	"input-schema-dialect-changed": true, "output-schema-dialect-changed": true,
 	"input-keyword-changed": true, "output-keyword-changed": true,
+	"tool-deprecated": true, "input-deprecated": true, "output-deprecated": true, // un-deprecation is reported too
 }
 
 func dumpDriftFindings(fs []DriftFinding) string {
@@ -413,7 +451,7 @@ func TestRecursiveRefTerminates(t *testing.T) {
 	}
 	found := false
 	for _, f := range res.Findings {
-		if f.ID == "input-type-changed" && f.Path == "inputSchema.properties.root.properties.v.type" {
+		if f.ID == "input-type-changed" && f.Path == "inputSchema.$defs.node.properties.v.type" {
 			found = true
 		}
 	}

@@ -18,8 +18,13 @@ var handledKeywords = []string{
 	"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains",
 	"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains",
 	"multipleOf", "uniqueItems", "default", "properties", "required", "additionalProperties",
-	"items", "allOf", "anyOf", "oneOf",
+	"items", "allOf", "anyOf", "oneOf", "deprecated",
+	"not", "dependentSchemas", "dependentRequired", "if", "then", "else", "propertyNames", "contains",
 }
+
+// assertionKeywords only ever reject values: one that appears narrows the
+// schema and one that disappears relaxes it, whatever it held.
+var assertionKeywords = []string{"not", "dependentSchemas", "dependentRequired", "if", "then", "else", "propertyNames", "contains"}
 
 var lowerBounds = []string{"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"}
 var upperBounds = []string{"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"}
@@ -50,11 +55,26 @@ func (d *schemaDiffer) schema(side Side, path string, ov, nv any) {
 		}
 		return
 	}
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		if (len(unionBranches(o, kw)) == 0) != (len(unionBranches(n, kw)) == 0) {
+			d.union(side, path, kw, o, n)
+			return
+		}
+	}
 	d.prose(side, path, o, n)
 	if os, ns := o["$schema"], n["$schema"]; !bytes.Equal(canonOf(os), canonOf(ns)) {
 		d.add(sideID(side, "schema-dialect-changed"), jsonPathKey(path, "$schema"), os, ns, "$schema dialect changed")
 	}
-	d.types(side, path, o, n)
+	if od, nd := o["deprecated"] == true, n["deprecated"] == true; od != nd {
+		if nd {
+			d.add(sideID(side, "deprecated"), jsonPathKey(path, "deprecated"), o["deprecated"], true, "marked deprecated")
+		} else {
+			d.add(sideID(side, "deprecated"), jsonPathKey(path, "deprecated"), true, n["deprecated"], "no longer deprecated")
+		}
+	}
+	if d.types(side, path, o, n) {
+		return // the children's changes are folded into the type change
+	}
 	d.enums(side, path, o, n)
 	d.formats(side, path, o, n)
 	d.bounds(side, path, o, n)
@@ -70,6 +90,20 @@ func (d *schemaDiffer) schema(side Side, path string, ov, nv any) {
 	d.items(side, path, o, n)
 	for _, kw := range []string{"allOf", "anyOf", "oneOf"} {
 		d.composition(side, path, kw, o, n)
+	}
+	for _, k := range assertionKeywords {
+		ov, had := o[k]
+		nv, has := n[k]
+		switch {
+		case had == has:
+			if !bytes.Equal(canonOf(semanticSchema(ov)), canonOf(semanticSchema(nv))) {
+				d.add(sideID(side, "keyword-changed"), jsonPathKey(path, k), semanticSchema(ov), semanticSchema(nv), "keyword %s changed", k)
+			}
+		case has:
+			d.add(sideID(side, "assertion-added"), jsonPathKey(path, k), nil, semanticSchema(nv), "%s added: values must now also satisfy it", k)
+		default:
+			d.add(sideID(side, "assertion-removed"), jsonPathKey(path, k), semanticSchema(ov), nil, "%s removed: it no longer rejects values", k)
+		}
 	}
 	for _, k := range unionKeys(o, n) {
 		if containsStr(handledKeywords, k) && wellFormed(k, o[k]) && wellFormed(k, n[k]) {
@@ -127,27 +161,46 @@ func (d *schemaDiffer) prose(side Side, path string, o, n map[string]any) {
 	}
 }
 
-func (d *schemaDiffer) types(side Side, path string, o, n map[string]any) {
+// types reports a type change and whether it folds the rest of the node:
+// when both sides state types and neither covers the other, every
+// difference below (properties of an object that is now a string) is a
+// consequence of that one change, not a change of its own.
+func (d *schemaDiffer) types(side Side, path string, o, n map[string]any) bool {
 	ot, nt := typeSet(o), typeSet(n)
 	if typesCover(ot, nt) && typesCover(nt, ot) {
-		return
+		return false
 	}
+	fold := ot != nil && nt != nil && !typesCover(ot, nt) && !typesCover(nt, ot)
 	p := jsonPathKey(path, "type")
 	ov, nv := normType(o["type"]), normType(n["type"])
 	desc := fmt.Sprintf("type %s → %s", typeText(ot), typeText(nt))
-	if side == SideInput {
-		if typesCover(nt, ot) {
-			d.add("input-type-widened", p, ov, nv, "%s: accepts more values", desc)
-		} else {
-			d.add("input-type-changed", p, ov, nv, "%s: old values may no longer validate", desc)
-		}
-		return
+	if fold && hasChildren(o, n) {
+		desc += " (the changes inside are folded into this one)"
 	}
-	if typesCover(ot, nt) {
+	switch {
+	case side == SideInput && typesCover(nt, ot):
+		d.add("input-type-widened", p, ov, nv, "%s: accepts more values", desc)
+	case side == SideInput:
+		d.add("input-type-changed", p, ov, nv, "%s: old values may no longer validate", desc)
+		if typesCover(ot, nt) {
+			d.setEffect(effectNarrow)
+		}
+	case typesCover(ot, nt):
 		d.add("output-type-narrowed", p, ov, nv, "%s: results are narrower", desc)
-	} else {
+	default:
 		d.add("output-type-changed", p, ov, nv, "%s: results may carry a type the agent did not expect", desc)
 	}
+	return fold
+}
+
+// hasChildren reports whether either node holds subschemas.
+func hasChildren(o, n map[string]any) bool {
+	for _, k := range []string{"properties", "items", "additionalProperties", "allOf", "anyOf", "oneOf"} {
+		if o[k] != nil || n[k] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func typeText(ts []string) string {
@@ -376,10 +429,26 @@ func (d *schemaDiffer) properties(side Side, path string, o, n map[string]any) {
 			}
 			continue
 		}
-		if side == SideInput {
-			d.add("input-property-removed", propPath(r), semanticSchema(op[r]), nil, "field removed: %s (old calls still send it)", r)
-		} else {
-			d.add("output-property-removed", propPath(r), semanticSchema(op[r]), nil, "field removed: %s", r)
+		// Removing what OLD already marked deprecated is at most risky:
+		// callers were warned.
+		deprecated := asObject(op[r])["deprecated"] == true
+		note := ""
+		if deprecated {
+			note = ", deprecated in OLD"
+		}
+		closed := n["additionalProperties"] == false
+		switch {
+		case side == SideInput && closed && !deprecated:
+			d.add("input-property-removed-closed", propPath(r), semanticSchema(op[r]), nil, "field removed: %s (the object is closed: old calls sending it now fail)", r)
+		case side == SideInput:
+			d.add("input-property-removed", propPath(r), semanticSchema(op[r]), nil, "field removed: %s (old calls still validate; what they send is ignored%s)", r, note)
+			if closed {
+				d.setEffect(effectNarrow)
+			}
+		case oreq[r] && !deprecated:
+			d.add("output-required-property-removed", propPath(r), semanticSchema(op[r]), nil, "required field removed: %s", r)
+		default:
+			d.add("output-property-removed", propPath(r), semanticSchema(op[r]), nil, "optional field removed: %s%s", r, note)
 		}
 	}
 	for _, a := range added {
@@ -393,8 +462,10 @@ func (d *schemaDiffer) properties(side Side, path string, o, n map[string]any) {
 			d.add("input-property-added-required-with-default", propPath(a), nil, semanticSchema(np[a]), "new required field added: %s (has a default, but old calls still fail validation)", a)
 		case nreq[a]:
 			d.add("input-property-added-required", propPath(a), nil, semanticSchema(np[a]), "new required field added: %s", a)
-		default:
+		case o["additionalProperties"] == false:
 			d.add("input-property-added-optional", propPath(a), nil, semanticSchema(np[a]), "new optional field added: %s", a)
+		default:
+			d.add("input-property-added-to-open-object", propPath(a), nil, semanticSchema(np[a]), "new optional field added to an open object: %s (old calls may already send it with another meaning)", a)
 		}
 	}
 	for _, c := range common {

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"tracelab/importers"
+	"tracelab/model"
 	"tracelab/scoring"
 )
 
@@ -54,4 +55,22 @@ func Example() {
 	// task-specific: precision 1.00 recall 1.00 definition true class none markers 0
 	// generic-warehouse: correct 1, correct and grounded 0
 	// task-specific: correct 1, correct and grounded 1
+}
+
+// A case whose gold an expert confirmed and whose label is still empty:
+// the scorer's verdict counts; a person's field wins where they set it.
+func ExampleDecideVerdict() {
+	yes, no := true, false
+	semantic := model.ClassSemantic
+	ts := scoring.TraceScore{Correct: &yes, Grounded: &no, SuggestedClass: &semantic, NeedsHumanReview: true}
+
+	pending := scoring.DecideVerdict(&model.Label{}, ts)
+	fmt.Println(pending.State, *pending.Correct, *pending.Grounded, *pending.Class, pending.Review)
+
+	// The person says grounded and leaves the class empty: no failure.
+	partial := scoring.DecideVerdict(&model.Label{Grounded: &yes}, ts)
+	fmt.Println(partial.State, *partial.Correct, partial.From.Correct, *partial.Grounded, partial.Class == nil)
+	// Output:
+	// label_pending true false semantic true
+	// partly_labeled true scorer true true
 }

@@ -77,6 +77,7 @@ type contract struct {
 	description string
 	props       map[string]argSchema
 	patterns    map[string]*regexp.Regexp // compiled inputSchema patterns by argument
+	info        map[string]argInfo        // what each listed argument documents, read once
 	lineage     Lineage
 }
 
@@ -84,8 +85,42 @@ type contract struct {
 // identifier scheme.
 type argSchema struct {
 	Pattern     string `json:"pattern"`
+	Format      string `json:"format"`
+	Enum        []any  `json:"enum"`
 	Description string `json:"description"`
 	Examples    []any  `json:"examples"`
+}
+
+// argInfo is what scoring derives from one argument's schema; contracts
+// are cached by the Scorer, so the regular expressions run once per tool,
+// not once per call.
+type argInfo struct {
+	idLike      bool     // idLikeParam
+	cents       bool     // named or described in minor units
+	examples    []string // ids its description and examples show
+	namesScheme bool     // the description names an id scheme (cust_id_v2)
+}
+
+func readArgInfo(name string, a argSchema) argInfo {
+	in := argInfo{idLike: idLikeParam(name, a.Description), cents: centsName(name) || centsDesc.MatchString(a.Description),
+		examples: idToken.FindAllString(a.Description, -1), namesScheme: schemeName.MatchString(strings.ToLower(a.Description))}
+	for _, e := range a.Examples {
+		if s, ok := e.(string); ok {
+			in.examples = append(in.examples, s)
+		}
+	}
+	return in
+}
+
+// arg is the argInfo of name; an argument the contract does not list is
+// judged by its name alone.
+func (c *contract) arg(name string) argInfo {
+	if c != nil {
+		if in, ok := c.info[name]; ok {
+			return in
+		}
+	}
+	return argInfo{idLike: idLikeParam(name, ""), cents: centsName(name)}
 }
 
 // parseContract reads the description, argument schemas and _meta.lineage
@@ -94,7 +129,7 @@ type argSchema struct {
 // validate.
 func parseContract(tc model.ToolContract) *contract {
 	c := &contract{description: tc.Description, props: map[string]argSchema{},
-		patterns: map[string]*regexp.Regexp{}, lineage: Lineage{}}
+		patterns: map[string]*regexp.Regexp{}, info: map[string]argInfo{}, lineage: Lineage{}}
 	var in struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
@@ -110,6 +145,7 @@ func parseContract(tc model.ToolContract) *contract {
 				v = argSchema{Pattern: partial.Pattern, Description: partial.Description}
 			}
 			c.props[k] = v
+			c.info[k] = readArgInfo(k, v)
 			if v.Pattern != "" {
 				// JSON Schema patterns are ECMA 262; the common subset is
 				// RE2. One that does not compile is not checked.
@@ -294,9 +330,40 @@ func (c *call) extractFields(rawArgs json.RawMessage, schema Schema, lin Lineage
 			}
 			continue
 		}
+		if isControlArg(name, c.contract) {
+			continue // neutral: which page, how many rows, not which data
+		}
 		c.addField(key)
 	}
 	for _, f := range lin[c.tool+".$tool"] {
 		c.addField(f)
 	}
+}
+
+// controlArgs are pagination and paging-size arguments, compared with case
+// and separators dropped (page_token, pageToken, next-cursor).
+var controlArgs = map[string]bool{
+	"cursor": true, "nextcursor": true, "page": true, "pagetoken": true, "nextpagetoken": true,
+	"limit": true, "offset": true, "pagesize": true, "perpage": true, "maxresults": true, "startingafter": true,
+}
+
+// isControlArg: a pagination or control argument, by name or because the
+// contract's description of it says so ("Pagination cursor", "page size").
+// It names no data, so it never counts as a field used: it neither lowers
+// precision nor stands for a required field.
+func isControlArg(name string, c *contract) bool {
+	n := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(name))
+	if controlArgs[n] {
+		return true
+	}
+	if c == nil {
+		return false
+	}
+	d := strings.ToLower(c.props[name].Description)
+	for _, w := range []string{"pagination", "paging", "page token", "page size", "cursor"} {
+		if strings.Contains(d, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -8,29 +8,70 @@ import (
 	"tracelab/model"
 )
 
-// CaseResult is one scored trace as the report counts it, with the case's
-// label when a human confirmed one (it overrides the scorer's verdicts).
+// CaseResult is one scored trace as the report counts it.
 type CaseResult struct {
-	Score     TraceScore
-	Label     *model.Label // nil when the case has no label
-	Confirmed bool         // Label was accepted by a person
+	Score TraceScore
+	// Label is the case's label as stored; it is read only when Confirmed.
+	Label *model.Label
+	// Confirmed: a person stands behind the case (its gold, and the label
+	// fields they set). Otherwise gold and label are the machine's.
+	Confirmed bool
 }
 
-// Verdict is the final word on a case: the confirmed label where there is
-// one, else the scorer's suggestion.
-type Verdict struct {
-	Correct  *bool
-	Grounded *bool
-	Class    *model.FailureClass
-	Review   bool // still needs a human
-}
-
-// Final resolves a result to its verdict.
+// Final resolves a result to its verdict through DecideVerdict.
 func (r CaseResult) Final() Verdict {
-	if r.Confirmed && r.Label != nil {
-		return Verdict{Correct: r.Label.Correct, Grounded: r.Label.Grounded, Class: r.Label.FailureClass}
+	var human *model.Label
+	if r.Confirmed {
+		human = r.Label
+		if human == nil {
+			human = &model.Label{} // confirmed gold, no label at all: pending
+		}
 	}
-	return Verdict{Correct: r.Score.Correct, Grounded: r.Score.Grounded, Class: r.Score.SuggestedClass, Review: r.Score.NeedsHumanReview}
+	return DecideVerdict(human, r.Score)
+}
+
+// ServerLabels says, per server, how many of the report's cases rest on a
+// person's label and how many on the scorer's: a separate section beside
+// report.json, whose objects keep exactly the seed's fields.
+type ServerLabels struct {
+	Server        string `json:"server"`
+	Cases         int    `json:"cases"`
+	Labeled       int    `json:"labeled"`        // a person decided correct, grounded and class
+	PartlyLabeled int    `json:"partly_labeled"` // a person set some fields, the scorer the rest
+	LabelPending  int    `json:"label_pending"`  // gold confirmed, label pending: all the scorer's
+	Suggested     int    `json:"suggested"`      // no person behind the case (report --all)
+}
+
+// BuildLabelStatus counts the label states of results per server, sorted
+// by server like BuildReport, so the two print side by side.
+func BuildLabelStatus(results []CaseResult) []ServerLabels {
+	by := map[string]*ServerLabels{}
+	var servers []string
+	for _, r := range results {
+		sl := by[r.Score.Server]
+		if sl == nil {
+			sl = &ServerLabels{Server: r.Score.Server}
+			by[r.Score.Server] = sl
+			servers = append(servers, r.Score.Server)
+		}
+		sl.Cases++
+		switch r.Final().State {
+		case LabelLabeled:
+			sl.Labeled++
+		case LabelPartial:
+			sl.PartlyLabeled++
+		case LabelPending:
+			sl.LabelPending++
+		default:
+			sl.Suggested++
+		}
+	}
+	sort.Strings(servers)
+	out := make([]ServerLabels, 0, len(servers))
+	for _, s := range servers {
+		out = append(out, *by[s])
+	}
+	return out
 }
 
 // SuggestLabel is the machine's label for a scored trace: correct from the

@@ -19,15 +19,18 @@ import (
 //	ts := s.ScoreCase(trace, caseOrNil)         // one trace: TraceScore, JSON for the store and --format jsonl
 //	all := s.ScoreAll(jobs, 0)                  // many traces on a worker pool, in job order
 //	label := scoring.SuggestLabel(ts)           // the machine's label; a confirmed one overrides it
+//	v := scoring.DecideVerdict(humanOrNil, ts)  // the verdict, field by field: a person's where set, else the scorer's
 //	gold := s.SuggestGold(trace, ts, peers)     // pre-filled gold for a trace without a confirmed one
 //	report := scoring.BuildReport(results)      // report.json, one object per server
+//	labels := scoring.BuildLabelStatus(results) // per server: labeled / label pending / suggested, beside report.json
 //
 // Metrics, as the seed defines them, with the choices it leaves open:
-//   - grounding precision/recall are task-level, over the union of the
-//     fields the task's calls used (not a mean of per-call ratios), so a
-//     catalog read or a retry does not dilute the task; calls the tool
-//     rejected (is_error) and catalog reads (list_tables, describe_*) use
-//     no fields. Fields compare lower case with a leading schema dropped.
+//   - grounding precision is the mean of the per-call precisions of the
+//     calls that used a field, recall the share of required fields any
+//     call used (DESIGN.md, "Precision and recall"); calls the tool
+//     rejected (is_error), catalog reads (list_tables, describe_*) and
+//     pagination/control arguments use no fields. Fields compare lower
+//     case with a leading schema dropped.
 //   - a tool argument counts as the table.column fields its lineage names
 //     (contract _meta.lineage, overridden by Config.Lineage); without
 //     lineage it is "tool.argument".
@@ -92,12 +95,15 @@ type TraceScore struct {
 	Classes            []ClassSuggestion   `json:"classes"`
 	GroundingPrecision *float64            `json:"grounding_precision"`
 	GroundingRecall    *float64            `json:"grounding_recall"`
-	DefinitionMatch    *bool               `json:"definition_match"`
-	FreshnessPass      *bool               `json:"freshness_pass"`
-	PolicyViolations   *int                `json:"policy_violations"` // calls with a violation
-	Correct            *bool               `json:"correct"`
-	Grounded           *bool               `json:"grounded"`
-	NeedsHumanReview   bool                `json:"needs_human_review"`
+	// CallGrounding: each field-using call's precision, in step order;
+	// empty when the gold names no required field.
+	CallGrounding    []CallGrounding `json:"call_grounding,omitempty"`
+	DefinitionMatch  *bool           `json:"definition_match"`
+	FreshnessPass    *bool           `json:"freshness_pass"`
+	PolicyViolations *int            `json:"policy_violations"` // calls with a violation
+	Correct          *bool           `json:"correct"`
+	Grounded         *bool           `json:"grounded"`
+	NeedsHumanReview bool            `json:"needs_human_review"`
 
 	// What the report needs besides the above, and the detail behind it.
 	RunID          string          `json:"run_id,omitempty"`
@@ -305,7 +311,7 @@ func (s *Scorer) Score(t *model.Trace, gold *model.Gold) TraceScore {
 			st.review = append(st.review, "columns that did not resolve to a table: "+strings.Join(amb, ", "))
 		}
 	}
-	ts.GroundingPrecision, ts.GroundingRecall = st.precisionRecall()
+	ts.GroundingPrecision, ts.GroundingRecall, ts.CallGrounding = st.precisionRecall()
 	ts.DefinitionMatch = st.definitionMatch()
 	ts.FreshnessPass = st.freshness()
 	ts.PolicyViolations, ts.Violations = st.policy()
@@ -440,25 +446,55 @@ func (st *state) fieldStatuses() []FieldStatus {
 	return out
 }
 
-// precisionRecall is task-level grounding over the union of the fields the
-// trace's calls used (see README: the seed's "averaged across calls" is
-// taken as the union, so a describe or a retry does not dilute the task).
-func (st *state) precisionRecall() (*float64, *float64) {
+// CallGrounding is the grounding precision of one field-using call: the
+// per-call values the task's precision is the mean of.
+type CallGrounding struct {
+	Step      int     `json:"step"` // the tool_call step
+	Tool      string  `json:"tool"`
+	Used      int     `json:"used"`     // fields the call used
+	Required  int     `json:"required"` // of them, required by the gold
+	Precision float64 `json:"precision"`
+}
+
+// precisionRecall is task-level grounding as DESIGN.md's "Precision and
+// recall" settles it: precision is the mean over the field-using calls of
+// each call's precision (the seed's "averaged across calls in the task");
+// recall is the share of required fields used by any call, so a task that
+// looks an id up and then acts on it, each call with its own required
+// field, scores 1.0 / 1.0. Calls that use no field (discovery, rejected
+// calls, only control arguments) do not count.
+func (st *state) precisionRecall() (*float64, *float64, []CallGrounding) {
 	if len(st.required) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	used := st.usedFields()
+	var per []CallGrounding
+	sum := 0.0
+	for _, c := range st.calls {
+		if len(c.fields) == 0 {
+			continue
+		}
+		cg := CallGrounding{Step: c.step, Tool: c.tool, Used: len(c.fields)}
+		for f := range c.fields {
+			if st.required[f] {
+				cg.Required++
+			}
+		}
+		cg.Precision = round6(float64(cg.Required) / float64(cg.Used))
+		sum += float64(cg.Required) / float64(cg.Used)
+		per = append(per, cg)
+	}
 	hit := 0
-	for _, f := range used {
+	for _, f := range st.usedFields() {
 		if st.required[f] {
 			hit++
 		}
 	}
 	var p *float64
-	if len(used) > 0 {
-		p = ratio(hit, len(used))
+	if len(per) > 0 {
+		v := round6(sum / float64(len(per)))
+		p = &v
 	}
-	return p, ratio(hit, len(st.required))
+	return p, ratio(hit, len(st.required)), per
 }
 
 func ratio(n, d int) *float64 {
@@ -508,7 +544,7 @@ func (st *state) matchDefinition(d definition) (*bool, int, string) {
 	if d.err != "" {
 		return nil, -1, "cannot read the definition: " + d.err
 	}
-	sawSQL, sawUnparsed, mismatchStep := false, false, -1
+	sawSQL, sawUnparsed, mismatchStep, undecidedStep := false, false, -1, -1
 	for _, c := range st.calls {
 		if c.discovery || st.isError(c) {
 			continue
@@ -519,8 +555,12 @@ func (st *state) matchDefinition(d definition) (*bool, int, string) {
 				continue
 			}
 			sawSQL = true
-			if DefinitionApplied(d.preds, a.Where) {
+			ok, undecided := MatchDefinition(d.preds, a.Where)
+			if ok {
 				return boolPtr(true), c.step, ""
+			}
+			if undecided && undecidedStep < 0 {
+				undecidedStep = c.step
 			}
 			if mismatchStep < 0 {
 				mismatchStep = c.step
@@ -529,6 +569,9 @@ func (st *state) matchDefinition(d definition) (*bool, int, string) {
 		if len(c.sql) == 0 && st.toolEncodes(c, d) {
 			return boolPtr(true), c.step, ""
 		}
+	}
+	if undecidedStep >= 0 {
+		return nil, undecidedStep, fmt.Sprintf("the WHERE at step %d tests %s in a form the normalizer cannot compare with %s", undecidedStep, predColumns(d.preds), predText(d.preds))
 	}
 	if sawSQL {
 		return boolPtr(false), mismatchStep, ""
@@ -706,4 +749,12 @@ func (st *state) grounded(ts TraceScore) *bool {
 	// parse) leaves definition_match null and asks for review; it does not
 	// by itself withhold grounded, which the other checks decide.
 	return boolPtr(true)
+}
+
+func predColumns(ps []Predicate) string {
+	var cols []string
+	for _, p := range ps {
+		cols = append(cols, p.Field)
+	}
+	return strings.Join(dedupe(cols), ", ")
 }

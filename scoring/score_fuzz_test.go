@@ -53,6 +53,14 @@ func FuzzScore(f *testing.F) {
 					}
 				}
 			}
+			for _, c := range ts.CallGrounding {
+				if c.Precision < 0 || c.Precision > 1 || c.Required > c.Used || c.Used == 0 {
+					t.Fatalf("call grounding %+v", c)
+				}
+			}
+			if (ts.GroundingPrecision == nil) != (len(ts.CallGrounding) == 0) {
+				t.Fatalf("task precision %v with %d field-using calls", f64(ts.GroundingPrecision), len(ts.CallGrounding))
+			}
 			if _, err := json.Marshal(ts); err != nil {
 				t.Fatalf("score does not encode: %v", err)
 			}

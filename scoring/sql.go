@@ -4,6 +4,7 @@
 package scoring
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -263,6 +264,13 @@ func (an *sqlAnalyzer) join(a, b string) {
 func analyzeUncached(sql string, idx *schemaIndex) *SQLAnalysis {
 	out := &SQLAnalysis{SQL: sql}
 	norm := normalizeDialect(sql)
+	// pg_query reads a C string: at a NUL byte it stops and parses the
+	// text before it, which would pass for the whole statement with a
+	// shorter field list. Such SQL is unparsed and goes to review.
+	if i := strings.IndexByte(norm.sql, 0); i >= 0 {
+		out.Err = fmt.Sprintf("a NUL byte at offset %d: the parser stops there, so the fields after it are unknown", strings.IndexByte(sql, 0))
+		return out
+	}
 	tree, err := pg.Parse(norm.sql)
 	if err != nil {
 		out.Err = err.Error()
@@ -270,6 +278,10 @@ func analyzeUncached(sql string, idx *schemaIndex) *SQLAnalysis {
 	}
 	if len(tree.GetStmts()) == 0 {
 		out.Err = "no SQL statement"
+		return out
+	}
+	if tail := unreadTail(norm.sql, tree); tail >= 0 {
+		out.Err = fmt.Sprintf("the parser stopped at offset %d of the normalized text: the rest is unread", tail)
 		return out
 	}
 	if fp, err := pg.Fingerprint(norm.sql); err == nil {
@@ -326,4 +338,27 @@ func (an *sqlAnalyzer) fill(out *SQLAnalysis) {
 		return out.Aggregates[i].Field < out.Aggregates[j].Field
 	})
 	out.Where = an.where
+}
+
+// unreadTail is the offset of the first text after the last statement the
+// parser returned that is not white space, a comment or a semicolon, or -1
+// when the statements cover the text.
+func unreadTail(sql string, tree *pg.ParseResult) int {
+	stmts := tree.GetStmts()
+	last := stmts[len(stmts)-1]
+	if last.GetStmtLen() == 0 {
+		return -1 // the last statement runs to the end of the text
+	}
+	end := int(last.GetStmtLocation() + last.GetStmtLen())
+	if end >= len(sql) {
+		return -1
+	}
+	off := end
+	for _, t := range lexSQL(sql[end:]) {
+		if t.kind != tkSpace && t.text != ";" {
+			return off
+		}
+		off += len(t.text)
+	}
+	return -1
 }

@@ -20,7 +20,7 @@ import (
 // predicate, or one joined by OR (which cannot be dropped without changing
 // the meaning), is an error: the caller treats it as undecidable.
 func ParseDefinition(text string) (term string, preds []Predicate, err error) {
-	toks := sigTokens(lexSQL(text))
+	toks := sigTokens(joinHyphenated(lexSQL(text)))
 	// Term, then separator, then predicate; else the whole text.
 	for i, t := range toks {
 		sep := 0
@@ -58,6 +58,23 @@ func ParseDefinition(text string) (term string, preds []Predicate, err error) {
 }
 
 var errNoPredicate = errors.New("no predicate found")
+
+// joinHyphenated keeps a hyphenated word ("mid-market", "PAUSED-BILLING")
+// one word: SQL lexes it as word, minus, word, which would render as
+// "mid - market" in evidence and cut a bare value at the hyphen.
+func joinHyphenated(ts []sqlToken) []sqlToken {
+	out := ts[:0:0]
+	for i := 0; i < len(ts); i++ {
+		n := len(out)
+		if ts[i].text == "-" && n > 0 && out[n-1].kind == tkWord && i+1 < len(ts) && ts[i+1].kind == tkWord {
+			out[n-1].text += "-" + ts[i+1].text
+			i++
+			continue
+		}
+		out = append(out, ts[i])
+	}
+	return out
+}
 
 // embeddedPredicates finds the first predicate introduced by a condition
 // word (with, where, when, whose, having, if) inside prose.
@@ -115,11 +132,19 @@ func parsePredicates(toks []sqlToken) ([]Predicate, error) {
 		if !ok {
 			break
 		}
-		out = append(out, p)
 		i += n
-		if i < len(toks) && isWord(toks[i], "or") {
-			return nil, errors.New("OR between predicates is not supported")
+		// status = A or status = B (or status in (...)): one column, so
+		// an IN list. OR across columns cannot be dropped or split.
+		for i < len(toks) && isWord(toks[i], "or") {
+			q, m, ok := parseOnePredicate(toks[i+1:])
+			merged, same := orSameColumn(p, q)
+			if !ok || !same {
+				return nil, errors.New("OR between predicates on different columns is not supported")
+			}
+			p = merged
+			i += 1 + m
 		}
+		out = append(out, p)
 		if i < len(toks) && isWord(toks[i], "and") {
 			if _, _, ok := parseOnePredicate(toks[i+1:]); ok {
 				i++
@@ -246,11 +271,22 @@ func parseValueList(toks []sqlToken) ([]string, int, bool) {
 	return nil, 0, false
 }
 
+// orSameColumn merges a OR b into one IN list when both test one column
+// for equality (=, in); ok is false for anything else.
+func orSameColumn(a, b Predicate) (Predicate, bool) {
+	ao, av := canonicalOp(a)
+	bo, bv := canonicalOp(b)
+	if a.Field == "" || !strings.EqualFold(a.Field, b.Field) || ao != "in" || bo != "in" || len(av) == 0 || len(bv) == 0 {
+		return Predicate{}, false
+	}
+	return Predicate{Field: a.Field, Op: "in", Values: append(append([]string(nil), av...), bv...)}, true
+}
+
 // PredicateEquivalent reports whether a call's predicate got applies the
-// governed predicate def. Columns match when equal, or, when def names a
-// bare column, when got's column part has that name. x = 'A' is x in ('A')
-// (and <> is not in); IN lists compare as sets; constants compare without
-// regard to case.
+// governed predicate def, both in canonical form (see canonicalPreds for
+// what is rewritten). Columns match when equal, or, when def names a bare
+// column, when got's column part has that name. IN lists compare as sets;
+// constants compare without regard to case.
 func PredicateEquivalent(def Predicate, got Predicate) bool {
 	if !sameColumn(def.Field, got.Field) {
 		return false
@@ -274,25 +310,86 @@ func PredicateEquivalent(def Predicate, got Predicate) bool {
 	return true
 }
 
+// canonicalPreds rewrites a conjunction so spellings of one test agree:
+// x BETWEEN a AND b becomes x >= a and x <= b (so it meets the two
+// comparisons in any order). The rest is done where predicates are built
+// or compared: an OR of equalities on one column is an IN list (predicate,
+// parsePredicates); = and <> are one-value IN and NOT IN (canonicalOp);
+// NOT (x IN ...) is x NOT IN (negateOp); casts are looked through
+// (predField, constValue); conjunct order never matters (DefinitionApplied).
+func canonicalPreds(ps []Predicate) []Predicate {
+	split := false
+	for _, p := range ps {
+		if p.Op == "between" && len(p.Values) == 2 {
+			split = true
+		}
+	}
+	if !split {
+		return ps
+	}
+	out := make([]Predicate, 0, len(ps)+1)
+	for _, p := range ps {
+		if p.Op == "between" && len(p.Values) == 2 {
+			out = append(out, Predicate{Field: p.Field, Op: ">=", Values: p.Values[:1]}, Predicate{Field: p.Field, Op: "<=", Values: p.Values[1:]})
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // DefinitionApplied reports whether every predicate of a definition has an
 // equivalent among a call's WHERE predicates.
 func DefinitionApplied(def, where []Predicate) bool {
+	ok, _ := MatchDefinition(def, where)
+	return ok
+}
+
+// MatchDefinition compares a definition with a WHERE, both normalized:
+// matched when every definition predicate has an equivalent; otherwise
+// undecided when some definition column is tested in a way the normal form
+// cannot express (a function of it, an IN over a subquery, a mixed OR):
+// those go to a human, never to a silent mismatch.
+func MatchDefinition(def, where []Predicate) (matched, undecided bool) {
 	if len(def) == 0 {
-		return false
+		return false, false
 	}
+	def, where = canonicalPreds(def), canonicalPreds(where)
 	for _, d := range def {
-		found := false
+		found, unsure := false, false
 		for _, w := range where {
 			if PredicateEquivalent(d, w) {
 				found = true
 				break
 			}
+			if readsColumn(w, d.Field) {
+				unsure = true
+			}
 		}
 		if !found {
-			return false
+			return false, unsure
 		}
 	}
-	return true
+	return true, false
+}
+
+// readsColumn: w tests col in a form the normal form cannot compare: an
+// "other" test reading it, or an IN over a subquery (no values).
+func readsColumn(w Predicate, col string) bool {
+	switch w.Op {
+	case "other":
+		if sameColumn(col, w.Field) {
+			return true
+		}
+		for _, f := range w.Values {
+			if sameColumn(col, f) {
+				return true
+			}
+		}
+	case "in", "not in":
+		return len(w.Values) == 0 && sameColumn(col, w.Field)
+	}
+	return false
 }
 
 func sameColumn(def, got string) bool {

@@ -31,7 +31,14 @@ func TestParseDefinition(t *testing.T) {
 			term: "q1", preds: []Predicate{{"order_date", "between", []string{"2026-01-01", "2026-03-31"}}}},
 		{text: "active = status in (ACTIVE, PAUSED BILLING)", term: "active",
 			preds: []Predicate{{"status", "in", []string{"ACTIVE", "PAUSED BILLING"}}}},
-		{text: "active = status = ACTIVE or status = TRIAL", err: true},
+		// An OR of equalities on one column is an IN list; across columns it is unsupported.
+		{text: "active = status = ACTIVE or status = TRIAL", term: "active",
+			preds: []Predicate{{"status", "in", []string{"ACTIVE", "TRIAL"}}}},
+		{text: "active = status = ACTIVE or plan = TRIAL", err: true},
+		// Hyphenated words stay one word, in the term and in a bare value.
+		{text: "mid-market customer = segment in (mid-market, SMB-plus)", term: "mid-market customer",
+			preds: []Predicate{{"segment", "in", []string{"mid-market", "SMB-plus"}}}},
+		{text: "segment = mid-market", preds: []Predicate{{"segment", "=", []string{"mid-market"}}}},
 		{text: "revenue = sum(amount) over the fiscal quarter", err: true},
 		{text: "a customer we like", err: true},
 		{text: "", err: true},
@@ -123,5 +130,78 @@ func TestParseDefinitionFindsAPredicateAfterAMeasure(t *testing.T) {
 	// Prose with no condition stays undecidable.
 	if _, _, err := ParseDefinition("revenue = SUM(orders.total) of closed orders by closed_at, at order grain"); err == nil {
 		t.Error("a definition without a predicate parsed")
+	}
+}
+
+// The equivalences, from definition text and real SQL: both sides
+// go through the parser and the normalizer.
+func TestMatchDefinitionNormalForm(t *testing.T) {
+	const (
+		match = iota
+		mismatch
+		undecided
+	)
+	tests := []struct {
+		name, def, where string
+		want             int
+	}{
+		{"OR of equalities is an IN list", "active = subscription_status in (ACTIVE, PAUSED_BILLING)",
+			"subscription_status = 'ACTIVE' OR subscription_status = 'PAUSED_BILLING'", match},
+		{"OR in the definition, IN in the query", "active = subscription_status = ACTIVE or subscription_status = PAUSED_BILLING",
+			"subscription_status IN ('PAUSED_BILLING','ACTIVE')", match},
+		{"IN lists are sets, constants case-insensitive", "active = subscription_status in (ACTIVE, PAUSED_BILLING)",
+			"subscription_status IN ('paused_billing','active','ACTIVE')", match},
+		{"a dropped IN value does not match", "active = subscription_status in (ACTIVE, PAUSED_BILLING)",
+			"subscription_status IN ('ACTIVE')", mismatch},
+		{"an extra IN value does not match", "active = subscription_status in (ACTIVE, PAUSED_BILLING)",
+			"subscription_status IN ('ACTIVE','PAUSED_BILLING','TRIAL')", mismatch},
+		{"BETWEEN is >= and <=, any order", "q2 = period_start between '2026-04-01' and '2026-06-30'",
+			"period_start <= '2026-06-30' AND sales_region = 'EMEA' AND period_start >= '2026-04-01'", match},
+		{">= and <= in the definition, BETWEEN in the query", "q2 = period_start >= '2026-04-01' and period_start <= '2026-06-30'",
+			"period_start BETWEEN '2026-04-01' AND '2026-06-30'", match},
+		{"half a BETWEEN does not match", "q2 = period_start between '2026-04-01' and '2026-06-30'",
+			"period_start >= '2026-04-01'", mismatch},
+		{"a no-op cast is looked through", "q2 = period_start >= '2026-04-01'",
+			"period_start::date >= DATE '2026-04-01'", match},
+		{"CAST(x AS DATE) is looked through", "q2 = period_start >= '2026-04-01'",
+			"CAST(period_start AS DATE) >= '2026-04-01'", match},
+		{"conjunct order does not matter", "paid = status <> 'void' and amount_cents > 0",
+			"amount_cents > 0 AND status <> 'VOID'", match},
+		{"NOT (x IN ...) is x NOT IN", "open = status not in (closed, merged)",
+			"NOT (status IN ('merged', 'closed'))", match},
+		{"NOT of an OR of equalities is NOT IN", "open = status not in (closed, merged)",
+			"NOT (status = 'closed' OR status = 'merged')", match},
+		{"a look-alike column is a mismatch", "active = subscription_status in (ACTIVE, PAUSED_BILLING)",
+			"is_active = true", mismatch},
+		{"a function of the column is undecidable", "active = subscription_status in (ACTIVE, PAUSED_BILLING)",
+			"upper(subscription_status) IN ('ACTIVE','PAUSED_BILLING')", undecided},
+		{"an OR across columns is undecidable", "active = subscription_status in (ACTIVE, PAUSED_BILLING)",
+			"(subscription_status = 'ACTIVE' OR is_active)", undecided},
+		{"IN over a subquery is undecidable", "active = subscription_status in (ACTIVE, PAUSED_BILLING)",
+			"subscription_status IN (SELECT s FROM allowed)", undecided},
+	}
+	schema := Schema{"subscriptions": {"subscription_status", "is_active", "period_start", "sales_region", "status", "amount_cents"}}
+	for _, tc := range tests {
+		_, def, err := ParseDefinition(tc.def)
+		if err != nil {
+			t.Errorf("%s: ParseDefinition: %v", tc.name, err)
+			continue
+		}
+		a := AnalyzeSQL("SELECT 1 FROM subscriptions WHERE "+tc.where, schema)
+		if a.Err != "" {
+			t.Errorf("%s: %s", tc.name, a.Err)
+			continue
+		}
+		ok, unsure := MatchDefinition(def, a.Where)
+		got := mismatch
+		switch {
+		case ok:
+			got = match
+		case unsure:
+			got = undecided
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %d, want %d (0 match, 1 mismatch, 2 undecided)\n def %v\n where %v", tc.name, got, tc.want, def, a.Where)
+		}
 	}
 }

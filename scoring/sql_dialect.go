@@ -172,9 +172,7 @@ func lexSQL(s string) []sqlToken {
 		case c == '`':
 			j := quoteEnd(s, i, '`')
 			inner := s[i+1 : j]
-			if strings.HasSuffix(inner, "`") {
-				inner = inner[:len(inner)-1]
-			}
+			inner = strings.TrimSuffix(inner, "`")
 			inner = strings.ReplaceAll(inner, "``", "`")
 			// BigQuery quotes a whole path in one pair: `project.dataset.table`.
 			for k, part := range strings.Split(inner, ".") {

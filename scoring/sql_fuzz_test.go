@@ -19,6 +19,8 @@ var fuzzSeeds = []string{
 	"```sql\nSELECT 1\n```",
 	"SELECT FROM WHERE (",
 	"",
+	"SELECT a FROM t WHERE b = 1\x00 AND secret = 2",
+	"SELECT a FROM t WHERE (s = 'A' OR s = 'B') AND NOT (s IN ('C')) AND d BETWEEN 1 AND 2",
 }
 
 // FuzzAnalyzeSQL: never panic; every field is table.column (or ?.column),
@@ -39,6 +41,9 @@ func FuzzAnalyzeSQL(f *testing.F) {
 			idx = noSchema
 		}
 		a := analyzeUncached(sql, idx)
+		if strings.IndexByte(sql, 0) >= 0 && a.Err == "" {
+			t.Fatalf("SQL with a NUL byte passed as parsed: %+v", a)
+		}
 		if a.Err != "" && (len(a.Fields) > 0 || len(a.Tables) > 0) {
 			t.Fatalf("unparsed statement has fields: %+v", a)
 		}
@@ -72,6 +77,7 @@ func FuzzParseDefinition(f *testing.F) {
 		"active = subscription_status in (ACTIVE, PAUSED_BILLING) at any point in the fiscal quarter",
 		"churned: status = 'CHURNED' and cancelled_at is not null",
 		"q1 = d between 1 and 2", "x in (", "= = =", "a means b <> -1",
+		"open = status = a or status = b or status in (c, d)", "mid-market = segment = mid-market", "x = a or",
 	} {
 		f.Add(s)
 	}

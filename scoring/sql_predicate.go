@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"sort"
 	"strconv"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -10,7 +11,8 @@ import (
 // column on one side (constants are moved to the right, flipping the
 // operator); Values are constants as written, or the resolved field when
 // the other side is a column. A test the normal form cannot express keeps
-// Op "other" and, when it reads exactly one column, that Field.
+// Op "other" and, when it reads exactly one column, that Field; when it
+// reads several, they are its Values.
 func (an *sqlAnalyzer) predicate(n *pg.Node, sc *scope) Predicate {
 	switch x := n.GetNode().(type) {
 	case *pg.Node_AExpr:
@@ -25,6 +27,18 @@ func (an *sqlAnalyzer) predicate(n *pg.Node, sc *scope) Predicate {
 		}
 		return p
 	case *pg.Node_BoolExpr:
+		if x.BoolExpr.GetBoolop() == pg.BoolExprType_OR_EXPR {
+			// status = 'A' OR status IN ('B') is status IN ('A','B').
+			args := x.BoolExpr.GetArgs()
+			p := an.predicate(args[0], sc)
+			for _, a := range args[1:] {
+				var ok bool
+				if p, ok = orSameColumn(p, an.predicate(a, sc)); !ok {
+					return an.otherPredicate(n, sc)
+				}
+			}
+			return p
+		}
 		if x.BoolExpr.GetBoolop() == pg.BoolExprType_NOT_EXPR && len(x.BoolExpr.GetArgs()) == 1 {
 			inner := an.predicate(x.BoolExpr.GetArgs()[0], sc)
 			if inner.Field != "" && inner.Op == "=" && len(inner.Values) == 1 &&
@@ -190,8 +204,14 @@ func (an *sqlAnalyzer) otherPredicate(n *pg.Node, sc *scope) Predicate {
 	an.dry = saved
 	an.dryAmbiguous = false
 	p := Predicate{Op: "other"}
-	if len(l.fields) == 1 {
+	switch {
+	case len(l.fields) == 1:
 		p.Field = l.fields[0]
+	case len(l.fields) > 1:
+		// The columns a mixed test reads, so a definition on one of
+		// them is undecided rather than silently missing.
+		p.Values = append([]string(nil), l.fields...)
+		sort.Strings(p.Values)
 	}
 	return p
 }

@@ -269,9 +269,7 @@ var constraintWords = map[string]bool{
 func identText(t sqlToken) string {
 	if t.kind == tkQuoted {
 		s := strings.TrimPrefix(t.text, `"`)
-		if strings.HasSuffix(s, `"`) { // unterminated quotes have no closing one
-			s = s[:len(s)-1]
-		}
+		s = strings.TrimSuffix(s, `"`) // unterminated quotes have no closing one
 		return strings.ToLower(strings.ReplaceAll(s, `""`, `"`))
 	}
 	return strings.ToLower(t.text)

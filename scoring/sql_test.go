@@ -1,11 +1,15 @@
 package scoring
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
+
+	"tracelab/importers"
+	"tracelab/model"
 )
 
 // shopSchema is the schema most shapes below resolve against; shapes that
@@ -319,7 +323,7 @@ func TestAnalyzeSQLDetails(t *testing.T) {
 					{"subscriptions.period_end", "between", []string{"2026-01-01", "2026-03-31"}},
 					{"customers.region", "other", nil},
 					{"customers.id", "=", []string{"subscriptions.customer_id"}},
-					{"customers.region", "other", nil},
+					{"customers.region", "in", []string{"A", "B"}},
 					{"customers.is_active", "=", []string{"false"}},
 					{"customers.region", "=", []string{"EU"}},
 					{"customers.id", "in", nil},
@@ -440,5 +444,40 @@ func TestNormalizeDialect(t *testing.T) {
 		if got := normalizeDialect(tc.in).sql; got != tc.want {
 			t.Errorf("normalizeDialect(%q)\n got %q\nwant %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// Text the parser stops at must not pass for a shorter statement.
+func TestSQLParserStopsAreUnparsed(t *testing.T) {
+	for _, tc := range []struct {
+		sql       string
+		unparsed  bool
+		wantInErr string
+	}{
+		{"SELECT a, b FROM t WHERE c = 1\x00 AND secret = 2", true, "NUL byte at offset 30"},
+		{"SELECT a FROM t; \x00 SELECT secret FROM u", true, "NUL byte"},
+		{"SELECT a FROM t WHERE x = 'a\x00b'", true, "NUL byte"},
+		{"SELECT a FROM t; -- trailing comment\n;", false, ""},
+		{"SELECT a FROM t;\n\n", false, ""},
+	} {
+		a := AnalyzeSQL(tc.sql, nil)
+		if (a.Err != "") != tc.unparsed || !strings.Contains(a.Err, tc.wantInErr) {
+			t.Errorf("AnalyzeSQL(%q).Err = %q, want unparsed=%v containing %q", tc.sql, a.Err, tc.unparsed, tc.wantInErr)
+		}
+		if tc.unparsed && len(a.Fields) > 0 {
+			t.Errorf("AnalyzeSQL(%q) reports fields %v from a statement it did not read whole", tc.sql, a.Fields)
+		}
+	}
+	s, _ := NewScorer(Config{})
+	args, _ := json.Marshal(map[string]string{"sql": "SELECT sales_region FROM customers\x00 WHERE is_active"})
+	tr, lerr := importers.ParseNativeTrace("fixture", 1, []byte(classTrace("nul", "u",
+		`{"name":"run_sql","inputSchema":{"type":"object","properties":{"sql":{"type":"string"}}}}`,
+		`{"kind":"tool_call","id":"c1","tool":"run_sql","args":`+string(args)+`},{"kind":"tool_result","call_id":"c1","result":[[1]]},{"kind":"answer","text":"1"}`)))
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	ts := s.Score(tr, &model.Gold{Answer: json.RawMessage(`1`), RequiredFields: []string{"customers.sales_region"}})
+	if !ts.NeedsHumanReview || len(ts.UnparsedSQL) != 1 || len(ts.FieldsUsed) != 0 {
+		t.Errorf("NUL SQL: review %v, unparsed %v, fields %v", ts.NeedsHumanReview, ts.UnparsedSQL, ts.FieldsUsed)
 	}
 }

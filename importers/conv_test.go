@@ -1,0 +1,66 @@
+package importers
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"tracelab/model"
+)
+
+// steps builds steps from "kind:text" specs; a tool_call spec is
+// "tool_call:name" and a tool_result "tool_result:".
+func stepsOf(specs ...string) []model.Step {
+	var out []model.Step
+	for i, sp := range specs {
+		kind, text, _ := strings.Cut(sp, ":")
+		s := model.Step{Kind: model.StepKind(kind)}
+		switch s.Kind {
+		case model.KindToolCall:
+			s.ID, s.Tool, s.Args = "c"+string(rune('0'+i)), text, json.RawMessage(`{"a":1}`)
+		case model.KindToolResult:
+			s.CallID, s.Result = "c"+string(rune('0'+i-1)), json.RawMessage(`"ok"`)
+		default:
+			s.Text = text
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestSettleTurns(t *testing.T) {
+	tests := []struct {
+		name     string
+		in       []string
+		question string
+		kinds    string
+	}{
+		{"one turn", []string{"user:q", "answer:a"}, "q", "user,answer"},
+		{"history: the last turn's question",
+			[]string{"user:q1", "answer:a1", "user:q2", "tool_call:f", "tool_result:", "answer:a2"},
+			"q2", "user,assistant,user,tool_call,tool_result,answer"},
+		{"last response only calls tools: no final answer",
+			[]string{"user:q1", "answer:a1", "user:q2", "tool_call:f"},
+			"q2", "user,assistant,user,tool_call"},
+		{"reply to a clarifying question",
+			[]string{"user:sales by region?", "clarification:which year?", "user:2024", "answer:north"},
+			"sales by region?", "user,clarification,user,answer"},
+		{"output tool is the answer",
+			[]string{"user:q", "tool_call:final_result", "tool_result:"},
+			"q", "user,tool_call,tool_result,answer"},
+		{"no user step", []string{"answer:a"}, "", "answer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			steps := stepsOf(tt.in...)
+			q := settleTurns(&steps)
+			var kinds []string
+			for _, s := range steps {
+				kinds = append(kinds, string(s.Kind))
+			}
+			if q != tt.question || strings.Join(kinds, ",") != tt.kinds {
+				t.Errorf("question %q kinds %s, want %q %s", q, strings.Join(kinds, ","), tt.question, tt.kinds)
+			}
+		})
+	}
+}

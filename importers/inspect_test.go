@@ -1,0 +1,118 @@
+package importers
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"tracelab/model"
+)
+
+// rezip rewrites an .eval archive with every member compressed by method,
+// as Inspect's current default (zstd, method 93) writes them.
+func rezip(t *testing.T, data []byte, method uint16) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	zw.RegisterCompressor(zipMethodZstd, func(w io.Writer) (io.WriteCloser, error) { return zstd.NewWriter(w) })
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(b)
+	}
+	zw.Close()
+	return buf.Bytes()
+}
+
+func inspectTraces(t *testing.T, name string, data []byte) ([]string, error) {
+	t.Helper()
+	var out []string
+	_, err := Parse(context.Background(), bytes.NewReader(data), name, "", func(r Record) error {
+		if r.Err != nil {
+			return r.Err
+		}
+		r.Trace.Source = model.Source{}
+		b, _ := json.Marshal(r.Trace)
+		out = append(out, string(b))
+		return nil
+	})
+	return out, err
+}
+
+func TestInspectZstdMembers(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(formatsDir, "inspect", "eval.eval"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := inspectTraces(t, "eval.eval", data)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("deflate archive: %v", err)
+	}
+	got, err := inspectTraces(t, "z.eval", rezip(t, data, zipMethodZstd))
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("zstd archive: %v\n%q\nwant\n%q", err, got, want)
+	}
+}
+
+func TestInspectInflateCaps(t *testing.T) {
+	data, _ := os.ReadFile(filepath.Join(formatsDir, "inspect", "eval.eval"))
+	for _, tt := range []struct {
+		member, file int64
+		want         string
+	}{
+		{64, 1 << 30, "inflates past 0 MiB, the cap on one .eval member"},
+		{1 << 30, 64, "the cap on a whole .eval file"},
+	} {
+		mm, ma := maxMemberBytes, maxArchiveBytes
+		maxMemberBytes, maxArchiveBytes = tt.member, tt.file
+		_, err := inspectTraces(t, "bomb.eval", rezip(t, data, zipMethodZstd))
+		maxMemberBytes, maxArchiveBytes = mm, ma
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), ".json") {
+			t.Errorf("caps %d/%d: %v, want the member named and %q", tt.member, tt.file, err, tt.want)
+		}
+	}
+}
+
+// The same log written as .json and as .eval is one trace: same id, same
+// content.
+func TestWildInspectJSONAndEvalAgree(t *testing.T) {
+	dir := filepath.Join(wildDir, "inspect")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("wild samples not found at %s: %v", dir, err)
+	}
+	read := func(name string) []string {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := inspectTraces(t, name, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if j, e := read("log_formats.json"), read("log_formats.eval"); !slices.Equal(j, e) || len(j) != 1 {
+		t.Errorf("log_formats.json gives\n%q\nlog_formats.eval gives\n%q", j, e)
+	}
+}
