@@ -16,7 +16,7 @@ var version = "dev"
 // The bundled sample traces and gold cases, so `tracelab demo` works from
 // an installed binary as well as from a checkout.
 //
-//go:embed testdata/traces/*.jsonl testdata/cases.jsonl testdata/policy.json
+//go:embed testdata/traces/*.jsonl testdata/drift/task-specific-r3.jsonl testdata/cases.jsonl testdata/policy.json
 var demoData embed.FS
 
 func main() {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
 	"tracelab/model"
@@ -27,6 +26,8 @@ type Engine struct {
 	cfg scoring.Config
 	sha string          // configSHA(cfg): which stored scores are current
 	sc  *scoring.Scorer // built once per configuration (see scorer)
+
+	cases caseLocks // serializes the label actions on one case (labels.go)
 }
 
 // The store's row and query types, re-exported so front ends name them
@@ -150,68 +151,8 @@ type FieldEdit struct {
 	Value json.RawMessage
 }
 
-// EditResult is a trace's case after an edit, and its new score when the
-// edit moved what scoring reads (nil otherwise).
-type EditResult struct {
-	Case  *CaseRecord
-	Score *TraceScore
-	Event Event // the last event written
-}
-
-// Edit applies edits to a trace's case in order (creating the case), each
-// its own transaction and event so a crash between two keeps the first,
-// then rescores the trace once if any gold field changed.
-func (e *Engine) Edit(ctx context.Context, traceID, who string, edits ...FieldEdit) (EditResult, error) {
-	var res EditResult
-	gold := false
-	for _, ed := range edits {
-		ev, err := e.st.EditTrace(ctx, traceID, who, ed.Field, ed.Value)
-		if err != nil {
-			res.Case, _ = e.st.CaseForTrace(ctx, traceID)
-			return res, err
-		}
-		res.Event = ev
-		gold = gold || strings.HasPrefix(ed.Field, "gold.")
-	}
-	return e.afterEdit(ctx, traceID, gold, res)
-}
-
-// Confirm marks a trace's case confirmed by who.
-func (e *Engine) Confirm(ctx context.Context, traceID, who string) (EditResult, error) {
-	ev, err := e.st.ConfirmTrace(ctx, traceID, who)
-	if err != nil {
-		return EditResult{}, err
-	}
-	return e.afterEdit(ctx, traceID, false, EditResult{Event: ev})
-}
-
-// Undo undoes who's last edit of a trace's case (ErrNothingToUndo when
-// there is none).
-func (e *Engine) Undo(ctx context.Context, traceID, who string) (EditResult, error) {
-	ev, err := e.st.UndoTrace(ctx, traceID, who)
-	if err != nil {
-		return EditResult{}, err
-	}
-	return e.afterEdit(ctx, traceID, strings.HasPrefix(ev.Field, "gold."), EditResult{Event: ev})
-}
-
-// afterEdit reloads the case and, when its gold moved, rescores the trace
-// so its score (and the queue's suggested class) follows the gold.
-func (e *Engine) afterEdit(ctx context.Context, traceID string, gold bool, res EditResult) (EditResult, error) {
-	rec, err := e.st.CaseForTrace(ctx, traceID)
-	if err != nil {
-		return res, err
-	}
-	res.Case = rec
-	if !gold {
-		return res, nil
-	}
-	if _, err := e.ScoreTraces(ctx, []string{traceID}, nil); err != nil {
-		return res, fmt.Errorf("rescoring %s: %w", traceID, err)
-	}
-	res.Score, err = e.ScoreOf(ctx, traceID)
-	return res, err
-}
+// The edits of a case are the actions of labels.go: each one group of
+// events, computed from the stored case.
 
 // SaveGlossary stores a definition and uses it for suggestions from now on.
 func (e *Engine) SaveGlossary(ctx context.Context, g GlossaryEntry, who string) error {
@@ -276,25 +217,11 @@ func DecodeScore(raw json.RawMessage) (*TraceScore, error) {
 // find. A trace with human gold gets what the machine would have
 // suggested: it still helps the labeler compare.
 func (e *Engine) SuggestGold(ctx context.Context, traceID string) (*scoring.GoldSuggestion, error) {
-	t, err := e.st.Trace(ctx, traceID)
+	_, _, sugg, err := e.evaluateOne(ctx, traceID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	sc, err := e.scorer()
-	if err != nil {
-		return nil, err
-	}
-	book := peerBook{}
-	if err := book.load(ctx, e.st, []*model.Trace{t}); err != nil {
-		return nil, err
-	}
-	// The suggestion reads the trace's own markers and fields, which do
-	// not depend on gold: score it against none.
-	gs := sc.SuggestGold(t, sc.Score(t, nil), book[store.QuestionKey(t.Question)])
-	return &gs, nil
+	return sugg, err
 }
 
 // Rescore scores traces again and stores the results: ids and the traces
@@ -314,9 +241,6 @@ func (e *Engine) DriftAcrossRuns(ctx context.Context) (DriftOverview, error) {
 	return DriftAcrossRuns(ctx, e.st)
 }
 
-// Store is the engine's database, for the engine's own packages' tests and
-// the commands not yet moved behind engine methods.
-func (e *Engine) Store() *store.Store { return e.st }
 
 // MarkersIn returns the guess markers of one step, in text order.
 func (ts *TraceScore) MarkersIn(step int) []scoring.Marker {

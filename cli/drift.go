@@ -456,7 +456,7 @@ Approving a contract again keeps the first approval.`,
 		},
 	}
 	cmd.Flags().StringVar(&server, "server", "", "the server the approval holds for (default: the db: source's server, else every server)")
-	cmd.Flags().StringVar(&by, "by", os.Getenv("USER"), "who approves, written to the registry")
+	cmd.Flags().StringVar(&by, "by", app.DefaultLabeler(), "who approves, written to the registry")
 	return cmd
 }
 

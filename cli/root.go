@@ -106,7 +106,7 @@ Run without a command, it opens the workbench on the database: ./tracelab.db unl
 				return err
 			}
 			defer eng.Close()
-			return runTUI(cmd, eng)
+			return runTUI(cmd, eng, "")
 		},
 	}
 	root.PersistentFlags().String("db", "", "database file (default $TRACELAB_DB or ./tracelab.db)")

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"tracelab/app"
 )
 
 // run executes the CLI in-process and returns stdout, stderr and the exit code.
@@ -123,21 +125,26 @@ func TestEveryCommandHasHelpWithExample(t *testing.T) {
 	}
 }
 
-func TestDemoLoadsBundledData(t *testing.T) {
-	keep := filepath.Join(t.TempDir(), "demo.db")
-	out, errs, code := run(t, "demo", "--keep", keep)
-	if code != 0 {
-		t.Fatalf("demo: %d %s", code, errs)
+// importBundled loads every bundled trace and gold case into db, as
+// `tracelab import` would (the demo leaves one server's cases out).
+func importBundled(t *testing.T, db string) {
+	t.Helper()
+	files, _ := filepath.Glob("testdata/traces/*.jsonl")
+	args := append([]string{"import", "--db", db}, append(files, "testdata/cases.jsonl")...)
+	if _, errs, code := run(t, args...); code != 0 {
+		t.Fatalf("import: %d %s", code, errs)
 	}
-	if !strings.Contains(out, "trace_9f31c2") || !strings.Contains(out, "32 traces") {
-		t.Fatalf("demo output: %s", out)
-	}
-	// The kept database holds the confirmed cases: exporting them gives
-	// back testdata/cases.jsonl byte for byte (cost blocks from the traces).
+}
+
+func TestImportedSuiteExportsByteForByte(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	importBundled(t, db)
+	// Exporting the confirmed cases gives back testdata/cases.jsonl byte
+	// for byte (cost blocks from the traces).
 	dir := t.TempDir()
-	out, _, code = run(t, "export", "--db", keep, "--out", dir)
+	out, _, code := run(t, "export", "--db", db, "--out", dir)
 	if code != 0 || !strings.Contains(out, "(28 cases)") {
-		t.Fatalf("export of demo: %d %s", code, out)
+		t.Fatalf("export: %d %s", code, out)
 	}
 	got, _ := os.ReadFile(filepath.Join(dir, "cases.jsonl"))
 	want, _ := os.ReadFile("testdata/cases.jsonl")
@@ -146,12 +153,75 @@ func TestDemoLoadsBundledData(t *testing.T) {
 	}
 }
 
+// The demo keeps its database in the user's cache directory and reuses
+// it, --fresh starts over, --list leaves no temporary folder, and the
+// data leaves the generic warehouse unlabeled next to a second run.
+func TestDemoKeepsItsDatabase(t *testing.T) {
+	cache, tmp := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("TMPDIR", tmp)
+	out, errs, code := run(t, "demo", "--list")
+	if code != 0 {
+		t.Fatalf("demo: %d %s", code, errs)
+	}
+	if !strings.Contains(out, "trace_9f31c2") || !strings.Contains(out, "35 traces") || !strings.Contains(out, "trace_r3_4be07a") {
+		t.Fatalf("demo output: %s", out)
+	}
+	db := filepath.Join(cache, "tracelab", "demo.db")
+	if _, err := os.Stat(db); err != nil {
+		t.Fatalf("no demo database in the cache directory: %v", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("demo --list left %v in the temporary directory", left)
+	}
+	// The second run changed a tool contract: the Drift screen's overview
+	// lists the change and the labeled cases it affects.
+	eng, err := app.Open(context.Background(), db, app.Files{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov, err := eng.DriftAcrossRuns(context.Background())
+	eng.Close()
+	affected := 0
+	for _, ch := range ov.Changes {
+		affected += len(ch.TraceIDs)
+	}
+	if err != nil || len(ov.Changes) == 0 || affected == 0 {
+		t.Errorf("demo drift: %d change(s), %d affected trace(s), %v", len(ov.Changes), affected, err)
+	}
+	// Only the cases of two servers arrive labeled.
+	dir := t.TempDir()
+	if out, _, code := run(t, "export", "--db", db, "--out", dir); code != 0 || !strings.Contains(out, "(15 cases)") {
+		t.Fatalf("export of the demo: %d %s", code, out)
+	}
+	// A label made in the demo survives the next demo; --fresh drops it.
+	if _, errs, code := run(t, "sample", "--db", db, "--n", "5", "--force"); code != 0 {
+		t.Fatalf("sample: %s", errs)
+	}
+	queuedCount := func() string {
+		out, _, _ := run(t, "ls", "--db", db, "--queued")
+		return out
+	}
+	before := queuedCount()
+	if _, errs, code := run(t, "demo", "--list"); code != 0 {
+		t.Fatal(errs)
+	}
+	if queuedCount() != before || !strings.Contains(before, "5 traces") {
+		t.Errorf("the second demo did not reuse the database:\n%s\nthen\n%s", before, queuedCount())
+	}
+	if _, errs, code := run(t, "demo", "--list", "--fresh"); code != 0 {
+		t.Fatal(errs)
+	}
+	if strings.Contains(queuedCount(), "5 traces") {
+		t.Error("--fresh kept the old database")
+	}
+}
+
 func TestCLIScoreReportAndExportReport(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "demo.db")
-	if _, errs, code := run(t, "demo", "--keep", db); code != 0 {
-		t.Fatalf("demo: %s", errs)
-	}
+	importBundled(t, db)
 	out, errs, code := run(t, "score", "--db", db, "--policy", "testdata/policy.json", "--format", "jsonl")
 	if code != 0 {
 		t.Fatalf("score: %d %s", code, errs)

@@ -104,9 +104,7 @@ func TestCLISampleRefusesFewerThanFifty(t *testing.T) {
 
 func TestCLIExportExposeOnly(t *testing.T) {
 	keep := filepath.Join(t.TempDir(), "demo.db")
-	if _, errs, code := run(t, "demo", "--keep", keep); code != 0 {
-		t.Fatal(errs)
-	}
+	importBundled(t, keep)
 	dir := t.TempDir()
 	out, errs, code := run(t, "export", "--db", keep, "--out", dir, "--expose-only", "--policy", "testdata/policy.json")
 	if code != 0 {

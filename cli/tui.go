@@ -13,29 +13,31 @@ import (
 
 // addTUIFlags adds the workbench flags to a command that opens it.
 func addTUIFlags(cmd *cobra.Command) {
-	cmd.Flags().String("labeler", os.Getenv("USER"), "name written with every label and edit")
+	cmd.Flags().String("labeler", app.DefaultLabeler(), "name written with every label and edit")
 	cmd.Flags().String("theme", "", "dark, light or high-contrast (default: detected from the terminal)")
 	cmd.Flags().Bool("queued", false, "open the queue limited to the traces `tracelab sample` queued")
+	cmd.Flags().Bool("strict", false, "refuse to confirm a label with gaps (correct unknown, not grounded without a class) instead of asking")
 }
 
-// runTUI opens the workbench on the engine with the flags addTUIFlags added.
-func runTUI(cmd *cobra.Command, eng *app.Engine) error {
+// runTUI opens the workbench on the engine with the flags addTUIFlags
+// added; where is what the title bar says of the database ("" for its name).
+func runTUI(cmd *cobra.Command, eng *app.Engine, where string) error {
 	labeler, _ := cmd.Flags().GetString("labeler")
 	theme, _ := cmd.Flags().GetString("theme")
 	queued, _ := cmd.Flags().GetBool("queued")
+	strict, _ := cmd.Flags().GetBool("strict")
 	switch theme {
 	case "", "dark", "light", "high-contrast":
 	default:
 		return withCode(2, fmt.Errorf("--theme %q is not one of dark, light, high-contrast", theme))
-	}
-	if labeler == "" {
-		labeler = "anonymous"
 	}
 	return tui.Run(cmd.Context(), eng, tui.Options{
 		Labeler:    labeler,
 		Theme:      theme,
 		NoColor:    os.Getenv("NO_COLOR") != "",
 		QueuedOnly: queued,
+		Strict:     strict,
+		Where:      where,
 	})
 }
 

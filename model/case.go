@@ -77,7 +77,10 @@ type Label struct {
 	Correct      *bool         `json:"correct"`
 	Grounded     *bool         `json:"grounded"`
 	FailureClass *FailureClass `json:"failure_class"` // null when none
-	Note         string        `json:"note"`
+	Note         string        `json:"note"`          // a person's words only
+	// MachineNote is the scorer's evidence for the label it suggested,
+	// kept out of Note so the human note stays human.
+	MachineNote string `json:"machine_note,omitempty"`
 }
 
 // Cost is the cost block of a case, from the trace's usage.

@@ -25,6 +25,8 @@ func (c *Case) field(name string) (any, error) {
 		return &c.Label.FailureClass, nil
 	case "label.note":
 		return &c.Label.Note, nil
+	case "label.machine_note": // written by the engine, not listed in CaseFields
+		return &c.Label.MachineNote, nil
 	case "gold.answer":
 		return &c.Gold.Answer, nil
 	case "gold.tolerance":

@@ -149,7 +149,7 @@ func TestReportLabelsAndNulls(t *testing.T) {
 
 	l := SuggestLabel(TraceScore{Correct: &yes, Grounded: &no, SuggestedClass: &sem,
 		Classes: []ClassSuggestion{{Class: sem, Confidence: 0.9, Evidence: []Evidence{{Step: 5, Reason: "guess marker"}}}}})
-	if l.FailureClass == nil || *l.FailureClass != sem || !strings.Contains(l.Note, "step 5: guess marker") {
+	if l.FailureClass == nil || *l.FailureClass != sem || !strings.Contains(l.MachineNote, "step 5: guess marker") || l.Note != "" {
 		t.Errorf("SuggestLabel = %+v", l)
 	}
 }

@@ -75,8 +75,9 @@ func BuildLabelStatus(results []CaseResult) []ServerLabels {
 }
 
 // SuggestLabel is the machine's label for a scored trace: correct from the
-// answer check, grounded and the class from the scoring, and a note naming
-// the strongest evidence. A confirmed human label always wins over it.
+// answer check, grounded and the class from the scoring, and a machine note
+// naming the strongest evidence (Note stays empty: it is the labeler's). A
+// confirmed human label always wins over it.
 func SuggestLabel(ts TraceScore) model.Label {
 	l := model.Label{Correct: ts.Correct, Grounded: ts.Grounded, FailureClass: ts.SuggestedClass}
 	var notes []string
@@ -99,7 +100,7 @@ func SuggestLabel(ts TraceScore) model.Label {
 	if ts.NeedsHumanReview {
 		notes = append(notes, "review: "+strings.Join(ts.ReviewReasons, "; "))
 	}
-	l.Note = strings.Join(notes, ". ")
+	l.MachineNote = strings.Join(notes, ". ")
 	return l
 }
 

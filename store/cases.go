@@ -32,6 +32,7 @@ type Event struct {
 	Old    json.RawMessage
 	New    json.RawMessage
 	Undoes int64
+	Group  int64 // the action it belongs to (event_groups.id); 0 for an import
 }
 
 const (

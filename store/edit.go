@@ -75,7 +75,11 @@ func appendEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
 	if e.Undoes != 0 {
 		undoes = e.Undoes
 	}
-	return tx.QueryRowContext(ctx, sqlInsEvent, e.CaseID, e.At, e.Who, e.Field, nullJSON(e.Old), nullJSON(e.New), undoes).
+	var grp any
+	if e.Group != 0 {
+		grp = e.Group
+	}
+	return tx.QueryRowContext(ctx, sqlInsGroupEvent, e.CaseID, e.At, e.Who, e.Field, nullJSON(e.Old), nullJSON(e.New), undoes, grp).
 		Scan(&e.ID)
 }
 
@@ -89,7 +93,7 @@ func (s *Store) EditTrace(ctx context.Context, traceID, who, field string, value
 		if err != nil {
 			return err
 		}
-		ev, err = s.editCaseTx(ctx, tx, caseID, who, field, value, 0)
+		ev, err = s.editCaseTx(ctx, tx, caseID, who, field, value, 0, 0)
 		return err
 	})
 	return ev, err
@@ -100,16 +104,16 @@ func (s *Store) EditCase(ctx context.Context, caseID, who, field string, value j
 	var ev Event
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		ev, err = s.editCaseTx(ctx, tx, caseID, who, field, value, 0)
+		ev, err = s.editCaseTx(ctx, tx, caseID, who, field, value, 0, 0)
 		return err
 	})
 	return ev, err
 }
 
-func (s *Store) editCaseTx(ctx context.Context, tx *sql.Tx, caseID, who, field string, value json.RawMessage, undoes int64) (Event, error) {
+func (s *Store) editCaseTx(ctx context.Context, tx *sql.Tx, caseID, who, field string, value json.RawMessage, undoes, grp int64) (Event, error) {
 	at := s.stamp()
 	if field == "status" {
-		return s.setStatusTx(ctx, tx, caseID, who, value, undoes)
+		return s.setStatusTx(ctx, tx, caseID, who, value, undoes, grp)
 	}
 	cr, err := s.loadCaseTx(ctx, tx, caseID)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -133,11 +137,11 @@ func (s *Store) editCaseTx(ctx context.Context, tx *sql.Tx, caseID, who, field s
 	if err := writeCaseTx(ctx, tx, &cr.Case, origin, who, at); err != nil {
 		return Event{}, err
 	}
-	ev := Event{CaseID: caseID, At: at, Who: who, Field: field, Old: old, New: nv, Undoes: undoes}
+	ev := Event{CaseID: caseID, At: at, Who: who, Field: field, Old: old, New: nv, Undoes: undoes, Group: grp}
 	return ev, appendEvent(ctx, tx, &ev)
 }
 
-func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, caseID, who string, value json.RawMessage, undoes int64) (Event, error) {
+func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, caseID, who string, value json.RawMessage, undoes, grp int64) (Event, error) {
 	var status string
 	if err := json.Unmarshal(value, &status); err != nil || (status != string(model.StatusSuggested) && status != string(model.StatusConfirmed)) {
 		return Event{}, fmt.Errorf("status: %s is not \"suggested\" or \"confirmed\"", value)
@@ -158,7 +162,7 @@ func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, caseID, who string,
 		return Event{}, err
 	}
 	ev := Event{CaseID: caseID, At: at, Who: who, Field: "status", Old: json.RawMessage(mustJSON(old)),
-		New: json.RawMessage(mustJSON(status)), Undoes: undoes}
+		New: json.RawMessage(mustJSON(status)), Undoes: undoes, Group: grp}
 	return ev, appendEvent(ctx, tx, &ev)
 }
 
@@ -196,7 +200,7 @@ func (s *Store) UndoTrace(ctx context.Context, traceID, who string) (Event, erro
 		if old.Valid {
 			prev = json.RawMessage(old.String)
 		}
-		ev, err = s.editCaseTx(ctx, tx, caseID, who, last.Field, prev, last.ID)
+		ev, err = s.editCaseTx(ctx, tx, caseID, who, last.Field, prev, last.ID, 0)
 		return err
 	})
 	return ev, err
@@ -213,7 +217,7 @@ func (s *Store) Events(ctx context.Context, caseID string) ([]Event, error) {
 	for rows.Next() {
 		var e Event
 		var old, nv sql.NullString
-		if err := rows.Scan(&e.ID, &e.CaseID, &e.At, &e.Who, &e.Field, &old, &nv, &e.Undoes); err != nil {
+		if err := rows.Scan(&e.ID, &e.CaseID, &e.At, &e.Who, &e.Field, &old, &nv, &e.Undoes, &e.Group); err != nil {
 			return nil, err
 		}
 		if old.Valid {
@@ -252,6 +256,8 @@ const (
 			WHERE e.case_id = ? AND e.who = ? AND e.undoes IS NULL AND e.field <> 'case'
 			AND NOT EXISTS (SELECT 1 FROM events u WHERE u.undoes = e.id)
 			ORDER BY e.id DESC LIMIT 1`
-	sqlEvents = `SELECT id, case_id, at, who, field, old, new, COALESCE(undoes, 0)
+	sqlEvents = `SELECT id, case_id, at, who, field, old, new, COALESCE(undoes, 0), COALESCE(grp, 0)
 		FROM events WHERE case_id = ? ORDER BY id`
+	// sqlInsGroupEvent writes an edit's event in its group (NULL: none).
+	sqlInsGroupEvent = `INSERT INTO events (case_id, at, who, field, old, new, undoes, grp) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 )

@@ -111,7 +111,10 @@ type Styles struct {
 	OK, Warn, Error, Info              lipgloss.Style
 	Title, Header                      lipgloss.Style // screen title bar, table header
 	Selected, Cursor                   lipgloss.Style // selected row, cursor marker
+	SelectedIdle                       lipgloss.Style // the cursor row of a pane without focus
 	Marker                             lipgloss.Style // a guess-marker span
+	MarkerCurrent                      lipgloss.Style // the marker ] / [ went to
+	Placeholder                        lipgloss.Style // an input's example text
 	Chip, ChipKey                      lipgloss.Style // active filter chips
 	Pane, PaneFocused                  lipgloss.Style // border color of panes
 	Status, StatusKey, StatusMsg       lipgloss.Style
@@ -154,7 +157,10 @@ func Build(p Palette) Styles {
 	s.Header = fg(p.Subtle).Bold(true).Underline(mono)
 	s.Selected = lipgloss.NewStyle().Foreground(col(p.SelFg)).Background(col(p.SelBg)).Bold(true)
 	s.Cursor = fg(p.Accent).Bold(true)
+	s.SelectedIdle = lipgloss.NewStyle().Foreground(col(p.SelFg)).Background(col(p.SelBg))
 	s.Marker = lipgloss.NewStyle().Foreground(col(p.Marker)).Background(col(p.MarkerBg)).Bold(true)
+	s.MarkerCurrent = lipgloss.NewStyle().Foreground(col(p.Marker)).Background(col(p.Accent)).Bold(true).Underline(true)
+	s.Placeholder = fg(p.Faint).Italic(true)
 	s.Chip = lipgloss.NewStyle().Foreground(col(p.Info))
 	s.ChipKey = fg(p.Subtle)
 	s.Pane = fg(p.Faint)
@@ -188,7 +194,10 @@ func Build(p Palette) Styles {
 		// Attributes carry what color would: reverse for the selection and
 		// the markers, bold for statuses that matter.
 		s.Selected = lipgloss.NewStyle().Reverse(true)
+		s.SelectedIdle = lipgloss.NewStyle().Underline(true)
 		s.Marker = lipgloss.NewStyle().Reverse(true).Underline(true)
+		s.MarkerCurrent = lipgloss.NewStyle().Reverse(true).Bold(true).Italic(true)
+		s.Placeholder = lipgloss.NewStyle().Faint(true).Italic(true)
 		s.Required = lipgloss.NewStyle().Bold(true)
 		s.Forbidden = lipgloss.NewStyle().Bold(true).Underline(true)
 		s.Status = lipgloss.NewStyle().Reverse(true)

@@ -53,7 +53,13 @@ func benchStore(b *testing.B) *app.Engine {
 			b.Logf("generated %s in %s", benchDB, time.Since(start).Round(time.Second))
 		}
 	}
-	st, err := store.Open(context.Background(), benchDB)
+	return openBenchEngine(b, benchDB)
+}
+
+// openBenchEngine opens an engine on a benchmark database file.
+func openBenchEngine(b *testing.B, path string) *app.Engine {
+	b.Helper()
+	st, err := store.Open(context.Background(), path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -205,7 +211,7 @@ func timeKeys(d *driver, keys []string) []time.Duration {
 		msg := keyMsg(k)
 		start := time.Now()
 		nm, cmd := d.m.Update(msg)
-		d.m = nm.(Model)
+		d.m = nm.(*Model)
 		_ = d.m.View()
 		out = append(out, time.Since(start))
 		d.run(cmd)
@@ -235,18 +241,18 @@ func BenchmarkFirstFrame(b *testing.B) {
 		start := time.Now()
 		m := New(st, Options{Labeler: "bench", Theme: "dark"})
 		nm, _ := m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
-		m = nm.(Model)
+		m = nm.(*Model)
 		q := m.queue
 		msg := m.loadPage(q.query(nil), q.seq, false, -1)()
 		nm, _ = m.Update(msg)
-		m = nm.(Model)
+		m = nm.(*Model)
 		v := m.View().Content
 		page += time.Since(start)
 		if !strings.Contains(v, "trace_") {
 			b.Fatalf("first frame has no rows:\n%s", v)
 		}
 		nm, _ = m.Update(m.loadCounts(q.filter, q.seq)())
-		m = nm.(Model)
+		m = nm.(*Model)
 		v = m.View().Content
 		full += time.Since(start)
 		if !strings.Contains(stripStyles(v), "100,000 traces") {

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"tracelab/app"
@@ -21,39 +22,66 @@ type dialog interface {
 	title() string
 }
 
+// dialog is the top of the dialog stack, nil when none is open.
+func (m *Model) dialog() dialog {
+	if len(m.dialogs) == 0 {
+		return nil
+	}
+	return m.dialogs[len(m.dialogs)-1]
+}
+
+func (m *Model) pushDialog(d dialog) { m.dialogs = append(m.dialogs, d) }
+
+func (m *Model) popDialog() {
+	if len(m.dialogs) > 0 {
+		m.dialogs = m.dialogs[:len(m.dialogs)-1]
+	}
+}
+
 // action is what a dialog asks of the root; nil keeps it open.
 type action any
 
 type (
 	closeAction       struct{}
 	applyFilterAction struct{ f app.Filter }
-	saveGoldAction    struct{ edits []fieldEdit }
+	saveGoldAction    struct{ edits []app.FieldEdit }
+	askAction         struct{ ask *askDialog } // put a question over the dialog
 	saveTermAction    struct{ term string }
 )
 
 // handleAction carries out what a dialog returned.
-func (m Model) handleAction(act action, cmd tea.Cmd) (tea.Model, tea.Cmd) {
+func (m *Model) handleAction(act action, cmd tea.Cmd) (tea.Model, tea.Cmd) {
 	switch a := act.(type) {
 	case nil:
 		return m, cmd
 	case closeAction:
-		m.dialog = nil
+		m.popDialog()
+	case answeredAction:
+		m.popDialog()
+		return m.handleAction(a.yes, cmd)
+	case confirmAnywayAction:
+		return m, tea.Batch(cmd, m.enqueue(confirmLabel(a.id, true)))
+	case discardAction:
+		m.popDialog()
+		m.setStatus("changes discarded", false)
 	case applyFilterAction:
-		m.dialog = nil
+		m.popDialog()
 		search := m.queue.filter.Search
 		m.queue.filter = a.f
 		m.queue.filter.Search = search
-		m.screen = screenQueue
+		m.goTo(screenQueue)
 		return m, tea.Batch(cmd, m.reloadQueue())
 	case saveGoldAction:
-		m.dialog = nil
+		m.popDialog()
 		if len(a.edits) == 0 {
 			m.setStatus("gold unchanged", false)
 			return m, cmd
 		}
-		return m, tea.Batch(cmd, m.writeEdits(m.trace.id, a.edits, "gold saved"))
+		return m, tea.Batch(cmd, m.enqueue(editFields(m.trace.id, a.edits)))
+	case askAction:
+		m.pushDialog(a.ask)
 	case saveTermAction:
-		m.dialog = nil
+		m.popDialog()
 		return m, tea.Batch(cmd, m.saveGlossary(a.term))
 	}
 	return m, cmd
@@ -64,7 +92,7 @@ type glossaryMsg struct {
 	err  error
 }
 
-func (m Model) saveGlossary(term string) tea.Cmd {
+func (m *Model) saveGlossary(term string) tea.Cmd {
 	rec := m.trace.rec
 	if rec == nil {
 		return nil
@@ -87,7 +115,7 @@ type distinctMsg struct {
 	err    error
 }
 
-func (m Model) loadDistinct() tea.Cmd {
+func (m *Model) loadDistinct() tea.Cmd {
 	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
 		out := map[string][]string{}
@@ -105,7 +133,7 @@ func (m Model) loadDistinct() tea.Cmd {
 // openFilter shows the filter menu, loading its values the first time.
 func (m *Model) openFilter() tea.Cmd {
 	fd := newFilterDialog(m.queue.filter, m.distinct)
-	m.dialog = fd
+	m.pushDialog(fd)
 	if m.distinct == nil {
 		return m.loadDistinct()
 	}
@@ -114,9 +142,10 @@ func (m *Model) openFilter() tea.Cmd {
 
 // filterDialog edits the queue filter: groups of values with checkboxes.
 type filterDialog struct {
-	keys   filterKeys
-	groups []filterGroup
-	g, i   int // current group and value
+	keys     filterKeys
+	groups   []filterGroup
+	traceIDs []string // the drift screen's choice, kept while its box is ticked
+	g, i     int      // current group and value
 }
 
 type filterGroup struct {
@@ -145,6 +174,13 @@ func newFilterDialog(f app.Filter, distinct map[string][]string) *filterDialog {
 		mk("outcome", "outcome", toStrings(model.Outcomes), toStrings(f.Outcomes)),
 		mk("sample", "", []string{queuedValue}, queuedOn(f.QueuedOnly)),
 	}}
+	if len(f.TraceIDs) > 0 {
+		// The traces the drift screen chose: listed so they can be seen
+		// and unticked like any other filter.
+		v := fmt.Sprintf("%d chosen from the drift screen", len(f.TraceIDs))
+		d.groups = append(d.groups, mk("traces", "", []string{v}, []string{v}))
+		d.traceIDs = f.TraceIDs
+	}
 	d.setDistinct(distinct)
 	return d
 }
@@ -194,6 +230,9 @@ func (d *filterDialog) filter() app.Filter {
 		f.Outcomes = append(f.Outcomes, model.Outcome(o))
 	}
 	f.QueuedOnly = len(sel(6)) > 0
+	if len(d.groups) > 7 && len(sel(7)) > 0 {
+		f.TraceIDs = d.traceIDs
+	}
 	return f
 }
 
@@ -298,4 +337,59 @@ func (d *filterDialog) view(sty *themes.Styles, w, h int) string {
 	body := joinH(fitBlock(strings.Join(left, "\n"), leftW, listH), fitBlock("", 2, listH), fitBlock(strings.Join(right, "\n"), rightW, listH))
 	hint := sty.Subtle.Render("space toggle · ←/→ group · c clear · enter apply · esc cancel")
 	return sty.Dialog.Render(sty.Accent.Render("Filter the queue") + "\n\n" + body + "\n\n" + cell(hint, boxW-4))
+}
+
+// askDialog is a yes/no question over the screen (or over another
+// dialog): enter (or y) does yes, esc (or n) closes it and nothing happens.
+type askDialog struct {
+	question string
+	lines    []string
+	hint     string
+	yes      action
+}
+
+// confirmAnywayAction confirms a case whose label has gaps, after asking.
+type confirmAnywayAction struct{ id string }
+
+// discardAction closes the dialog under the prompt, dropping its changes.
+type discardAction struct{}
+
+func newAskDialog(question string, lines []string, hint string, yes action) *askDialog {
+	return &askDialog{question: question, lines: lines, hint: hint, yes: yes}
+}
+
+func (d *askDialog) title() string { return "question" }
+
+func (d *askDialog) help(keyMap) helpKeys {
+	return helpKeys{short: []key.Binding{
+		key.NewBinding(key.WithKeys("enter", "y"), key.WithHelp("enter", "yes")),
+		key.NewBinding(key.WithKeys("esc", "n"), key.WithHelp("esc", "no")),
+	}}
+}
+
+func (d *askDialog) update(msg tea.Msg) (tea.Cmd, action) {
+	kp, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, nil
+	}
+	switch kp.String() {
+	case "enter", "y":
+		return nil, answeredAction{d.yes}
+	case "esc", "n", "q":
+		return nil, closeAction{}
+	}
+	return nil, nil
+}
+
+// answeredAction closes the prompt and then carries out yes.
+type answeredAction struct{ yes action }
+
+func (d *askDialog) view(sty *themes.Styles, w, h int) string {
+	boxW := min(w-4, 72)
+	out := []string{sty.Accent.Render(d.question), ""}
+	for _, l := range d.lines {
+		out = append(out, sty.Warn.Render("• ")+sty.Text.Render(cell(model.CleanLine(l), boxW-8)))
+	}
+	out = append(out, "", sty.Subtle.Render(cell(d.hint, boxW-4)))
+	return sty.Dialog.Render(strings.Join(out, "\n"))
 }

@@ -54,23 +54,6 @@ type driftDetailCache struct {
 	lines     []string
 }
 
-// driftKeys are the drift screen's bindings (keys as data: dispatch and
-// help read the same values).
-type driftKeys struct {
-	Up, Down, Open, Reload, Scroll, ScrollUp key.Binding
-}
-
-func newDriftKeys() driftKeys {
-	return driftKeys{
-		Up:       bind("↑/k", "up", "up", "k"),
-		Down:     bind("↓/j", "down", "down", "j"),
-		Open:     bind("enter", "queue of affected cases", "enter"),
-		Reload:   bind("ctrl+r", "reload", "ctrl+r"),
-		Scroll:   bind("J/pgdn", "scroll details", "J", "pgdown"),
-		ScrollUp: bind("K/pgup", "scroll details up", "K", "pgup"),
-	}
-}
-
 // newToolDriftScreen builds the screen; load computes the overview (the
 // root passes app.DriftAcrossRuns over its store). A nil load shows how
 // to get drift from the command line.
@@ -78,7 +61,7 @@ func newToolDriftScreen(ctx context.Context, load func(context.Context) (app.Dri
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return &toolDriftScreen{load: load, ctx: ctx, keys: newDriftKeys()}
+	return &toolDriftScreen{load: load, ctx: ctx, keys: newKeyMap().Drift}
 }
 
 // driftLoadedMsg carries the overview of one load.
@@ -113,7 +96,7 @@ var errNoDriftLoader = fmt.Errorf("no drift in this build: run tracelab drift hi
 
 // update handles the screen's keys and its load result; it returns the
 // command to run (a reload, or the request to open the queue).
-func (d *toolDriftScreen) update(msg tea.Msg) tea.Cmd {
+func (d *toolDriftScreen) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case driftLoadedMsg:
 		if msg.seq != d.seq {
@@ -173,15 +156,6 @@ func (d *toolDriftScreen) openQueue() tea.Cmd {
 	ch := d.ov.Changes[d.cursor]
 	msg := driftOpenQueueMsg{server: ch.Server, tool: ch.Tool, traceIDs: append([]string(nil), ch.TraceIDs...)}
 	return func() tea.Msg { return msg }
-}
-
-// help lists the screen's bindings for the status bar and ?.
-func (d *toolDriftScreen) help(g globalKeys) helpKeys {
-	k := d.keys
-	return helpKeys{
-		short: []key.Binding{k.Up, k.Down, k.Open, k.Scroll, k.Reload, g.Back, g.Help},
-		full:  [][]key.Binding{{k.Up, k.Down, k.Scroll, k.ScrollUp}, {k.Open, k.Reload, g.Back, g.Queue, g.Report, g.Help, g.Quit}},
-	}
 }
 
 func laneStyle(sty *themes.Styles, l scoring.Lane) lipgloss.Style {

@@ -27,7 +27,7 @@ func BenchmarkDriftScreenView(b *testing.B) {
 			}
 			ov := app.DriftOverview{Changes: []app.ToolChange{ch, ch}}
 			d := newToolDriftScreen(context.Background(), func(context.Context) (app.DriftOverview, error) { return ov, nil })
-			d.update(d.refresh()())
+			d.handle(d.refresh()())
 			sty := newTestStyles()
 			for b.Loop() {
 				_ = d.view(&sty, 160, 48)

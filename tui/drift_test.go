@@ -62,7 +62,7 @@ func runDriftCmd(t *testing.T, d *toolDriftScreen, cmd tea.Cmd) tea.Msg {
 		return nil
 	}
 	msg := cmd()
-	if next := d.update(msg); next != nil {
+	if next := d.handle(msg); next != nil {
 		t.Fatalf("a load result asked for another command")
 	}
 	return msg
@@ -89,22 +89,22 @@ func TestDriftScreenListsChangesAndOpensQueue(t *testing.T) {
 		}
 	}
 	// enter asks the root for the queue of the affected cases' traces.
-	msg := d.update(keyMsg("enter"))().(driftOpenQueueMsg)
+	msg := d.handle(keyMsg("enter"))().(driftOpenQueueMsg)
 	if msg.tool != "active_customer_count" || msg.server != "task-specific" || len(msg.traceIDs) != 12 {
 		t.Errorf("open queue: %+v", msg)
 	}
 	// j moves to the next change; its details follow.
-	d.update(keyMsg("j"))
+	d.handle(keyMsg("j"))
 	plain = ansi.Strip(d.view(&sty, 160, 46))
 	if !strings.Contains(plain, "tool-description-changed at description") ||
 		!strings.Contains(plain, "emea-invoiced-aug-012: called invoice_total 1 time(s)") {
 		t.Errorf("after j:\n%s", plain)
 	}
-	msg = d.update(keyMsg("enter"))().(driftOpenQueueMsg)
+	msg = d.handle(keyMsg("enter"))().(driftOpenQueueMsg)
 	if msg.tool != "invoice_total" {
 		t.Errorf("open queue after j: %+v", msg)
 	}
-	d.update(keyMsg("j")) // stays on the last change
+	d.handle(keyMsg("j")) // stays on the last change
 	if d.cursor != 1 {
 		t.Errorf("cursor %d after moving past the end", d.cursor)
 	}
@@ -132,7 +132,7 @@ func TestDriftScreenStatesAndStaleLoads(t *testing.T) {
 	// A second load makes the first answer stale: it is dropped.
 	stale := cmd()
 	d.refresh()
-	d.update(stale)
+	d.handle(stale)
 	if d.loaded {
 		t.Error("a stale load result was applied")
 	}
@@ -141,7 +141,7 @@ func TestDriftScreenStatesAndStaleLoads(t *testing.T) {
 	if got := ansi.Strip(d.view(&sty, 120, 20)); !strings.Contains(got, "No tool contract changed across imported runs (5 run(s) of 3 server(s) compared).") {
 		t.Errorf("empty state:\n%s", got)
 	}
-	if d.update(keyMsg("enter")) != nil {
+	if d.handle(keyMsg("enter")) != nil {
 		t.Error("enter with no change asked for the queue")
 	}
 	// No loader wired.
@@ -184,7 +184,7 @@ func TestDriftScreenHostileTextAndSizes(t *testing.T) {
 	}
 	// Scrolling the details stays within them.
 	for range 50 {
-		d.update(keyMsg("J"))
+		d.handle(keyMsg("J"))
 	}
 	if v := ansi.Strip(d.view(&sty, 80, 24)); !strings.Contains(v, "very long evidence") {
 		t.Errorf("scrolled past the details:\n%s", v)

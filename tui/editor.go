@@ -26,7 +26,18 @@ type goldEditor struct {
 	errs   []string
 	focus  int
 	old    model.Case
-	top    string // a message over the form (validation summary)
+	start  []string // the inputs as opened: esc asks before dropping changes
+	top    string   // a message over the form (validation summary)
+}
+
+// changed reports whether any input differs from what the editor opened with.
+func (e *goldEditor) changed() bool {
+	for i := range e.inputs {
+		if e.inputs[i].Value() != e.start[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // editor field order; the index is the input's position.
@@ -48,16 +59,19 @@ const (
 var goldLabels = [gCount]string{"answer", "tolerance", "required fields", "forbidden fields", "definition",
 	"window start", "window end", "calendar", "freshness (h)", "policy scope", "note"}
 
-var goldHints = [gCount]string{"number, text or JSON array", "absolute, e.g. 0 or 0.5", "table.column, comma separated",
-	"table.column, comma separated", "active = status in (ACTIVE, PAUSED)", "YYYY-MM-DD", "YYYY-MM-DD",
-	"fiscal or calendar", "hours, e.g. 24", "e.g. all_regions", "why this label"}
+// goldHints are the placeholders: examples, each starting "e.g." so that
+// no one mistakes one for a value, with or without colour.
+var goldHints = [gCount]string{"e.g. 1284, some text or a JSON array", "e.g. 0.5 (absolute)",
+	"e.g. customers.sales_region, subscriptions.period_start", "e.g. customers.region_code",
+	"e.g. active = status in (ACTIVE, PAUSED)", "e.g. 2026-04-01", "e.g. 2026-06-30",
+	"e.g. fiscal (or calendar)", "e.g. 24 (hours)", "e.g. all_regions", "e.g. why this label"}
 
 func newGoldEditor(rec *app.CaseRecord, sty *themes.Styles) *goldEditor {
 	var c model.Case
 	if rec != nil {
 		c = rec.Case
 	}
-	e := &goldEditor{keys: newKeyMap().Editor, old: c, errs: make([]string, gCount)}
+	e := &goldEditor{keys: newKeyMap().Editor, old: c, errs: make([]string, gCount), start: make([]string, gCount)}
 	g := c.Gold
 	vals := [gCount]string{
 		gAnswer: answerText(g.Answer), gTolerance: floatText(g.Tolerance),
@@ -76,10 +90,11 @@ func newGoldEditor(rec *app.CaseRecord, sty *themes.Styles) *goldEditor {
 		ti.SetValue(model.CleanLine(vals[i]))
 		st := ti.Styles()
 		st.Focused.Text, st.Blurred.Text = sty.InputText, sty.Subtle
-		st.Focused.Placeholder, st.Blurred.Placeholder = sty.Faint, sty.Faint
+		st.Focused.Placeholder, st.Blurred.Placeholder = sty.Placeholder, sty.Placeholder
 		st.Cursor.Blink = false
 		ti.SetStyles(st)
 		e.inputs = append(e.inputs, ti)
+		e.start[i] = ti.Value()
 	}
 	return e
 }
@@ -121,6 +136,10 @@ func (e *goldEditor) update(msg tea.Msg) (tea.Cmd, action) {
 	if kp, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(kp, e.keys.Cancel):
+			if e.changed() {
+				return nil, askAction{newAskDialog("Discard your changes to the gold?", e.changedFields(),
+					"enter discards them · esc goes back to the editor", discardAction{})}
+			}
 			return nil, closeAction{}
 		case key.Matches(kp, e.keys.Save):
 			edits, ok := e.validate()
@@ -136,12 +155,63 @@ func (e *goldEditor) update(msg tea.Msg) (tea.Cmd, action) {
 	}
 	var cmd tea.Cmd
 	e.inputs[e.focus], cmd = e.inputs[e.focus].Update(msg)
-	e.errs[e.focus] = ""
+	if e.top != "" {
+		// After a refused save, check again as the labeler types: the
+		// banner and the field's error go as soon as it is fixed.
+		e.errs, _ = e.check()
+		if n := countBad(e.errs); n == 0 {
+			e.top = ""
+		} else {
+			e.top = fmt.Sprintf("%d field(s) need fixing", n)
+		}
+	} else {
+		e.errs[e.focus] = ""
+	}
 	return cmd, nil
 }
 
-// validate checks every field and builds the edits of the changed ones.
-func (e *goldEditor) validate() ([]fieldEdit, bool) {
+func (e *goldEditor) changedFields() []string {
+	var out []string
+	for i := range e.inputs {
+		if e.inputs[i].Value() != e.start[i] {
+			out = append(out, goldLabels[i]+" changed")
+		}
+	}
+	return out
+}
+
+func countBad(errs []string) int {
+	n := 0
+	for _, s := range errs {
+		if s != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// validate checks every field and builds the edits of the changed ones;
+// with errors it shows them and moves to the first.
+func (e *goldEditor) validate() ([]app.FieldEdit, bool) {
+	errs, edits := e.check()
+	e.errs = errs
+	if bad := countBad(errs); bad > 0 {
+		e.top = fmt.Sprintf("%d field(s) need fixing", bad)
+		for i, s := range errs {
+			if s != "" {
+				e.setFocus(i)
+				break
+			}
+		}
+		return nil, false
+	}
+	e.top = ""
+	return edits, true
+}
+
+// check validates every field: the error of each ("" when fine) and the
+// edits of the changed fields.
+func (e *goldEditor) check() ([]string, []app.FieldEdit) {
 	errs := make([]string, gCount)
 	var c model.Case = e.old
 	next := c
@@ -223,24 +293,10 @@ func (e *goldEditor) validate() ([]fieldEdit, bool) {
 		}
 		next.Gold.Window = &w
 	}
-	bad := 0
-	for _, s := range errs {
-		if s != "" {
-			bad++
-		}
+	if countBad(errs) > 0 {
+		return errs, nil
 	}
-	e.errs = errs
-	if bad > 0 {
-		e.top = fmt.Sprintf("%d field(s) need fixing", bad)
-		for i, s := range errs {
-			if s != "" {
-				e.setFocus(i)
-				break
-			}
-		}
-		return nil, false
-	}
-	var edits []fieldEdit
+	var edits []app.FieldEdit
 	for _, f := range []string{"gold.answer", "gold.tolerance", "gold.required_fields", "gold.forbidden_fields",
 		"gold.definition", "gold.window", "gold.freshness_bound_hours", "gold.policy_scope", "label.note"} {
 		a, _ := c.Field(f)
@@ -249,16 +305,17 @@ func (e *goldEditor) validate() ([]fieldEdit, bool) {
 			continue // null and [] both mean "none"
 		}
 		if !bytes.Equal(a, b) {
-			edits = append(edits, fieldEdit{f, b})
+			edits = append(edits, app.FieldEdit{Field: f, Value: b})
 		}
 	}
-	return edits, true
+	return errs, edits
 }
 
 func (e *goldEditor) view(sty *themes.Styles, w, h int) string {
-	boxW := min(w-2, 96)
+	// The form grows with the terminal: long definitions need the room.
+	boxW := max(20, w-2)
 	labelW := 17
-	inW := boxW - labelW - 6
+	inW := max(8, boxW-labelW-6)
 	var lines []string
 	lines = append(lines, sty.Accent.Render("Gold record")+sty.Subtle.Render("  ctrl+s save · esc cancel · tab next"))
 	if e.top != "" {
@@ -274,8 +331,10 @@ func (e *goldEditor) view(sty *themes.Styles, w, h int) string {
 		if i == e.focus {
 			lab = sty.InputPrompt.Render(cell("▸ "+goldLabels[i], labelW))
 		}
+		// The width is set on the input itself (not a copy) so it scrolls
+		// its text to keep the cursor in view.
+		e.inputs[i].SetWidth(inW)
 		in := e.inputs[i]
-		in.SetWidth(inW)
 		line := lab + " " + in.View()
 		if e.errs[i] != "" {
 			if compact {
@@ -354,4 +413,10 @@ func (p *termPrompt) view(sty *themes.Styles, w, h int) string {
 func emptyJSON(b []byte) bool {
 	s := string(b)
 	return s == "null" || s == "[]" || s == `""`
+}
+
+func sorted(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return slices.Compact(c)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,7 +123,9 @@ func TestLabelingFlow(t *testing.T) {
 		}
 		fields = append(fields, e.Field)
 	}
-	want := "label.correct label.failure_class gold.required_fields gold.required_fields gold.forbidden_fields status status"
+	// 2 wrote nothing: the machine's suggested case already said semantic,
+	// and a key that changes nothing leaves no event.
+	want := "label.correct gold.required_fields gold.required_fields gold.forbidden_fields status status"
 	if got := strings.Join(fields, " "); got != want {
 		t.Errorf("events = %s\nwant      %s", got, want)
 	}
@@ -139,27 +142,50 @@ func TestAcceptSuggestions(t *testing.T) {
 	if sv == nil || sv.SuggestedClass == nil || sv.SuggestedGold == nil {
 		t.Fatalf("trace_9f31c2 has no suggestion to accept: %+v", sv)
 	}
-	want := d.m.trace.acceptEdits()
 	d.key("a")
 	rec, err := st.CaseForTrace(context.Background(), "trace_9f31c2")
 	if err != nil || rec == nil {
 		t.Fatal(rec, err)
 	}
 	c := rec.Case
-	if c.Label.FailureClass == nil || *c.Label.FailureClass != *sv.SuggestedClass {
-		t.Errorf("class after a: %v, want %s", c.Label.FailureClass, *sv.SuggestedClass)
-	}
 	if !sameSet(c.Gold.ForbiddenFields, sv.SuggestedGold.ForbiddenFields) || !sameSet(c.Gold.RequiredFields, sv.SuggestedGold.RequiredFields) {
 		t.Errorf("gold after a: required %v forbidden %v, want the suggestion %v %v", c.Gold.RequiredFields,
 			c.Gold.ForbiddenFields, sv.SuggestedGold.RequiredFields, sv.SuggestedGold.ForbiddenFields)
 	}
+	// The label agrees with the score on the gold just accepted: the one
+	// the scoring panel now shows.
+	now := d.m.trace.score
+	if got, want := classText(c.Label.FailureClass), classText(now.SuggestedClass); got != want {
+		t.Errorf("class after a: %s, the panel suggests %s", got, want)
+	}
+	if got, want := boolText(c.Label.Grounded), boolText(now.Grounded); got != want {
+		t.Errorf("grounded after a: %s, the panel says %s", got, want)
+	}
 	evs, _ := st.Events(context.Background(), c.CaseID)
-	if len(evs) != len(want) {
-		t.Errorf("%d events for %d accepted suggestions", len(evs), len(want))
+	for _, e := range evs {
+		if e.Group != evs[0].Group {
+			t.Errorf("event %s in group %d, the accept's is %d: one key, one undo", e.Field, e.Group, evs[0].Group)
+		}
 	}
 	// A second a has nothing left to do.
 	d.key("a")
 	d.mustSee("nothing to accept")
+}
+
+func sameSet(a, b []string) bool { return slices.Equal(sorted(a), sorted(b)) }
+
+func classText(c *model.FailureClass) string {
+	if c == nil {
+		return "none"
+	}
+	return string(*c)
+}
+
+func boolText(b *bool) string {
+	if b == nil {
+		return "?"
+	}
+	return map[bool]string{true: "yes", false: "no"}[*b]
 }
 
 func TestSearchAndSort(t *testing.T) {
@@ -200,7 +226,7 @@ func TestNextUnconfirmedPagesThroughTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range first[1:5] {
-		if _, err := st.Confirm(ctx, r.TraceID, "someone"); err != nil {
+		if _, err := st.ConfirmLabel(ctx, r.TraceID, "someone", true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -268,9 +294,9 @@ func TestGoldEditorValidates(t *testing.T) {
 			}
 			var names []string
 			for _, ed := range edits {
-				names = append(names, ed.field)
-				if !json.Valid(ed.value) {
-					t.Errorf("%s: invalid JSON %s", ed.field, ed.value)
+				names = append(names, ed.Field)
+				if !json.Valid(ed.Value) {
+					t.Errorf("%s: invalid JSON %s", ed.Field, ed.Value)
 				}
 			}
 			if got := strings.Join(names, " "); got != tc.fields {
@@ -284,15 +310,15 @@ func TestGoldEditorSavesThroughTheStore(t *testing.T) {
 	st, _ := openUnlabeledStore(t)
 	d := newDriver(t, st, 100, 40)
 	d.keys("enter", "e")
-	if _, ok := d.m.dialog.(*goldEditor); !ok {
+	if _, ok := d.m.dialog().(*goldEditor); !ok {
 		t.Fatalf("e did not open the gold editor")
 	}
 	d.typeText("1284")
 	d.keys("tab", "tab")
 	d.typeText("customers.subscription_status, customers.sales_region")
 	d.key("ctrl+s")
-	if d.m.dialog != nil {
-		t.Fatalf("dialog still open: %v", d.m.dialog.(*goldEditor).errs)
+	if d.m.dialog() != nil {
+		t.Fatalf("dialog still open: %v", d.m.dialog().(*goldEditor).errs)
 	}
 	rec, _ := st.CaseForTrace(context.Background(), "trace_9f31c2")
 	if string(rec.Case.Gold.Answer) != "1284" || len(rec.Case.Gold.RequiredFields) != 2 {
@@ -303,13 +329,41 @@ func TestGoldEditorSavesThroughTheStore(t *testing.T) {
 	d.key("tab")
 	d.typeText("lots")
 	d.key("ctrl+s")
-	if d.m.dialog == nil {
+	if d.m.dialog() == nil {
 		t.Fatal("invalid tolerance was saved")
 	}
 	d.mustSee(`"lots" is not a number`)
+	d.mustSee("1 field(s) need fixing")
+	// Fixing the field clears the banner at once, before any save.
+	d.keys("backspace", "backspace", "backspace", "backspace")
+	if strings.Contains(d.plain(), "need fixing") || strings.Contains(d.plain(), "is not a number") {
+		t.Fatalf("the banner stayed after the fix:\n%s", d.plain())
+	}
+	// esc with changes asks first (a prompt over the editor: two dialogs);
+	// esc there goes back to the editor, enter discards.
+	d.typeText("0.5")
 	d.key("esc")
-	if d.m.dialog != nil {
-		t.Fatal("esc did not close the editor")
+	d.mustSee("Discard your changes to the gold?")
+	if len(d.m.dialogs) != 2 {
+		t.Fatalf("%d dialogs open, want the prompt over the editor", len(d.m.dialogs))
+	}
+	d.key("esc")
+	if _, ok := d.m.dialog().(*goldEditor); !ok {
+		t.Fatalf("esc on the prompt left %T on top", d.m.dialog())
+	}
+	d.key("esc")
+	d.key("enter")
+	if d.m.dialog() != nil {
+		t.Fatal("discarding did not close the editor")
+	}
+	if rec, _ := st.CaseForTrace(context.Background(), "trace_9f31c2"); rec.Case.Gold.Tolerance != nil {
+		t.Errorf("discarded tolerance saved: %v", *rec.Case.Gold.Tolerance)
+	}
+	// Without changes esc closes at once.
+	d.key("e")
+	d.key("esc")
+	if d.m.dialog() != nil {
+		t.Fatal("esc did not close an unchanged editor")
 	}
 }
 
@@ -319,17 +373,17 @@ func TestGlossaryNeedsAConfirmedDefinition(t *testing.T) {
 	d := newDriver(t, st, 100, 30)
 	d.keys("enter", "G")
 	d.mustSee("confirm the case")
-	if _, err := st.Edit(ctx, "trace_9f31c2", "tester", app.FieldEdit{Field: "gold.definition",
+	if _, err := st.EditFields(ctx, "trace_9f31c2", "tester", app.FieldEdit{Field: "gold.definition",
 		Value: json.RawMessage(`"active = subscription_status in (ACTIVE, PAUSED_BILLING)"`)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Confirm(ctx, "trace_9f31c2", "tester"); err != nil {
+	if _, err := st.ConfirmLabel(ctx, "trace_9f31c2", "tester", true); err != nil {
 		t.Fatal(err)
 	}
 	d.key("esc")
 	d.key("enter")
 	d.key("G")
-	if _, ok := d.m.dialog.(*termPrompt); !ok {
+	if _, ok := d.m.dialog().(*termPrompt); !ok {
 		t.Fatalf("G did not ask for a term: %s", d.plain())
 	}
 	d.key("enter") // the term "active" is pre-filled from the definition

@@ -3,7 +3,11 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"tracelab/model"
 	"tracelab/themes"
@@ -101,11 +105,26 @@ type tabular struct {
 const maxTableRows = 200
 
 // resultTable draws a tabular result as an aligned table, or returns nil
-// when the result has another shape.
-func resultTable(sty *themes.Styles, raw json.RawMessage, w int) []string {
+// when the result has another shape. A "row" column numbers the rows from
+// 0, as the scorer's evidence does ("row 1 has region = NA"); the columns
+// named in first (the ones the evidence is about) come before the others,
+// and the table is shown from column hoff on, cut to w: h and l scroll a
+// table wider than the pane.
+func resultTable(sty *themes.Styles, raw json.RawMessage, w, hoff int, first []string) []string {
 	var t tabular
 	if json.Unmarshal(raw, &t) != nil || len(t.Columns) == 0 || t.Rows == nil {
 		return nil
+	}
+	order := make([]int, 0, len(t.Columns))
+	for j, c := range t.Columns {
+		if slices.Contains(first, c) {
+			order = append(order, j)
+		}
+	}
+	for j, c := range t.Columns {
+		if !slices.Contains(first, c) {
+			order = append(order, j)
+		}
 	}
 	cells := make([][]string, 0, min(len(t.Rows), maxTableRows))
 	for i, r := range t.Rows {
@@ -116,17 +135,23 @@ func resultTable(sty *themes.Styles, raw json.RawMessage, w int) []string {
 		if json.Unmarshal(r, &vals) != nil {
 			return nil // rows are objects or scalars: not this shape
 		}
-		row := make([]string, len(t.Columns))
-		for j := range row {
+		row := []string{strconv.Itoa(i)}
+		for _, j := range order {
+			v := ""
 			if j < len(vals) {
-				row[j] = cellValue(vals[j])
+				v = cellValue(vals[j])
 			}
+			row = append(row, v)
 		}
 		cells = append(cells, row)
 	}
-	widths := make([]int, len(t.Columns))
-	for j, c := range t.Columns {
-		widths[j] = min(30, ansiWidth(model.CleanLine(c)))
+	head := []string{"row"}
+	for _, j := range order {
+		head = append(head, model.CleanLine(t.Columns[j]))
+	}
+	widths := make([]int, len(head))
+	for j, c := range head {
+		widths[j] = min(30, ansiWidth(c))
 		for _, row := range cells {
 			widths[j] = min(30, max(widths[j], ansiWidth(row[j])))
 		}
@@ -138,13 +163,12 @@ func resultTable(sty *themes.Styles, raw json.RawMessage, w int) []string {
 		}
 		return strings.Join(parts, "  ")
 	}
-	head := make([]string, len(t.Columns))
-	for j, c := range t.Columns {
-		head[j] = model.CleanLine(c)
-	}
-	out := []string{sty.Header.Render(cell(line(head), min(w, ansiWidth(line(head)))))}
+	full := ansiWidth(line(head))
+	hoff = clamp(hoff, 0, max(0, full-w))
+	view := func(l string) string { return ansi.Cut(l, hoff, hoff+min(w, full)) }
+	out := []string{sty.Header.Render(view(line(head)))}
 	for _, row := range cells {
-		out = append(out, sty.Text.Render(cell(line(row), min(w, ansiWidth(line(row))))))
+		out = append(out, sty.Text.Render(view(line(row))))
 	}
 	n := len(t.Rows)
 	if t.RowCount != nil {
@@ -154,10 +178,50 @@ func resultTable(sty *themes.Styles, raw json.RawMessage, w int) []string {
 	if len(t.Rows) > maxTableRows {
 		note += fmt.Sprintf(", first %d shown", maxTableRows)
 	}
-	if ansiWidth(line(head)) > w {
-		note += ", wider than the pane"
+	if full > w {
+		note += fmt.Sprintf(", columns %d-%d of %d wide: h/l scroll", hoff+1, min(full, hoff+w), full)
 	}
 	return append(out, sty.Subtle.Render(note))
+}
+
+// evidenceColumns lists the columns of a tabular result that the
+// evidence about step names, so the table shows them first.
+func evidenceColumns(raw json.RawMessage, reasons []string) []string {
+	var t tabular
+	if json.Unmarshal(raw, &t) != nil {
+		return nil
+	}
+	var out []string
+	for _, c := range t.Columns {
+		for _, r := range reasons {
+			if containsWord(r, c) {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// containsWord reports whether w occurs in s between non-word characters.
+func containsWord(s, w string) bool {
+	if w == "" {
+		return false
+	}
+	isWord := func(b byte) bool {
+		return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+	}
+	for i := 0; ; {
+		k := strings.Index(s[i:], w)
+		if k < 0 {
+			return false
+		}
+		a, b := i+k, i+k+len(w)
+		if (a == 0 || !isWord(s[a-1])) && (b == len(s) || !isWord(s[b])) {
+			return true
+		}
+		i = a + 1
+	}
 }
 
 // cellValue is a JSON value as a table cell: strings unquoted, null empty.

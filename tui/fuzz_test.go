@@ -22,7 +22,7 @@ func FuzzMarkedText(f *testing.F) {
 	sty := newTestStyles()
 	f.Fuzz(func(t *testing.T, text string, start, end, width int) {
 		marks := []scoring.Marker{{Step: 0, Start: start, End: end}}
-		out := markedText(&sty, text, marks)
+		out := markedText(&sty, text, marks, 0)
 		if width < 1 || width > 500 {
 			width = 40
 		}

@@ -8,9 +8,11 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 )
 
-// TestGoldenScreens snapshots every main screen at the smallest supported
-// size and a wide one. go test ./tui -run TestGoldenScreens -update
-// regenerates testdata/TestGoldenScreens/*.golden.
+// TestGoldenScreens snapshots the layout of every main screen at the
+// smallest supported size and a wide one, without colour codes so a diff
+// reads as the screen (TestGoldenThemes keeps one coloured frame per
+// theme). go test ./tui -run TestGoldenScreens -update regenerates
+// testdata/TestGoldenScreens/*.golden.
 func TestGoldenScreens(t *testing.T) {
 	screens := []struct {
 		name      string
@@ -30,6 +32,8 @@ func TestGoldenScreens(t *testing.T) {
 		{"trace_result_step", []string{"enter", "j", "j", "j", "j", "j", "j", "j"}, false},
 		{"report_scrolled", []string{"R", "j", "j", "j", "j"}, false},
 		{"gold_editor", []string{"enter", "e"}, false},
+		{"gold_editor_discard", []string{"enter", "e", "tab", "0", "esc"}, false},
+		{"trace_confirm_ask", []string{"enter", "enter"}, true},
 		{"report", []string{"R"}, false},
 		{"help", []string{"enter", "?"}, false},
 	}
@@ -40,16 +44,16 @@ func TestGoldenScreens(t *testing.T) {
 				st, _ := openStore(t, !sc.unlabeled)
 				d := newDriver(t, st, size[0], size[1])
 				d.keys(sc.keys...)
-				golden.RequireEqual(t, d.view())
+				golden.RequireEqual(t, d.plain())
 			})
 		}
 	}
 }
 
-// TestGoldenThemes snapshots the trace screen with a marker in the other
-// themes: each palette's styles, the marker and the selection.
+// TestGoldenThemes snapshots the trace screen with a marker in colour, in
+// every theme: each palette's styles, the marker and the selection.
 func TestGoldenThemes(t *testing.T) {
-	for _, theme := range []string{"light", "high-contrast", "no-color"} {
+	for _, theme := range []string{"dark", "light", "high-contrast", "no-color"} {
 		t.Run(theme, func(t *testing.T) {
 			st, _ := openFixtureStore(t)
 			m := New(st, Options{Labeler: "tester", Theme: theme, StatusTTL: -1})

@@ -88,7 +88,7 @@ const sampleDir = "../testdata"
 // which a real terminal answers, are dropped.
 type driver struct {
 	t testing.TB
-	m Model
+	m *Model
 }
 
 func newDriver(t testing.TB, st *app.Engine, w, h int) *driver {
@@ -103,7 +103,7 @@ func newDriver(t testing.TB, st *app.Engine, w, h int) *driver {
 func (d *driver) send(msg tea.Msg) {
 	d.t.Helper()
 	nm, cmd := d.m.Update(msg)
-	d.m = nm.(Model)
+	d.m = nm.(*Model)
 	d.run(cmd)
 }
 
@@ -132,7 +132,7 @@ func (d *driver) run(cmd tea.Cmd) {
 				continue
 			}
 			nm, next := d.m.Update(msg)
-			d.m = nm.(Model)
+			d.m = nm.(*Model)
 			queue = append(queue, next)
 		}
 	}

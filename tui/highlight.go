@@ -80,15 +80,19 @@ func capText(s string) (string, int) {
 // markedText cleans raw text and lights up the marker spans (byte offsets
 // into raw). Each piece is cleaned on its own so offsets stay true even
 // when the text held control sequences.
-func markedText(sty *themes.Styles, raw string, marks []scoring.Marker) string {
+func markedText(sty *themes.Styles, raw string, marks []scoring.Marker, current int) string {
 	var b strings.Builder
 	pos := 0
-	for _, mk := range marks {
+	for i, mk := range marks {
 		if mk.Start < pos || mk.End > len(raw) || mk.Start >= mk.End {
 			continue
 		}
+		st := sty.Marker
+		if i == current {
+			st = sty.MarkerCurrent // the one ] or [ went to
+		}
 		b.WriteString(renderLines(sty.Text, model.CleanText(raw[pos:mk.Start])))
-		b.WriteString(renderLines(sty.Marker, model.CleanText(raw[mk.Start:mk.End])))
+		b.WriteString(renderLines(st, model.CleanText(raw[mk.Start:mk.End])))
 		pos = mk.End
 	}
 	b.WriteString(renderLines(sty.Text, model.CleanText(raw[pos:])))

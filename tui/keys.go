@@ -12,24 +12,31 @@ type keyMap struct {
 	Report reportKeys
 	Editor editorKeys
 	Filter filterKeys
+	Drift  driftKeys
 }
 
 type globalKeys struct {
-	Quit, ForceQuit, Help, Back, Queue, Report, Drift key.Binding
+	Quit, ForceQuit, Help, Back, Queue, Trace, Report, Drift key.Binding
 }
 
 type queueKeys struct {
-	Up, Down, PageUp, PageDown, Top, Open, Search, Filter, Sort, Reverse, NextUnconfirmed, Clear key.Binding
+	Up, Down, PageUp, PageDown, Top, Bottom, Open, Search, Filter, Sort, Reverse, NextUnconfirmed, Clear key.Binding
 }
 
 type traceKeys struct {
-	Up, Down, PageUp, PageDown, Focus, PrevMarker, NextMarker      key.Binding
-	Correct, Grounded, Class, NoClass, Accept, Required, Forbidden key.Binding
-	Edit, Confirm, Undo, Glossary, Scroll, ScrollUp, Next, Prev    key.Binding
+	Up, Down, PageUp, PageDown, Focus, PrevMarker, NextMarker, Left, Right key.Binding
+	Correct, Grounded, Class, NoClass, Accept, Required, Forbidden         key.Binding
+	Edit, Confirm, Undo, Redo, Glossary, Scroll, ScrollUp, Next            key.Binding
+	Prev                                                                   key.Binding
 }
 
 type reportKeys struct {
 	Up, Down, Open, Reload key.Binding
+}
+
+// driftKeys are the drift screen's bindings.
+type driftKeys struct {
+	Up, Down, Open, Reload, Scroll, ScrollUp key.Binding
 }
 
 type editorKeys struct {
@@ -53,6 +60,7 @@ func newKeyMap() keyMap {
 			Help:      bind("?", "help", "?"),
 			Back:      bind("esc", "back", "esc"),
 			Queue:     bind("Q", "queue", "Q"),
+			Trace:     bind("T", "open trace", "T"),
 			Report:    bind("R", "report", "R"),
 			Drift:     bind("D", "drift", "D"),
 		},
@@ -62,6 +70,7 @@ func newKeyMap() keyMap {
 			PageUp:          bind("pgup/ctrl+u", "page up", "pgup", "ctrl+u", "ctrl+b"),
 			PageDown:        bind("pgdn/ctrl+d", "page down", "pgdown", "ctrl+d", "ctrl+f"),
 			Top:             bind("g/home", "top", "g", "home"),
+			Bottom:          bind("G/end", "bottom", "G", "end"),
 			Open:            bind("enter", "open trace", "enter"),
 			Search:          bind("/", "search", "/"),
 			Filter:          bind("f", "filter", "f"),
@@ -76,6 +85,8 @@ func newKeyMap() keyMap {
 			PageUp:     bind("pgup", "scroll up", "pgup", "ctrl+u"),
 			PageDown:   bind("pgdn", "scroll down", "pgdown", "ctrl+d"),
 			Focus:      bind("tab", "next pane", "tab"),
+			Left:       bind("h/←", "table left", "h", "left"),
+			Right:      bind("l/→", "table right", "l", "right"),
 			PrevMarker: bind("[", "prev marker", "["),
 			NextMarker: bind("]", "next marker", "]"),
 			Correct:    bind("c", "correct", "c"),
@@ -88,6 +99,7 @@ func newKeyMap() keyMap {
 			Edit:       bind("e", "edit gold", "e"),
 			Confirm:    bind("enter", "confirm / jump", "enter"),
 			Undo:       bind("u", "undo", "u"),
+			Redo:       bind("U/ctrl+r", "redo", "U", "ctrl+r"),
 			Glossary:   bind("G", "save to glossary", "G"),
 			Scroll:     bind("J", "scroll detail", "J"),
 			ScrollUp:   bind("K", "scroll detail up", "K"),
@@ -105,6 +117,14 @@ func newKeyMap() keyMap {
 			Prev:   bind("shift+tab/↑", "prev field", "shift+tab", "up"),
 			Save:   bind("ctrl+s", "save", "ctrl+s"),
 			Cancel: bind("esc", "cancel", "esc"),
+		},
+		Drift: driftKeys{
+			Up:       bind("↑/k", "up", "up", "k"),
+			Down:     bind("↓/j", "down", "down", "j"),
+			Open:     bind("enter", "queue of affected cases", "enter"),
+			Reload:   bind("ctrl+r", "reload", "ctrl+r"),
+			Scroll:   bind("J/pgdn", "scroll details", "J", "pgdown"),
+			ScrollUp: bind("K/pgup", "scroll details up", "K", "pgup"),
 		},
 		Filter: filterKeys{
 			Up:     bind("↑/k", "up", "up", "k"),
@@ -131,11 +151,11 @@ func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 func (k keyMap) queueHelp() helpKeys {
 	q, g := k.Queue, k.Global
 	return helpKeys{
-		short: []key.Binding{q.Open, q.Search, q.Filter, q.Sort, q.NextUnconfirmed, g.Report, g.Help, g.Quit},
+		short: []key.Binding{g.Help, q.Open, q.NextUnconfirmed, q.Search, q.Filter, q.Sort, g.Report, g.Quit},
 		full: [][]key.Binding{
-			{q.Up, q.Down, q.PageUp, q.PageDown, q.Top, q.Open},
+			{q.Up, q.Down, q.PageUp, q.PageDown, q.Top, q.Bottom, q.Open},
 			{q.Search, q.Filter, q.Clear, q.Sort, q.Reverse, q.NextUnconfirmed},
-			{g.Report, g.Drift, g.Help, g.Quit, g.ForceQuit},
+			g.all(),
 		},
 	}
 }
@@ -143,11 +163,12 @@ func (k keyMap) queueHelp() helpKeys {
 func (k keyMap) traceHelp() helpKeys {
 	t, g := k.Trace, k.Global
 	return helpKeys{
-		short: []key.Binding{t.Correct, t.Grounded, t.Class, t.Accept, t.Confirm, t.Undo, t.NextMarker, g.Back, g.Help},
+		// The keys that matter first: a narrow status bar cuts the rest.
+		short: []key.Binding{g.Help, t.Confirm, t.Undo, t.Accept, t.Correct, t.Grounded, t.Class, t.Focus, t.NextMarker, g.Back},
 		full: [][]key.Binding{
-			{t.Up, t.Down, t.Focus, t.PageUp, t.PageDown, t.Scroll, t.ScrollUp, t.PrevMarker, t.NextMarker, t.Next, t.Prev},
-			{t.Correct, t.Grounded, t.Class, t.NoClass, t.Accept, t.Required, t.Forbidden},
-			{t.Edit, t.Confirm, t.Undo, t.Glossary, g.Back, g.Report, g.Help, g.Quit},
+			{t.Up, t.Down, t.Focus, t.PageUp, t.PageDown, t.Scroll, t.ScrollUp, t.Left, t.Right, t.PrevMarker, t.NextMarker, t.Next, t.Prev},
+			{t.Correct, t.Grounded, t.Class, t.NoClass, t.Accept, t.Required, t.Forbidden, t.Edit, t.Confirm, t.Undo, t.Redo, t.Glossary},
+			g.all(),
 		},
 	}
 }
@@ -155,8 +176,8 @@ func (k keyMap) traceHelp() helpKeys {
 func (k keyMap) reportHelp() helpKeys {
 	r, g := k.Report, k.Global
 	return helpKeys{
-		short: []key.Binding{r.Up, r.Down, r.Open, r.Reload, g.Back, g.Help, g.Quit},
-		full:  [][]key.Binding{{r.Up, r.Down, r.Open, r.Reload}, {g.Back, g.Queue, g.Help, g.Quit}},
+		short: []key.Binding{g.Help, r.Open, r.Up, r.Down, r.Reload, g.Back, g.Trace, g.Quit},
+		full:  [][]key.Binding{{r.Up, r.Down, r.Open, r.Reload}, g.all()},
 	}
 }
 
@@ -174,4 +195,24 @@ func (k keyMap) filterHelp() helpKeys {
 		short: []key.Binding{f.Up, f.Down, f.Left, f.Right, f.Toggle, f.Apply, f.Clear, f.Cancel},
 		full:  [][]key.Binding{{f.Up, f.Down, f.Left, f.Right}, {f.Toggle, f.Apply, f.Clear, f.Cancel}},
 	}
+}
+
+// globals is every global key, listed in the help of every screen.
+func (g globalKeys) all() []key.Binding {
+	return []key.Binding{g.Queue, g.Trace, g.Report, g.Drift, g.Back, g.Help, g.Quit, g.ForceQuit}
+}
+
+func (k keyMap) driftHelp() helpKeys {
+	d, g := k.Drift, k.Global
+	return helpKeys{
+		short: []key.Binding{g.Help, d.Open, d.Up, d.Down, d.Scroll, d.Reload, g.Back, g.Trace},
+		full:  [][]key.Binding{{d.Up, d.Down, d.Scroll, d.ScrollUp, d.Open, d.Reload}, g.all()},
+	}
+}
+
+func (k keyMap) searchHelp() helpKeys {
+	return helpKeys{short: []key.Binding{
+		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep search")),
+		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear search")),
+	}, full: [][]key.Binding{k.Global.all()}}
 }

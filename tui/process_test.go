@@ -83,8 +83,8 @@ wait Steps 9
 send ]
 send c
 wait correct ✓
-send 2
-wait class semantic
+send 3
+wait class structural
 send e Tab
 type 0.5
 send C-s
@@ -102,7 +102,7 @@ kill
 		t.Fatalf("no case after the kill: %v", err)
 	}
 	l := rec.Case.Label
-	if l.Correct == nil || !*l.Correct || l.FailureClass == nil || *l.FailureClass != model.ClassSemantic {
+	if l.Correct == nil || !*l.Correct || l.FailureClass == nil || *l.FailureClass != model.ClassStructural {
 		t.Errorf("label after the kill: %+v", l)
 	}
 	if tol := rec.Case.Gold.Tolerance; tol == nil || *tol != 0.5 {
@@ -120,7 +120,7 @@ kill
 		t.Errorf("events after the kill: %v, want %s", got, want)
 	}
 	b, _ := os.ReadFile(shot)
-	if !strings.Contains(string(b), "class semantic") {
+	if !strings.Contains(string(b), "class structural") {
 		t.Errorf("screen before the kill:\n%s", b)
 	}
 }

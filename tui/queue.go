@@ -29,7 +29,10 @@ type queueScreen struct {
 	loading bool
 	loaded  bool // the first page of the current query arrived
 	seq     int  // bumped on every new query; stale results are dropped
-	err     error
+	// wrapFrom is the row n started from while it pages forward: with no
+	// unconfirmed trace after it, n wraps to the rows above it.
+	wrapFrom int
+	err      error
 
 	counts       app.Counts
 	countsLoaded bool
@@ -89,7 +92,7 @@ type countsMsg struct {
 type searchTickMsg struct{ seq int }
 
 // loadPage fetches one page of q.
-func (m Model) loadPage(q app.Query, seq int, appendRows bool, selectIdx int) tea.Cmd {
+func (m *Model) loadPage(q app.Query, seq int, appendRows bool, selectIdx int) tea.Cmd {
 	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
 		rows, next, err := eng.ListTraces(ctx, q)
@@ -97,7 +100,7 @@ func (m Model) loadPage(q app.Query, seq int, appendRows bool, selectIdx int) te
 	}
 }
 
-func (m Model) loadCounts(f app.Filter, seq int) tea.Cmd {
+func (m *Model) loadCounts(f app.Filter, seq int) tea.Cmd {
 	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
 		c, err := eng.Counts(ctx, f)
@@ -105,28 +108,34 @@ func (m Model) loadCounts(f app.Filter, seq int) tea.Cmd {
 	}
 }
 
-// findUnconfirmed pages forward from after until it meets a row that is
-// not confirmed, returning every page it read so the list stays contiguous.
-func (m Model) findUnconfirmed(q app.Query, seq, base int, open bool) tea.Cmd {
+// pageUntil reads pages from q.After on until match accepts a row, or
+// the rows run out, and returns every page it read (appended after base
+// rows, or replacing them) so the list stays contiguous. The row found is
+// selected (and opened with open); with none found, at the end the last
+// row is selected when last is set, else the message carries notFound.
+func (m *Model) pageUntil(q app.Query, seq, base int, appendRows, open, last bool, match func(app.TraceSummary) bool, notFound error) tea.Cmd {
 	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
 		var all []app.TraceSummary
 		for {
 			rows, next, err := eng.ListTraces(ctx, q)
 			if err != nil {
-				return pageMsg{seq: seq, append: true, rows: all, next: q.After, selectIdx: -1, err: err}
+				return pageMsg{seq: seq, append: appendRows, rows: all, next: q.After, selectIdx: -1, err: err}
 			}
 			for i, r := range rows {
-				if r.Status != model.StatusConfirmed {
+				if match != nil && match(r) {
 					idx := base + len(all) + i
 					all = append(all, rows...)
-					return pageMsg{seq: seq, append: true, rows: all, next: next, selectIdx: idx, open: open}
+					return pageMsg{seq: seq, append: appendRows, rows: all, next: next, selectIdx: idx, open: open}
 				}
 			}
 			all = append(all, rows...)
 			if next == nil {
-				return pageMsg{seq: seq, append: true, rows: all, next: nil, selectIdx: -1, open: open,
-					err: errNoUnconfirmed}
+				msg := pageMsg{seq: seq, append: appendRows, rows: all, selectIdx: -1, open: open, err: notFound}
+				if last && len(all) > 0 {
+					msg.selectIdx, msg.err = base+len(all)-1, nil
+				}
+				return msg
 			}
 			q.After = next
 		}
@@ -134,6 +143,29 @@ func (m Model) findUnconfirmed(q app.Query, seq, base int, open bool) tea.Cmd {
 }
 
 var errNoUnconfirmed = fmt.Errorf("no unconfirmed trace after this one")
+
+// wrapUnconfirmed looks above from for an unconfirmed row once every row
+// after it is confirmed, and says when none is left anywhere.
+func (m *Model) wrapUnconfirmed(from int, open bool) tea.Cmd {
+	q := m.queue
+	for i := 0; i < from && i < len(q.rows); i++ {
+		if q.rows[i].Status != model.StatusConfirmed {
+			q.cursor = i
+			q.scroll()
+			m.setStatus("wrapped to the top: the traces after this one are all confirmed", false)
+			if open {
+				return m.openTrace(q.rows[i].TraceID)
+			}
+			return nil
+		}
+	}
+	if r, ok := q.current(); ok && r.Status != model.StatusConfirmed && !open {
+		m.setStatus("this is the only unconfirmed trace left in the queue", false)
+		return nil
+	}
+	m.setStatus("every trace in this queue is confirmed", false)
+	return nil
+}
 
 func indexOf(rows []app.TraceSummary, id string) int {
 	for i, r := range rows {
@@ -169,6 +201,22 @@ func (m *Model) reloadQueue() tea.Cmd {
 	return tea.Batch(m.loadPage(q.query(nil), q.seq, false, 0), m.loadCounts(q.filter, q.seq))
 }
 
+// reloadKeeping reloads the queue (a new sort, a cleared search or
+// filter) and keeps the selected trace selected, reading pages until it
+// is met; a trace the new query leaves out selects the first row.
+func (m *Model) reloadKeeping() tea.Cmd {
+	q := m.queue
+	cur, ok := q.current()
+	if !ok {
+		return m.reloadQueue()
+	}
+	q.seq++
+	q.loading, q.loaded, q.countsLoaded = true, false, false
+	id := cur.TraceID
+	return tea.Batch(m.pageUntil(q.query(nil), q.seq, 0, false, false, false,
+		func(r app.TraceSummary) bool { return r.TraceID == id }, nil), m.loadCounts(q.filter, q.seq))
+}
+
 // queueMove moves the cursor, fetching the next page when it nears the end.
 func (m *Model) queueMove(delta int) tea.Cmd {
 	q := m.queue
@@ -199,48 +247,58 @@ func clamp(v, lo, hi int) int {
 	return v
 }
 
-func (m Model) queueKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	k, q := m.keys.Queue, m.queue
+func (q *queueScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys.Queue
 	switch {
 	case key.Matches(msg, k.Down):
-		return m, m.queueMove(1)
+		return m.queueMove(1)
 	case key.Matches(msg, k.Up):
-		return m, m.queueMove(-1)
+		return m.queueMove(-1)
 	case key.Matches(msg, k.PageDown):
-		return m, m.queueMove(max(1, q.height-1))
+		return m.queueMove(max(1, q.height-1))
 	case key.Matches(msg, k.PageUp):
-		return m, m.queueMove(-max(1, q.height-1))
+		return m.queueMove(-max(1, q.height-1))
 	case key.Matches(msg, k.Top):
 		q.cursor = 0
-		return m, nil
+		q.scroll()
+		return nil
+	case key.Matches(msg, k.Bottom):
+		if q.next == nil {
+			q.cursor = max(0, len(q.rows)-1)
+			q.scroll()
+			return nil
+		}
+		q.loading = true
+		m.setStatus("reading to the end of the queue…", false)
+		return m.pageUntil(q.query(q.next), q.seq, len(q.rows), true, false, true, nil, nil)
 	case key.Matches(msg, k.Open):
 		if r, ok := q.current(); ok {
-			return m, m.openTrace(r.TraceID)
+			return m.openTrace(r.TraceID)
 		}
 	case key.Matches(msg, k.Search):
 		q.searching = true
 		q.search.SetValue(q.filter.Search)
 		q.search.CursorEnd()
-		return m, q.search.Focus()
+		return q.search.Focus()
 	case key.Matches(msg, k.Filter):
-		return m, m.openFilter()
+		return m.openFilter()
 	case key.Matches(msg, k.Sort):
 		q.sort = nextSort(q.sort)
 		m.setStatus("sorted by "+string(q.sort), false)
-		return m, m.reloadQueue()
+		return m.reloadKeeping()
 	case key.Matches(msg, k.Reverse):
 		q.desc = !q.desc
-		return m, m.reloadQueue()
+		return m.reloadKeeping()
 	case key.Matches(msg, k.NextUnconfirmed):
-		return m, m.nextUnconfirmed(q.cursor, false)
+		return m.nextUnconfirmed(q.cursor, false)
 	case key.Matches(msg, k.Clear):
 		if filterActive(q.filter) {
 			q.filter = app.Filter{}
 			m.setStatus("filters cleared", false)
-			return m, m.reloadQueue()
+			return m.reloadKeeping()
 		}
 	}
-	return m, nil
+	return nil
 }
 
 // nextUnconfirmed moves to the first row after index from that is not
@@ -257,11 +315,12 @@ func (m *Model) nextUnconfirmed(from int, open bool) tea.Cmd {
 		}
 	}
 	if q.next == nil {
-		m.setStatus("every trace after this one is confirmed", false)
-		return nil
+		return m.wrapUnconfirmed(from, open)
 	}
 	q.loading = true
-	return m.findUnconfirmed(q.query(q.next), q.seq, len(q.rows), open)
+	q.wrapFrom = from
+	return m.pageUntil(q.query(q.next), q.seq, len(q.rows), true, open, false,
+		func(r app.TraceSummary) bool { return r.Status != model.StatusConfirmed }, errNoUnconfirmed)
 }
 
 func nextSort(k app.SortKey) app.SortKey {
@@ -273,27 +332,26 @@ func nextSort(k app.SortKey) app.SortKey {
 	return app.SortImported
 }
 
-func (m Model) queueSearchKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	q := m.queue
+func (q *queueScreen) searchKey(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "enter":
 		q.searching = false
 		q.search.Blur()
-		return m, nil
+		return nil
 	case "esc":
 		q.searching = false
 		q.search.Blur()
 		if q.filter.Search != "" {
 			q.filter.Search = ""
-			return m, m.reloadQueue()
+			return m.reloadKeeping()
 		}
-		return m, nil
+		return nil
 	case "down", "up":
 		q.searching = false
 		q.search.Blur()
-		return m.queueKey(msg)
+		return q.key(m, msg)
 	}
-	return m, q.updateSearch(msg)
+	return q.updateSearch(msg)
 }
 
 // updateSearch feeds the input and schedules a query once typing pauses.
@@ -338,8 +396,24 @@ func (q *queueScreen) setRowCase(traceID string, rec *app.CaseRecord) {
 	}
 }
 
+// setRowScore updates a row's suggested class after a rescore, so the
+// queue says what the trace's scoring panel says.
+func (q *queueScreen) setRowScore(traceID string, sc *app.TraceScore) {
+	for i := range q.rows {
+		if q.rows[i].TraceID == traceID {
+			q.rows[i].SuggestedClass = ""
+			if sc.SuggestedClass != nil {
+				q.rows[i].SuggestedClass = string(*sc.SuggestedClass)
+			}
+			q.rows[i].Markers = len(sc.Markers)
+			return
+		}
+	}
+}
+
 func filterActive(f app.Filter) bool {
-	return len(f.Classes)+len(f.Statuses)+len(f.Servers)+len(f.Tools)+len(f.Roles)+len(f.Outcomes) > 0 || f.Search != ""
+	return len(f.Classes)+len(f.Statuses)+len(f.Servers)+len(f.Tools)+len(f.Roles)+len(f.Outcomes)+len(f.TraceIDs) > 0 ||
+		f.Search != "" || f.QueuedOnly
 }
 
 // queue columns, by terminal width.
@@ -349,7 +423,8 @@ type queueCols struct {
 }
 
 func layoutQueue(w int) queueCols {
-	c := queueCols{status: 2, caseID: 16, server: 16, outcome: 8, class: 10, markers: 3}
+	// Narrow: ids and servers give way so the question stays readable.
+	c := queueCols{status: 2, caseID: 14, server: 11, outcome: 8, class: 10, markers: 3}
 	if w >= 100 {
 		c.caseID, c.server = 20, 18
 	}
@@ -516,13 +591,23 @@ func (q *queueScreen) countsLine(sty *themes.Styles, w int) string {
 		return sty.Subtle.Render(" counting…")
 	}
 	c := q.counts
+	// Under 120 columns the words shorten so every count fits.
+	short := w < 120
 	parts := []string{sty.Bold.Render(humanInt(c.Total)) + sty.Subtle.Render(" traces")}
 	for _, s := range []model.Status{model.StatusNone, model.StatusSuggested, model.StatusConfirmed} {
-		parts = append(parts, statusStyle(sty, s)(statusGlyph(s)+" "+string(s)+" "+humanInt(c.ByStatus[s])))
+		word := " " + string(s) + " "
+		if short {
+			word = ""
+		}
+		parts = append(parts, statusStyle(sty, s)(statusGlyph(s)+word+humanInt(c.ByStatus[s])))
 	}
 	cls := []string{}
 	for i, cl := range model.Classes {
-		cls = append(cls, sty.Class[i].Render(string(cl)+" "+humanInt(c.ByClass[string(cl)])))
+		name := string(cl)
+		if short {
+			name = name[:3]
+		}
+		cls = append(cls, sty.Class[i].Render(name+" "+humanInt(c.ByClass[string(cl)])))
 	}
 	cls = append(cls, sty.Subtle.Render("none "+humanInt(c.ByClass["none"])))
 	return cell(" "+strings.Join(parts, "  ")+sty.Faint.Render("  │  ")+strings.Join(cls, " "), w)

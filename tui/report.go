@@ -21,22 +21,25 @@ type reportScreen struct {
 	loading bool
 	missing bool // no report function was wired
 	err     error
+	seq     int // the load whose answer is awaited; older answers are dropped
 	cursor  int // failure class under the cursor
 	offset  int // first line drawn when the report is taller than the screen
 }
 
 type reportMsg struct {
+	seq     int
 	reports []model.Report
 	missing bool
 	err     error
 }
 
-func (m Model) loadReport() tea.Cmd {
+func (m *Model) loadReport() tea.Cmd {
 	m.report.loading = true
-	eng, ctx := m.eng, m.ctx
+	m.report.seq++
+	eng, ctx, seq := m.eng, m.ctx, m.report.seq
 	return func() tea.Msg {
 		rs, err := eng.Report(ctx, false)
-		return reportMsg{reports: rs, err: err}
+		return reportMsg{seq: seq, reports: rs, err: err}
 	}
 }
 
@@ -44,26 +47,26 @@ func (r *reportScreen) move(d int) {
 	r.cursor = clamp(r.cursor+d, 0, len(model.Classes)-1)
 }
 
-func (m Model) reportKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+func (r *reportScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys.Report
 	switch {
 	case key.Matches(msg, m.keys.Global.Back):
-		m.screen = screenQueue
-		return m, nil
+		m.back()
+		return nil
 	case key.Matches(msg, k.Down):
 		m.report.move(1)
 	case key.Matches(msg, k.Up):
 		m.report.move(-1)
 	case key.Matches(msg, k.Reload):
-		return m, m.loadReport()
+		return m.loadReport()
 	case key.Matches(msg, k.Open):
 		c := string(model.Classes[m.report.cursor])
 		m.queue.filter = app.Filter{Classes: []string{c}}
-		m.screen = screenQueue
+		m.goTo(screenQueue)
 		m.setStatus("queue filtered to "+c, false)
-		return m, m.reloadQueue()
+		return m.reloadQueue()
 	}
-	return m, nil
+	return nil
 }
 
 func fmtRate(p *float64) string {

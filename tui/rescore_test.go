@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"tracelab/app"
 )
 
 // A gold edit rescores the trace, so the scoring panel follows the gold:
@@ -31,7 +33,8 @@ func TestGoldEditRescoresTheTrace(t *testing.T) {
 		t.Fatal("the score lists no fields used")
 	}
 	raw, _ := json.Marshal(used)
-	d.run(d.m.writeEdits(id, []fieldEdit{{"gold.required_fields", raw}, {"gold.forbidden_fields", json.RawMessage(`[]`)}}, "gold"))
+	d.run(d.m.enqueue(editFields(id, []app.FieldEdit{{Field: "gold.required_fields", Value: raw},
+		{Field: "gold.forbidden_fields", Value: json.RawMessage(`[]`)}})))
 	p := d.m.trace.score.GroundingPrecision
 	if p == nil || *p != 1 {
 		t.Fatalf("precision after the gold edit = %v, want 1", p)
@@ -40,9 +43,8 @@ func TestGoldEditRescoresTheTrace(t *testing.T) {
 	if err != nil || stored == nil || stored.GroundingPrecision == nil || *stored.GroundingPrecision != 1 {
 		t.Fatalf("stored score not refreshed: %+v, %v", stored, err)
 	}
-	// Undoing the gold edits rescores too.
-	d.run(d.m.undoEdit(id))
-	d.run(d.m.undoEdit(id))
+	// Undoing the save (one action, both fields) rescores too.
+	d.run(d.m.enqueue(undoAction(id)))
 	if p := d.m.trace.score.GroundingPrecision; p != nil && *p == 1 {
 		t.Errorf("undo left the rescored precision in place")
 	}

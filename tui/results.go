@@ -12,7 +12,7 @@ import (
 
 // handleResult routes the result of a command to its owner by type.
 // Results that belong to an older query (seq) are dropped.
-func (m Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 	q := m.queue
 	switch msg := msg.(type) {
 	case pageMsg:
@@ -34,8 +34,7 @@ func (m Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		q.next = msg.next
 		if errors.Is(msg.err, errNoUnconfirmed) {
-			m.setStatus("every trace after this one is confirmed", false)
-			return m, nil
+			return m, m.wrapUnconfirmed(q.wrapFrom, msg.open)
 		}
 		if msg.selectIdx >= 0 && msg.selectIdx < len(q.rows) {
 			q.cursor = msg.selectIdx
@@ -68,36 +67,20 @@ func (m Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.trace.setLoaded(msg)
-		m.screen = screenTrace
+		if msg.score != nil {
+			q.setRowScore(msg.id, msg.score) // the queue says what the panel says
+		}
+		m.goTo(screenTrace)
 		if msg.err != nil {
 			m.setStatus(msg.err.Error(), true)
 		}
-	case caseMsg:
-		if msg.rec != nil || msg.err == nil {
-			q.setRowCase(msg.id, msg.rec)
-		}
-		if msg.id == m.trace.id && msg.rec != nil {
-			m.trace.rec = msg.rec
-			if msg.score != nil {
-				m.trace.score = msg.score
-				m.trace.invalidate()
-			}
-			m.trace.buildItems()
-		}
-		if msg.err != nil {
-			m.setStatus(msg.err.Error(), true)
-			return m, nil
-		}
-		m.setStatus(msg.note, false)
-		if msg.confirm {
-			i := indexOf(q.rows, msg.id)
-			if i < 0 {
-				i = q.cursor
-			}
-			return m, m.nextUnconfirmed(i, true)
-		}
+	case actionMsg:
+		return m, m.actionDone(msg)
 	case reportMsg:
 		r := m.report
+		if msg.seq != r.seq {
+			return m, nil
+		}
 		r.loading, r.loaded, r.missing, r.err = false, true, msg.missing, msg.err
 		r.reports = msg.reports
 	case distinctMsg:
@@ -106,19 +89,19 @@ func (m Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.distinct = msg.values
-		if m.dialog != nil {
-			cmd, act := m.dialog.update(msg)
+		if m.dialog() != nil {
+			cmd, act := m.dialog().update(msg)
 			return m.handleAction(act, cmd)
 		}
 	case driftLoadedMsg:
-		return m, m.drift.update(msg)
+		return m, m.drift.handle(msg)
 	case driftOpenQueueMsg:
 		if len(msg.traceIDs) == 0 {
 			m.setStatus("no labeled case is affected by "+msg.tool, false)
 			return m, nil
 		}
 		m.queue.filter = app.Filter{TraceIDs: msg.traceIDs}
-		m.screen = screenQueue
+		m.goTo(screenQueue)
 		m.setStatus(fmt.Sprintf("queue: the %d trace(s) of cases affected by %s on %s (esc clears)", len(msg.traceIDs), msg.tool, msg.server), false)
 		return m, m.reloadQueue()
 	case glossaryMsg:
@@ -129,8 +112,8 @@ func (m Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	default:
 		// Everything else (cursor blinks and the like) goes to the dialog.
-		if m.dialog != nil {
-			cmd, act := m.dialog.update(msg)
+		if m.dialog() != nil {
+			cmd, act := m.dialog().update(msg)
 			return m.handleAction(act, cmd)
 		}
 		if q.searching {

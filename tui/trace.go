@@ -2,7 +2,6 @@ package tui
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,8 +35,10 @@ type traceScreen struct {
 	err     error
 
 	step, stepOff int
+	marker        int // the guess marker ] / [ went to (index into score.Markers), -1 none
 	focus         pane
 	detailOff     int
+	hoff          int // first column of a result table drawn (h / l)
 	item, itemOff int // scoring panel cursor
 	items         []panelItem
 
@@ -55,7 +56,7 @@ type scoreKey struct {
 	score               *app.TraceScore
 }
 
-type detailKey struct{ step, width int }
+type detailKey struct{ step, width, marker, hoff int }
 
 // panelItem is a selectable row of the scoring panel.
 type panelItem struct {
@@ -83,23 +84,7 @@ type traceMsg struct {
 	err   error
 }
 
-// caseMsg carries a case after an edit (or an undo) of it.
-type caseMsg struct {
-	id      string
-	rec     *app.CaseRecord
-	note    string
-	confirm bool            // the edit confirmed the case: move on to the next one
-	score   *app.TraceScore // the score after a gold edit, when the trace was rescored
-	err     error
-}
-
-// fieldEdit is one field to write, as model.CaseFields names it.
-type fieldEdit struct {
-	field string
-	value json.RawMessage
-}
-
-func (m Model) openTrace(id string) tea.Cmd {
+func (m *Model) openTrace(id string) tea.Cmd {
 	m.trace.pending, m.trace.loading = id, true
 	eng, ctx := m.eng, m.ctx
 	return func() tea.Msg {
@@ -119,45 +104,6 @@ func (m Model) openTrace(id string) tea.Cmd {
 	}
 }
 
-// writeEdits applies edits in order through the engine, which rescores the
-// trace when its gold moved, and reloads the case.
-func (m Model) writeEdits(id string, edits []fieldEdit, note string) tea.Cmd {
-	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
-	fes := make([]app.FieldEdit, len(edits))
-	for i, e := range edits {
-		fes[i] = app.FieldEdit{Field: e.field, Value: e.value}
-	}
-	return func() tea.Msg {
-		res, err := eng.Edit(ctx, id, who, fes...)
-		return caseMsg{id: id, rec: res.Case, score: res.Score, note: note, err: err}
-	}
-}
-
-func (m Model) confirmCase(id string) tea.Cmd {
-	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
-	return func() tea.Msg {
-		res, err := eng.Confirm(ctx, id, who)
-		if err != nil {
-			return caseMsg{id: id, err: err}
-		}
-		return caseMsg{id: id, rec: res.Case, note: "confirmed " + id, confirm: true}
-	}
-}
-
-func (m Model) undoEdit(id string) tea.Cmd {
-	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
-	return func() tea.Msg {
-		res, err := eng.Undo(ctx, id, who)
-		if errors.Is(err, app.ErrNothingToUndo) {
-			return caseMsg{id: id, err: fmt.Errorf("nothing of yours to undo on this case")}
-		}
-		if err != nil {
-			return caseMsg{id: id, err: err}
-		}
-		return caseMsg{id: id, rec: res.Case, score: res.Score, note: "undid " + res.Event.Field}
-	}
-}
-
 func jsonValue(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
@@ -171,6 +117,7 @@ func (ts *traceScreen) setLoaded(msg traceMsg) {
 	}
 	ts.id, ts.t, ts.rec, ts.score = msg.id, msg.t, msg.rec, msg.score
 	ts.step, ts.stepOff, ts.detailOff, ts.item, ts.itemOff = 0, 0, 0, 0, 0
+	ts.marker = -1
 	ts.focus = paneSteps
 	ts.invalidate()
 	ts.buildItems()
@@ -234,7 +181,7 @@ func (ts *traceScreen) moveStep(d int) {
 	}
 	n := clamp(ts.step+d, 0, len(ts.t.Steps)-1)
 	if n != ts.step {
-		ts.step, ts.detailOff = n, 0
+		ts.step, ts.detailOff, ts.hoff = n, 0, 0
 	}
 }
 
@@ -278,10 +225,41 @@ func (ts *traceScreen) jumpMarker(dir int, detailW int, sty *themes.Styles) bool
 	if mk.Step < 0 || mk.Step >= len(ts.t.Steps) {
 		return false
 	}
-	ts.step = mk.Step
+	ts.step, ts.marker = mk.Step, target
 	ts.detailOff = ts.markerLine(mk, detailW, sty)
 	ts.focus = paneDetail
 	return true
+}
+
+// evidenceAbout is the evidence text the scorer gave about step i.
+func (ts *traceScreen) evidenceAbout(i int) []string {
+	if ts.score == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range ts.score.Classes {
+		for _, e := range c.Evidence {
+			if e.Step == i {
+				out = append(out, e.Reason)
+			}
+		}
+	}
+	return out
+}
+
+// markerInStep is the position of the current marker among step i's
+// markers, -1 when it is in another step.
+func (ts *traceScreen) markerInStep(i int) int {
+	if ts.score == nil || ts.marker < 0 || ts.marker >= len(ts.score.Markers) || ts.score.Markers[ts.marker].Step != i {
+		return -1
+	}
+	n := 0
+	for _, mk := range ts.score.Markers[:ts.marker] {
+		if mk.Step == i {
+			n++
+		}
+	}
+	return n
 }
 
 // markerLine is the detail line a marker falls on at width w.
@@ -295,14 +273,14 @@ func (ts *traceScreen) markerLine(mk scoring.Marker, w int, sty *themes.Styles) 
 	return len(ts.stepHeader(sty, mk.Step, w)) + len(lines) - 1
 }
 
-func (m Model) traceKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	k, ts := m.keys.Trace, m.trace
+func (ts *traceScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys.Trace
 	if key.Matches(msg, m.keys.Global.Back) {
-		m.screen = screenQueue
-		return m, m.loadCounts(m.queue.filter, m.queue.seq)
+		m.goTo(screenQueue)
+		return m.loadCounts(m.queue.filter, m.queue.seq)
 	}
 	if ts.t == nil {
-		return m, nil
+		return nil
 	}
 	_, detailW, _ := ts.widths(m.width)
 	id := ts.id
@@ -317,6 +295,10 @@ func (m Model) traceKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		ts.scrollDetail(max(1, m.height/2))
 	case key.Matches(msg, k.PageUp):
 		ts.scrollDetail(-max(1, m.height/2))
+	case key.Matches(msg, k.Left):
+		ts.hoff = max(0, ts.hoff-8)
+	case key.Matches(msg, k.Right):
+		ts.hoff += 8 // resultTable stops it at the table's last column
 	case key.Matches(msg, k.Scroll):
 		ts.scrollDetail(1)
 	case key.Matches(msg, k.ScrollUp):
@@ -328,62 +310,75 @@ func (m Model) traceKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		if !ts.jumpMarker(dir, detailW, &m.sty) {
 			m.setStatus("no guess marker in this trace", false)
+		} else {
+			mk := ts.score.Markers[ts.marker]
+			m.setStatus(fmt.Sprintf("marker %d/%d: %q in step %d", ts.marker+1, len(ts.score.Markers),
+				model.CleanLine(mk.Text), mk.Step), false)
 		}
 	case key.Matches(msg, k.Next):
-		return m, m.openSibling(1)
+		return m.openSibling(1)
 	case key.Matches(msg, k.Prev):
-		return m, m.openSibling(-1)
+		return m.openSibling(-1)
 	case key.Matches(msg, k.Correct):
-		return m, m.writeEdits(id, []fieldEdit{{"label.correct", jsonValue(toggle(ts.label().Correct))}}, "correct toggled")
+		return m.enqueue(toggleCorrect(id))
 	case key.Matches(msg, k.Grounded):
-		return m, m.writeEdits(id, []fieldEdit{{"label.grounded", jsonValue(toggle(ts.label().Grounded))}}, "grounded toggled")
+		return m.enqueue(toggleGrounded(id))
 	case key.Matches(msg, k.Class):
 		c := model.Classes[int(msg.Code-'1')]
-		return m, m.writeEdits(id, []fieldEdit{{"label.failure_class", jsonValue(c)}}, "class "+string(c))
+		return m.enqueue(setClass(id, &c))
 	case key.Matches(msg, k.NoClass):
-		return m, m.writeEdits(id, []fieldEdit{{"label.failure_class", json.RawMessage("null")}}, "no failure class")
+		return m.enqueue(setClass(id, nil))
 	case key.Matches(msg, k.Accept):
-		edits := ts.acceptEdits()
-		if len(edits) == 0 {
-			m.setStatus("nothing to accept: the label already matches the suggestions", false)
-			return m, nil
-		}
-		return m, m.writeEdits(id, edits, fmt.Sprintf("accepted %d suggestion(s)", len(edits)))
+		return m.enqueue(acceptSuggestion(id))
 	case key.Matches(msg, k.Required), key.Matches(msg, k.Forbidden):
+		// Only what is on screen is edited: the field under the cursor of
+		// the scoring pane, when that pane is shown and has the focus.
+		if ts.focus != paneScore {
+			m.setStatus("r/x mark the field under the scoring cursor: tab to the scoring pane first", true)
+			return nil
+		}
 		it, ok := ts.currentItem()
 		if !ok || it.field == "" {
-			m.setStatus("select a field in the scoring panel (tab) first", true)
-			ts.focus = paneScore
-			return m, nil
+			m.setStatus("the scoring cursor is not on a field (j/k to one)", true)
+			return nil
 		}
-		req := key.Matches(msg, k.Required)
-		return m, m.writeEdits(id, markField(ts.gold(), it.field, req), markNote(it.field, req, ts.gold()))
+		return m.enqueue(markField(id, it.field, key.Matches(msg, k.Required)))
 	case key.Matches(msg, k.Edit):
-		m.dialog = newGoldEditor(ts.rec, &m.sty)
-		return m, m.dialog.(*goldEditor).focusCmd()
+		m.pushDialog(newGoldEditor(ts.rec, &m.sty))
+		return m.dialog().(*goldEditor).focusCmd()
 	case key.Matches(msg, k.Undo):
-		return m, m.undoEdit(id)
+		return m.enqueue(undoAction(id))
+	case key.Matches(msg, k.Redo):
+		return m.enqueue(redoAction(id))
 	case key.Matches(msg, k.Glossary):
 		if ts.rec == nil || ts.rec.Status != model.StatusConfirmed {
 			m.setStatus("confirm the case (enter) before saving its definition to the glossary", true)
-			return m, nil
+			return nil
 		}
 		if strings.TrimSpace(ts.rec.Case.Gold.Definition) == "" {
 			m.setStatus("the gold has no definition to save (e edits it)", true)
-			return m, nil
+			return nil
 		}
-		m.dialog = newTermPrompt(ts.rec.Case.Gold.Definition)
-		return m, m.dialog.(*termPrompt).input.Focus()
+		m.pushDialog(newTermPrompt(ts.rec.Case.Gold.Definition))
+		return m.dialog().(*termPrompt).input.Focus()
 	case key.Matches(msg, k.Confirm):
+		// In the scoring pane enter acts on the line under the cursor;
+		// everywhere else it confirms. It never means both.
 		if ts.focus == paneScore {
-			if it, ok := ts.currentItem(); ok && it.field == "" && it.step >= 0 && it.step < len(ts.t.Steps) {
+			it, ok := ts.currentItem()
+			switch {
+			case ok && it.field == "" && it.step >= 0 && it.step < len(ts.t.Steps):
 				ts.step, ts.detailOff, ts.focus = it.step, 0, paneSteps
-				return m, nil
+			case ok && it.field != "":
+				// The whole line, which a narrow pane cuts.
+				m.setStatus(fmt.Sprintf("%s: %s, used as %s — r required, x forbidden; tab leaves the pane to confirm",
+					it.field, it.status, strings.Join(toStrings(it.roles), ", ")), false)
 			}
+			return nil
 		}
-		return m, m.confirmCase(id)
+		return m.enqueue(confirmLabel(id, false))
 	}
-	return m, nil
+	return nil
 }
 
 func (ts *traceScreen) moveIn(d int) {
@@ -409,93 +404,6 @@ func (ts *traceScreen) currentItem() (panelItem, bool) {
 		return panelItem{}, false
 	}
 	return ts.items[ts.item], true
-}
-
-func toggle(b *bool) bool { return b == nil || !*b }
-
-// acceptEdits turns the scorer's suggestions into edits, skipping those
-// the case already has.
-func (ts *traceScreen) acceptEdits() []fieldEdit {
-	sv := ts.score
-	if sv == nil {
-		return nil
-	}
-	lab := ts.label()
-	var out []fieldEdit
-	if sv.SuggestedClass != nil && (lab.FailureClass == nil || *lab.FailureClass != *sv.SuggestedClass) {
-		out = append(out, fieldEdit{"label.failure_class", jsonValue(*sv.SuggestedClass)})
-	}
-	if sv.Correct != nil && (lab.Correct == nil || *lab.Correct != *sv.Correct) {
-		out = append(out, fieldEdit{"label.correct", jsonValue(*sv.Correct)})
-	}
-	if sv.Grounded != nil && (lab.Grounded == nil || *lab.Grounded != *sv.Grounded) {
-		out = append(out, fieldEdit{"label.grounded", jsonValue(*sv.Grounded)})
-	}
-	// Gold a person wrote is never replaced by a suggestion.
-	if sg := sv.SuggestedGold; sg != nil && (ts.rec == nil || ts.rec.GoldOrigin != "human") {
-		cur := model.Case{}
-		if ts.rec != nil {
-			cur = ts.rec.Case
-		}
-		next := cur
-		next.Gold = *sg
-		for _, f := range []string{"gold.required_fields", "gold.forbidden_fields", "gold.definition", "gold.window",
-			"gold.freshness_bound_hours", "gold.policy_scope"} {
-			nv, _ := next.Field(f)
-			if emptyJSON(nv) {
-				continue // the suggestion says nothing about this field
-			}
-			if ov, _ := cur.Field(f); string(ov) != string(nv) {
-				out = append(out, fieldEdit{f, nv})
-			}
-		}
-	}
-	return out
-}
-
-func sorted(s []string) []string {
-	c := slices.Clone(s)
-	slices.Sort(c)
-	return slices.Compact(c)
-}
-
-func sameSet(a, b []string) bool { return slices.Equal(sorted(a), sorted(b)) }
-
-// markField makes f required (req) or forbidden, taking it out of the other
-// list; marking a field that already has that status clears it.
-func markField(g model.Gold, f string, req bool) []fieldEdit {
-	in, other := g.RequiredFields, g.ForbiddenFields
-	inName, otherName := "gold.required_fields", "gold.forbidden_fields"
-	if !req {
-		in, other, inName, otherName = other, in, otherName, inName
-	}
-	var edits []fieldEdit
-	if slices.Contains(in, f) {
-		return []fieldEdit{{inName, jsonValue(nonNil(slices.DeleteFunc(slices.Clone(in), func(s string) bool { return s == f })))}}
-	}
-	if slices.Contains(other, f) {
-		edits = append(edits, fieldEdit{otherName, jsonValue(nonNil(slices.DeleteFunc(slices.Clone(other), func(s string) bool { return s == f })))})
-	}
-	return append(edits, fieldEdit{inName, jsonValue(sorted(append(slices.Clone(in), f)))})
-}
-
-func markNote(f string, req bool, g model.Gold) string {
-	list := g.RequiredFields
-	what := "required"
-	if !req {
-		list, what = g.ForbiddenFields, "forbidden"
-	}
-	if slices.Contains(list, f) {
-		return f + " no longer " + what
-	}
-	return f + " " + what
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 // openSibling opens the trace before or after the current one in the queue.

@@ -220,7 +220,7 @@ func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
 	if i < 0 || i >= len(ts.t.Steps) {
 		return nil
 	}
-	k := detailKey{i, w}
+	k := detailKey{i, w, ts.markerInStep(i), ts.hoff}
 	if l, ok := ts.cache[k]; ok {
 		return l
 	}
@@ -232,7 +232,7 @@ func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
 	}
 	if s.Text != "" {
 		text, cut := capText(s.Text)
-		add(strings.Split(markedText(sty, text, ts.score.MarkersIn(i)), "\n"))
+		add(strings.Split(markedText(sty, text, ts.score.MarkersIn(i), k.marker), "\n"))
 		if cut > 0 {
 			lines = append(lines, sty.Subtle.Render(fmt.Sprintf("… %d more bytes not shown", cut)))
 		}
@@ -250,7 +250,7 @@ func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
 			lines = append(lines, sty.Subtle.Render(fmt.Sprintf("… %d more bytes not shown", cut)))
 		}
 	}
-	if tbl := resultTable(sty, s.Result, w); tbl != nil {
+	if tbl := resultTable(sty, s.Result, w, ts.hoff, evidenceColumns(s.Result, ts.evidenceAbout(i))); tbl != nil {
 		section("result")
 		lines = append(lines, tbl...)
 	} else if len(s.Result) > 0 {
@@ -334,7 +334,9 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) string {
 	if !evidenceHead && ts.score != nil {
 		rows = append(rows, ts.metricRows(sty)...)
 	}
-	if sv := ts.score; sv != nil && sv.SuggestedGold != nil && len(sv.GoldSources) > 0 && (ts.rec == nil || ts.rec.GoldOrigin != "human") {
+	// The suggestion is the engine's, recomputed on every load and kept
+	// apart from the gold being edited: it stays after edits and undos.
+	if sv := ts.score; sv != nil && sv.SuggestedGold != nil && len(sv.GoldSources) > 0 {
 		add("")
 		add(sty.Bold.Render("Suggested gold") + sty.Subtle.Render(" (a accepts)"))
 		for _, src := range sv.GoldSources {
@@ -355,8 +357,15 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) string {
 	if ts.score != nil && ts.score.NeedsHumanReview {
 		add("")
 		add(sty.Warn.Render("needs human review"))
+		// Wrapped, not cut: the reason is what the reviewer must read.
 		for _, r := range ts.score.ReviewReasons {
-			add(sty.Subtle.Render(" · " + model.CleanLine(r)))
+			for i, l := range strings.Split(ansi.Wrap(model.CleanLine(r), max(8, inner-3), ""), "\n") {
+				lead := "   "
+				if i == 0 {
+					lead = " · "
+				}
+				add(sty.Subtle.Render(lead + l))
+			}
 		}
 	}
 	// Keep the selected row visible.
@@ -376,8 +385,14 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) string {
 	for i := ts.itemOff; i < len(rows) && len(out) < viewH; i++ {
 		r := rows[i]
 		text := cell(r.text, inner)
-		if r.item >= 0 && r.item == ts.item && ts.focus == paneScore {
-			text = sty.Selected.Render(cell(stripStyles(r.text), inner))
+		if r.item >= 0 && r.item == ts.item {
+			// The cursor shows without the focus too: r and x act on it
+			// once the pane is focused, and the labeler sees where.
+			st := sty.SelectedIdle
+			if ts.focus == paneScore {
+				st = sty.Selected
+			}
+			text = st.Render(cell(stripStyles(r.text), inner))
 		}
 		out = append(out, text)
 	}

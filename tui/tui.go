@@ -40,6 +40,12 @@ type Options struct {
 	QueuedOnly bool
 	// PageSize is how many queue rows one store query fetches (default 200).
 	PageSize int
+	// Where is what the title bar says of the database (the demo: where it
+	// keeps its labels); "" shows the database file's name.
+	Where string
+	// Strict refuses to confirm a label with gaps (correct unknown, not
+	// grounded without a class) instead of asking.
+	Strict bool
 	// StatusTTL is how long a status message stays (default 5s; negative:
 	// until the next one, which tests use).
 	StatusTTL time.Duration
@@ -70,6 +76,10 @@ type Model struct {
 
 	width, height int
 	screen        screenID
+	prev          screenID // where esc goes back to
+	// screens is every screen by screenID: adding one touches its file,
+	// the screenID list and this list in New.
+	screens []screen
 
 	// Screens are pointers: View keeps scroll offsets in them, and the
 	// copies Bubble Tea makes of the root share one state.
@@ -78,8 +88,15 @@ type Model struct {
 	report *reportScreen
 	drift  *toolDriftScreen
 
-	dialog   dialog
+	// dialogs is the stack of open dialogs, the top one on screen and
+	// given the keys (a confirm prompt sits over the gold editor).
+	dialogs  []dialog
 	showHelp bool
+
+	// actions are the labeling keys not saved yet, in the order pressed;
+	// the first one is running. quitting waits for them.
+	actions  []labelAction
+	quitting bool
 
 	status    string
 	statusErr bool
@@ -88,12 +105,9 @@ type Model struct {
 }
 
 // New builds the root model on an engine.
-func New(eng *app.Engine, opts Options) Model {
+func New(eng *app.Engine, opts Options) *Model {
 	if opts.Labeler == "" {
-		opts.Labeler = os.Getenv("USER")
-	}
-	if opts.Labeler == "" {
-		opts.Labeler = "unknown"
+		opts.Labeler = app.DefaultLabeler()
 	}
 	if opts.PageSize <= 0 {
 		opts.PageSize = 200
@@ -104,7 +118,7 @@ func New(eng *app.Engine, opts Options) Model {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
-	m := Model{eng: eng, opts: opts, ctx: context.Background(), keys: newKeyMap(), help: help.New(),
+	m := &Model{eng: eng, opts: opts, ctx: context.Background(), keys: newKeyMap(), help: help.New(),
 		width: 80, height: 24}
 	pal := themes.Dark()
 	switch {
@@ -123,6 +137,7 @@ func New(eng *app.Engine, opts Options) Model {
 	m.trace = newTraceScreen()
 	m.report = &reportScreen{}
 	m.drift = newToolDriftScreen(m.ctx, eng.DriftAcrossRuns)
+	m.screens = []screen{screenQueue: m.queue, screenTrace: m.trace, screenReport: m.report, screenDrift: m.drift}
 	return m
 }
 
@@ -159,7 +174,7 @@ func (m *Model) setStatus(s string, isErr bool) {
 }
 
 // Init asks for the terminal background (theme detection) and the first page.
-func (m Model) Init() tea.Cmd {
+func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.loadPage(m.queue.query(nil), m.queue.seq, false, -1), m.loadCounts(m.queue.filter, m.queue.seq)}
 	if !m.themeFixed {
 		cmds = append(cmds, tea.RequestBackgroundColor)
@@ -169,7 +184,7 @@ func (m Model) Init() tea.Cmd {
 
 // Update routes: sizes to every screen, keys to the dialog or global
 // bindings then the focused screen, results to their owner by type.
-func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if c, ok := msg.(clearStatusMsg); ok {
 		if c.seq == m.statusSeq {
 			m.status, m.statusErr = "", false
@@ -177,8 +192,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	before := m.status
-	nm, cmd := m.update(msg)
-	m = nm.(Model)
+	_, cmd := m.update(msg)
 	if m.status != before && m.status != "" && m.opts.StatusTTL > 0 {
 		// A new message fades after a while, like lazygit's toasts.
 		m.statusSeq++
@@ -191,7 +205,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // clearStatusMsg clears the status line if no newer message replaced it.
 type clearStatusMsg struct{ seq int }
 
-func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -212,8 +226,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
 	case tea.PasteMsg:
-		if m.dialog != nil {
-			cmd, act := m.dialog.update(msg)
+		if m.dialog() != nil {
+			cmd, act := m.dialog().update(msg)
 			return m.handleAction(act, cmd)
 		}
 		if m.screen == screenQueue && m.queue.searching {
@@ -226,8 +240,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m.handleResult(msg)
 }
 
-func (m Model) handleWheel(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
-	if m.dialog != nil || m.showHelp {
+func (m *Model) handleWheel(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
+	if m.dialog() != nil || m.showHelp {
 		return m, nil
 	}
 	up := msg.Button == tea.MouseWheelUp
@@ -261,65 +275,75 @@ func (m Model) handleWheel(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	g := m.keys.Global
 	if key.Matches(msg, g.ForceQuit) {
-		return m, tea.Quit
+		return m, m.quit()
 	}
 	if m.showHelp {
 		// Any key closes help; q still quits.
 		m.showHelp = false
 		if key.Matches(msg, g.Quit) {
-			return m, tea.Quit
+			return m, m.quit()
 		}
 		return m, nil
 	}
-	if m.dialog != nil {
-		cmd, act := m.dialog.update(msg)
+	if m.dialog() != nil {
+		cmd, act := m.dialog().update(msg)
 		return m.handleAction(act, cmd)
 	}
 	if m.screen == screenQueue && m.queue.searching {
-		return m.queueSearchKey(msg)
+		return m, m.queue.searchKey(m, msg)
 	}
 	switch {
 	case key.Matches(msg, g.Quit):
-		return m, tea.Quit
+		return m, m.quit()
 	case key.Matches(msg, g.Help):
 		m.showHelp = true
 		return m, nil
-	case key.Matches(msg, g.Report):
-		m.screen = screenReport
+	case key.Matches(msg, g.Report) && m.screen != screenReport:
+		m.goTo(screenReport)
 		return m, m.loadReport()
-	case key.Matches(msg, g.Drift):
-		m.screen = screenDrift
+	case key.Matches(msg, g.Drift) && m.screen != screenDrift:
+		m.goTo(screenDrift)
 		if !m.drift.loaded && !m.drift.loading {
 			return m, m.drift.refresh()
 		}
 		return m, nil
 	case key.Matches(msg, g.Queue) && m.screen != screenQueue:
-		m.screen = screenQueue
+		m.goTo(screenQueue)
 		return m, m.loadCounts(m.queue.filter, m.queue.seq)
-	}
-	switch m.screen {
-	case screenQueue:
-		return m.queueKey(msg)
-	case screenTrace:
-		return m.traceKey(msg)
-	case screenReport:
-		return m.reportKey(msg)
-	case screenDrift:
-		if key.Matches(msg, g.Back) {
-			m.screen = screenQueue
+	case key.Matches(msg, g.Trace) && m.screen != screenTrace:
+		if m.trace.t == nil && !m.trace.loading {
+			m.setStatus("no trace open yet: enter on a queue row opens one", false)
 			return m, nil
 		}
-		return m, m.drift.update(msg)
+		m.goTo(screenTrace)
+		return m, nil
 	}
-	return m, nil
+	return m, m.screens[m.screen].update(m, msg)
+}
+
+// goTo switches screens, remembering where esc goes back to.
+func (m *Model) goTo(s screenID) {
+	if s != m.screen {
+		m.prev, m.screen = m.screen, s
+	}
+}
+
+// back is esc on a screen: to the screen it was opened from (the queue
+// when that is the screen itself).
+func (m *Model) back() {
+	to := m.prev
+	if to == m.screen || (to == screenTrace && m.trace.t == nil) {
+		to = screenQueue
+	}
+	m.prev, m.screen = screenQueue, to
 }
 
 // View draws a title bar, the current screen and the status bar; a dialog
 // or the help sits centered over the screen.
-func (m Model) View() tea.View {
+func (m *Model) View() tea.View {
 	w, h := m.width, m.height
 	if w < minWidth || h < minHeight {
 		v := tea.NewView(fmt.Sprintf("tracelab: window too small (%dx%d, needs %dx%d)", w, h, minWidth, minHeight))
@@ -327,23 +351,17 @@ func (m Model) View() tea.View {
 		return v
 	}
 	bodyH := h - 2
-	var body string
-	switch m.screen {
-	case screenQueue:
-		body = m.queue.view(&m.sty, w, bodyH)
-	case screenTrace:
-		body = m.trace.view(&m.sty, w, bodyH)
-	case screenReport:
-		body = m.report.view(&m.sty, w, bodyH)
-	case screenDrift:
-		body = m.drift.view(&m.sty, w, bodyH)
-	}
+	body := m.screens[m.screen].view(&m.sty, w, bodyH)
 	body = fitBlock(body, w, bodyH)
 	switch {
 	case m.showHelp:
 		body = overlay(body, m.helpView(w, bodyH), w, bodyH)
-	case m.dialog != nil:
-		body = overlay(body, m.dialog.view(&m.sty, w, bodyH), w, bodyH)
+	default:
+		// Every open dialog, bottom first: a question shows over the
+		// editor it is about.
+		for _, d := range m.dialogs {
+			body = overlay(body, d.view(&m.sty, w, bodyH), w, bodyH)
+		}
 	}
 	s := m.titleBar(w) + "\n" + body + "\n" + m.statusBar(w)
 	v := tea.NewView(s)
@@ -353,50 +371,40 @@ func (m Model) View() tea.View {
 	return v
 }
 
-func (m Model) titleBar(w int) string {
-	tabs := []struct {
-		id   screenID
-		name string
-	}{{screenQueue, "Queue"}, {screenTrace, "Trace"}, {screenReport, "Report"}, {screenDrift, "Drift"}}
+func (m *Model) titleBar(w int) string {
 	var b strings.Builder
 	b.WriteString(" tracelab ")
-	for _, t := range tabs {
-		if t.id == m.screen {
-			b.WriteString("[" + t.name + "]")
+	for id, sc := range m.screens {
+		if screenID(id) == m.screen {
+			b.WriteString("[" + sc.title() + "]")
 		} else {
-			b.WriteString(" " + t.name + " ")
+			b.WriteString(" " + sc.title() + " ")
 		}
 	}
 	left := b.String()
 	right := "labeler " + model.CleanLine(m.opts.Labeler) + " "
-	if db := filepath.Base(m.eng.Path()); db != "" && db != "." && w >= 100 {
-		right = model.CleanLine(db) + " · " + right
+	where := m.opts.Where
+	if where == "" {
+		where = filepath.Base(m.eng.Path())
+	}
+	if where != "" && where != "." && w >= 100 {
+		// The left part (name and tabs) always fits; the path gets the rest.
+		room := w - lipgloss.Width(left) - lipgloss.Width(right) - 4
+		if room > 8 {
+			right = ansi.TruncateLeft(model.CleanLine(where), max(0, lipgloss.Width(model.CleanLine(where))-room), "…") + " · " + right
+		}
 	}
 	return m.sty.Title.Render(spread(left, right, w))
 }
 
-func (m Model) currentHelp() helpKeys {
-	if m.dialog != nil {
-		return m.dialog.help(m.keys)
+func (m *Model) currentHelp() helpKeys {
+	if m.dialog() != nil {
+		return m.dialog().help(m.keys)
 	}
-	switch m.screen {
-	case screenTrace:
-		return m.keys.traceHelp()
-	case screenReport:
-		return m.keys.reportHelp()
-	case screenDrift:
-		return m.drift.help(m.keys.Global)
-	}
-	if m.queue.searching {
-		return helpKeys{short: []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep search")),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear search")),
-		}}
-	}
-	return m.keys.queueHelp()
+	return m.screens[m.screen].help(m.keys)
 }
 
-func (m Model) statusBar(w int) string {
+func (m *Model) statusBar(w int) string {
 	right := ""
 	if m.status != "" {
 		right = " " + m.status + " "
@@ -416,7 +424,7 @@ func (m Model) statusBar(w int) string {
 	return left + strings.Repeat(" ", max(0, gap)) + rs.Render(right)
 }
 
-func (m Model) helpView(w, h int) string {
+func (m *Model) helpView(w, h int) string {
 	hm := m.help
 	hm.SetWidth(0) // measure the natural width first
 	groups := m.currentHelp().full
@@ -434,9 +442,9 @@ func (m Model) helpView(w, h int) string {
 	return m.sty.Dialog.Render(body)
 }
 
-func (m Model) screenName() string {
-	if m.dialog != nil {
-		return m.dialog.title()
+func (m *Model) screenName() string {
+	if m.dialog() != nil {
+		return m.dialog().title()
 	}
-	return [...]string{"queue", "trace", "report", "drift"}[m.screen]
+	return strings.ToLower(m.screens[m.screen].title())
 }

@@ -153,20 +153,20 @@ func TestStatusFades(t *testing.T) {
 	d := newDriver(t, st, 100, 30)
 	d.m.opts.StatusTTL = time.Hour // the tick is not run here; its message is sent by hand
 	nm, _ := d.m.Update(keyMsg("s"))
-	d.m = nm.(Model)
+	d.m = nm.(*Model)
 	first := d.m.statusSeq
 	if d.m.status == "" || first == 0 {
 		t.Fatalf("no status after s: %q seq %d", d.m.status, first)
 	}
 	nm, _ = d.m.Update(keyMsg("s"))
-	d.m = nm.(Model)
+	d.m = nm.(*Model)
 	nm, _ = d.m.Update(clearStatusMsg{seq: first}) // the first message's timer: a newer one is up
-	d.m = nm.(Model)
+	d.m = nm.(*Model)
 	if d.m.status == "" {
 		t.Fatal("an old timer cleared a newer message")
 	}
 	nm, _ = d.m.Update(clearStatusMsg{seq: d.m.statusSeq})
-	d.m = nm.(Model)
+	d.m = nm.(*Model)
 	if d.m.status != "" {
 		t.Fatalf("status %q after its timer", d.m.status)
 	}

@@ -1,0 +1,409 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"slices"
+	"strings"
+	"sync"
+
+	"tracelab/model"
+	"tracelab/scoring"
+	"tracelab/store"
+)
+
+// The labeling actions of the workbench. Each is one action in the event
+// log (one group, however many fields it changes), computed from the case
+// as stored inside the write transaction rather than from what a screen
+// showed, and the actions on one case run one at a time: keys pressed
+// faster than the saves land in order, and a toggle pressed twice returns
+// to where it started.
+
+// DefaultLabeler is the name written with edits when none is given: $USER,
+// else the operating system's name for the user, else "unknown".
+func DefaultLabeler() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "unknown"
+}
+
+// ErrNothingToRedo: the labeler has undone nothing since their last edit.
+var ErrNothingToRedo = store.ErrNothingToRedo
+
+// ActionResult is a case after a labeling action.
+type ActionResult struct {
+	Case *CaseRecord
+	// Score is the trace's score after the action when the action moved
+	// the gold (the trace was rescored); nil otherwise.
+	Score *TraceScore
+	// Group is the action's id in the event log (0: nothing changed) and
+	// Changed the fields it changed, in order.
+	Group   int64
+	Action  string // edit | undo | redo
+	Changed []string
+}
+
+// caseLocks hands out one mutex per trace, so that actions on one case
+// are serialized in this process (the write transaction serializes them
+// across processes) while different cases proceed in parallel.
+type caseLocks struct {
+	mu sync.Mutex
+	m  map[string]*caseLock
+}
+
+type caseLock struct {
+	sync.Mutex
+	users int
+}
+
+func (l *caseLocks) lock(id string) (unlock func()) {
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = map[string]*caseLock{}
+	}
+	c := l.m[id]
+	if c == nil {
+		c = &caseLock{}
+		l.m[id] = c
+	}
+	c.users++
+	l.mu.Unlock()
+	c.Lock()
+	return func() {
+		c.Unlock()
+		l.mu.Lock()
+		if c.users--; c.users == 0 {
+			delete(l.m, id)
+		}
+		l.mu.Unlock()
+	}
+}
+
+// act runs one action under the case's lock and, when it changed gold,
+// rescores the trace so the score and the queue follow the gold.
+func (e *Engine) act(ctx context.Context, traceID, who string, humanGold bool, fn func(*CaseRecord) ([]FieldEdit, error)) (ActionResult, error) {
+	unlock := e.cases.lock(traceID)
+	defer unlock()
+	return e.actLocked(ctx, traceID, who, humanGold, fn)
+}
+
+// actLocked runs an action with the case locked by the caller.
+func (e *Engine) actLocked(ctx context.Context, traceID, who string, humanGold bool, fn func(*CaseRecord) ([]FieldEdit, error)) (ActionResult, error) {
+	g, err := e.st.EditGroup(ctx, traceID, who, humanGold, func(rec *CaseRecord) ([]store.FieldChange, error) {
+		eds, err := fn(rec)
+		cs := make([]store.FieldChange, len(eds))
+		for i, ed := range eds {
+			cs[i] = store.FieldChange{Field: ed.Field, Value: ed.Value}
+		}
+		return cs, err
+	})
+	if err != nil {
+		res := ActionResult{}
+		res.Case, _ = e.st.CaseForTrace(ctx, traceID)
+		return res, err
+	}
+	return e.afterAction(ctx, traceID, g, humanGold)
+}
+
+// afterAction reloads the case and, when the action moved gold (or
+// rescore says so), rescores the trace.
+func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group, rescore bool) (ActionResult, error) {
+	res := ActionResult{Group: g.ID, Action: g.Action}
+	for _, ev := range g.Events {
+		res.Changed = append(res.Changed, ev.Field)
+		rescore = rescore || strings.HasPrefix(ev.Field, "gold.")
+	}
+	var err error
+	if res.Case, err = e.st.CaseForTrace(ctx, traceID); err != nil {
+		return res, err
+	}
+	if !rescore {
+		return res, nil
+	}
+	// The trace, and when its gold can teach, the traces of the same
+	// question that take their gold from peers (found by the question index).
+	if _, err := e.ScoreTraces(ctx, []string{traceID}, nil); err != nil {
+		return res, fmt.Errorf("rescoring %s: %w", traceID, err)
+	}
+	res.Score, err = e.ScoreOf(ctx, traceID)
+	return res, err
+}
+
+func jsonOf(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// ToggleCorrect flips label.correct as stored (unset becomes true).
+func (e *Engine) ToggleCorrect(ctx context.Context, traceID, who string) (ActionResult, error) {
+	return e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
+		return []FieldEdit{{"label.correct", jsonOf(flip(rec.Case.Label.Correct))}}, nil
+	})
+}
+
+// ToggleGrounded flips label.grounded as stored (unset becomes true).
+func (e *Engine) ToggleGrounded(ctx context.Context, traceID, who string) (ActionResult, error) {
+	return e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
+		return []FieldEdit{{"label.grounded", jsonOf(flip(rec.Case.Label.Grounded))}}, nil
+	})
+}
+
+func flip(b *bool) bool { return b == nil || !*b }
+
+// SetClass sets the failure class (nil: none).
+func (e *Engine) SetClass(ctx context.Context, traceID, who string, c *model.FailureClass) (ActionResult, error) {
+	return e.act(ctx, traceID, who, false, func(*CaseRecord) ([]FieldEdit, error) {
+		return []FieldEdit{{"label.failure_class", jsonOf(c)}}, nil
+	})
+}
+
+// MarkField makes a field required (or forbidden) in the gold, taking it
+// out of the other list; marking a field that already has that status
+// clears it. Computed from the stored gold.
+func (e *Engine) MarkField(ctx context.Context, traceID, who, field string, required bool) (ActionResult, error) {
+	return e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
+		return markField(rec.Case.Gold, field, required), nil
+	})
+}
+
+func markField(g model.Gold, f string, req bool) []FieldEdit {
+	in, other := g.RequiredFields, g.ForbiddenFields
+	inName, otherName := "gold.required_fields", "gold.forbidden_fields"
+	if !req {
+		in, other, inName, otherName = other, in, otherName, inName
+	}
+	without := func(s []string) []string {
+		out := []string{}
+		for _, v := range s {
+			if v != f {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	if slices.Contains(in, f) {
+		return []FieldEdit{{inName, jsonOf(without(in))}}
+	}
+	var edits []FieldEdit
+	if slices.Contains(other, f) {
+		edits = append(edits, FieldEdit{otherName, jsonOf(without(other))})
+	}
+	next := append(slices.Clone(in), f)
+	slices.Sort(next)
+	return append(edits, FieldEdit{inName, jsonOf(slices.Compact(next))})
+}
+
+// EditFields sets several fields as one action (the gold editor's save).
+func (e *Engine) EditFields(ctx context.Context, traceID, who string, edits ...FieldEdit) (ActionResult, error) {
+	return e.act(ctx, traceID, who, false, func(*CaseRecord) ([]FieldEdit, error) { return edits, nil })
+}
+
+// suggestedGoldFields are the gold fields a suggestion can fill.
+var suggestedGoldFields = []string{"gold.required_fields", "gold.forbidden_fields", "gold.definition",
+	"gold.window", "gold.freshness_bound_hours", "gold.policy_scope"}
+
+// AcceptSuggestion lands the machine's label in one action: it takes the
+// suggested gold (filling only what a person left empty when the gold is
+// theirs), scores the trace on that gold, and sets correct, grounded and
+// the class from that score, so the label agrees with the gold it was
+// accepted with. The scorer's evidence goes to label.machine_note.
+func (e *Engine) AcceptSuggestion(ctx context.Context, traceID, who string) (ActionResult, error) {
+	unlock := e.cases.lock(traceID)
+	defer unlock()
+	t, _, sugg, err := e.evaluateOne(ctx, traceID)
+	var sc *scoring.Scorer
+	if err == nil {
+		sc, err = scoring.NewScorer(e.Config())
+	}
+	if err != nil {
+		return ActionResult{}, err
+	}
+	return e.actLocked(ctx, traceID, who, true, func(rec *CaseRecord) ([]FieldEdit, error) {
+		gold := acceptedGold(rec, sugg.Gold)
+		score := sc.Score(t, &gold)
+		var out []FieldEdit
+		cur := rec.Case
+		next := cur
+		next.Gold = gold
+		for _, f := range suggestedGoldFields {
+			nv, _ := next.Field(f)
+			out = append(out, FieldEdit{f, nv})
+		}
+		lab := scoring.SuggestLabel(score)
+		if lab.Correct != nil {
+			out = append(out, FieldEdit{"label.correct", jsonOf(*lab.Correct)})
+		}
+		if lab.Grounded != nil || lab.FailureClass != nil {
+			out = append(out, FieldEdit{"label.failure_class", jsonOf(lab.FailureClass)})
+		}
+		if lab.Grounded != nil {
+			out = append(out, FieldEdit{"label.grounded", jsonOf(*lab.Grounded)})
+		}
+		out = append(out, FieldEdit{"label.machine_note", jsonOf(lab.MachineNote)})
+		return out, nil
+	})
+}
+
+// acceptedGold is the gold a case has after accepting a suggestion: the
+// machine's gold as suggested, or for a person's gold, theirs with only
+// the fields they left empty filled from the suggestion.
+func acceptedGold(rec *CaseRecord, sugg model.Gold) model.Gold {
+	g := rec.Case.Gold
+	human := rec.GoldOrigin == "human"
+	if !human || len(g.RequiredFields)+len(g.ForbiddenFields) == 0 {
+		g.RequiredFields, g.ForbiddenFields = sugg.RequiredFields, sugg.ForbiddenFields
+	}
+	if !human || g.Definition == "" {
+		g.Definition = sugg.Definition
+	}
+	if !human || g.Window == nil {
+		g.Window = sugg.Window
+	}
+	if !human || g.FreshnessBoundHours == nil {
+		g.FreshnessBoundHours = sugg.FreshnessBoundHours
+	}
+	if !human || g.PolicyScope == "" {
+		g.PolicyScope = sugg.PolicyScope
+	}
+	return g
+}
+
+// IncompleteError is a confirm refused because the label is not finished;
+// Missing says what, in words for the labeler.
+type IncompleteError struct{ Missing []string }
+
+func (e *IncompleteError) Error() string { return "label incomplete: " + strings.Join(e.Missing, "; ") }
+
+// LabelProblems lists what a label lacks before it can be confirmed:
+// correct unknown, or not grounded with no class while the scorer names
+// one (its suggestion is given).
+func LabelProblems(l model.Label, score *TraceScore) []string {
+	var out []string
+	if l.Correct == nil {
+		out = append(out, "correct is not set")
+	}
+	if l.Grounded != nil && !*l.Grounded && l.FailureClass == nil && score != nil && score.SuggestedClass != nil {
+		out = append(out, fmt.Sprintf("not grounded but no failure class (the scorer suggests %s)", *score.SuggestedClass))
+	}
+	return out
+}
+
+// Confirm marks a trace's case confirmed, after checking its label as
+// stored: with problems (see LabelProblems) and force unset, nothing is
+// written and the error is an *IncompleteError.
+func (e *Engine) ConfirmLabel(ctx context.Context, traceID, who string, force bool) (ActionResult, error) {
+	var score *TraceScore
+	if !force {
+		raw, err := e.st.Score(ctx, traceID)
+		if err != nil {
+			return ActionResult{}, err
+		}
+		if len(raw) > 0 {
+			if score, err = DecodeScore(raw); err != nil {
+				return ActionResult{}, err
+			}
+		}
+	}
+	return e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
+		if p := LabelProblems(rec.Case.Label, score); len(p) > 0 && !force {
+			return nil, &IncompleteError{Missing: p}
+		}
+		return []FieldEdit{{"status", jsonOf(model.StatusConfirmed)}}, nil
+	})
+}
+
+// UndoAction undoes who's last action on a trace's case, every field it
+// changed (ErrNothingToUndo when there is none).
+func (e *Engine) UndoAction(ctx context.Context, traceID, who string) (ActionResult, error) {
+	return e.revert(ctx, traceID, who, e.st.UndoGroup)
+}
+
+// RedoAction redoes who's last undone action (ErrNothingToRedo when they
+// undid nothing since their last edit).
+func (e *Engine) RedoAction(ctx context.Context, traceID, who string) (ActionResult, error) {
+	return e.revert(ctx, traceID, who, e.st.RedoGroup)
+}
+
+func (e *Engine) revert(ctx context.Context, traceID, who string, fn func(context.Context, string, string) (store.Group, error)) (ActionResult, error) {
+	unlock := e.cases.lock(traceID)
+	defer unlock()
+	g, err := fn(ctx, traceID, who)
+	if err != nil {
+		return ActionResult{}, err
+	}
+	return e.afterAction(ctx, traceID, g, false)
+}
+
+// IsIncomplete reports whether err is a confirm refused for an unfinished
+// label, and what it lacks.
+func IsIncomplete(err error) ([]string, bool) {
+	var ie *IncompleteError
+	if errors.As(err, &ie) {
+		return ie.Missing, true
+	}
+	return nil, false
+}
+
+// peers returns the peers of t's question (through the question index,
+// never a scan), without t itself.
+func (e *Engine) peers(ctx context.Context, t *model.Trace) ([]scoring.Peer, error) {
+	book := peerBook{}
+	if err := book.load(ctx, e.st, []*model.Trace{t}); err != nil {
+		return nil, err
+	}
+	var out []scoring.Peer
+	for _, peer := range book[store.QuestionKey(t.Question)] {
+		if peer.TraceID != t.TraceID {
+			out = append(out, peer)
+		}
+	}
+	return out, nil
+}
+
+// evaluateOne is Evaluate for one trace, with its peers from the index:
+// scored against its human gold, or else against the gold suggested for
+// it. The suggestion is also made for human gold, for the labeler to
+// compare.
+func (e *Engine) evaluateOne(ctx context.Context, traceID string) (*model.Trace, Result, *scoring.GoldSuggestion, error) {
+	var r Result
+	t, err := e.st.Trace(ctx, traceID)
+	if err != nil {
+		return nil, r, nil, err
+	}
+	if r.Case, err = e.st.CaseForTrace(ctx, traceID); err != nil {
+		return nil, r, nil, err
+	}
+	cfg := e.Config()
+	sc, err := e.scorer()
+	if err != nil {
+		return nil, r, nil, err
+	}
+	var gold *model.Gold
+	if r.Case != nil && r.Case.GoldOrigin == "human" {
+		g := r.Case.Case.Gold
+		gold, r.HumanGold = &g, true
+	}
+	r.Score = sc.Score(t, gold)
+	peers, err := e.peers(ctx, t)
+	if err != nil {
+		return nil, r, nil, err
+	}
+	sugg := sc.SuggestGold(t, r.Score, peers)
+	if !r.HumanGold {
+		g := sugg.Gold
+		r.Score, r.Suggested = sc.Score(t, &g), &sugg
+	}
+	if o, ok := cfg.Policy.(*CommandOracle); ok && o.Err() != nil {
+		return t, r, &sugg, o.Err()
+	}
+	return t, r, &sugg, nil
+}
+

@@ -1,0 +1,215 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"tracelab/model"
+)
+
+// FieldChange sets one field of a case ("label.correct", "status", … see
+// model.CaseFields) to a JSON value.
+type FieldChange struct {
+	Field string
+	Value json.RawMessage
+}
+
+// Group is one stored action on a case: an edit of one or more fields, or
+// the undo or redo of another action. Its events hold every field change.
+type Group struct {
+	ID     int64
+	Action string // edit | undo | redo
+	Events []Event
+}
+
+// ErrNothingToRedo is returned by RedoGroup when who has undone nothing
+// since their last edit.
+var ErrNothingToRedo = errors.New("nothing to redo")
+
+// errNoChange rolls back a group whose changes leave the case as it was,
+// so a key that changes nothing writes nothing (not even a new case).
+var errNoChange = errors.New("no change")
+
+// EditGroup stores one action on the case of a trace (creating the case)
+// in one write transaction: fn sees the case as stored at that moment and
+// returns the changes, so an edit is computed from the stored value and
+// never from a stale screen. Changes that leave a field as it is are
+// skipped; when nothing changes nothing is written and the group's ID is 0.
+// humanGold marks the gold as a person's even when no gold field changed
+// (a person accepted the machine's gold as it is).
+func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bool, fn func(*CaseRecord) ([]FieldChange, error)) (Group, error) {
+	var g Group
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		caseID, err := s.caseIDForTrace(ctx, tx, traceID, who)
+		if err != nil {
+			return err
+		}
+		cr, err := s.loadCaseTx(ctx, tx, caseID)
+		if err != nil {
+			return err
+		}
+		changes, err := fn(cr)
+		if err != nil {
+			return err
+		}
+		var todo []FieldChange
+		for _, c := range changes {
+			if c.Field == "status" {
+				if string(cr.Status) != jsonString(c.Value) {
+					todo = append(todo, c)
+				}
+				continue
+			}
+			old, err := cr.Case.Field(c.Field)
+			if err != nil {
+				return err
+			}
+			probe := cr.Case
+			if err := probe.SetField(c.Field, c.Value); err != nil {
+				return err
+			}
+			if nv, _ := probe.Field(c.Field); string(nv) != string(old) {
+				todo = append(todo, c)
+			}
+		}
+		if humanGold && cr.GoldOrigin != "human" {
+			if _, err := tx.ExecContext(ctx, `UPDATE cases SET gold_origin = 'human' WHERE case_id = ?`, caseID); err != nil {
+				return err
+			}
+		}
+		if len(todo) == 0 {
+			if humanGold && cr.GoldOrigin != "human" {
+				return nil // the origin changed: keep that, with no group
+			}
+			return errNoChange
+		}
+		g, err = s.newGroupTx(ctx, tx, caseID, who, "edit", 0)
+		if err != nil {
+			return err
+		}
+		for _, c := range todo {
+			ev, err := s.editCaseTx(ctx, tx, caseID, who, c.Field, c.Value, 0, g.ID)
+			if err != nil {
+				return err
+			}
+			g.Events = append(g.Events, ev)
+		}
+		return nil
+	})
+	if errors.Is(err, errNoChange) {
+		return Group{}, nil
+	}
+	return g, err
+}
+
+// jsonString is the string a JSON string value holds ("" otherwise).
+func jsonString(v json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(v, &s)
+	return s
+}
+
+func (s *Store) newGroupTx(ctx context.Context, tx *sql.Tx, caseID, who, action string, target int64) (Group, error) {
+	var t any
+	if target != 0 {
+		t = target
+	}
+	r, err := tx.ExecContext(ctx, `INSERT INTO event_groups (case_id, who, at, action, target) VALUES (?, ?, ?, ?, ?)`,
+		caseID, who, s.stamp(), action, t)
+	if err != nil {
+		return Group{}, err
+	}
+	id, err := r.LastInsertId()
+	return Group{ID: id, Action: action}, err
+}
+
+// UndoGroup reverts who's newest action on the case of a trace that is
+// not undone yet, every field it changed, as one new "undo" action (the
+// log stays append-only). ErrNothingToUndo when there is none.
+func (s *Store) UndoGroup(ctx context.Context, traceID, who string) (Group, error) {
+	return s.revert(ctx, traceID, who, "undo", ErrNothingToUndo, `SELECT g.id FROM event_groups g
+		WHERE g.case_id = ? AND g.who = ? AND g.action IN ('edit', 'redo')
+		AND NOT EXISTS (SELECT 1 FROM event_groups u WHERE u.target = g.id AND u.action = 'undo')
+		ORDER BY g.id DESC LIMIT 1`)
+}
+
+// RedoGroup reverts who's newest undo on the case of a trace, provided
+// they made no new edit of the case since: the usual redo stack.
+// ErrNothingToRedo when there is none.
+func (s *Store) RedoGroup(ctx context.Context, traceID, who string) (Group, error) {
+	return s.revert(ctx, traceID, who, "redo", ErrNothingToRedo, `SELECT u.id FROM event_groups u
+		WHERE u.case_id = ?1 AND u.who = ?2 AND u.action = 'undo'
+		AND NOT EXISTS (SELECT 1 FROM event_groups r WHERE r.target = u.id AND r.action = 'redo')
+		AND NOT EXISTS (SELECT 1 FROM event_groups e WHERE e.case_id = ?1 AND e.who = ?2 AND e.action = 'edit' AND e.id > u.id)
+		ORDER BY u.id DESC LIMIT 1`)
+}
+
+// revert finds the group query names and sets every field it changed back
+// to the value before it, newest change first, as one new group.
+func (s *Store) revert(ctx context.Context, traceID, who, action string, none error, query string) (Group, error) {
+	var g Group
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var caseID string
+		err := tx.QueryRowContext(ctx, `SELECT c.case_id FROM cases c JOIN traces t ON t.id = c.trace_pk
+			WHERE t.trace_id = ? ORDER BY c.case_id LIMIT 1`, traceID).Scan(&caseID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return none
+		}
+		if err != nil {
+			return err
+		}
+		var target int64
+		err = tx.QueryRowContext(ctx, query, caseID, who).Scan(&target)
+		if errors.Is(err, sql.ErrNoRows) {
+			return none
+		}
+		if err != nil {
+			return err
+		}
+		type change struct {
+			id    int64
+			field string
+			old   json.RawMessage
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT id, field, old FROM events WHERE grp = ? AND field <> 'case' ORDER BY id DESC`, target)
+		if err != nil {
+			return err
+		}
+		var cs []change
+		for rows.Next() {
+			var c change
+			var old sql.NullString
+			if err := rows.Scan(&c.id, &c.field, &old); err != nil {
+				rows.Close()
+				return err
+			}
+			c.old = json.RawMessage("null")
+			if old.Valid {
+				c.old = json.RawMessage(old.String)
+			}
+			if c.field == "status" && string(c.old) == "null" {
+				c.old = json.RawMessage(`"` + string(model.StatusSuggested) + `"`)
+			}
+			cs = append(cs, c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if g, err = s.newGroupTx(ctx, tx, caseID, who, action, target); err != nil {
+			return err
+		}
+		for _, c := range cs {
+			ev, err := s.editCaseTx(ctx, tx, caseID, who, c.field, c.old, c.id, g.ID)
+			if err != nil {
+				return fmt.Errorf("%s of %s: %w", action, c.field, err)
+			}
+			g.Events = append(g.Events, ev)
+		}
+		return nil
+	})
+	return g, err
+}
