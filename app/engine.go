@@ -241,7 +241,6 @@ func (e *Engine) DriftAcrossRuns(ctx context.Context) (DriftOverview, error) {
 	return DriftAcrossRuns(ctx, e.st)
 }
 
-
 // MarkersIn returns the guess markers of one step, in text order.
 func (ts *TraceScore) MarkersIn(step int) []scoring.Marker {
 	if ts == nil {

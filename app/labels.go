@@ -406,4 +406,3 @@ func (e *Engine) evaluateOne(ctx context.Context, traceID string) (*model.Trace,
 	}
 	return t, r, &sugg, nil
 }
-
