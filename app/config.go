@@ -19,9 +19,12 @@ type Files struct {
 	Policy       string        // --policy: JSON policy oracle file
 	PolicyOracle string        // --policy-oracle: external command (exclusive with Policy)
 	OracleWait   time.Duration // how long the external oracle may take per call
-	Lexicon      string        // --lexicon: extra guess-marker phrases, one per line
-	Lineage      string        // --lineage: tool.argument -> [table.column]
-	Glossary     string        // --glossary: extra glossary entries (JSON)
+	// OracleMaxOutput caps what the external oracle may write per call
+	// (0: DefaultOracleMaxOutput).
+	OracleMaxOutput int64
+	Lexicon         string // --lexicon: extra guess-marker phrases, one per line
+	Lineage         string // --lineage: tool.argument -> [table.column]
+	Glossary        string // --glossary: extra glossary entries (JSON)
 }
 
 // LoadConfig reads the files and the store's glossary into a scoring
@@ -43,7 +46,7 @@ func LoadConfig(ctx context.Context, st *store.Store, f Files) (scoring.Config, 
 		cfg.Policy = p
 	}
 	if f.PolicyOracle != "" {
-		cfg.Policy = &CommandOracle{Command: f.PolicyOracle, Timeout: f.OracleWait}
+		cfg.Policy = &CommandOracle{Command: f.PolicyOracle, Timeout: f.OracleWait, MaxOutput: f.OracleMaxOutput}
 	}
 	if f.Lexicon != "" {
 		data, err := os.ReadFile(f.Lexicon)

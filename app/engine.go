@@ -51,11 +51,29 @@ var (
 	ErrNotFound      = store.ErrNotFound
 )
 
+// IsLocked says err is the database staying locked by another writer
+// past the lock wait.
+func IsLocked(err error) bool { return store.IsLocked(err) }
+
+// IsReadOnly says err is a write to a database opened read-only.
+func IsReadOnly(err error) bool { return store.IsReadOnly(err) }
+
 // Open opens (creating if needed) the database at path and loads the
 // scoring configuration from files and the database's glossary. Errors in
 // a configuration file are ConfigErrors.
 func Open(ctx context.Context, path string, files Files) (*Engine, error) {
-	st, err := store.Open(ctx, path)
+	return OpenWith(ctx, path, files, OpenOptions{})
+}
+
+// OpenOptions steer how the database is opened (the lock wait).
+type OpenOptions = store.Options
+
+// DefaultLockWait is the lock wait when OpenOptions leave it zero.
+const DefaultLockWait = store.DefaultLockWait
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, files Files, opts OpenOptions) (*Engine, error) {
+	st, err := store.OpenWith(ctx, path, opts)
 	if err != nil {
 		return nil, err
 	}

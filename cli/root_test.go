@@ -208,6 +208,9 @@ var testProgram = Program{Version: "test", Demo: os.DirFS(".")}
 // TestMain runs the tests from the repository root, so paths in commands
 // and in their output read as a user at the root would type them.
 func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) != "" {
+		os.Exit(Main(testProgram)) // the test binary as tracelab: see process_test.go
+	}
 	if err := os.Chdir(".."); err != nil {
 		panic(err)
 	}
