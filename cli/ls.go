@@ -82,7 +82,10 @@ func listTraces(ctx context.Context, st *app.Engine, f app.Filter, format string
 	fmt.Fprintln(tw, "TRACE\tCASE\tSERVER\tOUTCOME\tSTATUS\tCLASS\tQUESTION")
 	for _, t := range all {
 		class := t.Class()
-		if class == "" {
+		switch {
+		case class == "" && !t.Scored:
+			class = "unscored" // not "-": nobody, not even the scorer, has looked at it
+		case class == "":
 			class = "-"
 		}
 		caseID := t.CaseID
