@@ -339,7 +339,11 @@ func (e *Engine) Evaluate(ctx context.Context, ids []string, progress Progress) 
 // Report builds report.json over the cases with human gold (all: every
 // scored trace).
 func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
-	return Report(ctx, e.st, e.Config(), all)
+	reps, err := Report(ctx, e.st, e.Config(), all)
+	if err != nil {
+		return nil, err
+	}
+	return reps, scoring.CheckReports(reps)
 }
 
 // DriftAcrossRuns compares the tool contracts of consecutive runs.

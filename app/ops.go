@@ -2,12 +2,14 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"tracelab/importers"
 	"tracelab/model"
+	"tracelab/scoring"
 	"tracelab/store"
 )
 
@@ -75,7 +77,11 @@ type Export struct {
 	Total   int            // cases before ExposeOnly dropped any
 }
 
-// Export writes DIR/cases.jsonl and DIR/report.json.
+// Export writes DIR/cases.jsonl and DIR/report.json as a pair: both are
+// computed and checked before either file is touched, written to
+// temporary files, and only then renamed into place one after the other,
+// so a failure (a cost that overflows, a full disk) leaves the old pair,
+// never a new cases.jsonl beside an old report.json.
 func (e *Engine) Export(ctx context.Context, dir string, opts ExportOptions) (Export, error) {
 	var out Export
 	recs, err := e.st.Cases(ctx, opts.All)
@@ -92,11 +98,6 @@ func (e *Engine) Export(ctx context.Context, dir string, opts ExportOptions) (Ex
 		cases[i] = r.Case
 		keep[r.Case.CaseID] = true
 	}
-	path := filepath.Join(dir, "cases.jsonl")
-	if err := store.WriteFileAtomic(path, func(f *os.File) error { return model.WriteCasesJSONL(f, cases) }); err != nil {
-		return out, err
-	}
-	out.Cases = ExportResult{Path: path, Cases: len(cases)}
 	results, err := e.Evaluate(ctx, nil, nil)
 	if err != nil {
 		return out, err
@@ -107,11 +108,21 @@ func (e *Engine) Export(ctx context.Context, dir string, opts ExportOptions) (Ex
 			sel = append(sel, r)
 		}
 	}
-	out.Reports = BuildReport(sel, opts.All)
-	err = store.WriteFileAtomic(filepath.Join(dir, "report.json"), func(f *os.File) error {
-		return model.WriteReportJSON(f, out.Reports)
+	reports := BuildReport(sel, opts.All)
+	if err := scoring.CheckReports(reports); err != nil {
+		return out, fmt.Errorf("nothing exported: %w", err)
+	}
+	path := filepath.Join(dir, "cases.jsonl")
+	err = store.WriteFilesAtomic([]store.AtomicFile{
+		{Path: path, Write: func(f *os.File) error { return model.WriteCasesJSONL(f, cases) }},
+		{Path: filepath.Join(dir, "report.json"), Write: func(f *os.File) error { return model.WriteReportJSON(f, reports) }},
 	})
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	out.Cases = ExportResult{Path: path, Cases: len(cases)}
+	out.Reports = reports
+	return out, nil
 }
 
 // FillSemantic computes the semantic fingerprint of stored contracts that

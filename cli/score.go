@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -136,8 +135,7 @@ func fmtBool(p *bool) string {
 
 // jsonIndent encodes v indented, without HTML escaping.
 func jsonIndent(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
+	enc := model.NewJSONEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }

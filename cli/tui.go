@@ -31,6 +31,14 @@ func runTUI(cmd *cobra.Command, eng *app.Engine) error {
 	if labeler == "" {
 		labeler = "anonymous"
 	}
+	// A scoring run killed earlier (or an import with --no-score) left
+	// traces without a score: the queue would show them with no class and
+	// no markers, as if the scorer had found nothing.
+	if n, err := eng.ScoreUnscored(cmd.Context(), nil, nil); err != nil {
+		return fmt.Errorf("scoring the traces that have no score: %w", err)
+	} else if n > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "scored %d traces that had no score\n", n)
+	}
 	return tui.Run(cmd.Context(), eng, tui.Options{
 		Labeler:    labeler,
 		Theme:      theme,

@@ -112,8 +112,7 @@ func RenderDrift(format string, r DriftReport) (string, error) {
 		return renderText(r), nil
 	case "json":
 		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
+		enc := model.NewJSONEncoder(&b)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(r); err != nil {
 			return "", err
