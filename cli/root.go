@@ -112,7 +112,7 @@ Run without a command, it opens the workbench on the database: ./tracelab.db unl
 	}
 	root.PersistentFlags().String("db", "", "database file (default $TRACELAB_DB or ./tracelab.db)")
 	root.PersistentFlags().Duration("lock-wait", app.DefaultLockWait,
-		"how long to wait, retrying with backoff, for another process's write lock (default $TRACELAB_LOCK_WAIT or 1m)")
+		"how long to wait, retrying with backoff, for another process's write lock (default $TRACELAB_LOCK_WAIT or 5m)")
 	addTUIFlags(root)
 	addScoringFlags(root, &files)
 	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(p.Demo), newFieldsCmd(), newScoreCmd(), newReportCmd(),

@@ -37,9 +37,10 @@ type Options struct {
 	LockWait time.Duration
 }
 
-// DefaultLockWait is long enough for a large import of another process
-// to finish, short enough that a stuck writer is reported.
-const DefaultLockWait = 60 * time.Second
+// DefaultLockWait is long enough for a few large imports of other
+// processes to finish first (a 50k-trace file holds the lock for about a
+// minute on a busy machine); a writer that holds it longer is reported.
+const DefaultLockWait = 5 * time.Minute
 
 // Open opens (creating if needed) the database at path and brings its
 // schema up to date. WAL lets readers go on while a writer works; the busy
@@ -148,6 +149,11 @@ func (s *Store) migrate(ctx context.Context) error {
 	ms, err := migrationList()
 	if err != nil {
 		return err
+	}
+	// The common case, a schema already up to date, takes no lock: a
+	// reader must not wait for another process's long import.
+	if cur, err := s.SchemaVersion(ctx); err == nil && cur == ms[len(ms)-1].n {
+		return nil
 	}
 	for _, m := range ms {
 		done, err := s.applyMigration(ctx, m, ms[len(ms)-1].n)
