@@ -51,6 +51,9 @@ var (
 	ErrNotFound      = store.ErrNotFound
 )
 
+// NonFiniteError is a report number that came out infinite or NaN.
+type NonFiniteError = scoring.NonFiniteError
+
 // IsLocked says err is the database staying locked by another writer
 // past the lock wait.
 func IsLocked(err error) bool { return store.IsLocked(err) }

@@ -98,7 +98,7 @@ func runFields(stdin io.Reader, out io.Writer, schemaFile, format string, args [
 		return err
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d statements did not parse", failed, len(stmts))
+		return withCode(2, fmt.Errorf("%d of %d statements did not parse", failed, len(stmts)))
 	}
 	return nil
 }

@@ -107,7 +107,7 @@ func TestExportOverflowKeepsTheOldPair(t *testing.T) {
 		}
 	}
 	_, errs, code := run(t, "export", "--all", "--db", db, "--out", suite)
-	if code == 0 || !strings.Contains(errs, `report for server "s1": cost_total_usd is +Inf`) {
+	if code != 2 || !strings.Contains(errs, `report for server "s1": cost_total_usd is +Inf`) {
 		t.Fatalf("export with overflowing costs: %d %q", code, errs)
 	}
 	newCases, _ := os.ReadFile(filepath.Join(suite, "cases.jsonl"))
@@ -119,7 +119,7 @@ func TestExportOverflowKeepsTheOldPair(t *testing.T) {
 	if len(entries) != 2 {
 		t.Errorf("temporary files left behind: %v", entries)
 	}
-	if _, errs, code := run(t, "report", "--db", db); code == 0 || !strings.Contains(errs, "cost_total_usd is +Inf") {
+	if _, errs, code := run(t, "report", "--db", db); code != 2 || !strings.Contains(errs, "cost_total_usd is +Inf") {
 		t.Errorf("report with overflowing costs: %d %q", code, errs)
 	}
 }

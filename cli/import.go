@@ -40,7 +40,7 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 				return nil
 			}
 			if len(args) == 0 {
-				return fmt.Errorf("no files given: tracelab import FILE... (see --help)")
+				return withCode(2, fmt.Errorf("no files given: tracelab import FILE... (see --help)"))
 			}
 			if opts.Format != "" {
 				if _, ok := app.LookupFormat(opts.Format); !ok {

@@ -90,23 +90,32 @@ func TestProcessFloodingOracleIsCapped(t *testing.T) {
 	dir := t.TempDir()
 	db := importSamples(t, dir)
 	oracle := "cat >/dev/null; yes"
-	p := tracelab(t, dir, "score", "--db", db, "--policy-oracle", oracle, "--oracle-max-output", "4194304")
-	t.Logf("peak RSS of tracelab score with a flooding oracle: %.1f MiB", float64(p.maxRSS)/(1<<20))
-	if p.code != 2 {
-		t.Fatalf("exit %d, want 2; stderr %q", p.code, p.err)
-	}
-	for _, want := range []string{`policy oracle "cat >/dev/null; yes" wrote more than 4194304 bytes`, "at call 1 ("} {
-		if !strings.Contains(p.err, want) {
-			t.Errorf("stderr %q does not say %q", p.err, want)
+	for _, tt := range []struct {
+		flags []string
+		limit int
+	}{
+		{nil, 16 << 20}, // the default cap
+		{[]string{"--oracle-max-output", "4194304"}, 4 << 20},
+	} {
+		args := append([]string{"score", "--db", db, "--policy-oracle", oracle}, tt.flags...)
+		p := tracelab(t, dir, args...)
+		t.Logf("cap %d MiB: peak RSS of tracelab score with a flooding oracle %.1f MiB", tt.limit>>20, float64(p.maxRSS)/(1<<20))
+		if p.code != 2 {
+			t.Fatalf("%v: exit %d, want 2; stderr %q", tt.flags, p.code, p.err)
 		}
-	}
-	if n := strings.Count(p.err, "policy oracle"); n != 1 {
-		t.Errorf("the failure is reported %d times, want once: %q", n, p.err)
-	}
-	// Without the cap the process grew past gigabytes; with it a few
-	// buffers of the cap's size at most.
-	if p.maxRSS > 300<<20 {
-		t.Errorf("peak RSS %d MiB", p.maxRSS>>20)
+		for _, want := range []string{fmt.Sprintf(`policy oracle "cat >/dev/null; yes" wrote more than %d bytes`, tt.limit), "at call "} {
+			if !strings.Contains(p.err, want) {
+				t.Errorf("stderr %q does not say %q", p.err, want)
+			}
+		}
+		if n := strings.Count(p.err, "policy oracle"); n != 1 {
+			t.Errorf("the failure is reported %d times, want once: %q", n, p.err)
+		}
+		// Without the cap the process grew past gigabytes; with it a few
+		// buffers of the cap's size at most (one per scoring worker).
+		if limit := int64(tt.limit)*int64(runtime.NumCPU()+2) + 200<<20; p.maxRSS > limit {
+			t.Errorf("peak RSS %d MiB, more than %d MiB", p.maxRSS>>20, limit>>20)
+		}
 	}
 }
 
@@ -280,15 +289,18 @@ func manyTracesFile(t *testing.T, dir, prefix string, n int) string {
 	return writeIn(t, dir, prefix+".jsonl", b.String())
 }
 
+// TestProcessConcurrentImportsAllLand runs three imports into one new
+// database at once: all must land, whole. (The issue's probe, three
+// 50k-trace files, is scripts/probe_concurrent_imports.sh: too slow here.)
 func TestProcessConcurrentImportsAllLand(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.db")
-	const n, each = 3, 3000
+	const n, each = 3, 2000
 	cmds := make([]*exec.Cmd, n)
 	outs := make([]*bytes.Buffer, n)
 	for i := range cmds {
 		f := manyTracesFile(t, dir, fmt.Sprintf("w%d", i), each)
-		cmds[i] = tracelabCmd(t, dir, "import", "--db", db, f)
+		cmds[i] = tracelabCmd(t, dir, "import", "--no-score", "--db", db, f)
 		outs[i] = &bytes.Buffer{}
 		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
 	}
@@ -302,7 +314,7 @@ func TestProcessConcurrentImportsAllLand(t *testing.T) {
 			t.Errorf("import %d of %d at once: %v\n%s", i, n, err, outs[i])
 		}
 	}
-	if ls := tracelab(t, dir, "ls", "--db", db); !strings.Contains(ls.out, fmt.Sprintf("%d traces", n*each)) || strings.Contains(ls.out, "unscored") {
+	if ls := tracelab(t, dir, "ls", "--db", db); !strings.Contains(ls.out, fmt.Sprintf("%d traces", n*each)) {
 		t.Errorf("after %d concurrent imports: %s", n, ls.out[max(0, len(ls.out)-200):])
 	}
 }
@@ -393,7 +405,7 @@ func TestProcessExitCodes(t *testing.T) {
 		t.Errorf("--db DIR: exit %d %q", p.code, p.err)
 	}
 	// An interrupt exits 130 and leaves the file unimported.
-	big := manyTracesFile(t, dir, "big", 20000)
+	big := manyTracesFile(t, dir, "big", 10000)
 	db := filepath.Join(dir, "t.db")
 	cmd := tracelabCmd(t, dir, "import", "--no-score", "--db", db, big)
 	var errb bytes.Buffer
@@ -401,9 +413,11 @@ func TestProcessExitCodes(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the database appearing", func() bool {
-		_, err := os.Stat(db + "-wal")
-		return err == nil
+	// The import's pages reach the write-ahead log as they are written:
+	// a growing log means the import is under way, past opening.
+	waitFor(t, 60*time.Second, "the import writing", func() bool {
+		fi, err := os.Stat(db + "-wal")
+		return err == nil && fi.Size() > 4<<20
 	})
 	cmd.Process.Signal(os.Interrupt)
 	cmd.Wait()

@@ -27,10 +27,21 @@ func CheckReports(reps []model.Report) error {
 			{"cost_per_correct_answer_usd", r.CostPerCorrectAnswerUSD},
 		} {
 			if m.v != nil && (math.IsInf(*m.v, 0) || math.IsNaN(*m.v)) {
-				return fmt.Errorf("report for server %q: %s is %v: the traces' usage.usd add up past what a number can hold; check their costs",
-					r.Server, m.name, *m.v)
+				return &NonFiniteError{Server: r.Server, Metric: m.name, Value: *m.v}
 			}
 		}
 	}
 	return nil
+}
+
+// NonFiniteError is a report metric that came out infinite or NaN: the
+// input's numbers are at fault, not the suite.
+type NonFiniteError struct {
+	Server, Metric string
+	Value          float64
+}
+
+func (e *NonFiniteError) Error() string {
+	return fmt.Sprintf("report for server %q: %s is %v: the traces' usage.usd add up past what a number can hold; check their costs",
+		e.Server, e.Metric, e.Value)
 }
