@@ -106,6 +106,10 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // Close closes the database.
 func (e *Engine) Close() error { return e.st.Close() }
 
+// ReadOnly says the database was opened read-only (the file is not
+// writable by this process): browsing works, edits and scoring fail.
+func (e *Engine) ReadOnly() bool { return e.st.ReadOnly() }
+
 // Path is the database's file.
 func (e *Engine) Path() string { return e.st.Path() }
 

@@ -55,6 +55,10 @@ func isTerminal() bool {
 // left them, and the queue would show them with no class and no markers,
 // as if the scorer had found nothing.
 func scoreOnOpen(ctx context.Context, eng *app.Engine, w io.Writer) error {
+	if eng.ReadOnly() {
+		fmt.Fprintf(w, "%s is read-only: browsing only, labels cannot be saved\n", eng.Path())
+		return nil
+	}
 	n, err := eng.ScoreUnscored(ctx, nil, nil)
 	if err != nil {
 		return fmt.Errorf("scoring the traces that have no score: %w", err)

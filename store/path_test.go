@@ -77,6 +77,9 @@ func TestSchemaCheckedWhenReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !ro.ReadOnly() {
+		t.Error("ReadOnly() is false for a mode=ro store")
+	}
 	if _, err := ro.DB().ExecContext(ctx, "DELETE FROM traces"); !IsReadOnly(err) {
 		t.Errorf("a write to a read-only database: %v", err)
 	}

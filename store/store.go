@@ -24,9 +24,10 @@ var migrations embed.FS
 
 // Store is an open tracelab database.
 type Store struct {
-	db   *sql.DB
-	path string
-	now  func() time.Time
+	db       *sql.DB
+	path     string
+	now      func() time.Time
+	readOnly bool // opened mode=ro: this process may not write the file
 }
 
 // Options steer how a database is opened.
@@ -105,7 +106,7 @@ func open(ctx context.Context, path string, opts Options, mode access, pragmas .
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, now: time.Now}
+	s := &Store{db: db, path: path, now: time.Now, readOnly: mode != readWrite}
 	if mode != readWrite {
 		err = s.checkSchema(ctx)
 	} else {
@@ -120,6 +121,9 @@ func open(ctx context.Context, path string, opts Options, mode access, pragmas .
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
+
+// ReadOnly says the database was opened read-only.
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // Path is the file the store was opened from.
 func (s *Store) Path() string { return s.path }
