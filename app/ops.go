@@ -37,10 +37,10 @@ func LookupFormat(name string) (Format, bool) { return importers.Lookup(name) }
 func FormatNames() string { return importers.FormatNames() }
 
 // Import reads one file (any supported format, detected from content) into
-// the database in one transaction; name is what errors and the import log
-// call it.
+// the database in one transaction, staged first so the write lock is held
+// briefly; name is what errors and the import log call it.
 func (e *Engine) Import(ctx context.Context, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
-	return e.st.Import(ctx, r, name, opts)
+	return e.st.ImportStaged(ctx, r, name, opts)
 }
 
 // AfterImport fingerprints the new tool contracts semantically (so drift

@@ -413,10 +413,14 @@ func TestProcessExitCodes(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// The import's pages reach the write-ahead log as they are written:
-	// a growing log means the import is under way, past opening.
+	// The import stages the file in a database beside the real one: a
+	// growing staging file means the import is under way, past opening.
 	waitFor(t, 60*time.Second, "the import writing", func() bool {
-		fi, err := os.Stat(db + "-wal")
+		m, _ := filepath.Glob(filepath.Join(dir, ".t.db.staging-*"))
+		if len(m) == 0 {
+			return false
+		}
+		fi, err := os.Stat(m[0])
 		return err == nil && fi.Size() > 4<<20
 	})
 	cmd.Process.Signal(os.Interrupt)
@@ -426,6 +430,9 @@ func TestProcessExitCodes(t *testing.T) {
 	}
 	if n := countRows(t, db, "traces"); n != 0 {
 		t.Errorf("%d traces of the interrupted file were written", n)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".t.db.staging-*")); len(m) > 0 {
+		t.Errorf("the interrupted import left its staging database: %v", m)
 	}
 }
 

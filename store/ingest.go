@@ -189,10 +189,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, name string, opts Impor
 		return res, err
 	}
 	res.SHA256 = hex.EncodeToString(h.Sum(nil))
-	if _, err := tx.ExecContext(ctx, `INSERT INTO imports
-		(path, sha256, format, traces_new, cases_new, unchanged, replaced, rejected, steps, imported_at)
-		VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
-		name, res.SHA256, res.Format, res.New, res.Unchanged, res.Replaced, len(res.Bad), res.Steps, s.stamp()); err != nil {
+	if err := recordImport(ctx, tx, res, s.stamp()); err != nil {
 		return res, err
 	}
 	w.close()
