@@ -66,7 +66,7 @@ func (o *CommandOracle) Check(c scoring.PolicyCall) ([]scoring.Violation, error)
 	n, failed := o.calls, o.failed
 	o.mu.Unlock()
 	v, err := o.check(c, n, failed)
-	if err == nil { // a nil *OracleError: check never returns it as an error value
+	if err == nil { // still the typed *OracleError here, so nil means it answered
 		return v, nil
 	}
 	o.mu.Lock()
