@@ -416,7 +416,7 @@ func TestProcessExitCodes(t *testing.T) {
 	// The import stages the file in a database beside the real one: a
 	// growing staging file means the import is under way, past opening.
 	waitFor(t, 60*time.Second, "the import writing", func() bool {
-		m, _ := filepath.Glob(filepath.Join(dir, ".t.db.staging-*"))
+		m, _ := filepath.Glob(filepath.Join(dir, ".t.db.staging.*"))
 		if len(m) == 0 {
 			return false
 		}
@@ -431,7 +431,7 @@ func TestProcessExitCodes(t *testing.T) {
 	if n := countRows(t, db, "traces"); n != 0 {
 		t.Errorf("%d traces of the interrupted file were written", n)
 	}
-	if m, _ := filepath.Glob(filepath.Join(dir, ".t.db.staging-*")); len(m) > 0 {
+	if m, _ := filepath.Glob(filepath.Join(dir, ".t.db.staging.*")); len(m) > 0 {
 		t.Errorf("the interrupted import left its staging database: %v", m)
 	}
 }

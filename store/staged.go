@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"tracelab/importers"
 	"tracelab/model"
@@ -32,7 +34,8 @@ func (s *Store) ImportStaged(ctx context.Context, r io.Reader, name string, opts
 	if s.readOnly {
 		return s.Import(ctx, r, name, opts) // fails as a write to a read-only database, saying so
 	}
-	path := filepath.Join(filepath.Dir(s.path), "."+filepath.Base(s.path)+".staging-"+strconv.FormatUint(rand.Uint64(), 36))
+	removeOrphanStaging(s.path)
+	path := fmt.Sprintf("%s.%d-%s", stagingPrefix(s.path), os.Getpid(), strconv.FormatUint(rand.Uint64(), 36))
 	defer os.Remove(path)
 	staged, err := OpenScratch(ctx, path)
 	if err != nil {
@@ -50,6 +53,30 @@ func (s *Store) ImportStaged(ctx context.Context, r io.Reader, name string, opts
 		return res, err
 	}
 	return s.mergeStaged(ctx, path, name, opts, res)
+}
+
+// stagingPrefix names the staging databases of the database at path:
+// hidden, beside it, on the same file system.
+func stagingPrefix(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".staging")
+}
+
+// removeOrphanStaging deletes staging databases left by imports that were
+// killed: their name carries the importing process's id, and that process
+// is gone. One whose process still runs (or whose id was reused) is left.
+func removeOrphanStaging(path string) {
+	prefix := stagingPrefix(path) + "."
+	matches, _ := filepath.Glob(prefix + "*")
+	for _, m := range matches {
+		pidText, _, ok := strings.Cut(strings.TrimPrefix(m, prefix), "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			os.Remove(m)
+		}
+	}
 }
 
 // mergeStaged copies a staging database's rows into s in one transaction.

@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -163,4 +165,30 @@ type firstRead struct {
 func (f *firstRead) Read(p []byte) (int, error) {
 	f.once.Do(func() { close(f.c) })
 	return f.r.Read(p)
+}
+
+// TestOrphanStagingRemoved: a staging database whose import was killed is
+// removed by the next import; one of a running process stays.
+func TestOrphanStagingRemoved(t *testing.T) {
+	st := openTemp(t)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	orphan := fmt.Sprintf("%s.%d-x", stagingPrefix(st.Path()), dead.Process.Pid)
+	live := fmt.Sprintf("%s.%d-y", stagingPrefix(st.Path()), os.Getpid())
+	for _, p := range []string{orphan, live} {
+		if err := os.WriteFile(p, []byte("staged"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.ImportStaged(context.Background(), strings.NewReader(goodTraces), "good.jsonl", ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(orphan); err == nil {
+		t.Error("the killed import's staging database is still there")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a running import's staging database was removed: %v", err)
+	}
 }
