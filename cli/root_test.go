@@ -209,7 +209,9 @@ var testProgram = Program{Version: "test", Demo: os.DirFS(".")}
 // and in their output read as a user at the root would type them.
 func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) != "" {
-		os.Exit(Main(testProgram)) // the test binary as tracelab: see process_test.go
+		code := Main(testProgram) // the test binary as tracelab: see process_test.go
+		writePeakRSS(os.Getenv(peakEnv))
+		os.Exit(code)
 	}
 	if err := os.Chdir(".."); err != nil {
 		panic(err)
