@@ -400,7 +400,7 @@ func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []mod
 	s.Failed = s.Regressed > 0 || s.PolicyViolations > 0
 	s.PolicyChecked = cfg.Policy != nil
 	rep.Report = scoring.BuildReport(crs)
-	return rep, nil
+	return rep, scoring.CheckReports(rep.Report)
 }
 
 // matchByQuestion narrows the cases of one question and as_user to the

@@ -20,9 +20,12 @@ type Files struct {
 	Policy       string        // --policy: JSON policy oracle file
 	PolicyOracle string        // --policy-oracle: external command (exclusive with Policy)
 	OracleWait   time.Duration // how long the external oracle may take per call
-	Lexicon      string        // --lexicon: extra guess-marker phrases, one per line
-	Lineage      string        // --lineage: tool.argument -> [table.column]
-	Glossary     string        // --glossary: extra glossary entries (JSON)
+	// OracleMaxOutput caps what the external oracle may write per call
+	// (0: DefaultOracleMaxOutput).
+	OracleMaxOutput int64
+	Lexicon         string // --lexicon: extra guess-marker phrases, one per line
+	Lineage         string // --lineage: tool.argument -> [table.column]
+	Glossary        string // --glossary: extra glossary entries (JSON)
 	// Prices (--prices) is a price table laid over the embedded one, for
 	// the estimated cost of traces that carry tokens but no cost.
 	Prices string
@@ -52,7 +55,7 @@ func LoadConfig(ctx context.Context, st *store.Store, f Files) (scoring.Config, 
 		cfg.Policy = p
 	}
 	if f.PolicyOracle != "" {
-		cfg.Policy = &CommandOracle{Command: f.PolicyOracle, Timeout: f.OracleWait}
+		cfg.Policy = &CommandOracle{Command: f.PolicyOracle, Timeout: f.OracleWait, MaxOutput: f.OracleMaxOutput}
 	}
 	if f.Lexicon != "" {
 		data, err := os.ReadFile(f.Lexicon)

@@ -56,11 +56,32 @@ var (
 	ErrNotFound      = store.ErrNotFound
 )
 
+// NonFiniteError is a report number that came out infinite or NaN.
+type NonFiniteError = scoring.NonFiniteError
+
+// IsLocked says err is the database staying locked by another writer
+// past the lock wait.
+func IsLocked(err error) bool { return store.IsLocked(err) }
+
+// IsReadOnly says err is a write to a database opened read-only.
+func IsReadOnly(err error) bool { return store.IsReadOnly(err) }
+
 // Open opens (creating if needed) the database at path and loads the
 // scoring configuration from files and the database's glossary. Errors in
 // a configuration file are ConfigErrors.
 func Open(ctx context.Context, path string, files Files) (*Engine, error) {
-	st, err := store.Open(ctx, path)
+	return OpenWith(ctx, path, files, OpenOptions{})
+}
+
+// OpenOptions steer how the database is opened (the lock wait).
+type OpenOptions = store.Options
+
+// DefaultLockWait is the lock wait when OpenOptions leave it zero.
+const DefaultLockWait = store.DefaultLockWait
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, files Files, opts OpenOptions) (*Engine, error) {
+	st, err := store.OpenWith(ctx, path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +112,10 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 
 // Close closes the database.
 func (e *Engine) Close() error { return e.st.Close() }
+
+// ReadOnly says the database was opened read-only (the file is not
+// writable by this process): browsing works, edits and scoring fail.
+func (e *Engine) ReadOnly() bool { return e.st.ReadOnly() }
 
 // Path is the database's file.
 func (e *Engine) Path() string { return e.st.Path() }

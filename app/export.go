@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -51,18 +52,25 @@ func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, 
 	for i, r := range recs {
 		cases[i] = r.Case
 	}
-	if err := store.WriteFileAtomic(res.CasesPath, func(f *os.File) error { return model.WriteCasesJSONL(f, cases) }); err != nil {
-		return res, err
-	}
-	res.Cases = len(cases)
-	cases = nil
+	// Both files are computed and checked before either is touched, then
+	// written to temporary files and renamed into place: a failure (a cost
+	// that overflows, a full disk) leaves the old pair, never a new
+	// cases.jsonl beside an old report.json.
 	if res.Reports, err = e.reportOver(ctx, recs); err != nil {
 		return res, err
 	}
-	err = store.WriteFileAtomic(res.ReportPath, func(f *os.File) error { return model.WriteReportJSON(f, res.Reports) })
-	if err == nil {
-		res.Manifest, err = e.writeSuiteManifest(ctx, opts.Dir, recs) // manifest.go
+	if err := scoring.CheckReports(res.Reports); err != nil {
+		return res, fmt.Errorf("nothing exported: %w", err)
 	}
+	err = store.WriteFilesAtomic([]store.AtomicFile{
+		{Path: res.CasesPath, Write: func(f *os.File) error { return model.WriteCasesJSONL(f, cases) }},
+		{Path: res.ReportPath, Write: func(f *os.File) error { return model.WriteReportJSON(f, res.Reports) }},
+	})
+	if err != nil {
+		return res, err
+	}
+	res.Cases = len(cases)
+	res.Manifest, err = e.writeSuiteManifest(ctx, opts.Dir, recs) // manifest.go
 	return res, err
 }
 

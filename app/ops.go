@@ -27,16 +27,24 @@ func FormatNames() string { return importers.FormatNames() }
 
 // AfterImport fingerprints the new tool contracts semantically (so drift
 // can tell a rename from a remove and add) and, unless noScore, scores the
-// given traces so the queue shows classes and markers at once.
-func (e *Engine) AfterImport(ctx context.Context, traceIDs []string, noScore bool) error {
+// given traces and every other trace without a score (an earlier scoring
+// may have been killed), so the queue shows classes and markers at once.
+// It returns how many traces it scored.
+func (e *Engine) AfterImport(ctx context.Context, traceIDs []string, noScore bool) (int, error) {
 	if _, err := FillSemantic(ctx, e.st); err != nil {
-		return err
+		return 0, err
 	}
-	if noScore || len(traceIDs) == 0 {
-		return nil
+	if noScore {
+		return 0, nil
 	}
-	_, err := e.ScoreTraces(ctx, traceIDs, nil)
-	return err
+	// The new traces and the traces whose suggestions their gold feeds,
+	// then whatever a killed earlier run left without a score.
+	sum, err := e.ScoreTraces(ctx, traceIDs, nil)
+	if err != nil {
+		return sum.Scored, err
+	}
+	n, err := e.ScoreUnscored(ctx, nil, nil)
+	return sum.Scored + n, err
 }
 
 // Sample draws a stratified sample and makes it the labeling queue.

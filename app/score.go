@@ -713,7 +713,8 @@ func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return scoring.BuildReport(crs), nil
+	reps := scoring.BuildReport(crs)
+	return reps, scoring.CheckReports(reps)
 }
 
 // reportScore is what the report reads of a stored score. Decoding only

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"tracelab/model"
 	"tracelab/scoring"
 )
 
@@ -22,8 +23,7 @@ func RenderDrift(format string, r scoring.DriftReport, run JUnitRun) (string, er
 		return driftText(r), nil
 	case "json":
 		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
+		enc := model.NewJSONEncoder(&b) // C1 and bidi controls escaped too
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(r); err != nil {
 			return "", err

@@ -221,10 +221,8 @@ func writeCheckText(w io.Writer, rep app.CheckReport) error {
 // ciText makes suite and trace text safe for a CI log, a summary or a
 // JUnit report: one line, no control characters, and the Unicode
 // bidirectional controls that could reorder what a reviewer reads shown
-// as escapes.
-func ciText(s string) string {
-	return model.EscapeRunes(model.CleanLine(s), model.IsBidiControl)
-}
+// as escapes (CleanLine does both).
+func ciText(s string) string { return model.CleanLine(s) }
 
 func mdCell(s string) string { return cireport.Cell(model.CleanLine(s)) }
 

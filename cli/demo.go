@@ -79,7 +79,7 @@ traces instead of opening the workbench.`,
 				if err := loadDemo(cmd.Context(), eng, demoData); err != nil {
 					return err
 				}
-				if err := eng.AfterImport(cmd.Context(), nil, true); err != nil {
+				if _, err := eng.AfterImport(cmd.Context(), nil, true); err != nil {
 					return err
 				}
 				if _, err := eng.Rescore(cmd.Context(), nil, nil); err != nil {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"tracelab/model"
 	"tracelab/scoring"
 )
 
@@ -69,8 +69,7 @@ func runFields(stdin io.Reader, out io.Writer, schemaFile, format string, args [
 	}
 	an := scoring.NewSQLAnalyzer(schema)
 	w := bufio.NewWriter(out)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
+	enc := model.NewJSONEncoder(w)
 	failed := 0
 	for i, sql := range stmts {
 		a := an.Analyze(sql)
@@ -99,7 +98,7 @@ func runFields(stdin io.Reader, out io.Writer, schemaFile, format string, args [
 		return err
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d statements did not parse", failed, len(stmts))
+		return withCode(2, fmt.Errorf("%d of %d statements did not parse", failed, len(stmts)))
 	}
 	return nil
 }

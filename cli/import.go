@@ -40,12 +40,17 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 				return nil
 			}
 			if len(args) == 0 {
-				return fmt.Errorf("no files given: tracelab import FILE... (see --help)")
+				return withCode(2, fmt.Errorf("no files given: tracelab import FILE... (see --help)"))
 			}
 			if opts.Format != "" {
 				if _, ok := app.LookupFormat(opts.Format); !ok {
 					return withCode(2, fmt.Errorf("unknown format %q (supported: %s)", opts.Format, app.FormatNames()))
 				}
+			}
+			// Every input must exist before the database is opened (and
+			// perhaps created): a typo must not leave a new ./tracelab.db.
+			if err := checkInputs(args); err != nil {
+				return err
 			}
 			eng, err := openEngine(cmd, files)
 			if err != nil {
@@ -53,11 +58,15 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 			}
 			defer eng.Close()
 			imported, ierr := runImport(cmd.Context(), eng, args, opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
-			if err := eng.AfterImport(cmd.Context(), imported, noScore); err != nil {
-				return fmt.Errorf("after importing: %w", err)
+			if errors.Is(ierr, context.Canceled) || exitCode(ierr) == 130 {
+				return ierr
 			}
-			if len(imported) > 0 && !noScore {
-				fmt.Fprintf(cmd.OutOrStdout(), "scored %d new traces\n", len(imported))
+			n, err := eng.AfterImport(cmd.Context(), imported, noScore)
+			if n > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "scored %d traces\n", n)
+			}
+			if err != nil {
+				return fmt.Errorf("after importing: %w", err)
 			}
 			return ierr
 		},
@@ -81,7 +90,7 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 // per file. Files that finished stay imported when a later one fails or
 // the user presses Ctrl-C. It returns the ids of the traces written.
 func runImport(ctx context.Context, st *app.Engine, files []string, opts app.ImportOptions, out, errw io.Writer) ([]string, error) {
-	rejected := 0
+	rejected, failed := 0, 0
 	var written []string
 	for _, path := range files {
 		res, err := importOne(ctx, st, path, opts, errw)
@@ -96,9 +105,18 @@ func runImport(ctx context.Context, st *app.Engine, files []string, opts app.Imp
 			fmt.Fprintln(errw, err)
 			rejected++
 			continue
+		case app.IsLocked(err):
+			fmt.Fprintf(errw, "%s: another process kept the database %s locked past the lock wait; nothing of %s was written (run it again, or raise --lock-wait)\n",
+				path, st.Path(), path)
+			failed++
+			continue
+		case app.IsReadOnly(err):
+			fmt.Fprintf(errw, "%s: the database %s is read-only; nothing of %s was written\n", path, st.Path(), path)
+			failed++
+			continue
 		case err != nil:
-			fmt.Fprintf(errw, "%v\n", err)
-			rejected++
+			fmt.Fprintf(errw, "%v; nothing of %s was written\n", err, path)
+			failed++
 			continue
 		}
 		fmt.Fprintln(out, res.Summary())
@@ -107,10 +125,33 @@ func runImport(ctx context.Context, st *app.Engine, files []string, opts app.Imp
 			rejected++
 		}
 	}
-	if rejected > 0 {
+	switch {
+	case failed > 0:
+		// A database that could not be written, or a file that could not
+		// be read: a failed dependency or bad input, not a verdict.
+		return written, withCode(2, fmt.Errorf("%d of %d file(s) not imported", failed+rejected, len(files)))
+	case rejected > 0:
 		return written, fmt.Errorf("%d of %d file(s) had rejected records", rejected, len(files))
 	}
 	return written, nil
+}
+
+// checkInputs refuses missing or unreadable input files, and folders,
+// before anything is opened.
+func checkInputs(paths []string) error {
+	for _, p := range paths {
+		if p == "-" {
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return withCode(2, err)
+		}
+		if fi.IsDir() {
+			return withCode(2, fmt.Errorf("%s is a directory: give the trace files in it (e.g. %s/*.jsonl)", p, p))
+		}
+	}
+	return nil
 }
 
 func importOne(ctx context.Context, st *app.Engine, path string, opts app.ImportOptions, errw io.Writer) (app.ImportResult, error) {

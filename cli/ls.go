@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -73,8 +72,7 @@ func listTraces(ctx context.Context, st *app.Engine, f app.Filter, format string
 		q.After = next
 	}
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
+		enc := model.NewJSONEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(all)
 	}
@@ -82,7 +80,10 @@ func listTraces(ctx context.Context, st *app.Engine, f app.Filter, format string
 	fmt.Fprintln(tw, "TRACE\tCASE\tSERVER\tOUTCOME\tSTATUS\tCLASS\tQUESTION")
 	for _, t := range all {
 		class := t.Class()
-		if class == "" {
+		switch {
+		case class == "" && !t.Scored:
+			class = "unscored" // not "-": nobody, not even the scorer, has looked at it
+		case class == "":
 			class = "-"
 		}
 		caseID := t.CaseID

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
@@ -110,6 +111,8 @@ Run without a command, it opens the workbench on the database: ./tracelab.db unl
 		},
 	}
 	root.PersistentFlags().String("db", "", "database file (default $TRACELAB_DB or ./tracelab.db)")
+	root.PersistentFlags().Duration("lock-wait", app.DefaultLockWait,
+		"how long to wait, retrying with backoff, for another process's write lock (default $TRACELAB_LOCK_WAIT or 5m)")
 	addTUIFlags(root)
 	addScoringFlags(root, &files)
 	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(p.Demo), newFieldsCmd(), newScoreCmd(), newReportCmd(),
@@ -136,8 +139,10 @@ func withCode(code int, err error) error {
 	return &exitError{code: code, err: err}
 }
 
-// exitCode maps an error to the process status: the code it carries
-// (2 for bad input, 130 for an interrupt), else 1.
+// exitCode maps an error to the process status (the table in README.md):
+// the code it carries; 130 for an interrupt; 2 for a failed dependency (a
+// policy oracle, a database locked or read-only, a missing file) or input
+// whose numbers overflow a report; else 1.
 func exitCode(err error) int {
 	if err == nil {
 		return 0
@@ -149,7 +154,28 @@ func exitCode(err error) int {
 	if errors.Is(err, context.Canceled) {
 		return 130
 	}
+	var oracle *app.OracleError
+	var pathErr *fs.PathError
+	var number *app.NonFiniteError
+	if errors.As(err, &oracle) || app.IsLocked(err) || app.IsReadOnly(err) || errors.As(err, &pathErr) || errors.As(err, &number) {
+		return 2
+	}
 	return 1
+}
+
+// lockWait resolves the lock wait: --lock-wait, then $TRACELAB_LOCK_WAIT.
+func lockWait(cmd *cobra.Command) (time.Duration, error) {
+	if f := cmd.Flags().Lookup("lock-wait"); f != nil && f.Changed {
+		return cmd.Flags().GetDuration("lock-wait")
+	}
+	if v := os.Getenv("TRACELAB_LOCK_WAIT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return 0, withCode(2, fmt.Errorf("TRACELAB_LOCK_WAIT=%q: %w", v, err))
+		}
+		return d, nil
+	}
+	return app.DefaultLockWait, nil
 }
 
 // dbPath resolves the database: --db, then $TRACELAB_DB, then ./tracelab.db.

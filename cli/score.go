@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ func addScoringFlags(cmd *cobra.Command, f *app.Files) {
 	fl.StringVar(&f.Policy, "policy", "", "policy oracle file: scopes and users (JSON)")
 	fl.StringVar(&f.PolicyOracle, "policy-oracle", "", "external policy oracle command: reads a call as JSON on stdin, writes {\"violations\":[...]}")
 	fl.DurationVar(&f.OracleWait, "oracle-timeout", 10*time.Second, "how long the external policy oracle may take per call")
+	fl.Int64Var(&f.OracleMaxOutput, "oracle-max-output", app.DefaultOracleMaxOutput, "bytes the external policy oracle may write per call")
 	fl.StringVar(&f.Lexicon, "lexicon", "", "extra guess-marker phrases, one per line (# comments)")
 	fl.StringVar(&f.Lineage, "lineage", "", `lineage file: {"tool.argument":["table.column",...]}`)
 	fl.StringVar(&f.Glossary, "glossary", "", "extra glossary entries (JSON array of {term, definition, required_fields, ...})")
@@ -29,7 +29,11 @@ func addScoringFlags(cmd *cobra.Command, f *app.Files) {
 // openScoring opens the database and reads the scoring configuration the
 // flags of addScoringFlags name; a bad configuration file is bad input (2).
 func openEngine(cmd *cobra.Command, files app.Files) (*app.Engine, error) {
-	eng, err := app.Open(cmd.Context(), dbPath(cmd), files)
+	wait, err := lockWait(cmd)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := app.OpenWith(cmd.Context(), dbPath(cmd), files, app.OpenOptions{LockWait: wait})
 	var cerr *app.ConfigError
 	if errors.As(err, &cerr) {
 		return nil, withCode(2, err)
@@ -142,8 +146,7 @@ func fmtBool(p *bool) string {
 
 // jsonIndent encodes v indented, without HTML escaping.
 func jsonIndent(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
+	enc := model.NewJSONEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }

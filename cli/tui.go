@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/charmbracelet/x/term"
@@ -31,6 +33,9 @@ func runTUI(cmd *cobra.Command, eng *app.Engine, where string) error {
 	default:
 		return withCode(2, fmt.Errorf("--theme %q is not one of dark, light, high-contrast", theme))
 	}
+	if err := scoreOnOpen(cmd.Context(), eng, cmd.ErrOrStderr()); err != nil {
+		return err
+	}
 	return tui.Run(cmd.Context(), eng, tui.Options{
 		Labeler:    labeler,
 		Theme:      theme,
@@ -45,4 +50,23 @@ func runTUI(cmd *cobra.Command, eng *app.Engine, where string) error {
 // the workbench needs one, scripts get a listing instead.
 func isTerminal() bool {
 	return term.IsTerminal(os.Stdin.Fd()) && term.IsTerminal(os.Stdout.Fd())
+}
+
+// scoreOnOpen scores the traces that have no score before the workbench
+// shows them: a scoring run killed earlier (or an import with --no-score)
+// left them, and the queue would show them with no class and no markers,
+// as if the scorer had found nothing.
+func scoreOnOpen(ctx context.Context, eng *app.Engine, w io.Writer) error {
+	if eng.ReadOnly() {
+		fmt.Fprintf(w, "%s is read-only: browsing only, labels cannot be saved\n", eng.Path())
+		return nil
+	}
+	n, err := eng.ScoreUnscored(ctx, nil, nil)
+	if err != nil {
+		return fmt.Errorf("scoring the traces that have no score: %w", err)
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "scored %d traces that had no score\n", n)
+	}
+	return nil
 }

@@ -2,18 +2,16 @@ package model
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"sort"
 )
 
-// MarshalLine encodes v as one compact JSON line without HTML escaping:
-// the canonical form of every tracelab export, byte-identical on rerun.
+// MarshalLine encodes v as one compact JSON line without HTML escaping
+// (NewJSONEncoder): the canonical form of every tracelab export,
+// byte-identical on rerun.
 func MarshalLine(v any) ([]byte, error) {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := NewJSONEncoder(&b).Encode(v); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -44,8 +42,7 @@ func WriteReportJSON(w io.Writer, reports []Report) error {
 	if sorted == nil {
 		sorted = []Report{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
+	enc := NewJSONEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(sorted)
 }

@@ -10,7 +10,10 @@ import (
 // CleanText makes untrusted trace text safe to draw on a terminal: escape
 // sequences (CSI, OSC, DCS, …) are removed, then every C0 and C1 control
 // character except tab and newline; carriage returns become newlines so a
-// line cannot overwrite itself. Invalid UTF-8 becomes U+FFFD.
+// line cannot overwrite itself. Bidi controls are shown as \u202e: they
+// cannot harm the terminal but can reorder what the reader sees (a
+// "safe" id that reads backwards), so they stay visible. Invalid UTF-8
+// becomes U+FFFD.
 func CleanText(s string) string {
 	if isPlain(s) {
 		return s
@@ -27,6 +30,8 @@ func CleanText(s string) string {
 			b.WriteByte('\n')
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
 			// dropped: a control character
+		case IsBidiControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
 		}

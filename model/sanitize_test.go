@@ -12,6 +12,9 @@ func TestCleanText(t *testing.T) {
 		{"carriage return", "safe\rEVIL", "safe\nEVIL"},
 		{"wide kept", "数据 ✅ ok", "数据 ✅ ok"},
 		{"invalid utf8", "a\xffb", "a\uFFFDb"},
+		{"bidi override shown", "user\u202etxt.exe", `user\u202etxt.exe`},
+		{"bidi isolates shown", "a\u2066b\u2069c", `a\u2066b\u2069c`},
+		{"c1 osc in utf-8", "a\u009d0;t\u009cb", "a0;tb"},
 	}
 	for _, tt := range tests {
 		if got := CleanText(tt.in); got != tt.want {

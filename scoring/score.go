@@ -505,7 +505,14 @@ func ratio(n, d int) *float64 {
 	return &v
 }
 
-func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+// round6 rounds to six decimals. A value of 2^53/1e6 or more has no digits
+// that far down, and scaling it could overflow a finite number to +Inf.
+func round6(v float64) float64 {
+	if math.Abs(v) >= (1<<53)/1e6 || math.IsNaN(v) {
+		return v
+	}
+	return math.Round(v*1e6) / 1e6
+}
 
 // definitionMatch checks every definition the task carries; nil when there
 // is none, or when one could not be decided (then a human reviews it).

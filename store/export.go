@@ -2,9 +2,13 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"tracelab/model"
 )
@@ -35,29 +39,96 @@ func (s *Store) ExportCases(ctx context.Context, dir string, all bool) (ExportRe
 // WriteFileAtomic writes path through a temporary file in the same folder
 // and renames it into place once fully written and synced.
 func WriteFileAtomic(path string, write func(*os.File) error) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	return WriteFilesAtomic([]AtomicFile{{Path: path, Write: write}})
+}
+
+// AtomicFile is one file of WriteFilesAtomic.
+type AtomicFile struct {
+	Path  string
+	Write func(*os.File) error
+}
+
+// WriteFilesAtomic writes every file to a temporary file beside it, syncs
+// them all, and only when every one is complete renames them into place:
+// a failure while writing leaves every old file as it was. The files get
+// the mode a plain create gives (0666 less the umask), like the database.
+func WriteFilesAtomic(files []AtomicFile) error {
+	tmps := make([]string, len(files))
+	defer func() {
+		for _, t := range tmps {
+			if t != "" {
+				os.Remove(t) // no-op after the rename
+			}
+		}
+	}()
+	for i, af := range files {
+		tmp, err := writeTemp(af)
+		if err != nil {
+			return err
+		}
+		tmps[i] = tmp
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	dirs := map[string]bool{}
+	for i, af := range files {
+		if err := os.Rename(tmps[i], af.Path); err != nil {
+			return err
+		}
+		tmps[i] = ""
+		dirs[filepath.Dir(af.Path)] = true
+	}
+	for d := range dirs {
+		syncDir(d)
+	}
+	return nil
+}
+
+// writeTemp writes one file's content to a new temporary file beside it.
+func writeTemp(af AtomicFile) (string, error) {
+	dir := filepath.Dir(af.Path)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return "", err
+	}
+	f, err := createBeside(af.Path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after the rename
-	if err := write(f); err != nil {
+	if err := af.Write(f); err != nil {
 		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+		os.Remove(tmp)
+		return "", fmt.Errorf("write %s: %w", af.Path, err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return err
+		os.Remove(tmp)
+		return "", err
 	}
 	if err := f.Close(); err != nil {
-		return err
+		os.Remove(tmp)
+		return "", err
 	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return err
+	return tmp, nil
+}
+
+// createBeside creates a new hidden file next to path with mode 0666, so
+// the umask decides the final mode (os.CreateTemp would make it 0600).
+func createBeside(path string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
 	}
-	return os.Rename(tmp, path)
+	return nil, fmt.Errorf("create a temporary file beside %s: too many collisions", path)
+}
+
+// syncDir makes the renames durable; a folder that cannot be synced (some
+// file systems refuse) loses nothing but that guarantee.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
 }

@@ -28,6 +28,7 @@ type TraceSummary struct {
 	Steps          int           `json:"steps"`
 	NeedsReview    bool          `json:"needs_review"`
 	Queued         bool          `json:"queued"`
+	Scored         bool          `json:"scored"` // false until the scorer ran on it
 	pk             int64
 }
 
@@ -91,7 +92,7 @@ type Query struct {
 const summarySelect = `SELECT %s AS sort_key, t.trace_id, t.case_id, t.server, t.run_id, t.user_role, t.as_user,
 	t.question, t.outcome, t.started_at, t.case_status, t.suggested_class,
 	t.label_class, COALESCE(s.markers, 0), t.step_count,
-	COALESCE(s.needs_review, 0), t.queued, t.id
+	COALESCE(s.needs_review, 0), t.queued, t.id, s.trace_pk IS NOT NULL
 	FROM traces t
 	LEFT JOIN scores s ON s.trace_pk = t.id`
 
@@ -206,7 +207,7 @@ func (s *Store) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Curso
 		var outcome, status string
 		if err := rows.Scan(&key, &ts.TraceID, &ts.CaseID, &ts.Server, &ts.RunID, &ts.UserRole, &ts.AsUser,
 			&ts.Question, &outcome, &ts.StartedAt, &status, &ts.SuggestedClass, &ts.LabelClass, &ts.Markers,
-			&ts.Steps, &ts.NeedsReview, &ts.Queued, &ts.pk); err != nil {
+			&ts.Steps, &ts.NeedsReview, &ts.Queued, &ts.pk, &ts.Scored); err != nil {
 			return nil, nil, err
 		}
 		ts.Outcome, ts.Status = model.Outcome(outcome), model.Status(status)

@@ -28,39 +28,95 @@ var migrations embed.FS
 
 // Store is an open tracelab database.
 type Store struct {
-	db   *sql.DB
-	path string
-	now  func() time.Time
+	db       *sql.DB
+	path     string
+	now      func() time.Time
+	readOnly bool // opened mode=ro: this process may not write the file
 }
+
+// Options steer how a database is opened.
+type Options struct {
+	// LockWait is how long a statement waits for another process's write
+	// lock before failing with a locked-database error (SQLite retries
+	// with a growing backoff meanwhile); 0 means DefaultLockWait.
+	LockWait time.Duration
+}
+
+// DefaultLockWait is long enough for a few large imports of other
+// processes to finish first (a 50k-trace file holds the lock for about a
+// minute on a busy machine); a writer that holds it longer is reported.
+const DefaultLockWait = 5 * time.Minute
 
 // Open opens (creating if needed) the database at path and brings its
 // schema up to date. WAL lets readers go on while a writer works; the busy
 // timeout makes a second process wait for a lock instead of failing.
 func Open(ctx context.Context, path string) (*Store, error) {
-	return open(ctx, path, "journal_mode(WAL)", "synchronous(NORMAL)")
+	return OpenWith(ctx, path, Options{})
 }
+
+// OpenWith is Open with options. A file this process may read but not
+// write is opened read-only: listing and reporting work, edits fail.
+func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
+	if err := checkPath(path); err != nil {
+		return nil, err
+	}
+	if !writable(path) {
+		st, err := open(ctx, path, opts, readOnly)
+		if err != nil {
+			// A WAL database needs its -shm file; when that cannot be
+			// created (a directory we may not write), SQLite can still
+			// read the file as immutable.
+			st, err = open(ctx, path, opts, immutable)
+		}
+		return st, err
+	}
+	return open(ctx, path, opts, readWrite, "journal_mode(WAL)", "synchronous(NORMAL)")
+}
+
+type access int
+
+const (
+	readWrite access = iota
+	readOnly
+	immutable // read-only, and nobody else writes it meanwhile
+)
 
 // OpenScratch opens a throwaway database (tracelab check's): no journal
 // and no fsync, since nothing in it outlives the process that made it.
 func OpenScratch(ctx context.Context, path string) (*Store, error) {
-	return open(ctx, path, "journal_mode(OFF)", "synchronous(OFF)")
+	return open(ctx, path, Options{}, readWrite, "journal_mode(OFF)", "synchronous(OFF)")
 }
 
-func open(ctx context.Context, path string, pragmas ...string) (*Store, error) {
+func open(ctx context.Context, path string, opts Options, mode access, pragmas ...string) (*Store, error) {
+	wait := opts.LockWait
+	if wait <= 0 {
+		wait = DefaultLockWait
+	}
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", wait.Milliseconds()))
 	q.Add("_pragma", "foreign_keys(1)")
 	for _, p := range pragmas {
 		q.Add("_pragma", p)
 	}
 	q.Add("_pragma", "cache_size(-32000)") // 32 MB: bulk imports spill less
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if mode != readWrite {
+		q.Set("mode", "ro")
+	}
+	if mode == immutable {
+		q.Set("immutable", "1")
+	}
+	db, err := sql.Open("sqlite", fileURI(path)+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, now: time.Now}
-	if err := s.migrate(ctx); err != nil {
+	s := &Store{db: db, path: path, now: time.Now, readOnly: mode != readWrite}
+	if mode != readWrite {
+		err = s.checkSchema(ctx)
+	} else {
+		err = s.migrate(ctx)
+	}
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -69,6 +125,9 @@ func open(ctx context.Context, path string, pragmas ...string) (*Store, error) {
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
+
+// ReadOnly says the database was opened read-only.
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // Path is the file the store was opened from.
 func (s *Store) Path() string { return s.path }
@@ -86,60 +145,28 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 }
 
 // migrate applies every embedded migration newer than PRAGMA user_version,
-// each in its own transaction together with the version bump.
+// each in its own transaction together with the version bump. The version
+// is read inside the transaction, after BEGIN IMMEDIATE took the write
+// lock: processes opening one new file at once then apply each migration
+// exactly once between them, instead of each reading version 0 and the
+// second failing on "table traces already exists".
 func (s *Store) migrate(ctx context.Context) error {
-	entries, err := migrations.ReadDir("migrations")
+	ms, err := migrationList()
 	if err != nil {
 		return err
 	}
-	type mig struct {
-		n    int
-		name string
-	}
-	var ms []mig
-	for _, e := range entries {
-		n, err := strconv.Atoi(strings.SplitN(e.Name(), "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migration %s: name must start with a number", e.Name())
-		}
-		ms = append(ms, mig{n, e.Name()})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].n < ms[j].n })
-	cur, err := s.SchemaVersion(ctx)
-	if err != nil {
-		return err
-	}
-	if len(ms) > 0 && cur > ms[len(ms)-1].n {
-		return fmt.Errorf("database schema version %d is newer than this tracelab (%d): upgrade tracelab", cur, ms[len(ms)-1].n)
+	// The common case, a schema already up to date, takes no lock: a
+	// reader must not wait for another process's long import.
+	if cur, err := s.SchemaVersion(ctx); err == nil && cur == ms[len(ms)-1].n {
+		return nil
 	}
 	for _, m := range ms {
-		if m.n <= cur {
-			continue
-		}
-		body, err := migrations.ReadFile(path.Join("migrations", m.name))
+		done, err := s.applyMigration(ctx, m, ms[len(ms)-1].n)
 		if err != nil {
 			return err
 		}
-		tx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migration %s: %w", m.name, err)
-		}
-		if fill := migrationFills[m.n]; fill != nil {
-			if err := fill(ctx, tx); err != nil {
-				tx.Rollback()
-				return fmt.Errorf("migration %s: %w", m.name, err)
-			}
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.n)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migration %s: %w", m.name, err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
+		if done {
+			return nil
 		}
 	}
 	return nil
@@ -215,4 +242,93 @@ func QuestionKey(q string) string {
 	return strings.Join(strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}), " ")
+}
+
+type migration struct {
+	n    int
+	name string
+}
+
+// migrationList is the embedded migrations in order.
+func migrationList() ([]migration, error) {
+	entries, err := migrations.ReadDir("migrations")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		n, err := strconv.Atoi(strings.SplitN(e.Name(), "_", 2)[0])
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number", e.Name())
+		}
+		ms = append(ms, migration{n, e.Name()})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].n < ms[j].n })
+	return ms, nil
+}
+
+// applyMigration applies m unless the schema already has it; done says
+// the schema is at newest.
+func (s *Store) applyMigration(ctx context.Context, m migration, newest int) (done bool, err error) {
+	tx, err := s.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (_txlock)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback() // no-op after Commit
+	var cur int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
+		return false, err
+	}
+	if cur > newest {
+		return false, errNewerSchema(cur, newest)
+	}
+	if cur == newest {
+		return true, nil
+	}
+	if m.n <= cur {
+		return false, nil
+	}
+	body, err := migrations.ReadFile(path.Join("migrations", m.name))
+	if err != nil {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return false, fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	if fill := migrationFills[m.n]; fill != nil {
+		if err := fill(ctx, tx); err != nil {
+			return false, fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.n)); err != nil {
+		return false, fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	return m.n == newest, nil
+}
+
+func errNewerSchema(cur, newest int) error {
+	return fmt.Errorf("database schema version %d is newer than this tracelab (%d): upgrade tracelab", cur, newest)
+}
+
+// checkSchema is migrate for a read-only database: it cannot be brought
+// up to date, so an older schema is an error saying so.
+func (s *Store) checkSchema(ctx context.Context) error {
+	ms, err := migrationList()
+	if err != nil {
+		return err
+	}
+	newest := ms[len(ms)-1].n
+	cur, err := s.SchemaVersion(ctx)
+	switch {
+	case err != nil:
+		return err
+	case cur > newest:
+		return errNewerSchema(cur, newest)
+	case cur < newest:
+		return fmt.Errorf("the database is read-only and its schema (version %d) needs upgrading to %d: open it once where it is writable", cur, newest)
+	}
+	return nil
 }

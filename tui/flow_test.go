@@ -419,6 +419,13 @@ func TestEscapeSequencesAreStripped(t *testing.T) {
 			if strings.Contains(v, "]0;owned") || strings.Contains(v, "[2J") {
 				t.Errorf("%s: escape sequence text left on screen", name)
 			}
+			// Bidi controls are runes too: shown escaped, never raw.
+			if i := strings.IndexFunc(v, model.IsBidiControl); i >= 0 {
+				t.Errorf("%dx%d %s: bidi control left raw at %d: %q", size[0], size[1], name, i, v[max(0, i-20):min(len(v), i+20)])
+			}
+		}
+		if !strings.Contains(screens["trace"], `\u202eEMEA\u202c`) {
+			t.Errorf("the question's bidi override is not shown escaped:\n%s", screens["trace"])
 		}
 		plain := d.plain()
 		if !strings.Contains(plain, "probably") || !strings.Contains(plain, "Kunden 顧客 📊") {
