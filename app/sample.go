@@ -192,6 +192,8 @@ func Sample(cands []store.SampleCandidate, opts SampleOptions) (SampleResult, er
 	}
 	byKey := map[string]*stratum{}
 	for _, c := range sorted {
+		// A pending case (gold confirmed, label unset) still needs a
+		// person: it stays in the population.
 		if c.Status == model.StatusConfirmed {
 			res.Skipped++
 			continue

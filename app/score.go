@@ -688,8 +688,17 @@ func Report(ctx context.Context, st *store.Store, cfg scoring.Config, all bool) 
 // Report scores what is stale and builds report.json from the stored
 // scores (see the package-level Report), aggregating batch by batch.
 func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
+	reps, _, err := e.ReportWithLabels(ctx, all)
+	return reps, err
+}
+
+// ReportWithLabels is Report with, per server in the same order, how many
+// of its cases a person labeled, labeled in part, or left pending (gold
+// confirmed, label unset: the scorer's verdict counts), so an analyst sees
+// how much of each number is machine-suggested.
+func (e *Engine) ReportWithLabels(ctx context.Context, all bool) ([]model.Report, []scoring.ServerLabels, error) {
 	if _, err := e.ScoreStale(ctx, nil); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	scope := store.ScopeHumanGold
 	if all {
@@ -711,10 +720,10 @@ func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	reps := scoring.BuildReport(crs)
-	return reps, scoring.CheckReports(reps)
+	return reps, scoring.BuildLabelStatus(crs), scoring.CheckReports(reps)
 }
 
 // reportScore is what the report reads of a stored score. Decoding only

@@ -32,10 +32,10 @@ question. --format json prints one JSON array of trace summaries instead.`,
 			}
 			switch status {
 			case "":
-			case "suggested", "confirmed", "none":
+			case "suggested", "confirmed", "pending", "none":
 				f.Statuses = []model.Status{model.Status(status)}
 			default:
-				return withCode(2, fmt.Errorf("--status %q is not one of suggested, confirmed, none", status))
+				return withCode(2, fmt.Errorf("--status %q is not one of suggested, pending, confirmed, none", status))
 			}
 			f.QueuedOnly = queued
 			if format != "text" && format != "json" {
@@ -50,7 +50,7 @@ question. --format json prints one JSON array of trace summaries instead.`,
 		},
 	}
 	cmd.Flags().StringVar(&server, "server", "", "only traces of this server")
-	cmd.Flags().StringVar(&status, "status", "", "only traces whose label status is suggested, confirmed or none")
+	cmd.Flags().StringVar(&status, "status", "", "only traces whose label status is suggested, pending (gold confirmed, label unset), confirmed or none")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	cmd.Flags().BoolVar(&queued, "queued", false, "only traces `tracelab sample` queued for labeling")
 	return cmd

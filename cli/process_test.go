@@ -352,16 +352,24 @@ func TestProcessConcurrentImportsAllLand(t *testing.T) {
 // countRows counts the rows of a table of db from the test process.
 func countRows(t *testing.T, db, table string) int {
 	t.Helper()
-	sdb, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	n, err := tryCountRows(db, table)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return n
+}
+
+// tryCountRows counts through a plain read-only connection that waits for
+// a writer's lock; a database still being created is an error.
+func tryCountRows(db, table string) (int, error) {
+	sdb, err := sql.Open("sqlite", "file:"+db+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		return 0, err
+	}
 	defer sdb.Close()
 	var n int
-	if err := sdb.QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	err = sdb.QueryRow("SELECT count(*) FROM " + table).Scan(&n)
+	return n, err
 }
 
 // waitFor polls cond every 20ms until it holds or d passes.
@@ -388,8 +396,8 @@ func TestProcessKillDuringScoringLeavesNothingUnscored(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 30*time.Second, "the import committing", func() bool {
-		_, err := os.Stat(db)
-		return err == nil && countRows(t, db, "imports") == 1
+		n, err := tryCountRows(db, "imports")
+		return err == nil && n == 1
 	})
 	cmd.Process.Kill()
 	cmd.Wait()

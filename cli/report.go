@@ -12,6 +12,7 @@ import (
 	"tracelab/app"
 	"tracelab/cireport"
 	"tracelab/model"
+	"tracelab/scoring"
 )
 
 func newReportCmd() *cobra.Command {
@@ -65,14 +66,14 @@ definition match rate, freshness pass rate) fell or the policy violation rate ro
 				return err
 			}
 			defer eng.Close()
-			reports, err := eng.Report(cmd.Context(), all)
+			reports, labels, err := eng.ReportWithLabels(cmd.Context(), all)
 			if err != nil {
 				return err
 			}
 			if format == "json" {
 				return model.WriteReportJSON(cmd.OutOrStdout(), reports)
 			}
-			return writeReportText(cmd.OutOrStdout(), reports)
+			return writeReportText(cmd.OutOrStdout(), reports, labels)
 		},
 	}
 	addScoringFlags(cmd, &files)
@@ -83,8 +84,10 @@ definition match rate, freshness pass rate) fell or the policy violation rate ro
 	return cmd
 }
 
-// writeReportText prints the servers side by side, one metric per row.
-func writeReportText(w io.Writer, reports []model.Report) error {
+// writeReportText prints the servers side by side, one metric per row,
+// after how many of each server's cases a person labeled: the rest of
+// each number is the scorer's verdict.
+func writeReportText(w io.Writer, reports []model.Report, labels []scoring.ServerLabels) error {
 	if len(reports) == 0 {
 		_, err := fmt.Fprintln(w, "no cases with gold yet: confirm cases in the workbench or import a cases.jsonl")
 		return err
@@ -99,6 +102,14 @@ func writeReportText(w io.Writer, reports []model.Report) error {
 	}
 	row("", func(r model.Report) string { return model.CleanLine(r.Server) })
 	row("cases", func(r model.Report) string { return fmt.Sprint(r.Cases) })
+	byServer := map[string]scoring.ServerLabels{}
+	for _, l := range labels {
+		byServer[l.Server] = l
+	}
+	row("  labeled by a person", func(r model.Report) string { return fmt.Sprint(byServer[r.Server].Labeled) })
+	row("  partly labeled", func(r model.Report) string { return fmt.Sprint(byServer[r.Server].PartlyLabeled) })
+	row("  gold confirmed, label pending", func(r model.Report) string { return fmt.Sprint(byServer[r.Server].LabelPending) })
+	row("  machine-suggested", func(r model.Report) string { return fmt.Sprint(byServer[r.Server].Suggested) })
 	row("correct", func(r model.Report) string { return fmt.Sprint(r.Correct) })
 	row("correct and grounded", func(r model.Report) string { return fmt.Sprint(r.CorrectAndGrounded) })
 	row("grounding precision", func(r model.Report) string { return fmtRate(r.GroundingPrecision) })

@@ -64,7 +64,7 @@ func TestCLIImportLsExport(t *testing.T) {
 		t.Fatalf("ls json: %d %v %q", code, err, out)
 	}
 	_, errs, code = run(t, "ls", "--status", "maybe")
-	if code != 2 || !strings.Contains(errs, `--status "maybe" is not one of suggested, confirmed, none`) {
+	if code != 2 || !strings.Contains(errs, `--status "maybe" is not one of suggested, pending, confirmed, none`) {
 		t.Fatalf("bad status: %d %q", code, errs)
 	}
 	out, _, code = run(t, "export", "--out", filepath.Join(dir, "suite"))

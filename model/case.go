@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -99,6 +100,10 @@ const (
 	StatusNone      Status = "none"      // no case yet
 	StatusSuggested Status = "suggested" // the machine's suggestion
 	StatusConfirmed Status = "confirmed" // a person accepted it
+	// StatusPending is a case whose gold a person confirmed (imported from
+	// a suite, say) but whose label nobody set yet: the scorer's verdict
+	// counts for it until someone labels it.
+	StatusPending Status = "pending"
 )
 
 // Report is one object of report.json: the seed's report fields for one server.
@@ -179,4 +184,21 @@ func WindowProblem(w Window) string {
 		return fmt.Sprintf("calendar: %q is not one of fiscal, calendar", w.Calendar)
 	}
 	return ""
+}
+
+// Unset says no person set any of correct, grounded and failure_class: an
+// all-null label is no label (a note alone does not make one).
+func (l Label) Unset() bool {
+	return l.Correct == nil && l.Grounded == nil && l.FailureClass == nil
+}
+
+// QueueStatus is the status a case shows in lists: a case confirmed by an
+// import (confirmedBy "import:FILE") whose label is unset is "pending",
+// gold confirmed and label still to do. A person who confirmed an unset
+// label on purpose (confirm anyway) gets "confirmed".
+func QueueStatus(s Status, l Label, confirmedBy string) Status {
+	if s == StatusConfirmed && l.Unset() && strings.HasPrefix(confirmedBy, "import:") {
+		return StatusPending
+	}
+	return s
 }

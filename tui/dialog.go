@@ -157,7 +157,7 @@ type filterGroup struct {
 
 func newFilterDialog(f app.Filter, distinct map[string][]string) *filterDialog {
 	classes := append(toStrings(model.Classes), "none")
-	statuses := []string{"none", "suggested", "confirmed"}
+	statuses := []string{"none", "suggested", "pending", "confirmed"}
 	mk := func(name, attr string, values, on []string) filterGroup {
 		g := filterGroup{name: name, attr: attr, values: values, on: map[string]bool{}}
 		for _, v := range on {

@@ -450,6 +450,8 @@ func statusGlyph(s model.Status) string {
 	switch s {
 	case model.StatusConfirmed:
 		return "●"
+	case model.StatusPending:
+		return "◑"
 	case model.StatusSuggested:
 		return "◐"
 	}
@@ -460,7 +462,7 @@ func statusStyle(sty *themes.Styles, s model.Status) func(...string) string {
 	switch s {
 	case model.StatusConfirmed:
 		return sty.Confirmed.Render
-	case model.StatusSuggested:
+	case model.StatusSuggested, model.StatusPending:
 		return sty.Suggested.Render
 	}
 	return sty.Unlabeled.Render
@@ -594,7 +596,10 @@ func (q *queueScreen) countsLine(sty *themes.Styles, w int) string {
 	// Under 120 columns the words shorten so every count fits.
 	short := w < 120
 	parts := []string{sty.Bold.Render(humanInt(c.Total)) + sty.Subtle.Render(" traces")}
-	for _, s := range []model.Status{model.StatusNone, model.StatusSuggested, model.StatusConfirmed} {
+	for _, s := range []model.Status{model.StatusNone, model.StatusSuggested, model.StatusPending, model.StatusConfirmed} {
+		if s == model.StatusPending && c.ByStatus[s] == 0 {
+			continue // shown only where a suite brought gold without labels
+		}
 		word := " " + string(s) + " "
 		if short {
 			word = ""

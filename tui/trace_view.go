@@ -105,7 +105,7 @@ func (ts *traceScreen) labelLine(sty *themes.Styles) string {
 	status := model.StatusNone
 	by := ""
 	if ts.rec != nil {
-		status = ts.rec.Status
+		status = model.QueueStatus(ts.rec.Status, ts.rec.Case.Label, ts.rec.ConfirmedBy)
 		if status == model.StatusConfirmed && ts.rec.ConfirmedBy != "" {
 			by = " by " + model.CleanLine(ts.rec.ConfirmedBy)
 		}
