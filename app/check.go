@@ -488,6 +488,10 @@ func judge(c *model.Case, ts scoring.TraceScore, answer string) CaseCheck {
 		cc.Verdict = VerdictPass
 	case good || wasCorrect && nowWrong:
 		cc.Verdict = VerdictRegressed
+	case nowGood && c.Label.Unset():
+		// Label pending in the suite: no person's baseline to have
+		// fixed, so the new trace is judged on its own.
+		cc.Verdict = VerdictPass
 	case nowGood:
 		cc.Verdict = VerdictFixed
 	default:
@@ -508,6 +512,9 @@ func judge(c *model.Case, ts scoring.TraceScore, answer string) CaseCheck {
 	} else {
 		if len(reasons) == 0 {
 			reasons = []string{"not grounded"}
+		}
+		if c.Label.Unset() {
+			reasons = append(reasons, "the suite's label is pending, so this is not counted as a regression")
 		}
 		cc.Reason = strings.Join(reasons, "; ")
 	}

@@ -436,10 +436,20 @@ func (ts *traceScreen) metricRows(sty *themes.Styles) []panelRow {
 	rows := []row{
 		{"", -1},
 		{k("precision") + num(sv.GroundingPrecision) + "  " + sty.Subtle.Render("recall ") + num(sv.GroundingRecall), -1},
+	}
+	// Task precision is the mean over the field-using calls: with more
+	// than one, each call's own figure says which one lowered it.
+	if len(sv.CallGrounding) > 1 {
+		for _, c := range sv.CallGrounding {
+			rows = append(rows, row{sty.Subtle.Render(fmt.Sprintf("  #%d %s ", c.Step, model.CleanLine(c.Tool))) +
+				num(&c.Precision) + sty.Subtle.Render(fmt.Sprintf(" (%d of %d required)", c.Required, c.Used)), -1})
+		}
+	}
+	rows = append(rows, []row{
 		{k("definition") + pass(sv.DefinitionMatch, "matches", "no match"), -1},
 		{k("freshness") + pass(sv.FreshnessPass, "fresh", "stale or no as_of"), -1},
 		{k("policy") + policy, -1},
-	}
+	}...)
 	sug := sty.Subtle.Render("none")
 	if sv.SuggestedClass != nil {
 		sug = classStyle(sty, string(*sv.SuggestedClass))(string(*sv.SuggestedClass))
