@@ -146,7 +146,7 @@ func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts
 		}
 		records.Add(1)
 		if rec.Err != nil {
-			res.Bad = append(res.Bad, recordError(rec.Err))
+			res.Bad = append(res.Bad, rec.Err)
 			continue
 		}
 		var rerr *store.RecordError
@@ -196,11 +196,6 @@ func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts
 		return res, err
 	}
 	return res, nil
-}
-
-// recordError is a parser's complaint in the engine's terms.
-func recordError(e *importers.LineError) *RecordError {
-	return &RecordError{File: e.File, Line: e.Line, Path: e.Path, Msg: e.Msg}
 }
 
 func applyDefaults(t *model.Trace, d Defaults) {

@@ -148,27 +148,7 @@ func stripBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf
 
 // LineError is a precise complaint about one record of a file: which file,
 // which line, which JSON path, and what was expected there.
-type LineError struct {
-	File string
-	Line int
-	Path string // JSON path such as steps[3].kind; empty for the whole line
-	Msg  string
-}
-
-func (e *LineError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	if e.Path != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Path)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	return b.String()
-}
+type LineError = model.RecordError
 
 // firstJSONLine returns the first non-blank line of head, for the detectors
 // of line-oriented formats.

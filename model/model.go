@@ -5,6 +5,8 @@ package model
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -158,4 +160,29 @@ func (t *Trace) Turns() int {
 		}
 	}
 	return turns
+}
+
+// RecordError is a precise complaint about one record of a file: which
+// file, which line, which JSON path, and what was expected there. Readers
+// of outside input and the store raise it alike.
+type RecordError struct {
+	File string
+	Line int
+	Path string // JSON path such as steps[3].kind; empty for the whole record
+	Msg  string
+}
+
+func (e *RecordError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Path != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Path)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
 }

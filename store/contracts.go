@@ -196,20 +196,7 @@ func (s *Store) RunContracts(ctx context.Context, server, runID string) ([]RunCo
 // ContractTraceIDs lists the traces of a server (every server when "")
 // that saw the contract with this wire fingerprint, in import order.
 func (s *Store) ContractTraceIDs(ctx context.Context, server, fingerprint string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, sqlContractTraceIDs, fingerprint, server, server)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return s.queryStrings(ctx, sqlContractTraceIDs, fingerprint, server, server)
 }
 
 // Approval is one entry of the approved-contract registry.

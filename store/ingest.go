@@ -8,36 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"tracelab/model"
 )
 
-// RecordError is a precise complaint about one record of a file: which
-// file, which line, which JSON path, and what was expected there. The
-// engine turns a parser's complaint into one; the store raises its own
-// for records that conflict with what the database holds.
-type RecordError struct {
-	File string
-	Line int
-	Path string // JSON path such as steps[3].kind; empty for the whole record
-	Msg  string
-}
-
-func (e *RecordError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	if e.Path != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Path)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	return b.String()
-}
+// RecordError is a precise complaint about one record of a file; the
+// store raises its own for records that conflict with what the database
+// holds.
+type RecordError = model.RecordError
 
 // WriteStats counts what one import wrote.
 type WriteStats struct {

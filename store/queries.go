@@ -267,20 +267,7 @@ func (s *Store) Distinct(ctx context.Context, attr string) ([]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("cannot list values of %q", attr)
 	}
-	rows, err := s.db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return s.queryStrings(ctx, q)
 }
 
 // Trace loads one whole trace with its steps and the contracts it saw.
@@ -298,20 +285,7 @@ func (s *Store) Trace(ctx context.Context, traceID string) (*model.Trace, error)
 // TraceIDs lists the ids of every trace matching f, in import order.
 func (s *Store) TraceIDs(ctx context.Context, f Filter) ([]string, error) {
 	where, args := f.where()
-	rows, err := s.db.QueryContext(ctx, sqlTraceIDs+where+` ORDER BY t.id`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return s.queryStrings(ctx, sqlTraceIDs+where+` ORDER BY t.id`, args...)
 }
 
 // loadBatch is how many traces LoadTraces reads per query.
@@ -453,3 +427,21 @@ const (
 		JOIN contracts c ON c.fingerprint = tc.fingerprint
 		WHERE tc.trace_pk IN (?*) ORDER BY tc.trace_pk, tc.name`
 )
+
+// queryStrings runs a query of one text column and returns its values.
+func (s *Store) queryStrings(ctx context.Context, q string, args ...any) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}

@@ -285,20 +285,7 @@ func (s *Store) SuggestionTakers(ctx context.Context, keys []string) ([]string, 
 	for i, k := range keys {
 		args[i] = k
 	}
-	rows, err := s.db.QueryContext(ctx, withList(sqlSuggestionTakers, len(keys)), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return s.queryStrings(ctx, withList(sqlSuggestionTakers, len(keys)), args...)
 }
 
 // StoredScore is a trace's current stored score with its case.
