@@ -77,7 +77,7 @@ func listTraces(ctx context.Context, st *app.Engine, f app.Filter, format string
 		return enc.Encode(all)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TRACE\tCASE\tSERVER\tOUTCOME\tSTATUS\tCLASS\tQUESTION")
+	fmt.Fprintln(tw, "TRACE\tCASE\tSERVER\tMODEL\tOUTCOME\tSTATUS\tCLASS\tQUESTION")
 	for _, t := range all {
 		class := t.Class()
 		switch {
@@ -90,8 +90,12 @@ func listTraces(ctx context.Context, st *app.Engine, f app.Filter, format string
 		if caseID == "" {
 			caseID = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", model.CleanLine(t.TraceID), model.CleanLine(caseID), model.CleanLine(t.Server),
-			t.Outcome, t.Status, class, ansi.Truncate(model.CleanLine(t.Question), 60, "…"))
+		mdl := model.CleanLine(t.Model)
+		if mdl == "" {
+			mdl = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", model.CleanLine(t.TraceID), model.CleanLine(caseID), model.CleanLine(t.Server),
+			ansi.Truncate(mdl, 24, "…"), t.Outcome, t.Status, class, ansi.Truncate(model.CleanLine(t.Question), 60, "…"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -108,8 +108,8 @@ const (
 	sqlFindTrace = `SELECT id, content_sha, source_file, source_line FROM traces WHERE trace_id = ?`
 	sqlInsTrace  = `INSERT INTO traces (trace_id, server, run_id, user_role, as_user, question, started_at,
 		outcome, answer, input_tokens, output_tokens, usd, metadata, step_count, tool_calls, turns,
-		content_sha, source_file, source_format, source_line, imported_at, question_key)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?) RETURNING id`
+		content_sha, source_file, source_format, source_line, imported_at, question_key, model, usd_estimated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?) RETURNING id`
 	sqlInsContract  = `INSERT INTO contracts (fingerprint, name, body) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlLinkCases    = `UPDATE cases SET trace_pk = ? WHERE source_trace = ? AND trace_pk IS NULL`
 	sqlAnyUnlinked  = `SELECT EXISTS (SELECT 1 FROM cases WHERE trace_pk IS NULL AND source_trace <> '')`
@@ -278,7 +278,7 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *WriteStats) (*Recor
 	if err := w.insTrace.QueryRowContext(w.ctx, t.TraceID, t.Server, t.RunID, t.UserRole, t.AsUser, t.Question,
 		t.StartedAt, string(t.Outcome), t.FinalAnswer(), t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.USD,
 		meta, len(t.Steps), t.ToolCalls(), t.Turns(), sha, t.Source.File, t.Source.Line, w.at,
-		QuestionKey(t.Question)).Scan(&pk); err != nil {
+		QuestionKey(t.Question), t.Model, t.Usage.Estimated).Scan(&pk); err != nil {
 		return nil, err
 	}
 	for i := range t.Steps {

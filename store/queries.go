@@ -29,6 +29,7 @@ type TraceSummary struct {
 	NeedsReview    bool          `json:"needs_review"`
 	Queued         bool          `json:"queued"`
 	Scored         bool          `json:"scored"` // false until the scorer ran on it
+	Model          string        `json:"model"`  // the model that answered, when the source said
 	pk             int64
 }
 
@@ -92,7 +93,7 @@ type Query struct {
 const summarySelect = `SELECT %s AS sort_key, t.trace_id, t.case_id, t.server, t.run_id, t.user_role, t.as_user,
 	t.question, t.outcome, t.started_at, t.case_status, t.suggested_class,
 	t.label_class, COALESCE(s.markers, 0), t.step_count,
-	COALESCE(s.needs_review, 0), t.queued, t.id, s.trace_pk IS NOT NULL
+	COALESCE(s.needs_review, 0), t.queued, t.id, s.trace_pk IS NOT NULL, t.model
 	FROM traces t
 	LEFT JOIN scores s ON s.trace_pk = t.id`
 
@@ -207,7 +208,7 @@ func (s *Store) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Curso
 		var outcome, status string
 		if err := rows.Scan(&key, &ts.TraceID, &ts.CaseID, &ts.Server, &ts.RunID, &ts.UserRole, &ts.AsUser,
 			&ts.Question, &outcome, &ts.StartedAt, &status, &ts.SuggestedClass, &ts.LabelClass, &ts.Markers,
-			&ts.Steps, &ts.NeedsReview, &ts.Queued, &ts.pk, &ts.Scored); err != nil {
+			&ts.Steps, &ts.NeedsReview, &ts.Queued, &ts.pk, &ts.Scored, &ts.Model); err != nil {
 			return nil, nil, err
 		}
 		ts.Outcome, ts.Status = model.Outcome(outcome), model.Status(status)
@@ -332,7 +333,7 @@ func (s *Store) loadBatch(ctx context.Context, ids []string) ([]*model.Trace, er
 		var meta sql.NullString
 		if err := rows.Scan(&pk, &t.TraceID, &t.Server, &t.RunID, &t.UserRole, &t.AsUser, &t.Question, &t.StartedAt,
 			&outcome, &t.Answer, &t.Usage.InputTokens, &t.Usage.OutputTokens, &t.Usage.USD, &meta,
-			&t.Source.File, &t.Source.Format, &t.Source.Line); err != nil {
+			&t.Source.File, &t.Source.Format, &t.Source.Line, &t.Model, &t.Usage.Estimated); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -419,8 +420,8 @@ const (
 // Statements with a list of parameters, "(?*)" (see withList).
 const (
 	sqlLoadTraces = `SELECT id, trace_id, server, run_id, user_role, as_user, question, started_at,
-		outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line
-		FROM traces WHERE trace_id IN (?*)`
+		outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line,
+		model, usd_estimated FROM traces WHERE trace_id IN (?*)`
 	sqlLoadSteps = `SELECT trace_pk, kind, step_id, call_id, text, tool, args, result, as_of,
 		is_error, credential, next_cursor, has_more FROM steps WHERE trace_pk IN (?*) ORDER BY trace_pk, idx`
 	sqlLoadContracts = `SELECT tc.trace_pk, c.body FROM trace_contracts tc

@@ -67,6 +67,13 @@ func (ts *traceScreen) headerLines(sty *themes.Styles, w int) []string {
 	if t.StartedAt != "" {
 		l1 += sty.Subtle.Render("  " + model.CleanLine(t.StartedAt))
 	}
+	if t.Model != "" {
+		cost := ""
+		if t.Usage.Estimated {
+			cost = fmt.Sprintf(" $%.4f estimated", t.Usage.USD)
+		}
+		l1 += sty.Subtle.Render("  " + model.CleanLine(t.Model) + cost)
+	}
 	l2 := " " + sty.Accent.Render("Q ") + sty.Text.Render(model.CleanLine(t.Question))
 	// The answer next to the gold one: what "correct" is judged on.
 	ans := model.CleanLine(t.FinalAnswer())
