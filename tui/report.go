@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"tracelab/app"
+	"tracelab/scoring"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -17,6 +18,7 @@ import (
 // failures by class as bars, and how many cases need a human.
 type reportScreen struct {
 	reports []model.Report
+	pending map[string]int // per server: cases whose gold is confirmed and label pending
 	loaded  bool
 	loading bool
 	missing bool // no report function was wired
@@ -29,6 +31,7 @@ type reportScreen struct {
 type reportMsg struct {
 	seq     int
 	reports []model.Report
+	labels  []scoring.ServerLabels
 	missing bool
 	err     error
 }
@@ -38,8 +41,8 @@ func (m *Model) loadReport() tea.Cmd {
 	m.report.seq++
 	eng, ctx, seq := m.eng, m.ctx, m.report.seq
 	return func() tea.Msg {
-		rs, err := eng.Report(ctx, false)
-		return reportMsg{seq: seq, reports: rs, err: err}
+		rs, labels, err := eng.ReportWithLabels(ctx, false)
+		return reportMsg{seq: seq, reports: rs, labels: labels, err: err}
 	}
 }
 
@@ -110,6 +113,9 @@ func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
 		lines = append(lines, s)
 	}
 	row("cases", func(x model.Report) string { return humanInt(x.Cases) })
+	// How much of each number is the scorer's: a pending label counts the
+	// scorer's verdict.
+	row("  label pending", func(x model.Report) string { return humanInt(r.pending[x.Server]) })
 	row("correct", func(x model.Report) string { return humanInt(x.Correct) })
 	row("correct and grounded", func(x model.Report) string { return humanInt(x.CorrectAndGrounded) })
 	row("grounding precision", func(x model.Report) string { return fmtRate(x.GroundingPrecision) })

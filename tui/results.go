@@ -83,6 +83,10 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		r.loading, r.loaded, r.missing, r.err = false, true, msg.missing, msg.err
 		r.reports = msg.reports
+		r.pending = map[string]int{}
+		for _, l := range msg.labels {
+			r.pending[l.Server] = l.LabelPending
+		}
 	case distinctMsg:
 		if msg.err != nil {
 			m.setStatus("filter values: "+msg.err.Error(), true)
