@@ -46,6 +46,9 @@ type ImportResult struct {
 	Steps     int
 	Traces    []string // trace ids written (new or replaced)
 	Bad       []*RecordError
+	// Skipped lists the parts of the file an importer read past on purpose
+	// (a cassette's telemetry call), as "path: reason".
+	Skipped []string
 }
 
 // Summary is the one-line report the CLI prints.
@@ -56,6 +59,9 @@ func (r ImportResult) Summary() string {
 	}
 	if len(r.Bad) > 0 {
 		s += fmt.Sprintf(", %d rejected", len(r.Bad))
+	}
+	if len(r.Skipped) > 0 {
+		s += fmt.Sprintf(", %d part(s) skipped (--verbose lists them)", len(r.Skipped))
 	}
 	return s
 }
@@ -147,6 +153,10 @@ func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts
 		records.Add(1)
 		if rec.Err != nil {
 			res.Bad = append(res.Bad, rec.Err)
+			continue
+		}
+		if rec.Skip != nil {
+			res.Skipped = append(res.Skipped, rec.Skip.Path+": "+rec.Skip.Reason)
 			continue
 		}
 		var rerr *store.RecordError

@@ -13,11 +13,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"tracelab/app"
+	"tracelab/model"
 )
 
 func newImportCmd() *cobra.Command {
 	var opts app.ImportOptions
-	var listFormats, noScore bool
+	var listFormats, noScore, verbose bool
 	var files app.Files
 	cmd := &cobra.Command{
 		Use:   "import [flags] FILE...",
@@ -57,7 +58,7 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 				return err
 			}
 			defer eng.Close()
-			imported, ierr := runImport(cmd.Context(), eng, args, opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			imported, ierr := runImport(cmd.Context(), eng, args, opts, verbose, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			if errors.Is(ierr, context.Canceled) || exitCode(ierr) == 130 {
 				return ierr
 			}
@@ -82,6 +83,7 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 	f.BoolVar(&listFormats, "list-formats", false, "list the supported formats and exit")
 	f.StringVar(&files.Prices, "prices", "", "price table (JSON, the shape of importers/prices.json) over the embedded one, for the estimated cost of traces with tokens but no cost")
 	f.BoolVar(&noScore, "no-score", false, "do not score the new traces after importing them")
+	f.BoolVar(&verbose, "verbose", false, "list the parts of each file read past on purpose (a cassette's non-model calls)")
 	addScoringFlags(cmd, &files)
 	return cmd
 }
@@ -89,7 +91,7 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 // runImport imports every file, each in its own transaction, and reports
 // per file. Files that finished stay imported when a later one fails or
 // the user presses Ctrl-C. It returns the ids of the traces written.
-func runImport(ctx context.Context, st *app.Engine, files []string, opts app.ImportOptions, out, errw io.Writer) ([]string, error) {
+func runImport(ctx context.Context, st *app.Engine, files []string, opts app.ImportOptions, verbose bool, out, errw io.Writer) ([]string, error) {
 	rejected, failed := 0, 0
 	var written []string
 	for _, path := range files {
@@ -120,6 +122,11 @@ func runImport(ctx context.Context, st *app.Engine, files []string, opts app.Imp
 			continue
 		}
 		fmt.Fprintln(out, res.Summary())
+		if verbose {
+			for _, sk := range res.Skipped {
+				fmt.Fprintln(out, "  skipped "+model.CleanLine(sk))
+			}
+		}
 		written = append(written, res.Traces...)
 		if len(res.Bad) > 0 {
 			rejected++

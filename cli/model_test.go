@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"tracelab/app"
@@ -38,5 +39,20 @@ func TestModelAndEstimatedCostAreKept(t *testing.T) {
 	}
 	if tr.Model != "gpt-4o-2024-08-06" || !tr.Usage.Estimated || tr.Usage.USD <= 0 {
 		t.Errorf("stored trace: model %q, usd %v, estimated %v", tr.Model, tr.Usage.USD, tr.Usage.Estimated)
+	}
+}
+
+// TestImportVerboseListsSkippedParts: a cassette's non-model call is read
+// past, counted in the summary and listed with --verbose.
+func TestImportVerboseListsSkippedParts(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	const f = "importers/testdata/formats/openai_chat/cassette_parsed_body.yaml"
+	out, errs, code := run(t, "import", "--db", db, f)
+	if code != 0 || !strings.Contains(out, "1 part(s) skipped") || strings.Contains(out, "telemetry.example.com") {
+		t.Fatalf("import: %d %q %q", code, out, errs)
+	}
+	out, _, code = run(t, "import", "--db", filepath.Join(t.TempDir(), "u.db"), "--verbose", f)
+	if code != 0 || !strings.Contains(out, "skipped interactions[2]: POST https://telemetry.example.com/v1/runs") {
+		t.Fatalf("import --verbose: %d %q", code, out)
 	}
 }
