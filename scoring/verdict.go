@@ -60,20 +60,17 @@ func DecideVerdict(human *model.Label, ts TraceScore) Verdict {
 	v := Verdict{Correct: ts.Correct, Grounded: ts.Grounded, Class: ts.SuggestedClass, State: LabelSuggested}
 	v.From.Correct, v.From.Grounded, v.From.Class = FromScorer, FromScorer, FromScorer
 	if human != nil {
-		set := 0
 		if human.Correct != nil {
 			v.Correct, v.From.Correct = human.Correct, FromHuman
-			set++
 		}
 		if human.Grounded != nil {
 			v.Grounded, v.From.Grounded = human.Grounded, FromHuman
-			set++
 		}
 		if human.FailureClass != nil || human.Grounded != nil {
 			v.Class, v.From.Class = human.FailureClass, FromHuman
 		}
 		switch {
-		case set == 0 && human.FailureClass == nil:
+		case human.Unset():
 			v.State = LabelPending
 		case v.From.Correct == FromHuman && v.From.Grounded == FromHuman && v.From.Class == FromHuman:
 			v.State = LabelLabeled
