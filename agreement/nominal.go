@@ -62,14 +62,17 @@ type Pair struct {
 
 // Fleiss is Fleiss' kappa across all raters.
 //
-// Fleiss (1971) assumes every item has the same number of ratings. Here
-// items with fewer than two ratings are left out (they carry no
-// agreement), and the remaining items may have different numbers: each
-// item's agreement P_i uses its own count n_i, P̄ is the plain mean of
-// P_i over items, and the category shares p_j are pooled over all
-// ratings of those items. With a constant count this is exactly Fleiss
-// (1971); MinRaters and MaxRaters show whether it was constant. Where
-// counts vary, Krippendorff's alpha is the statistic designed for it.
+// Fleiss (1971) assumes every item has the same number of ratings; here
+// raters may skip items. The generalised form of Gwet (2014, Handbook of
+// Inter-Rater Reliability, 4th ed.; R package irrCAC, fleiss.kappa.raw)
+// is used: observed agreement P_a is the mean over items with at least
+// two ratings of Σ_k r_ik(r_ik−1) / (r_i(r_i−1)), so each item is judged
+// by its own count r_i; the chance shares π_k are the mean over every
+// rated item of r_ik / r_i, so an item counts once however many raters
+// it had; P_e = Σ_k π_k². With a constant count this is exactly Fleiss
+// (1971). MinRaters and MaxRaters (over the items in P_a) show whether
+// the count was constant; where it varies, Krippendorff's alpha is the
+// statistic designed for missing values.
 type Fleiss struct {
 	Kappa Stat `json:"kappa"`
 	// Items is the number of items with at least two ratings.
@@ -96,7 +99,7 @@ func Nominal(r Ratings) Result {
 		index[c] = i
 	}
 	res := Result{Raters: raters, Categories: cats, Pairs: []Pair{}}
-	// counts[u][c] is how many raters put item u in category c.
+	// counts[u][c] is how many raters put rated item u in category c.
 	var counts [][]int
 	for _, it := range r.Items {
 		row := make([]int, len(cats))
@@ -109,8 +112,6 @@ func Nominal(r Ratings) Result {
 		}
 		if m > 0 {
 			res.Items++
-		}
-		if m >= 2 {
 			counts = append(counts, row)
 		}
 	}
@@ -119,8 +120,8 @@ func Nominal(r Ratings) Result {
 			res.Pairs = append(res.Pairs, cohen(raters[i], raters[j], index, r.Items))
 		}
 	}
-	res.Fleiss = fleiss(counts)
-	res.Alpha = krippendorff(counts)
+	res.Fleiss = fleiss(counts, len(cats))
+	res.Alpha = krippendorff(counts, len(cats))
 	return res
 }
 
@@ -205,39 +206,43 @@ func cohen(a, b string, index map[string]int, items []Item) Pair {
 	return p
 }
 
-// fleiss is Fleiss' (1971) kappa over items given as category counts,
-// each with at least two ratings; see Fleiss for the handling of unequal
-// counts. κ = (P̄ − P_e) / (1 − P_e), P_i = (Σ_j n_ij² − n_i) / (n_i(n_i−1)),
-// P_e = Σ_j p_j². It is undefined without items and when every rating is
-// one category (P_e = 1), tested exactly on the counts.
-func fleiss(counts [][]int) Fleiss {
-	f := Fleiss{Items: len(counts)}
-	if len(counts) == 0 {
-		return f
-	}
+// fleiss is Gwet's generalised Fleiss kappa (see Fleiss) over every
+// rated item given as category counts: κ = (P_a − P_e) / (1 − P_e). It
+// is undefined when no item has two ratings and when every rating is
+// one category (then P_e = 1), which is tested exactly on the counts.
+func fleiss(counts [][]int, k int) Fleiss {
+	var f Fleiss
+	perCat := make([]int64, k)
+	pi := make([]float64, k)
+	var sumPa float64
 	var total int64
-	perCat := make([]int64, len(counts[0]))
-	var sumP float64
-	f.MinRaters = -1
 	for _, row := range counts {
-		n, sq := tally(row, perCat)
+		n, sq := tally(row)
 		total += n
-		sumP += float64(sq-n) / float64(n*(n-1))
-		if f.MinRaters < 0 || int(n) < f.MinRaters {
+		for c, x := range row {
+			perCat[c] += int64(x)
+			pi[c] += float64(x) / float64(n)
+		}
+		if n < 2 {
+			continue
+		}
+		sumPa += float64(sq-n) / float64(n*(n-1))
+		if f.Items == 0 || int(n) < f.MinRaters {
 			f.MinRaters = int(n)
 		}
 		f.MaxRaters = max(f.MaxRaters, int(n))
+		f.Items++
 	}
-	if slices.Max(perCat) == total {
+	if f.Items == 0 || slices.Max(perCat) == total {
 		return f
 	}
 	var pe float64
-	for _, x := range perCat {
-		pj := float64(x) / float64(total)
-		pe += pj * pj
+	for _, p := range pi {
+		p /= float64(len(counts))
+		pe += p * p
 	}
-	pbar := sumP / float64(len(counts))
-	f.Kappa = Stat{Value: (pbar - pe) / (1 - pe), Defined: true}
+	pa := sumPa / float64(f.Items)
+	f.Kappa = Stat{Value: (pa - pe) / (1 - pe), Defined: true}
 	return f
 }
 
@@ -252,16 +257,20 @@ func fleiss(counts [][]int) Fleiss {
 // Σ_{c≠k} o_ck is Σ_u (m_u² − Σ_c n_uc²) / (m_u − 1) and Σ_{c≠k} n_c·n_k
 // is n² − Σ_c n_c², so no matrix is built. α is undefined when the
 // expected disagreement is 0: no pairable values, or all in one category.
-func krippendorff(counts [][]int) Alpha {
-	a := Alpha{Units: len(counts)}
-	if len(counts) == 0 {
-		return a
-	}
-	perCat := make([]int64, len(counts[0]))
+func krippendorff(counts [][]int, k int) Alpha {
+	var a Alpha
+	perCat := make([]int64, k)
 	var observed float64
 	var n int64
 	for _, row := range counts {
-		m, sq := tally(row, perCat)
+		m, sq := tally(row)
+		if m < 2 {
+			continue // a unit with one value is not pairable
+		}
+		for c, x := range row {
+			perCat[c] += int64(x)
+		}
+		a.Units++
 		n += m
 		observed += float64(m*m-sq) / float64(m-1)
 	}
@@ -279,13 +288,12 @@ func krippendorff(counts [][]int) Alpha {
 }
 
 // tally returns one item's number of ratings and the sum of its squared
-// category counts, and adds its counts to perCat: what Fleiss' kappa and
-// Krippendorff's alpha both need from each item.
-func tally(row []int, perCat []int64) (n, sq int64) {
-	for c, x := range row {
+// category counts: what Fleiss' kappa and Krippendorff's alpha both need
+// from each item.
+func tally(row []int) (n, sq int64) {
+	for _, x := range row {
 		n += int64(x)
 		sq += int64(x) * int64(x)
-		perCat[c] += int64(x)
 	}
 	return n, sq
 }

@@ -223,8 +223,10 @@ func TestNominalHandComputed(t *testing.T) {
 			// a–b over 1,2,3: p_o = 2/3, κ = (3·2 − 4)/(9 − 4) = 2/5.
 			// a–c over 1,2,4: c said x throughout, κ = (3·2 − 6)/(9 − 6) = 0.
 			// b–c over 1,2: κ = (2·1 − 2)/(4 − 2) = 0.
-			// Fleiss over items 1–4 (2 or 3 ratings): P_i = 1, 1/3, 1, 0,
-			// P̄ = 7/12, p = (6/10, 4/10), P_e = 13/25, κ = 19/144.
+			// Fleiss (Gwet's form): P_a over items 1–4 (2 or 3 ratings) is
+			// mean(1, 1/3, 1, 0) = 7/12; π over all five rated items is
+			// π_x = (1 + 2/3 + 0 + 1/2 + 1)/5 = 19/30, π_y = 11/30, so
+			// P_e = 482/900 and κ = (525 − 482)/(900 − 482) = 43/418.
 			// Alpha: n = 10, Σ_{c≠k} o = 0 + 4/2 + 0 + 2 = 4,
 			// α = 1 − 9·4/(100 − 36 − 16) = 1/4.
 			name: "three raters, missing labels",
@@ -239,7 +241,7 @@ func TestNominalHandComputed(t *testing.T) {
 				{"a", "c", 3, val(2.0 / 3), val(0)},
 				{"b", "c", 2, val(0.5), val(0)},
 			},
-			fleiss: val(19.0 / 144), fleissOver: [3]int{4, 2, 3},
+			fleiss: val(43.0 / 418), fleissOver: [3]int{4, 2, 3},
 			alpha: val(0.25), alphaOver: [2]int{4, 10},
 			categories:  []string{"x", "y"},
 			confusionAB: [][]int{{1, 1}, {0, 1}},
