@@ -9,7 +9,7 @@ type Ratings struct {
 	// Raters in the order the report lists them. When empty, every rater
 	// found in Items is used, sorted by name. Values of raters not listed
 	// are ignored, so a caller can leave one rater out without copying
-	// the items.
+	// the items; a rater listed twice counts once.
 	Raters []string
 	// Categories known in advance (the five failure classes, true and
 	// false), listed first and in this order even when nobody used them,
@@ -63,16 +63,23 @@ type Pair struct {
 // Fleiss is Fleiss' kappa across all raters.
 //
 // Fleiss (1971) assumes every item has the same number of ratings; here
-// raters may skip items. The generalised form of Gwet (2014, Handbook of
-// Inter-Rater Reliability, 4th ed.; R package irrCAC, fleiss.kappa.raw)
-// is used: observed agreement P_a is the mean over items with at least
-// two ratings of Σ_k r_ik(r_ik−1) / (r_i(r_i−1)), so each item is judged
-// by its own count r_i; the chance shares π_k are the mean over every
-// rated item of r_ik / r_i, so an item counts once however many raters
-// it had; P_e = Σ_k π_k². With a constant count this is exactly Fleiss
-// (1971). MinRaters and MaxRaters (over the items in P_a) show whether
-// the count was constant; where it varies, Krippendorff's alpha is the
-// statistic designed for missing values.
+// raters may skip items. Items with fewer than two ratings are left out,
+// as Krippendorff's alpha leaves out unpairable values, and the rest use
+// the generalised form of Gwet (2014, Handbook of Inter-Rater
+// Reliability, 4th ed.; R package irrCAC, fleiss.kappa.raw): observed
+// agreement P_a is the mean over items of Σ_k r_ik(r_ik−1) / (r_i(r_i−1)),
+// so each item is judged by its own count r_i, and the chance shares π_k
+// are the mean over items of r_ik / r_i, so an item counts once however
+// many raters it had; P_e = Σ_k π_k². With a constant count this is
+// exactly Fleiss (1971).
+//
+// Gwet takes π_k over single-rated items too. tracelab does not: most
+// traces carry only the machine's suggestion, and letting those set the
+// chance shares would measure the people's agreement against the
+// machine's class mix on traces nobody reviewed (and can push κ far
+// below −1). MinRaters and MaxRaters show whether the count was
+// constant; where it varies, Krippendorff's alpha is the statistic
+// designed for missing values.
 type Fleiss struct {
 	Kappa Stat `json:"kappa"`
 	// Items is the number of items with at least two ratings.
@@ -128,7 +135,14 @@ func Nominal(r Ratings) Result {
 // raterList is the raters as given, or every rater in items, sorted.
 func raterList(given []string, items []Item) []string {
 	if len(given) > 0 {
-		return slices.Clone(given)
+		// A rater listed twice would be paired with itself.
+		var list []string
+		for _, rt := range given {
+			if !slices.Contains(list, rt) {
+				list = append(list, rt)
+			}
+		}
+		return list
 	}
 	seen := map[string]bool{}
 	for _, it := range items {
@@ -206,10 +220,10 @@ func cohen(a, b string, index map[string]int, items []Item) Pair {
 	return p
 }
 
-// fleiss is Gwet's generalised Fleiss kappa (see Fleiss) over every
-// rated item given as category counts: κ = (P_a − P_e) / (1 − P_e). It
-// is undefined when no item has two ratings and when every rating is
-// one category (then P_e = 1), which is tested exactly on the counts.
+// fleiss is the generalised Fleiss kappa (see Fleiss) over rated items
+// given as category counts: κ = (P_a − P_e) / (1 − P_e). It is
+// undefined when no item has two ratings and when every rating is one
+// category (then P_e = 1), which is tested exactly on the counts.
 func fleiss(counts [][]int, k int) Fleiss {
 	var f Fleiss
 	perCat := make([]int64, k)
@@ -218,13 +232,13 @@ func fleiss(counts [][]int, k int) Fleiss {
 	var total int64
 	for _, row := range counts {
 		n, sq := tally(row)
+		if n < 2 {
+			continue
+		}
 		total += n
 		for c, x := range row {
 			perCat[c] += int64(x)
 			pi[c] += float64(x) / float64(n)
-		}
-		if n < 2 {
-			continue
 		}
 		sumPa += float64(sq-n) / float64(n*(n-1))
 		if f.Items == 0 || int(n) < f.MinRaters {
@@ -238,7 +252,7 @@ func fleiss(counts [][]int, k int) Fleiss {
 	}
 	var pe float64
 	for _, p := range pi {
-		p /= float64(len(counts))
+		p /= float64(f.Items)
 		pe += p * p
 	}
 	pa := sumPa / float64(f.Items)

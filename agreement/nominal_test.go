@@ -223,10 +223,9 @@ func TestNominalHandComputed(t *testing.T) {
 			// a–b over 1,2,3: p_o = 2/3, κ = (3·2 − 4)/(9 − 4) = 2/5.
 			// a–c over 1,2,4: c said x throughout, κ = (3·2 − 6)/(9 − 6) = 0.
 			// b–c over 1,2: κ = (2·1 − 2)/(4 − 2) = 0.
-			// Fleiss (Gwet's form): P_a over items 1–4 (2 or 3 ratings) is
-			// mean(1, 1/3, 1, 0) = 7/12; π over all five rated items is
-			// π_x = (1 + 2/3 + 0 + 1/2 + 1)/5 = 19/30, π_y = 11/30, so
-			// P_e = 482/900 and κ = (525 − 482)/(900 − 482) = 43/418.
+			// Fleiss over items 1–4 (2 or 3 ratings): P_a = mean(1, 1/3, 1,
+			// 0) = 7/12; π_x = (1 + 2/3 + 0 + 1/2)/4 = 13/24, π_y = 11/24,
+			// P_e = 290/576, κ = (336 − 290)/(576 − 290) = 23/143.
 			// Alpha: n = 10, Σ_{c≠k} o = 0 + 4/2 + 0 + 2 = 4,
 			// α = 1 − 9·4/(100 − 36 − 16) = 1/4.
 			name: "three raters, missing labels",
@@ -241,10 +240,43 @@ func TestNominalHandComputed(t *testing.T) {
 				{"a", "c", 3, val(2.0 / 3), val(0)},
 				{"b", "c", 2, val(0.5), val(0)},
 			},
-			fleiss: val(43.0 / 418), fleissOver: [3]int{4, 2, 3},
+			fleiss: val(23.0 / 143), fleissOver: [3]int{4, 2, 3},
 			alpha: val(0.25), alphaOver: [2]int{4, 10},
 			categories:  []string{"x", "y"},
 			confusionAB: [][]int{{1, 1}, {0, 1}},
+		},
+		{
+			// Five traces only A rated (as the machine's suggestion is on
+			// every trace) leave every statistic as it is on the three
+			// both rated. Fleiss: P_a = 2/3, π = (1/2, 1/2), κ = 1/3.
+			// Alpha: n = 6, Σ_{c≠k} o = 2, α = 1 − 5·2/18 = 4/9. Cohen:
+			// κ = (3·2 − 4)/(9 − 4) = 2/5.
+			name: "single-rated items",
+			r: fromColumns([]string{"A", "B"}, [][]string{
+				{"x", "y", "x", "x", "x", "x", "x", "x"},
+				{"x", "y", "y", "", "", "", "", ""},
+			}),
+			items:  8,
+			pairs:  []pairWant{{"A", "B", 3, val(2.0 / 3), val(0.4)}},
+			fleiss: val(1.0 / 3), fleissOver: [3]int{3, 2, 2},
+			alpha: val(4.0 / 9), alphaOver: [2]int{3, 6},
+			categories:  []string{"x", "y"},
+			confusionAB: [][]int{{1, 1}, {0, 1}},
+		},
+		{
+			// A rater listed twice is one rater: one pair, not three.
+			name: "rater listed twice",
+			r: fromColumns([]string{"A", "B", "A"}, [][]string{
+				{"x", "y"},
+				{"x", "y"},
+				{"x", "y"},
+			}),
+			items:  2,
+			pairs:  []pairWant{{"A", "B", 2, val(1), val(1)}},
+			fleiss: val(1), fleissOver: [3]int{2, 2, 2},
+			alpha: val(1), alphaOver: [2]int{2, 4},
+			categories:  []string{"x", "y"},
+			confusionAB: [][]int{{1, 0}, {0, 1}},
 		},
 		{
 			name: "perfect agreement",

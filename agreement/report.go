@@ -204,32 +204,42 @@ func textTable(b *strings.Builder, header []string, align string, rows [][]strin
 }
 
 // textConfusion writes a confusion matrix with category names as column
-// headers when that fits in lineWidth, and with numbers (rows keep the
-// name beside the number) when it does not.
+// headers, split into blocks of as many columns as fit in lineWidth, so
+// a long list of categories wraps instead of running off the screen.
 func textConfusion(b *strings.Builder, cats []string, m [][]int) {
 	labels := make([]string, len(cats))
-	header := []string{""}
-	width := 0
+	rowWidth := 0
 	for i, c := range cats {
 		labels[i] = name(c)
-		header = append(header, labels[i])
-		width = max(width, ansi.StringWidth(labels[i]))
+		rowWidth = max(rowWidth, ansi.StringWidth(labels[i]))
 	}
-	numbered := 2+width+len(cats)*(width+2) > lineWidth
-	if numbered {
+	colWidth := make([]int, len(cats))
+	for j := range cats {
+		colWidth[j] = ansi.StringWidth(labels[j])
 		for i := range cats {
-			header[i+1] = strconv.Itoa(i + 1)
-			labels[i] = strconv.Itoa(i+1) + " " + labels[i]
+			colWidth[j] = max(colWidth[j], len(strconv.Itoa(m[i][j])))
 		}
 	}
-	rows := make([][]string, len(cats))
-	for i := range cats {
-		rows[i] = []string{labels[i]}
-		for _, x := range m[i] {
-			rows[i] = append(rows[i], strconv.Itoa(x))
+	for first := 0; first < len(cats); {
+		last, width := first+1, 2+rowWidth+2+colWidth[first]
+		for last < len(cats) && width+2+colWidth[last] <= lineWidth {
+			width += 2 + colWidth[last]
+			last++
 		}
+		if first > 0 {
+			b.WriteString("\n")
+		}
+		header := append([]string{""}, labels[first:last]...)
+		rows := make([][]string, len(cats))
+		for i := range cats {
+			rows[i] = []string{labels[i]}
+			for _, x := range m[i][first:last] {
+				rows[i] = append(rows[i], strconv.Itoa(x))
+			}
+		}
+		textTable(b, header, "l"+strings.Repeat("r", last-first), rows)
+		first = last
 	}
-	textTable(b, header, "l"+strings.Repeat("r", len(cats)), rows)
 }
 
 func markdownConfusion(p Pair, cats []string) cireport.Table {

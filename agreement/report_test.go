@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -50,6 +51,22 @@ func teamReport() Report {
 	}
 }
 
+// wideReport has more categories, with longer names, than fit in one
+// confusion block at 80 columns.
+func wideReport() Report {
+	var cats []string
+	for i := range 12 {
+		cats = append(cats, fmt.Sprintf("category-%02d", i+1))
+	}
+	r := Ratings{Raters: []string{"ana", "bo"}, Categories: cats}
+	for i := range 30 {
+		r.Items = append(r.Items, Item{ID: fmt.Sprint(i), Values: map[string]string{
+			"ana": cats[i%12], "bo": cats[(i*i)%12],
+		}})
+	}
+	return Report{By: "class", Nominal: new(Nominal(r))}
+}
+
 // TestReportGolden compares the three renderings with testdata/;
 // go test ./agreement -run Golden -update rewrites them.
 func TestReportGolden(t *testing.T) {
@@ -58,7 +75,12 @@ func TestReportGolden(t *testing.T) {
 	// terminal, and one too long for a column.
 	hostile.Nominal.Pairs[0].A = "ana\x1b[31m|red"
 	hostile.Nominal.Pairs[1].B = "judge:a-very-long-judge-command-name-v2"
-	reports := map[string]Report{"team": teamReport(), "hostile": hostile, "empty": {By: "correct", Nominal: new(Nominal(Ratings{}))}}
+	reports := map[string]Report{
+		"team":    teamReport(),
+		"hostile": hostile,
+		"empty":   {By: "correct", Nominal: new(Nominal(Ratings{}))},
+		"wide":    wideReport(),
+	}
 	writers := map[string]func(Report, *bytes.Buffer) error{
 		"txt":  func(r Report, b *bytes.Buffer) error { return r.WriteText(b) },
 		"json": func(r Report, b *bytes.Buffer) error { return r.WriteJSON(b) },
