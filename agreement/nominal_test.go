@@ -140,6 +140,20 @@ func TestFleissLiterature(t *testing.T) {
 	}
 }
 
+// TestKrippendorffBinary is the first example of Krippendorff (2011),
+// "Computing Krippendorff's Alpha-Reliability", section A (binary data,
+// two observers, no missing data): 10 units, 4 disagreements, n = 20,
+// n_0 = 14, n_1 = 6; α = 1 − 19·8/168 = 0.095.
+func TestKrippendorffBinary(t *testing.T) {
+	r := fromColumns([]string{"A", "B"}, [][]string{
+		{"0", "1", "0", "0", "0", "0", "0", "0", "1", "0"},
+		{"1", "1", "1", "0", "0", "1", "0", "0", "0", "0"},
+	})
+	res := Nominal(r)
+	checkStat(t, "alpha", res.Alpha.Alpha, val(0.095), 5e-4)
+	checkStat(t, "alpha exact", res.Alpha.Alpha, val(1-19.0*8/168), 1e-12)
+}
+
 // TestKrippendorffLiterature is the nominal example with missing values
 // of Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability",
 // section C (the same data are the "C" example of R's irr::kripp.alpha

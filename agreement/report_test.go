@@ -80,6 +80,7 @@ func TestReportGolden(t *testing.T) {
 		"hostile": hostile,
 		"empty":   {By: "correct", Nominal: new(Nominal(Ratings{}))},
 		"wide":    wideReport(),
+		"fields":  {By: "fields", Sets: teamReport().Sets},
 	}
 	writers := map[string]func(Report, *bytes.Buffer) error{
 		"txt":  func(r Report, b *bytes.Buffer) error { return r.WriteText(b) },

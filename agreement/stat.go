@@ -2,6 +2,7 @@ package agreement
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 
 	"tracelab/cireport"
@@ -25,9 +26,16 @@ func ratio(num, den int64) Stat {
 	return Stat{Value: float64(num) / float64(den), Defined: true}
 }
 
+// shown reports whether the value is printed. A value that is not
+// finite counts as undefined: the formulas here cannot produce one, but
+// it would make a JSON document invalid and a table read "NaN".
+func (s Stat) shown() bool {
+	return s.Defined && !math.IsNaN(s.Value) && !math.IsInf(s.Value, 0)
+}
+
 // MarshalJSON writes the value, or null when undefined.
 func (s Stat) MarshalJSON() ([]byte, error) {
-	if !s.Defined {
+	if !s.shown() {
 		return []byte("null"), nil
 	}
 	return strconv.AppendFloat(nil, s.Value, 'g', -1, 64), nil
@@ -50,7 +58,7 @@ func (s *Stat) UnmarshalJSON(b []byte) error {
 
 // Fixed formats the value with prec decimals, or cireport.NoValue.
 func (s Stat) Fixed(prec int) string {
-	if !s.Defined {
+	if !s.shown() {
 		return cireport.NoValue
 	}
 	return strconv.FormatFloat(s.Value, 'f', prec, 64)
@@ -58,7 +66,7 @@ func (s Stat) Fixed(prec int) string {
 
 // Percent formats a proportion as a percentage with one decimal.
 func (s Stat) Percent() string {
-	if !s.Defined {
+	if !s.shown() {
 		return cireport.NoValue
 	}
 	return strconv.FormatFloat(100*s.Value, 'f', 1, 64) + "%"
