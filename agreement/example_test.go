@@ -57,6 +57,7 @@ func Example() {
 	//   semantic       0         1
 	//
 	// Trust in tracelab's suggestions
+	//   trust: the share of the other raters' labels that matched the suggestion
 	//   class     suggested  rated  ratings  agreed   trust
 	//   entity            2      1        2       2  100.0%
 	//   semantic          2      2        4       3   75.0%

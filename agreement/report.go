@@ -66,7 +66,7 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 	}
 	if r.Trust != nil {
-		fmt.Fprintf(&b, "\nTrust in %s's suggestions\n", name(r.Machine))
+		fmt.Fprintf(&b, "\nTrust in %s's suggestions\n  trust: %s\n", name(r.Machine), trustMeaning)
 		textTable(&b, trustHeader, "lrrrrr", trustRows(r.Trust, name))
 	}
 	for _, s := range r.Sets {
@@ -106,7 +106,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	if r.Trust != nil {
-		fmt.Fprintf(&b, "\n### Trust in %s's suggestions\n\n", cireport.Cell(r.Machine))
+		fmt.Fprintf(&b, "\n### Trust in %s's suggestions\n\nTrust: %s.\n\n", cireport.Cell(r.Machine), trustMeaning)
 		b.WriteString(cireport.Table{Header: trustHeader, Align: []string{"l", "r", "r", "r", "r", "r"}, Rows: trustRows(r.Trust, cireport.Cell)}.String())
 	}
 	for _, s := range r.Sets {
@@ -116,6 +116,9 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// trustMeaning says in words what the trust column is.
+const trustMeaning = "the share of the other raters' labels that matched the suggestion"
 
 var trustHeader = []string{"class", "suggested", "rated", "ratings", "agreed", "trust"}
 
