@@ -116,7 +116,7 @@ Run without a command, it opens the workbench on the database: ./tracelab.db unl
 	addTUIFlags(root)
 	addScoringFlags(root, &files)
 	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(p.Demo), newFieldsCmd(), newScoreCmd(), newReportCmd(),
-		newDriftCmd(), newCheckCmd(), newSampleCmd())
+		newDriftCmd(), newCheckCmd(), newSampleCmd(), newMigrateCmd())
 	markUsageErrors(root)
 	return root
 }
