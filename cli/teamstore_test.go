@@ -123,3 +123,20 @@ func TestCLIMigrate(t *testing.T) {
 		t.Error("migrate created its missing --from file")
 	}
 }
+
+// TRACELAB_DB is the default of --db, a PostgreSQL URL as well as a file.
+func TestTracelabDBNamesTheTeamStore(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	t.Setenv("TRACELAB_DB", dsn)
+	if _, errs, code := run(t, "import", writeIn(t, t.TempDir(), "t.jsonl", cliTraces)); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errs)
+	}
+	t.Setenv("TRACELAB_DB", "")
+	out, errs, code := run(t, "ls", "--db", dsn)
+	if code != 0 || !strings.Contains(out, "t1") || !strings.Contains(out, "t2") {
+		t.Errorf("ls --db the same URL: exit %d: %s\n%s", code, errs, out)
+	}
+	if _, err := os.Stat("tracelab.db"); err == nil {
+		t.Error("a ./tracelab.db was created although TRACELAB_DB named a server")
+	}
+}
