@@ -296,32 +296,43 @@ func (s *Store) PutRaterLabel(ctx context.Context, traceID string, rl model.Rate
 		if err != nil {
 			return err
 		}
-		return s.putRaterEventTx(ctx, tx, caseID, rl)
+		_, err = s.putRaterEventTx(ctx, tx, caseID, rl)
+		return err
 	})
 }
 
-// putRaterEventTx writes a rater's row with its event and settles the case.
-func (s *Store) putRaterEventTx(ctx context.Context, tx *sql.Tx, caseID string, rl model.RaterLabel) error {
+// putRaterEventTx writes a rater's row with its event and settles the
+// case; a row equal to the stored one (its time aside) writes nothing and
+// changed is false.
+func (s *Store) putRaterEventTx(ctx context.Context, tx *sql.Tx, caseID string, rl model.RaterLabel) (changed bool, err error) {
 	at := s.stamp()
-	if rl.UpdatedAt == "" {
-		rl.UpdatedAt = at
+	if rl.Status == "" {
+		rl.Status = model.StatusSuggested
 	}
 	rs, err := loadRaters(ctx, tx, caseID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	old := json.RawMessage("null")
 	if r := rs.Rater(rl.Rater); r != nil {
+		same := *r
+		same.UpdatedAt = rl.UpdatedAt
+		if mustJSON(same) == mustJSON(rl) {
+			return false, nil
+		}
 		old = json.RawMessage(mustJSON(r))
 	}
+	if rl.UpdatedAt == "" {
+		rl.UpdatedAt = at
+	}
 	if err := putRaterTx(ctx, tx, caseID, rl); err != nil {
-		return err
+		return false, err
 	}
 	ev := Event{CaseID: caseID, At: at, Who: rl.Rater, Field: "rater", Old: old, New: json.RawMessage(mustJSON(rl))}
 	if err := appendEvent(ctx, tx, &ev); err != nil {
-		return err
+		return false, err
 	}
-	return s.settleTx(ctx, tx, caseID, rl.Rater)
+	return true, s.settleTx(ctx, tx, caseID, rl.Rater)
 }
 
 // RatersOfTrace returns the raters of a trace's case (empty when the trace
