@@ -300,3 +300,14 @@ func (e *Engine) attachLabels(ctx context.Context, cases []model.Case) error {
 	}
 	return nil
 }
+
+// LabelFor is the label who edits on this case: their own when they
+// labeled it, else the final label as it stands (unset while disputed).
+// It is the label the labeling actions start from (see the store's
+// viewFor), so a screen that shows it shows what c, g and 1-5 will change.
+func (tr TraceRaters) LabelFor(who string) model.Label {
+	if r := tr.Rater(who); r != nil && r.Kind == model.RaterHuman {
+		return r.Label
+	}
+	return tr.Final.Label
+}

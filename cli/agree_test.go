@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -75,6 +76,17 @@ func TestTwoLabelersAndAJudge(t *testing.T) {
 		t.Fatalf("ls: %s", ls)
 	}
 
+	// The lead settles emea-active-q2-017 (ana and bob differ on its
+	// required fields) by taking bob's label and field sets.
+	eng, err := app.Open(context.Background(), db, app.Files{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Adjudicate(context.Background(), "trace_9f31c2", "lead", app.AdjudicateRequest{Pick: "bob", Note: "the period is implied"}); err != nil {
+		t.Fatal(err)
+	}
+	eng.Close()
+
 	dir := t.TempDir()
 	if _, errs, code := run(t, "export", "--db", db, "--out", dir, "--labels", "all"); code != 0 {
 		t.Fatalf("export --labels all: %d %s", code, errs)
@@ -94,6 +106,9 @@ func TestTwoLabelersAndAJudge(t *testing.T) {
 	if l := lines["acme-open-tickets-032"].Label; l.Correct == nil || !*l.Correct {
 		t.Errorf("agreed case: final label %+v, want ana's and bob's correct", l)
 	}
+	if c := lines["emea-active-q2-017"]; c.Adjudication == nil || c.Label.Note != "the period is implied" || len(c.Gold.RequiredFields) != 2 {
+		t.Errorf("adjudicated case: label %+v, gold fields %v, adjudication %+v", c.Label, c.Gold.RequiredFields, c.Adjudication)
+	}
 
 	// The export read back: every person's and judge's label returns.
 	db2 := filepath.Join(t.TempDir(), "t2.db")
@@ -104,8 +119,16 @@ func TestTwoLabelersAndAJudge(t *testing.T) {
 	if _, errs, code := run(t, "import", "--db", db2, filepath.Join(dir, "cases.jsonl")); code != 0 {
 		t.Fatalf("import the export: %s", errs)
 	}
-	// Only confirmed cases were exported, so compare over those: ana's
-	// and bob's agreement is the same in both databases.
+	// Everything returns: the same file from the second database.
+	dir2 := t.TempDir()
+	if _, errs, code := run(t, "export", "--db", db2, "--out", dir2, "--labels", "all"); code != 0 {
+		t.Fatalf("export again: %s", errs)
+	}
+	first, _ := os.ReadFile(filepath.Join(dir, "cases.jsonl"))
+	again, _ := os.ReadFile(filepath.Join(dir2, "cases.jsonl"))
+	if string(first) != string(again) {
+		t.Errorf("export --labels all, imported and exported again, differs:\n%s\nwant\n%s", again, first)
+	}
 	a, _, _ := run(t, "agree", "--db", db, "--format", "json")
 	b, _, _ := run(t, "agree", "--db", db2, "--format", "json")
 	if pairOf(t, a, "ana", "bob") != pairOf(t, b, "ana", "bob") {

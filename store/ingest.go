@@ -79,8 +79,9 @@ func (im *Importer) PutTrace(t *model.Trace) (*RecordError, error) {
 // is written when it is new (or only the machine's), otherwise it stays
 // as it is, and its final label is settled from its raters.
 func (im *Importer) PutCase(c *model.Case, line int) (*RecordError, error) {
+	adj := c.Adjudication
 	raters := im.ratersOf(c)
-	if len(raters) == 0 {
+	if len(raters) == 0 && adj == nil {
 		rerr, err := im.w.putCase(c, im.file, line, im.replace, &im.Stats)
 		if rerr != nil {
 			rerr.File = im.file
@@ -116,6 +117,15 @@ func (im *Importer) PutCase(c *model.Case, line int) (*RecordError, error) {
 			changed++
 		}
 	}
+	if adj != nil {
+		ch, err := im.s.putAdjudicationTx(im.ctx, im.tx, c.CaseID, *adj)
+		if err != nil {
+			return nil, err
+		}
+		if ch {
+			changed++
+		}
+	}
 	if changed == 0 && !wrote {
 		im.Stats.Unchanged++
 	}
@@ -123,7 +133,8 @@ func (im *Importer) PutCase(c *model.Case, line int) (*RecordError, error) {
 	return nil, nil
 }
 
-// ratersOf takes the rater labels out of an imported case line: its
+// ratersOf takes the rater labels out of an imported case line (and
+// clears them and its adjudication from the case itself): its
 // labels array (people's and judges'; tracelab's own is derived, never
 // imported) and its label as its labeler's (the line's labeler field, else
 // the import's). The case's gold gives that labeler's field sets.

@@ -335,6 +335,32 @@ func (s *Store) putRaterEventTx(ctx context.Context, tx *sql.Tx, caseID string, 
 	return true, s.settleTx(ctx, tx, caseID, rl.Rater)
 }
 
+// putAdjudicationTx stores an imported adjudication with its event and
+// settles the case; the one stored already writes nothing.
+func (s *Store) putAdjudicationTx(ctx context.Context, tx *sql.Tx, caseID string, adj model.Adjudication) (bool, error) {
+	rs, err := loadRaters(ctx, tx, caseID)
+	if err != nil {
+		return false, err
+	}
+	if rs.Adjudication != nil && mustJSON(rs.Adjudication) == mustJSON(adj) {
+		return false, nil
+	}
+	cr, err := s.loadCaseTx(ctx, tx, caseID)
+	if err != nil {
+		return false, err
+	}
+	old, nv, err := s.editAdjudication(ctx, tx, cr, json.RawMessage(mustJSON(adj)))
+	if err != nil {
+		return false, err
+	}
+	at := s.stamp()
+	if err := writeCaseTx(ctx, tx, &cr.Case, cr.GoldOrigin, adj.By, at); err != nil {
+		return false, err
+	}
+	ev := Event{CaseID: caseID, At: at, Who: adj.By, Field: FieldAdjudication, Old: old, New: nv}
+	return true, appendEvent(ctx, tx, &ev)
+}
+
 // RatersOfTrace returns the raters of a trace's case (empty when the trace
 // has no case yet).
 func (s *Store) RatersOfTrace(ctx context.Context, traceID string) (CaseRaters, error) {
