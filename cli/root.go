@@ -122,7 +122,7 @@ in the workbench for its keys.`,
 	addTUIFlags(root)
 	addScoringFlags(root, &files)
 	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(p.Demo), newFieldsCmd(), newScoreCmd(), newReportCmd(),
-		newDriftCmd(), newCheckCmd(), newSampleCmd(), newMigrateCmd())
+		newDriftCmd(), newCheckCmd(), newSampleCmd(), newMigrateCmd(), newJudgeCmd(), newAgreeCmd())
 	markUsageErrors(root)
 	return root
 }
@@ -161,9 +161,10 @@ func exitCode(err error) int {
 		return 130
 	}
 	var oracle *app.OracleError
+	var judge *app.JudgeError
 	var pathErr *fs.PathError
 	var number *app.NonFiniteError
-	if errors.As(err, &oracle) || app.IsLocked(err) || app.IsReadOnly(err) || errors.As(err, &pathErr) || errors.As(err, &number) {
+	if errors.As(err, &oracle) || errors.As(err, &judge) || app.IsLocked(err) || app.IsReadOnly(err) || errors.As(err, &pathErr) || errors.As(err, &number) {
 		return 2
 	}
 	return 1
