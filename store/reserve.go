@@ -185,8 +185,9 @@ func andWhere(where, cond string) string {
 
 // EventsSince lists the events on a trace's case after event id since
 // that someone other than who wrote, oldest first, and the newest event
-// id of the case (since when there is none newer). Event ids, not
-// clocks, mark the place: labelers' clocks need not agree.
+// id of the case (since when there is none newer); since < 0 asks for
+// that id alone. Event ids, not clocks, mark the place: labelers' clocks
+// need not agree.
 func (s *Store) EventsSince(ctx context.Context, traceID, who string, since int64) ([]Event, int64, error) {
 	last := since
 	var out []Event
@@ -194,6 +195,10 @@ func (s *Store) EventsSince(ctx context.Context, traceID, who string, since int6
 		var l sql.NullInt64
 		if err := tx.QueryRowContext(ctx, sqlLastEvent, traceID).Scan(&l); err != nil {
 			return err
+		}
+		if since < 0 {
+			last = l.Int64 // 0 when the case has no event yet
+			return nil
 		}
 		if !l.Valid || l.Int64 <= since {
 			return nil
