@@ -298,3 +298,86 @@ func TestConcurrentEditsOfOneCaseKeepEveryField(t *testing.T) {
 		t.Errorf("%d events, want %d", n, 2*rounds)
 	}
 }
+
+// Undo and redo revert only what nobody changed since: a teammate's later
+// write to a field stands (and the undo says so when that is all it had).
+func TestUndoKeepsATeammatesLaterEdit(t *testing.T) {
+	ctx := context.Background()
+	edit := func(st *Store, who string, kv ...string) {
+		t.Helper()
+		_, err := st.EditGroup(ctx, "q000", who, false, func(*CaseRecord) ([]FieldChange, error) {
+			var cs []FieldChange
+			for i := 0; i < len(kv); i += 2 {
+				cs = append(cs, FieldChange{kv[i], json.RawMessage(kv[i+1])})
+			}
+			return cs, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name     string
+		run      func(st *Store) (Group, error)
+		wantErr  string // "" : no error
+		note     string
+		correct  string
+		reverted []string
+	}{
+		{"a teammate's later note stands", func(st *Store) (Group, error) {
+			edit(st, "ana", "label.note", `"ana's"`)
+			edit(st, "bo", "label.note", `"bo's"`)
+			return st.UndoGroup(ctx, "q000", "ana")
+		}, "nothing to undo: label.note was changed by bo since", "bo's", "?", nil},
+		{"the fields nobody touched are reverted", func(st *Store) (Group, error) {
+			edit(st, "ana", "label.note", `"ana's"`, "label.correct", `true`)
+			edit(st, "bo", "label.note", `"bo's"`)
+			return st.UndoGroup(ctx, "q000", "ana")
+		}, "", "bo's", "?", []string{"label.correct"}},
+		{"redo after a teammate's edit", func(st *Store) (Group, error) {
+			edit(st, "ana", "label.note", `"ana's"`)
+			if _, err := st.UndoGroup(ctx, "q000", "ana"); err != nil {
+				t.Fatal(err)
+			}
+			edit(st, "bo", "label.note", `"bo's"`)
+			return st.RedoGroup(ctx, "q000", "ana")
+		}, "nothing to redo: label.note was changed by bo since", "bo's", "?", nil},
+		{"one's own stack is untouched", func(st *Store) (Group, error) {
+			edit(st, "ana", "label.note", `"one"`)
+			edit(st, "ana", "label.note", `"two"`)
+			if _, err := st.UndoGroup(ctx, "q000", "ana"); err != nil {
+				t.Fatal(err)
+			}
+			return st.UndoGroup(ctx, "q000", "ana")
+		}, "", "", "?", []string{"label.note"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, _ := openQueue(t, 1)
+			g, err := c.run(st)
+			if c.wantErr != "" {
+				var ce *ChangedSinceError
+				if !errors.As(err, &ce) || err.Error() != c.wantErr {
+					t.Fatalf("err %v, want %q", err, c.wantErr)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range g.Events {
+				got = append(got, e.Field)
+			}
+			if strings.Join(got, " ") != strings.Join(c.reverted, " ") {
+				t.Errorf("reverted %v, want %v", got, c.reverted)
+			}
+			rec, _ := st.CaseForTrace(ctx, "q000")
+			correct := "?"
+			if rec.Case.Label.Correct != nil {
+				correct = fmt.Sprint(*rec.Case.Label.Correct)
+			}
+			if rec.Case.Label.Note != c.note || correct != c.correct {
+				t.Errorf("note %q correct %s, want %q %s", rec.Case.Label.Note, correct, c.note, c.correct)
+			}
+		})
+	}
+}
