@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"sort"
 	"sync"
-	"time"
 
 	"tracelab/model"
 	"tracelab/scoring"
@@ -28,8 +27,7 @@ type Engine struct {
 	sha string          // configSHA(cfg): which stored scores are current
 	sc  *scoring.Scorer // built once per configuration (see scorer)
 
-	cases caseLocks     // serializes the label actions on one case (labels.go)
-	ttl   time.Duration // how long a reservation lasts unrenewed (reserve.go; guarded by mu)
+	cases caseLocks // serializes the label actions on one case (labels.go)
 }
 
 // The store's row and query types, re-exported so front ends name them

@@ -110,13 +110,12 @@ func (e *Engine) actLocked(ctx context.Context, traceID, who string, humanGold b
 		res.Case, _ = e.st.CaseForTrace(ctx, traceID)
 		return res, err
 	}
-	return e.afterAction(ctx, traceID, who, g, humanGold)
+	return e.afterAction(ctx, traceID, g, humanGold)
 }
 
-// afterAction reloads the case, renews or releases who's reservation of
-// the trace (reserve.go) and, when the action moved gold (or rescore says
-// so), rescores the trace.
-func (e *Engine) afterAction(ctx context.Context, traceID, who string, g store.Group, rescore bool) (ActionResult, error) {
+// afterAction reloads the case and, when the action moved gold (or
+// rescore says so), rescores the trace.
+func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group, rescore bool) (ActionResult, error) {
 	res := ActionResult{Group: g.ID, Action: g.Action}
 	for _, ev := range g.Events {
 		res.Changed = append(res.Changed, ev.Field)
@@ -124,9 +123,6 @@ func (e *Engine) afterAction(ctx context.Context, traceID, who string, g store.G
 	}
 	var err error
 	if res.Case, err = e.st.CaseForTrace(ctx, traceID); err != nil {
-		return res, err
-	}
-	if err := e.keepReservation(ctx, traceID, who, res.Case); err != nil {
 		return res, err
 	}
 	if !rescore {
@@ -343,7 +339,7 @@ func (e *Engine) revert(ctx context.Context, traceID, who string, fn func(contex
 	if err != nil {
 		return ActionResult{}, err
 	}
-	return e.afterAction(ctx, traceID, who, g, false)
+	return e.afterAction(ctx, traceID, g, false)
 }
 
 // IsIncomplete reports whether err is a confirm refused for an unfinished

@@ -4,15 +4,14 @@ import (
 	"context"
 	"time"
 
-	"tracelab/model"
 	"tracelab/store"
 )
 
 // Labeling as a team: reservations and other people's edits.
 //
 // Opening an unconfirmed trace reserves it for the labeler for the
-// engine's reservation time; every action on it renews that, confirming it
-// releases it, and taking another trace (opening it or `n`) releases the
+// reservation time; every action on it renews that and confirming it
+// releases it (in the action's own transaction), and taking another trace (opening it or `n`) releases the
 // one held before. NextInQueue picks and reserves in one store
 // transaction, so two labelers never get the same trace; a reservation
 // nobody renewed expires and the trace is back in the queue. Edits are
@@ -35,20 +34,7 @@ const DefaultReservationTTL = store.DefaultReservationTTL
 
 // SetReservationTTL sets how long a reservation lasts unrenewed (0 or
 // less: DefaultReservationTTL).
-func (e *Engine) SetReservationTTL(d time.Duration) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.ttl = d
-}
-
-func (e *Engine) reservationTTL() time.Duration {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.ttl <= 0 {
-		return DefaultReservationTTL
-	}
-	return e.ttl
-}
+func (e *Engine) SetReservationTTL(d time.Duration) { e.st.SetReservationTTL(d) }
 
 // Reserve reserves a trace for who (opening it), or renews who's
 // reservation; it says who holds the trace now, which is someone else
@@ -57,7 +43,7 @@ func (e *Engine) Reserve(ctx context.Context, traceID, who string) (Reservation,
 	if e.ReadOnly() {
 		return Reservation{}, nil // browsing a read-only file takes nothing from anyone
 	}
-	return e.st.Reserve(ctx, traceID, who, e.reservationTTL())
+	return e.st.Reserve(ctx, traceID, who)
 }
 
 // Release gives up who's reservation of a trace ("": whatever who holds),
@@ -71,7 +57,7 @@ func (e *Engine) Release(ctx context.Context, traceID, who string) error {
 // else, and reserved for who in the same step. ErrQueueDone when none is
 // left.
 func (e *Engine) NextInQueue(ctx context.Context, who string, q Query, after string) (Next, error) {
-	return e.st.NextInQueue(ctx, q, after, who, e.reservationTTL())
+	return e.st.NextInQueue(ctx, q, after, who)
 }
 
 // ChangesSince lists the edits other labelers made to a trace's case after
@@ -79,15 +65,4 @@ func (e *Engine) NextInQueue(ctx context.Context, who string, q Query, after str
 // next time. since < 0 asks only for that id (where to start).
 func (e *Engine) ChangesSince(ctx context.Context, traceID, who string, since int64) ([]Event, int64, error) {
 	return e.st.EventsSince(ctx, traceID, who, since)
-}
-
-// keepReservation follows an action by who on a trace: a confirmed case is
-// done and its reservation released, anything else renews it (without
-// taking the trace from a labeler who got it after who's expired).
-func (e *Engine) keepReservation(ctx context.Context, traceID, who string, rec *CaseRecord) error {
-	if rec != nil && rec.Status == model.StatusConfirmed {
-		return e.st.Release(ctx, traceID, who)
-	}
-	_, err := e.Reserve(ctx, traceID, who)
-	return err
 }

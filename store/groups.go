@@ -99,7 +99,7 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 			}
 			g.Events = append(g.Events, ev)
 		}
-		return nil
+		return s.followEditTx(ctx, tx, traceID, caseID, who)
 	})
 	if errors.Is(err, errNoChange) {
 		return Group{}, nil
@@ -236,7 +236,7 @@ func (s *Store) revert(ctx context.Context, traceID, who, action string, none er
 			}
 			g.Events = append(g.Events, ev)
 		}
-		return nil
+		return s.followEditTx(ctx, tx, traceID, caseID, who)
 	})
 	return g, err
 }

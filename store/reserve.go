@@ -32,20 +32,51 @@ func (s *Store) nowMS() int64 { return s.now().UnixMilli() }
 // works on one trace at a time. A trace another labeler holds (unexpired)
 // stays theirs, and a confirmed trace is not reserved; either way the
 // result says who holds the trace now (zero: nobody).
-func (s *Store) Reserve(ctx context.Context, traceID, who string, ttl time.Duration) (Reservation, error) {
+func (s *Store) Reserve(ctx context.Context, traceID, who string) (Reservation, error) {
 	var r Reservation
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		r, err = s.reserveTx(ctx, tx, traceID, who, ttl)
+		r, err = s.reserveTx(ctx, tx, traceID, who)
 		return err
 	})
 	return r, err
 }
 
-func (s *Store) reserveTx(ctx context.Context, tx *sql.Tx, traceID, who string, ttl time.Duration) (Reservation, error) {
-	if ttl <= 0 {
-		ttl = DefaultReservationTTL
+// SetReservationTTL sets how long a reservation lasts unrenewed (0 or
+// less: DefaultReservationTTL).
+func (s *Store) SetReservationTTL(d time.Duration) {
+	if d <= 0 {
+		d = DefaultReservationTTL
 	}
+	s.reserveFor.Store(int64(d))
+}
+
+func (s *Store) reservationTTL() time.Duration {
+	if d := time.Duration(s.reserveFor.Load()); d > 0 {
+		return d
+	}
+	return DefaultReservationTTL
+}
+
+// followEditTx keeps the rule that working on a trace renews one's
+// reservation of it and confirming it releases it, inside the edit's own
+// transaction (a second write transaction per key would double the
+// waits for the lock when a team labels at once).
+func (s *Store) followEditTx(ctx context.Context, tx *sql.Tx, traceID, caseID, who string) error {
+	var status string
+	if err := tx.QueryRowContext(ctx, sqlSetStatusTx, caseID).Scan(&status); err != nil {
+		return err
+	}
+	if status == "confirmed" {
+		_, err := tx.ExecContext(ctx, sqlRelease, who, traceID)
+		return err
+	}
+	_, err := s.reserveTx(ctx, tx, traceID, who)
+	return err
+}
+
+func (s *Store) reserveTx(ctx context.Context, tx *sql.Tx, traceID, who string) (Reservation, error) {
+	ttl := s.reservationTTL()
 	now := s.nowMS()
 	if _, err := tx.ExecContext(ctx, sqlReleaseOthers, who, traceID); err != nil {
 		return Reservation{}, err
@@ -111,7 +142,7 @@ type Next struct {
 // top) that is not confirmed and that no other labeler holds, and
 // reserves it for who, in one transaction: two labelers asking at once
 // never get the same trace. ErrQueueDone when there is none.
-func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string, ttl time.Duration) (Next, error) {
+func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string) (Next, error) {
 	var out Next
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		where, args := q.Filter.where()
@@ -161,7 +192,7 @@ func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string, ttl
 			if err != nil {
 				return err
 			}
-			r, err := s.reserveTx(ctx, tx, id, who, ttl)
+			r, err := s.reserveTx(ctx, tx, id, who)
 			if err != nil {
 				return err
 			}

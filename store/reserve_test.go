@@ -44,7 +44,7 @@ func openQueue(t *testing.T, n int) (*Store, *clock) {
 func TestReserveRules(t *testing.T) {
 	ctx := context.Background()
 	st, clk := openQueue(t, 3)
-	ttl := 10 * time.Minute
+	st.SetReservationTTL(10 * time.Minute)
 	type step struct {
 		do        string // reserve | release | advance | confirm
 		trace     string
@@ -73,7 +73,7 @@ func TestReserveRules(t *testing.T) {
 		switch s.do {
 		case "reserve":
 			var r Reservation
-			r, err = st.Reserve(ctx, s.trace, s.who, ttl)
+			r, err = st.Reserve(ctx, s.trace, s.who)
 			if err == nil && r.Labeler != s.wantOwner {
 				t.Errorf("step %d: %s reserving %s: held by %q, want %q", i, s.who, s.trace, r.Labeler, s.wantOwner)
 			}
@@ -104,10 +104,11 @@ func TestReserveRules(t *testing.T) {
 func TestNextInQueue(t *testing.T) {
 	ctx := context.Background()
 	st, clk := openQueue(t, 5)
+	st.SetReservationTTL(time.Minute)
 	if _, err := st.ConfirmTrace(ctx, "q001", "cy"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Reserve(ctx, "q002", "bo", time.Minute); err != nil {
+	if _, err := st.Reserve(ctx, "q002", "bo"); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -129,7 +130,7 @@ func TestNextInQueue(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := st.NextInQueue(ctx, c.q, c.after, "ana", time.Minute)
+			got, err := st.NextInQueue(ctx, c.q, c.after, "ana")
 			if !errors.Is(err, c.err) {
 				t.Fatalf("err %v, want %v", err, c.err)
 			}
@@ -153,7 +154,7 @@ func TestNextInQueue(t *testing.T) {
 		t.Errorf("q002 listed as reserved by %q, want bo", page[2].ReservedBy)
 	}
 	clk.add(2 * time.Minute)
-	if got, err := st.NextInQueue(ctx, Query{}, "q000", "cy", time.Minute); err != nil || got.TraceID != "q002" {
+	if got, err := st.NextInQueue(ctx, Query{}, "q000", "cy"); err != nil || got.TraceID != "q002" {
 		t.Errorf("after expiry cy got %+v %v, want q002", got, err)
 	}
 }
@@ -179,7 +180,7 @@ func TestNextInQueueNeverHandsOutATraceTwice(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				n, err := other.NextInQueue(ctx, Query{}, "", who, time.Hour)
+				n, err := other.NextInQueue(ctx, Query{}, "", who)
 				if errors.Is(err, ErrQueueDone) {
 					return
 				}
