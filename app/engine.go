@@ -66,6 +66,10 @@ func IsLocked(err error) bool { return store.IsLocked(err) }
 // IsReadOnly says err is a write to a database opened read-only.
 func IsReadOnly(err error) bool { return store.IsReadOnly(err) }
 
+// IsPostgres says a --db value names a PostgreSQL database (a postgres://
+// or postgresql:// URL), not a file.
+func IsPostgres(db string) bool { return store.IsPostgres(db) }
+
 // Open opens (creating if needed) the database at path and loads the
 // scoring configuration from files and the database's glossary. Errors in
 // a configuration file are ConfigErrors.

@@ -238,7 +238,7 @@ func (d *driftDB) open(ctx context.Context) (*app.Engine, error) {
 	if d.eng != nil {
 		return d.eng, nil
 	}
-	if _, err := os.Stat(d.path); err != nil {
+	if _, err := os.Stat(d.path); err != nil && !app.IsPostgres(d.path) {
 		return nil, fmt.Errorf("no database at %s (import traces with tracelab import, or name one with --db or TRACELAB_DB): %w", d.path, err)
 	}
 	eng, err := app.Open(ctx, d.path, app.Files{})
@@ -321,7 +321,7 @@ func driftCases(ctx context.Context, opts *driftOptions, server string) ([]app.S
 			return nil, err
 		}
 		var st *app.Engine
-		if _, statErr := os.Stat(opts.db.path); statErr == nil {
+		if _, statErr := os.Stat(opts.db.path); statErr == nil || app.IsPostgres(opts.db.path) {
 			if st, err = opts.db.open(ctx); err != nil {
 				return nil, err
 			}

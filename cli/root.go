@@ -86,12 +86,18 @@ SQLite file, scores every call for grounding, lets you confirm gold records and 
 at the keyboard, and exports cases.jsonl plus report.json for CI.
 
 Run without a command, it opens the workbench on the database: ./tracelab.db unless
---db or TRACELAB_DB says otherwise. Press ? in the workbench for its keys.`,
+--db or TRACELAB_DB says otherwise. A postgres:// or postgresql:// URL there is a team's
+PostgreSQL database instead of a file (tracelab migrate moves a file into one). Press ?
+in the workbench for its keys.`,
 		Example: `  # open the workbench on bundled sample data
   tracelab demo
 
   # open the workbench on your database, labeling as ana
   tracelab --db team.db --labeler ana
+
+  # the same on the team's PostgreSQL database
+  export TRACELAB_DB=postgres://ana@db.example/tracelab
+  tracelab --labeler ana
 
   # import traces, list them, export the confirmed cases
   tracelab import traces.jsonl
@@ -110,13 +116,13 @@ Run without a command, it opens the workbench on the database: ./tracelab.db unl
 			return runTUI(cmd, eng, "")
 		},
 	}
-	root.PersistentFlags().String("db", "", "database file (default $TRACELAB_DB or ./tracelab.db)")
+	root.PersistentFlags().String("db", "", "database file, or a postgres:// URL of a team database (default $TRACELAB_DB or ./tracelab.db)")
 	root.PersistentFlags().Duration("lock-wait", app.DefaultLockWait,
 		"how long to wait, retrying with backoff, for another process's write lock (default $TRACELAB_LOCK_WAIT or 5m)")
 	addTUIFlags(root)
 	addScoringFlags(root, &files)
 	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(p.Demo), newFieldsCmd(), newScoreCmd(), newReportCmd(),
-		newDriftCmd(), newCheckCmd(), newSampleCmd())
+		newDriftCmd(), newCheckCmd(), newSampleCmd(), newMigrateCmd())
 	markUsageErrors(root)
 	return root
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"tracelab/app"
+	"tracelab/store/pgtest"
 )
 
 // run executes the CLI in-process and returns stdout, stderr and the exit code.
@@ -286,5 +287,7 @@ func TestMain(m *testing.M) {
 	if err := os.Chdir(".."); err != nil {
 		panic(err)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	pgtest.Stop() // the private PostgreSQL server, when a test started one
+	os.Exit(code)
 }

@@ -326,31 +326,33 @@ func caseContracts(linked bool, traceCs, imported sql.NullString) (map[string]st
 	return m, nil
 }
 
-// The SQL of this file, one constant per statement.
+// The SQL of this file, one constant per statement. Groups are by
+// c.fingerprint, the contracts table's key, so its other columns may be
+// selected (PostgreSQL allows that only through the key).
 const (
 	sqlContractsWithoutSemantic = `SELECT name, fingerprint, body FROM contracts WHERE semantic = '' ORDER BY fingerprint`
 	sqlSetSemantic              = `UPDATE contracts SET semantic = ? WHERE fingerprint = ?`
-	sqlContractHistory          = `SELECT t.server, tc.name, tc.fingerprint, c.semantic,
+	sqlContractHistory          = `SELECT t.server, tc.name, c.fingerprint, c.semantic,
 		min(t.started_at), max(t.started_at), count(*), json_group_array(DISTINCT t.run_id)
 		FROM trace_contracts tc
 		JOIN traces t ON t.id = tc.trace_pk
 		JOIN contracts c ON c.fingerprint = tc.fingerprint
 		WHERE ? = '' OR t.server = ?
-		GROUP BY t.server, tc.name, tc.fingerprint
-		ORDER BY t.server, tc.name, min(t.started_at), max(t.started_at), tc.fingerprint`
+		GROUP BY t.server, tc.name, c.fingerprint
+		ORDER BY t.server, tc.name, min(t.started_at), max(t.started_at), c.fingerprint`
 	sqlContractRuns = `SELECT t.server, t.run_id, min(t.started_at), max(t.started_at), count(*)
 		FROM traces t
 		WHERE (? = '' OR t.server = ?) AND EXISTS (SELECT 1 FROM trace_contracts tc WHERE tc.trace_pk = t.id)
 		GROUP BY t.server, t.run_id
 		ORDER BY t.server, max(t.started_at), max(t.id), t.run_id`
-	sqlRunContracts = `SELECT tc.name, tc.fingerprint, c.semantic, c.body, count(*),
+	sqlRunContracts = `SELECT tc.name, c.fingerprint, c.semantic, c.body, count(*),
 		max(t.started_at), max(t.id)
 		FROM trace_contracts tc
 		JOIN traces t ON t.id = tc.trace_pk
 		JOIN contracts c ON c.fingerprint = tc.fingerprint
 		WHERE t.server = ? AND t.run_id = ?
-		GROUP BY tc.name, tc.fingerprint
-		ORDER BY tc.name, max(t.started_at) DESC, max(t.id) DESC, tc.fingerprint`
+		GROUP BY tc.name, c.fingerprint
+		ORDER BY tc.name, max(t.started_at) DESC, max(t.id) DESC, c.fingerprint`
 	sqlContractTraceIDs = `SELECT t.trace_id FROM trace_contracts tc JOIN traces t ON t.id = tc.trace_pk
 		WHERE tc.fingerprint = ? AND (? = '' OR t.server = ?) ORDER BY t.id`
 	sqlApprove = `INSERT INTO approved_contracts

@@ -22,8 +22,10 @@ func sqliteCode(err error) int {
 // past the lock wait.
 func IsLocked(err error) bool {
 	c := sqliteCode(err)
-	return c == sqliteBusy || c == sqliteLocked
+	return c == sqliteBusy || c == sqliteLocked || pgCode(err) == pgLockNotAvailable
 }
 
 // IsReadOnly says err is a write to a database opened read-only.
-func IsReadOnly(err error) bool { return sqliteCode(err) == sqliteReadOnly }
+func IsReadOnly(err error) bool {
+	return sqliteCode(err) == sqliteReadOnly || pgCode(err) == pgReadOnlyTx
+}

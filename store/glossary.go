@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -32,10 +33,22 @@ func (s *Store) SaveGlossary(ctx context.Context, e GlossaryEntry, who string) e
 	if e.ForbiddenFields == nil {
 		e.ForbiddenFields = []string{}
 	}
-	_, err := s.db.ExecContext(ctx, sqlSaveGlossary,
-		e.Term, e.Definition, e.Predicate, mustJSON(e.RequiredFields), mustJSON(e.ForbiddenFields),
-		e.TimestampColumn, e.Calendar, who, s.stamp())
-	return err
+	// An update first, then an insert: the term matches whatever its
+	// ASCII case (lower() folds ASCII only, on both backends) and keeps the
+	// spelling it was first saved with.
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		args := []any{e.Definition, e.Predicate, mustJSON(e.RequiredFields), mustJSON(e.ForbiddenFields),
+			e.TimestampColumn, e.Calendar, who, s.stamp()}
+		r, err := tx.ExecContext(ctx, sqlUpdateGlossary, append(args, e.Term)...)
+		if err != nil {
+			return err
+		}
+		if n, err := r.RowsAffected(); err != nil || n > 0 {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, sqlInsertGlossary, append([]any{e.Term}, args...)...)
+		return err
+	})
 }
 
 // Glossary returns every entry sorted by term.
@@ -66,12 +79,10 @@ func (s *Store) Glossary(ctx context.Context) ([]GlossaryEntry, error) {
 
 // The SQL of this file, one constant per statement.
 const (
-	sqlSaveGlossary = `INSERT INTO glossary (term, definition, predicate, required_fields, forbidden_fields,
-		timestamp_column, calendar, updated_by, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (term) DO UPDATE SET definition = excluded.definition, predicate = excluded.predicate,
-		required_fields = excluded.required_fields, forbidden_fields = excluded.forbidden_fields,
-		timestamp_column = excluded.timestamp_column, calendar = excluded.calendar,
-		updated_by = excluded.updated_by, updated_at = excluded.updated_at`
+	sqlUpdateGlossary = `UPDATE glossary SET definition = ?, predicate = ?, required_fields = ?, forbidden_fields = ?,
+		timestamp_column = ?, calendar = ?, updated_by = ?, updated_at = ? WHERE lower(term) = lower(?)`
+	sqlInsertGlossary = `INSERT INTO glossary (term, definition, predicate, required_fields, forbidden_fields,
+		timestamp_column, calendar, updated_by, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlGlossary = `SELECT term, definition, predicate, required_fields, forbidden_fields,
-		timestamp_column, calendar, updated_by, updated_at FROM glossary ORDER BY term`
+		timestamp_column, calendar, updated_by, updated_at FROM glossary ORDER BY lower(term), term`
 )

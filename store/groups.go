@@ -119,12 +119,9 @@ func (s *Store) newGroupTx(ctx context.Context, tx *sql.Tx, caseID, who, action 
 	if target != 0 {
 		t = target
 	}
-	r, err := tx.ExecContext(ctx, `INSERT INTO event_groups (case_id, who, at, action, target) VALUES (?, ?, ?, ?, ?)`,
-		caseID, who, s.stamp(), action, t)
-	if err != nil {
-		return Group{}, err
-	}
-	id, err := r.LastInsertId()
+	var id int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO event_groups (case_id, who, at, action, target) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+		caseID, who, s.stamp(), action, t).Scan(&id)
 	return Group{ID: id, Action: action}, err
 }
 

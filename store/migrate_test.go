@@ -2,150 +2,161 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"tracelab/model"
 )
 
+// olderDatabase writes a database as tracelab at schema version n did:
+// its migrations up to n, then the statements given. It returns where it is.
+func olderDatabase(t *testing.T, b backend, n int, stmts ...string) string {
+	t.Helper()
+	loc := b.fresh(t)
+	st, err := OpenWith(context.Background(), loc, Options{upTo: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if v, err := st.SchemaVersion(context.Background()); err != nil || v != n {
+		t.Fatalf("schema version %d (%v), want %d", v, err, n)
+	}
+	for _, q := range stmts {
+		if _, err := st.db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return loc
+}
+
 // A database written by the schema of 0001-0002 (a trace, the machine's
 // suggestion shadowing a person's confirmed case, a score) comes out of
 // 0003 with one case per trace, the queue columns filled, question keys
 // and gold hashes set, and its score stale.
 func TestMigration3FillsWhatItAdds(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "v2.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"0001_init.sql", "0002_drift.sql"} {
-		body, err := migrations.ReadFile("migrations/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Exec(string(body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, q := range []string{
-		`PRAGMA user_version = 2`,
-		`INSERT INTO traces (id, trace_id, server, question, content_sha, imported_at) VALUES (1, 't1', 's1', 'How many, really?', 'sha1', 'now')`,
-		`INSERT INTO cases (case_id, trace_pk, source_trace, question, gold, label, cost, status, gold_origin)
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		loc := olderDatabase(t, b, 2,
+			`INSERT INTO traces (id, trace_id, server, question, content_sha, imported_at) VALUES (1, 't1', 's1', 'How many, really?', 'sha1', 'now')`,
+			`INSERT INTO cases (case_id, trace_pk, source_trace, question, gold, label, cost, status, gold_origin)
 			VALUES ('t1', 1, 't1', 'q', '{}', '{"failure_class":"entity"}', '{}', 'suggested', 'machine')`,
-		`INSERT INTO cases (case_id, trace_pk, source_trace, question, gold, label, cost, status, gold_origin)
+			`INSERT INTO cases (case_id, trace_pk, source_trace, question, gold, label, cost, status, gold_origin)
 			VALUES ('u9', 1, 't1', 'q', '{"required_fields":["a.b"]}', '{"failure_class":"semantic"}', '{}', 'confirmed', 'human')`,
-		`INSERT INTO scores (trace_pk, suggested_class, detail, scored_at) VALUES (1, 'temporal', '{}', 'now')`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
+			`INSERT INTO scores (trace_pk, suggested_class, detail, scored_at) VALUES (1, 'temporal', '{}', 'now')`)
+		st := b.openAt(t, loc, Options{})
+		page, _, err := st.ListTraces(ctx, Query{})
+		if err != nil || len(page) != 1 {
+			t.Fatalf("%+v %v", page, err)
 		}
-	}
-	db.Close()
-	st, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	page, _, err := st.ListTraces(ctx, Query{})
-	if err != nil || len(page) != 1 {
-		t.Fatalf("%+v %v", page, err)
-	}
-	if p := page[0]; p.CaseID != "u9" || p.Status != model.StatusConfirmed || p.LabelClass != "semantic" || p.SuggestedClass != "temporal" {
-		t.Errorf("queue row %+v", p)
-	}
-	if cr, _ := st.Case(ctx, "t1"); cr != nil {
-		t.Errorf("the machine's shadowed suggestion survived: %+v", cr)
-	}
-	var key, gold string
-	st.db.QueryRow(`SELECT question_key FROM traces`).Scan(&key)
-	st.db.QueryRow(`SELECT gold_sha FROM cases WHERE case_id = 'u9'`).Scan(&gold)
-	if key != QuestionKey("How many, really?") || key != "how many really" {
-		t.Errorf("question_key %q", key)
-	}
-	if gold != GoldSHA(OriginHuman, model.Gold{RequiredFields: []string{"a.b"}}) {
-		t.Errorf("gold_sha %q", gold)
-	}
-	stale, err := st.StaleTraces(ctx, "any")
-	if err != nil || len(stale) != 1 || !stale[0].HumanGold {
-		t.Errorf("stale %+v %v", stale, err)
-	}
+		if p := page[0]; p.CaseID != "u9" || p.Status != model.StatusConfirmed || p.LabelClass != "semantic" || p.SuggestedClass != "temporal" {
+			t.Errorf("queue row %+v", p)
+		}
+		if cr, _ := st.Case(ctx, "t1"); cr != nil {
+			t.Errorf("the machine's shadowed suggestion survived: %+v", cr)
+		}
+		var key, gold string
+		st.db.QueryRow(`SELECT question_key FROM traces`).Scan(&key)
+		st.db.QueryRow(`SELECT gold_sha FROM cases WHERE case_id = 'u9'`).Scan(&gold)
+		if key != QuestionKey("How many, really?") || key != "how many really" {
+			t.Errorf("question_key %q", key)
+		}
+		if gold != GoldSHA(OriginHuman, model.Gold{RequiredFields: []string{"a.b"}}) {
+			t.Errorf("gold_sha %q", gold)
+		}
+		stale, err := st.StaleTraces(ctx, "any")
+		if err != nil || len(stale) != 1 || !stale[0].HumanGold {
+			t.Errorf("stale %+v %v", stale, err)
+		}
+	})
 }
 
 // The queue's columns on the trace row agree, after every kind of write,
 // with what they denormalize: the first case's status and label class and
 // the score's suggested class (read the slow way, through the JSON).
 func TestQueueColumnsStayInStep(t *testing.T) {
-	st := openTemp(t)
-	ctx := context.Background()
-	check := func(step string) {
-		t.Helper()
-		rows, err := st.db.Query(`SELECT t.trace_id, t.case_id, t.case_status, t.queue_class || ' ' || t.score_ok,
+	eachBackend(t, func(t *testing.T, b backend) {
+		st := b.open(t)
+		ctx := context.Background()
+		check := func(step string) {
+			t.Helper()
+			rows, err := st.db.Query(`SELECT t.trace_id, t.case_id, t.case_status, t.queue_class || ' ' || t.score_ok,
 			COALESCE(c.case_id, ''), COALESCE(c.status, 'none'),
-			COALESCE(NULLIF(json_extract(c.label, '$.failure_class'), ''), NULLIF(s.suggested_class, ''), 'none') || ' ' ||
-				COALESCE(s.content_sha = t.content_sha AND s.gold_sha = COALESCE(c.gold_sha, 'none'), 0)
+			COALESCE(c.label, '{}'), COALESCE(s.suggested_class, ''),
+				COALESCE(s.content_sha = t.content_sha AND s.gold_sha = COALESCE(c.gold_sha, 'none'), FALSE)
 			FROM traces t
 			LEFT JOIN cases c ON c.trace_pk = t.id AND NOT EXISTS (SELECT 1 FROM cases c2 WHERE c2.trace_pk = t.id AND c2.case_id < c.case_id)
 			LEFT JOIN scores s ON s.trace_pk = t.id`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id, caseID, status, class, wantID, wantStatus, wantClass string
-			if err := rows.Scan(&id, &caseID, &status, &class, &wantID, &wantStatus, &wantClass); err != nil {
+			if err != nil {
 				t.Fatal(err)
 			}
-			if caseID != wantID || status != wantStatus || class != wantClass {
-				t.Errorf("%s: %s has (%s, %s, %s), want (%s, %s, %s)", step, id, caseID, status, class, wantID, wantStatus, wantClass)
+			defer rows.Close()
+			for rows.Next() {
+				var id, caseID, status, class, wantID, wantStatus, label, suggested string
+				var ok bool
+				if err := rows.Scan(&id, &caseID, &status, &class, &wantID, &wantStatus, &label, &suggested, &ok); err != nil {
+					t.Fatal(err)
+				}
+				var l model.Label
+				if err := json.Unmarshal([]byte(label), &l); err != nil {
+					t.Fatal(err)
+				}
+				wantClass := "none"
+				switch {
+				case l.FailureClass != nil && *l.FailureClass != "":
+					wantClass = string(*l.FailureClass)
+				case suggested != "":
+					wantClass = suggested
+				}
+				wantClass += map[bool]string{true: " 1", false: " 0"}[ok]
+				if caseID != wantID || status != wantStatus || class != wantClass {
+					t.Errorf("%s: %s has (%s, %s, %s), want (%s, %s, %s)", step, id, caseID, status, class, wantID, wantStatus, wantClass)
+				}
 			}
 		}
-	}
-	if _, err := importString(t, st, "a.jsonl", goodTraces, ImportOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	check("import")
-	steps := []struct {
-		name string
-		do   func() error
-	}{
-		{"score", func() error {
-			return st.SaveScores(ctx, []ScoreRow{{TraceID: "t1", SuggestedClass: "temporal"}, {TraceID: "t2", SuggestedClass: "semantic"}}, nil)
-		}},
-		{"suggest", func() error {
-			c := model.ClassEntity
-			return st.SuggestCase(ctx, "t1", model.Gold{RequiredFields: []string{"a.b"}}, model.Label{FailureClass: &c})
-		}},
-		{"rescore", func() error { return st.SaveScores(ctx, []ScoreRow{{TraceID: "t2", SuggestedClass: ""}}, nil) }},
-		{"current scores", func() error {
-			return st.SaveScores(ctx, []ScoreRow{{TraceID: "t1", SuggestedClass: "temporal", GoldSHA: OriginMachine},
-				{TraceID: "t2", GoldSHA: GoldSHANone}}, nil)
-		}},
-		{"label edit", func() error {
-			_, err := st.EditTrace(ctx, "t2", "ana", "label.failure_class", json.RawMessage(`"policy"`))
-			return err
-		}},
-		{"confirm", func() error { _, err := st.ConfirmTrace(ctx, "t2", "ana"); return err }},
-		{"undo", func() error { _, err := st.UndoTrace(ctx, "t2", "ana"); return err }},
-		{"suite case replaces the suggestion", func() error {
-			_, err := importString(t, st, "cases.jsonl", `{"case_id":"k1","source_trace":"t1","user_role":"r","as_user":"u1","question":"How many?","gold":{"answer":1,"tolerance":0,"required_fields":[],"forbidden_fields":[],"definition":"","window":null,"freshness_bound_hours":null,"policy_scope":""},"label":{"correct":true,"grounded":true,"failure_class":null,"note":""},"cost":{"input_tokens":0,"output_tokens":0,"tool_calls":0,"turns":0,"usd":0}}`+"\n", ImportOptions{})
-			return err
-		}},
-		{"trace replaced", func() error {
-			_, err := importString(t, st, "b.jsonl", strings.Replace(goodTraces, `"text":"1"}`, `"text":"2"}`, 1), ImportOptions{Replace: true})
-			return err
-		}},
-	}
-	for _, s := range steps {
-		if err := s.do(); err != nil {
-			t.Fatalf("%s: %v", s.name, err)
+		if _, err := importString(t, st, "a.jsonl", goodTraces, ImportOptions{}); err != nil {
+			t.Fatal(err)
 		}
-		check(s.name)
-	}
-	if cr, _ := st.Case(ctx, "t1"); cr != nil {
-		t.Error("the machine's suggestion for t1 survived the suite case")
-	}
+		check("import")
+		steps := []struct {
+			name string
+			do   func() error
+		}{
+			{"score", func() error {
+				return st.SaveScores(ctx, []ScoreRow{{TraceID: "t1", SuggestedClass: "temporal"}, {TraceID: "t2", SuggestedClass: "semantic"}}, nil)
+			}},
+			{"suggest", func() error {
+				c := model.ClassEntity
+				return st.SuggestCase(ctx, "t1", model.Gold{RequiredFields: []string{"a.b"}}, model.Label{FailureClass: &c})
+			}},
+			{"rescore", func() error { return st.SaveScores(ctx, []ScoreRow{{TraceID: "t2", SuggestedClass: ""}}, nil) }},
+			{"current scores", func() error {
+				return st.SaveScores(ctx, []ScoreRow{{TraceID: "t1", SuggestedClass: "temporal", GoldSHA: OriginMachine},
+					{TraceID: "t2", GoldSHA: GoldSHANone}}, nil)
+			}},
+			{"label edit", func() error {
+				_, err := st.EditTrace(ctx, "t2", "ana", "label.failure_class", json.RawMessage(`"policy"`))
+				return err
+			}},
+			{"confirm", func() error { _, err := st.ConfirmTrace(ctx, "t2", "ana"); return err }},
+			{"undo", func() error { _, err := st.UndoTrace(ctx, "t2", "ana"); return err }},
+			{"suite case replaces the suggestion", func() error {
+				_, err := importString(t, st, "cases.jsonl", `{"case_id":"k1","source_trace":"t1","user_role":"r","as_user":"u1","question":"How many?","gold":{"answer":1,"tolerance":0,"required_fields":[],"forbidden_fields":[],"definition":"","window":null,"freshness_bound_hours":null,"policy_scope":""},"label":{"correct":true,"grounded":true,"failure_class":null,"note":""},"cost":{"input_tokens":0,"output_tokens":0,"tool_calls":0,"turns":0,"usd":0}}`+"\n", ImportOptions{})
+				return err
+			}},
+			{"trace replaced", func() error {
+				_, err := importString(t, st, "b.jsonl", strings.Replace(goodTraces, `"text":"1"}`, `"text":"2"}`, 1), ImportOptions{Replace: true})
+				return err
+			}},
+		}
+		for _, s := range steps {
+			if err := s.do(); err != nil {
+				t.Fatalf("%s: %v", s.name, err)
+			}
+			check(s.name)
+		}
+		if cr, _ := st.Case(ctx, "t1"); cr != nil {
+			t.Error("the machine's suggestion for t1 survived the suite case")
+		}
+	})
 }

@@ -123,7 +123,7 @@ func sortExpr(k SortKey) string {
 }
 
 // where builds the WHERE clause of a filter with its parameters.
-func (f Filter) where() (string, []any) {
+func (f Filter) where(d *dialect) (string, []any) {
 	var conds []string
 	var args []any
 	in := func(expr string, vals []string) {
@@ -150,7 +150,8 @@ func (f Filter) where() (string, []any) {
 	}
 	if f.Search != "" {
 		pat := "%" + likeEscape(f.Search) + "%"
-		conds = append(conds, `(t.question LIKE ? ESCAPE '\' OR t.trace_id LIKE ? ESCAPE '\' OR t.case_id LIKE ? ESCAPE '\')`)
+		like := d.like + ` ? ESCAPE '\'`
+		conds = append(conds, `(t.question `+like+` OR t.trace_id `+like+` OR t.case_id `+like+`)`)
 		args = append(args, pat, pat, pat)
 	}
 	if f.QueuedOnly {
@@ -181,7 +182,7 @@ func (s *Store) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Curso
 	if q.Limit <= 0 {
 		q.Limit = 100
 	}
-	where, args := q.Filter.where()
+	where, args := q.Filter.where(s.d)
 	expr := sortExpr(q.Sort)
 	dir, cmp := "ASC", ">"
 	if q.Desc {
@@ -238,7 +239,7 @@ type Counts struct {
 
 // Counts counts the traces matching f by class and by status.
 func (s *Store) Counts(ctx context.Context, f Filter) (Counts, error) {
-	where, args := f.where()
+	where, args := f.where(s.d)
 	rows, err := s.db.QueryContext(ctx, sqlCounts+where+` GROUP BY 1, 2`, args...)
 	if err != nil {
 		return Counts{}, err
@@ -288,7 +289,7 @@ func (s *Store) Trace(ctx context.Context, traceID string) (*model.Trace, error)
 
 // TraceIDs lists the ids of every trace matching f, in import order.
 func (s *Store) TraceIDs(ctx context.Context, f Filter) ([]string, error) {
-	where, args := f.where()
+	where, args := f.where(s.d)
 	return s.queryStrings(ctx, sqlTraceIDs+where+` ORDER BY t.id`, args...)
 }
 

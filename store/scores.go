@@ -49,7 +49,7 @@ const (
 	// suggested, machine gold, and nothing in its event log.
 	sqlSuggestTarget = `SELECT t.id, t.as_user, t.user_role, t.question, COALESCE(c.case_id, ''),
 		COALESCE(c.status = 'suggested' AND c.gold_origin = 'machine'
-			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.case_id = c.case_id), 0)
+			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.case_id = c.case_id), FALSE)
 		FROM traces t LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.trace_id = ?`
 	sqlInsMachineCase = `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
 		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, gold_sha)
@@ -175,10 +175,10 @@ type StaleTrace struct {
 // A trace is stale when its score_ok is 0 (no score, or one computed from
 // other content or gold; triggers keep it) or its score was computed under
 // another configuration: two index lookups, no scan.
-const sqlStale = `SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', 0) AS human FROM traces t
+const sqlStale = `SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', FALSE) AS human FROM traces t
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.score_ok = 0
 	UNION
-	SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', 0) FROM scores s JOIN traces t ON t.id = s.trace_pk
+	SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', FALSE) FROM scores s JOIN traces t ON t.id = s.trace_pk
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE s.config_sha < ? OR s.config_sha > ?
 	ORDER BY human DESC, 1`
 
@@ -309,7 +309,7 @@ const (
 // sqlEachScore pages through the stored scores in one scope after a trace pk.
 var sqlEachScore = func() map[ScoreScope]string {
 	m := map[ScoreScope]string{}
-	for scope, where := range map[ScoreScope]string{ScopeAll: "1", ScopeHumanGold: "c.gold_origin = 'human'",
+	for scope, where := range map[ScoreScope]string{ScopeAll: "TRUE", ScopeHumanGold: "c.gold_origin = 'human'",
 		ScopeConfirmed: "c.status = 'confirmed'", ScopeCases: "c.case_id IS NOT NULL"} {
 		m[scope] = `SELECT t.id, t.trace_id, s.grounded, s.detail, COALESCE(c.case_id, '')
 			FROM traces t JOIN scores s ON s.trace_pk = t.id

@@ -1,7 +1,9 @@
 // Package store keeps traces, cases, labels and their history in a local
-// SQLite file (modernc.org/sqlite, pure Go). The API speaks model types and
-// plain Go values so another backend can stand behind it later; queries are
-// standard SQL with parameters only, never built from trace content.
+// SQLite file (modernc.org/sqlite, pure Go) or, for a team, in a
+// PostgreSQL database (pgx). The API speaks model types and plain Go
+// values; queries are standard SQL with parameters only, never built from
+// trace content, one text for both backends (dialect.go holds the few
+// differences).
 package store
 
 import (
@@ -24,12 +26,13 @@ import (
 	"tracelab/model"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // Store is an open tracelab database.
 type Store struct {
 	db       *sql.DB
+	d        *dialect
 	path     string
 	now      func() time.Time
 	readOnly bool // opened mode=ro: this process may not write the file
@@ -45,6 +48,9 @@ type Options struct {
 	// lock before failing with a locked-database error (SQLite retries
 	// with a growing backoff meanwhile); 0 means DefaultLockWait.
 	LockWait time.Duration
+	// upTo stops the migrations at this version (0: the newest), for
+	// tests that write a database as an older tracelab did.
+	upTo int
 }
 
 // DefaultLockWait is long enough for a few large imports of other
@@ -60,8 +66,17 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 // OpenWith is Open with options. A file this process may read but not
-// write is opened read-only: listing and reporting work, edits fail.
+// write is opened read-only: listing and reporting work, edits fail. A
+// postgres:// or postgresql:// URL opens that PostgreSQL database instead
+// (see IsPostgres); any other path is a file name.
 func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
+	if IsPostgres(path) {
+		db, err := openPostgres(path, opts)
+		if err != nil {
+			return nil, err
+		}
+		return start(ctx, db, postgresDialect, redactDSN(path), readWrite, opts.upTo)
+	}
 	if err := checkPath(path); err != nil {
 		return nil, err
 	}
@@ -115,11 +130,18 @@ func open(ctx context.Context, path string, opts Options, mode access, pragmas .
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, now: time.Now, readOnly: mode != readWrite}
+	return start(ctx, db, sqliteDialect, path, mode, opts.upTo)
+}
+
+// start checks (read-only) or brings up to date the schema of an opened
+// database.
+func start(ctx context.Context, db *sql.DB, d *dialect, path string, mode access, upTo int) (*Store, error) {
+	s := &Store{db: db, d: d, path: path, now: time.Now, readOnly: mode != readWrite}
+	var err error
 	if mode != readWrite {
 		err = s.checkSchema(ctx)
 	} else {
-		err = s.migrate(ctx)
+		err = s.migrateTo(ctx, upTo)
 	}
 	if err != nil {
 		db.Close()
@@ -134,7 +156,8 @@ func (s *Store) Close() error { return s.db.Close() }
 // ReadOnly says the database was opened read-only.
 func (s *Store) ReadOnly() bool { return s.readOnly }
 
-// Path is the file the store was opened from.
+// Path is the file the store was opened from (a PostgreSQL URL without
+// its password).
 func (s *Store) Path() string { return s.path }
 
 // SetClock replaces the clock used for timestamps (tests).
@@ -145,18 +168,20 @@ func (s *Store) stamp() string { return s.now().UTC().Format(time.RFC3339Nano) }
 // SchemaVersion is the number of the newest migration applied.
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	var v int
-	err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	err := s.db.QueryRowContext(ctx, s.d.version).Scan(&v)
 	return v, err
 }
 
-// migrate applies every embedded migration newer than PRAGMA user_version,
+// migrateTo applies every embedded migration newer than the schema version
+// (up to version upTo unless it is 0, see Options.upTo),
 // each in its own transaction together with the version bump. The version
-// is read inside the transaction, after BEGIN IMMEDIATE took the write
-// lock: processes opening one new file at once then apply each migration
-// exactly once between them, instead of each reading version 0 and the
-// second failing on "table traces already exists".
-func (s *Store) migrate(ctx context.Context) error {
-	ms, err := migrationList()
+// is read inside the transaction, after BEGIN IMMEDIATE (SQLite) or the
+// writer lock (PostgreSQL, pgConn) took the write lock: processes opening
+// one new database at once then apply each migration exactly once between
+// them, instead of each reading version 0 and the second failing on
+// "table traces already exists".
+func (s *Store) migrateTo(ctx context.Context, upTo int) error {
+	ms, err := migrationList(s.d)
 	if err != nil {
 		return err
 	}
@@ -165,8 +190,12 @@ func (s *Store) migrate(ctx context.Context) error {
 	if cur, err := s.SchemaVersion(ctx); err == nil && cur == ms[len(ms)-1].n {
 		return nil
 	}
+	newest := ms[len(ms)-1].n
 	for _, m := range ms {
-		done, err := s.applyMigration(ctx, m, ms[len(ms)-1].n)
+		if upTo > 0 && m.n > upTo {
+			return nil
+		}
+		done, err := s.applyMigration(ctx, m, newest)
 		if err != nil {
 			return err
 		}
@@ -254,14 +283,17 @@ type migration struct {
 	name string
 }
 
-// migrationList is the embedded migrations in order.
-func migrationList() ([]migration, error) {
-	entries, err := migrations.ReadDir("migrations")
+// migrationList is the embedded migrations of a dialect in order.
+func migrationList(d *dialect) ([]migration, error) {
+	entries, err := migrations.ReadDir(d.migrations)
 	if err != nil {
 		return nil, err
 	}
 	var ms []migration
 	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
 		n, err := strconv.Atoi(strings.SplitN(e.Name(), "_", 2)[0])
 		if err != nil {
 			return nil, fmt.Errorf("migration %s: name must start with a number", e.Name())
@@ -280,8 +312,13 @@ func (s *Store) applyMigration(ctx context.Context, m migration, newest int) (do
 		return false, err
 	}
 	defer tx.Rollback() // no-op after Commit
+	if s.d.schemaTable != "" {
+		if _, err := tx.ExecContext(ctx, s.d.schemaTable); err != nil {
+			return false, err
+		}
+	}
 	var cur int
-	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
+	if err := tx.QueryRowContext(ctx, s.d.version).Scan(&cur); err != nil {
 		return false, err
 	}
 	if cur > newest {
@@ -293,7 +330,7 @@ func (s *Store) applyMigration(ctx context.Context, m migration, newest int) (do
 	if m.n <= cur {
 		return false, nil
 	}
-	body, err := migrations.ReadFile(path.Join("migrations", m.name))
+	body, err := migrations.ReadFile(path.Join(s.d.migrations, m.name))
 	if err != nil {
 		return false, err
 	}
@@ -305,7 +342,7 @@ func (s *Store) applyMigration(ctx context.Context, m migration, newest int) (do
 			return false, fmt.Errorf("migration %s: %w", m.name, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.n)); err != nil {
+	if _, err := tx.ExecContext(ctx, s.d.setVersion(m.n)); err != nil {
 		return false, fmt.Errorf("migration %s: %w", m.name, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -321,7 +358,7 @@ func errNewerSchema(cur, newest int) error {
 // checkSchema is migrate for a read-only database: it cannot be brought
 // up to date, so an older schema is an error saying so.
 func (s *Store) checkSchema(ctx context.Context) error {
-	ms, err := migrationList()
+	ms, err := migrationList(s.d)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,233 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// openPostgres opens the PostgreSQL database a postgres:// URL names
+// through pgx's database/sql driver, wrapped so the store's SQL runs as
+// written for SQLite (see pgConn).
+func openPostgres(dsn string, opts Options) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", redactDSN(dsn), err)
+	}
+	wait := opts.LockWait
+	if wait <= 0 {
+		wait = DefaultLockWait
+	}
+	// SQLite's busy timeout: how long a writer waits for the writer lock
+	// (an advisory lock, which lock_timeout covers) before IsLocked.
+	cfg.RuntimeParams["lock_timeout"] = strconv.FormatInt(wait.Milliseconds(), 10)
+	c := stdlib.GetConnector(*cfg, stdlib.OptionAfterConnect(func(_ context.Context, conn *pgx.Conn) error {
+		registerBoolIntegers(conn.TypeMap())
+		return nil
+	}))
+	return sql.OpenDB(pgConnector{c}), nil
+}
+
+// redactDSN is a postgres URL without its password, for messages and Path.
+func redactDSN(dsn string) string {
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil || cfg.Password == "" {
+		return dsn
+	}
+	return strings.Replace(dsn, ":"+cfg.Password+"@", ":xxxxx@", 1)
+}
+
+type pgConnector struct{ driver.Connector }
+
+func (c pgConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pgConn{conn.(*stdlib.Conn)}, nil
+}
+
+// pgConn is pgx's connection with the store's two SQLite habits kept:
+// statements are written with "?" (rebind makes them "$n"), and a write
+// transaction holds the database's one writer lock from its start, like
+// SQLite's BEGIN IMMEDIATE. Serial writers keep every read-modify-write
+// of the store (an edit computed from the stored case, an import's
+// "is this trace new") as correct as on SQLite without SERIALIZABLE
+// retries; readers never wait for it.
+type pgConn struct{ *stdlib.Conn }
+
+func (c *pgConn) Prepare(query string) (driver.Stmt, error) {
+	return c.Conn.Prepare(rebind(query))
+}
+
+func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	return c.Conn.PrepareContext(ctx, rebind(query))
+}
+
+func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	return c.Conn.ExecContext(ctx, rebind(query), args)
+}
+
+func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.Conn.QueryContext(ctx, rebind(query), args)
+}
+
+func (c *pgConn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+// writerLock is the advisory lock of one tracelab database: the key is
+// the schema's name, so databases in two schemas of a server do not wait
+// for each other.
+const writerLock = `SELECT pg_advisory_xact_lock(hashtextextended('tracelab writer ' || current_schema(), 0))`
+
+func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	tx, err := c.Conn.BeginTx(ctx, opts)
+	if err != nil || opts.ReadOnly {
+		return tx, err
+	}
+	if _, err := c.Conn.ExecContext(ctx, writerLock, nil); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return tx, nil
+}
+
+// rebind turns SQLite parameters into PostgreSQL's: "?" is the next
+// number after the largest so far and "?N" is "$N", as SQLite numbers
+// them. Quoted strings, quoted names, dollar-quoted bodies and comments
+// are copied as they are.
+func rebind(q string) string {
+	if !strings.Contains(q, "?") {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	last := 0
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := strings.IndexByte(q[i+1:], c)
+			if j < 0 {
+				b.WriteString(q[i:])
+				return b.String()
+			}
+			b.WriteString(q[i : i+j+2])
+			i += j + 1
+		case c == '-' && strings.HasPrefix(q[i:], "--"):
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				j = len(q) - i - 1
+			}
+			b.WriteString(q[i : i+j+1])
+			i += j
+		case c == '/' && strings.HasPrefix(q[i:], "/*"):
+			j := strings.Index(q[i+2:], "*/")
+			if j < 0 {
+				b.WriteString(q[i:])
+				return b.String()
+			}
+			b.WriteString(q[i : i+j+4])
+			i += j + 3
+		case c == '$' && dollarTag(q[i:]) != "":
+			tag := dollarTag(q[i:])
+			j := strings.Index(q[i+len(tag):], tag)
+			if j < 0 {
+				b.WriteString(q[i:])
+				return b.String()
+			}
+			end := i + len(tag) + j + len(tag)
+			b.WriteString(q[i:end])
+			i = end - 1
+		case c == '?':
+			j := i + 1
+			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+				j++
+			}
+			n := last + 1
+			if j > i+1 {
+				n, _ = strconv.Atoi(q[i+1 : j])
+			}
+			last = max(last, n)
+			b.WriteString("$" + strconv.Itoa(n))
+			i = j - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// dollarTag is the "$tag$" that opens a dollar-quoted string at the start
+// of s, or "" ("$1" is a parameter, not a tag).
+func dollarTag(s string) string {
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '$':
+			return s[:i+1]
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || (i > 1 && c >= '0' && c <= '9'):
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+// registerBoolIntegers lets a Go bool be a parameter for an integer
+// column, as SQLite stores it: the schema keeps SQLite's 0/1 integers (so
+// both backends hold, compare and hash the same values), and the store
+// passes bools for them.
+func registerBoolIntegers(m *pgtype.Map) {
+	for _, t := range []struct {
+		name  string
+		oid   uint32
+		codec pgtype.Codec
+	}{{"int8", pgtype.Int8OID, pgtype.Int8Codec{}}, {"int4", pgtype.Int4OID, pgtype.Int4Codec{}}, {"int2", pgtype.Int2OID, pgtype.Int2Codec{}}} {
+		m.RegisterType(&pgtype.Type{Name: t.name, OID: t.oid, Codec: boolIntCodec{t.codec}})
+	}
+}
+
+// boolIntCodec is an integer codec that also encodes bool as 0 or 1.
+type boolIntCodec struct{ pgtype.Codec }
+
+func (c boolIntCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
+	if _, ok := value.(bool); ok {
+		return boolIntPlan{c.Codec.PlanEncode(m, oid, format, int64(0))}
+	}
+	return c.Codec.PlanEncode(m, oid, format, value)
+}
+
+type boolIntPlan struct{ int64Plan pgtype.EncodePlan }
+
+func (p boolIntPlan) Encode(value any, buf []byte) ([]byte, error) {
+	var n int64
+	if value.(bool) {
+		n = 1
+	}
+	return p.int64Plan.Encode(n, buf)
+}
+
+// pgCode is the SQLSTATE of a PostgreSQL error, "" for others.
+func pgCode(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// SQLSTATEs that front ends tell apart.
+const (
+	pgLockNotAvailable = "55P03" // lock_timeout passed
+	pgReadOnlyTx       = "25006" // a hot standby, or a read-only role
+)

@@ -1,0 +1,197 @@
+// Package pgtest gives tests a PostgreSQL database of their own: a fresh
+// schema on the server $TRACELAB_TEST_PG names (a postgres:// URL of a
+// role that may create schemas there), or, when it is unset, on a private
+// server this process starts with initdb and pg_ctl in a temporary folder
+// (unix socket only, as the unprivileged user "postgres" when running as
+// root). Tests skip, saying why, only when neither is possible.
+package pgtest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+)
+
+// EnvVar names the server tests use instead of starting one.
+const EnvVar = "TRACELAB_TEST_PG"
+
+var (
+	once    sync.Once
+	base    string // URL of the server's database
+	why     string // why there is no server
+	stop    func()
+	admin   *sql.DB
+	schemas atomic.Int64
+)
+
+// server finds or starts the server once per process.
+func server() (string, string) {
+	once.Do(func() {
+		if v := os.Getenv(EnvVar); v != "" {
+			base = v
+		} else {
+			base, stop, why = startPrivate()
+		}
+		if base == "" {
+			return
+		}
+		db, err := sql.Open("pgx", base)
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			err = db.PingContext(ctx)
+			cancel()
+		}
+		if err != nil {
+			why = fmt.Sprintf("PostgreSQL at %s: %v", base, err)
+			base = ""
+			return
+		}
+		admin = db
+	})
+	return base, why
+}
+
+// Stop shuts the private server down (TestMain calls it after m.Run); a
+// server named by $TRACELAB_TEST_PG is left running.
+func Stop() {
+	if admin != nil {
+		admin.Close()
+	}
+	if stop != nil {
+		stop()
+	}
+}
+
+// DSN returns the URL of an empty schema made for t (dropped when t ends),
+// or skips t saying why no PostgreSQL server could be had.
+func DSN(t testing.TB) string {
+	t.Helper()
+	b, reason := server()
+	if b == "" {
+		t.Skipf("no PostgreSQL server (set %s=postgres://… to use one): %s", EnvVar, reason)
+	}
+	name := fmt.Sprintf("t%d_%d", os.Getpid(), schemas.Add(1))
+	if _, err := admin.Exec("CREATE SCHEMA " + name); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec("DROP SCHEMA " + name + " CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", name, err)
+		}
+	})
+	return withSearchPath(b, name)
+}
+
+// withSearchPath is a URL whose sessions work in schema name.
+func withSearchPath(dsn, name string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return dsn
+	}
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Bin finds a PostgreSQL program: on PATH, else in the newest of
+// Debian's /usr/lib/postgresql/*/bin.
+func Bin(name string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	for _, d := range dirs {
+		if p := filepath.Join(d, name); executable(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found on PATH or in /usr/lib/postgresql/*/bin (Debian: apt-get install postgresql)", name)
+}
+
+func version(binDir string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	return n
+}
+
+func executable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode()&0o111 != 0
+}
+
+// startPrivate runs initdb and pg_ctl in a new temporary folder and
+// returns the server's URL and how to stop it, or why it could not.
+func startPrivate() (dsn string, stop func(), why string) {
+	initdb, err := Bin("initdb")
+	if err != nil {
+		return "", nil, err.Error()
+	}
+	pgctl, err := Bin("pg_ctl")
+	if err != nil {
+		return "", nil, err.Error()
+	}
+	dir, err := os.MkdirTemp("", "tracelab-pg-")
+	if err != nil {
+		return "", nil, err.Error()
+	}
+	// PostgreSQL refuses to run as root: run it as "postgres", which must
+	// own the folder.
+	var as []string
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			os.RemoveAll(dir)
+			return "", nil, "running as root and there is no user postgres to run the server as"
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			os.RemoveAll(dir)
+			return "", nil, err.Error()
+		}
+		as = []string{"runuser", "-u", "postgres", "--"}
+	}
+	data := filepath.Join(dir, "data")
+	command := func(args ...string) *exec.Cmd {
+		all := append(append([]string{}, as...), args...)
+		return exec.Command(all[0], all[1:]...)
+	}
+	if out, err := command(initdb, "-D", data, "--auth=trust", "--username=postgres", "--encoding=UTF8", "--no-sync").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Sprintf("initdb: %v: %s", err, lastLines(out))
+	}
+	opts := fmt.Sprintf("-k %s -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off", dir)
+	if out, err := command(pgctl, "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start").CombinedOutput(); err != nil {
+		log, _ := os.ReadFile(filepath.Join(dir, "log"))
+		os.RemoveAll(dir)
+		return "", nil, fmt.Sprintf("pg_ctl start: %v: %s %s", err, lastLines(out), lastLines(log))
+	}
+	stop = func() {
+		command(pgctl, "-D", data, "-m", "immediate", "-w", "stop").Run()
+		os.RemoveAll(dir)
+	}
+	return "postgres://postgres@/postgres?host=" + url.QueryEscape(dir), stop, ""
+}
+
+func lastLines(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return strings.Join(lines, " / ")
+}
