@@ -57,15 +57,12 @@ func (s *Store) caseIDForTrace(ctx context.Context, tx *sql.Tx, traceID, who str
 	return caseID, err
 }
 
-// loadCaseTx reads a case to change it, with its row locked first: every
-// edit is computed from the stored value, and on a database where
-// transactions run side by side (PostgreSQL's read committed) a second
-// writer waits here for the first to commit and then reads its result,
-// so neither overwrites the other's field.
+// loadCaseTx reads a case to change it. The write transaction holds the
+// database's one writer lock from its start (BEGIN IMMEDIATE on SQLite,
+// the advisory lock of pg.go on PostgreSQL), so this is the value as the
+// last writer left it: two processes editing one case never overwrite
+// each other's field, and on one field the later write wins.
 func (s *Store) loadCaseTx(ctx context.Context, tx *sql.Tx, caseID string) (*CaseRecord, error) {
-	if _, err := tx.ExecContext(ctx, sqlLockCase, caseID); err != nil {
-		return nil, err
-	}
 	row := tx.QueryRowContext(ctx, sqlLoadCaseTx, caseID)
 	return scanCase(row)
 }
@@ -155,9 +152,6 @@ func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, caseID, who string,
 		return Event{}, fmt.Errorf("status: %s is not \"suggested\" or \"confirmed\"", value)
 	}
 	var old string
-	if _, err := tx.ExecContext(ctx, sqlLockCase, caseID); err != nil {
-		return Event{}, err
-	}
 	if err := tx.QueryRowContext(ctx, sqlSetStatusTx, caseID).Scan(&old); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return Event{}, fmt.Errorf("case %q: %w", caseID, ErrNotFound)
@@ -258,10 +252,6 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 const (
 	sqlLoadCaseTx = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
 		WHERE c.case_id = ?`
-	// sqlLockCase takes the case's row lock (SELECT … FOR UPDATE in
-	// PostgreSQL alone); it sets no column the queue triggers watch. On
-	// SQLite the write transaction already holds the database lock.
-	sqlLockCase     = `UPDATE cases SET case_id = case_id WHERE case_id = ?`
 	sqlSetStatusTx  = `SELECT status FROM cases WHERE case_id = ?`
 	sqlSetStatusTx2 = `UPDATE cases SET status = ?, confirmed_by = ?, confirmed_at = ?, updated_by = ?, updated_at = ?
 		WHERE case_id = ?`

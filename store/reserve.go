@@ -82,8 +82,7 @@ func (s *Store) reserveTx(ctx context.Context, tx *sql.Tx, traceID, who string) 
 		return Reservation{}, err
 	}
 	// One statement takes a free or expired trace or renews one's own; a
-	// row another labeler holds is left alone (ON CONFLICT … WHERE), so two
-	// labelers racing for a trace cannot both get it, on either database.
+	// row another labeler holds is left alone (ON CONFLICT … WHERE).
 	if _, err := tx.ExecContext(ctx, sqlReserve, who, now+ttl.Milliseconds(), traceID, now); err != nil {
 		return Reservation{}, err
 	}
@@ -145,7 +144,7 @@ type Next struct {
 func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string) (Next, error) {
 	var out Next
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		where, args := q.Filter.where()
+		where, args := q.Filter.where(s.d)
 		where = andWhere(where, `t.case_status <> 'confirmed' AND (r.trace_pk IS NULL OR r.labeler = ?)`)
 		expr := sortExpr(q.Sort)
 		dir, cmp := "ASC", ">"
@@ -165,43 +164,38 @@ func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string) (Ne
 		}
 		pick := sqlPickFree + where
 		order := fmt.Sprintf(" ORDER BY %s %s, t.id %s LIMIT 1", expr, dir, dir)
-		// Each round sees the reservations committed before it: on
-		// PostgreSQL a rival's reservation of the same candidate makes
-		// sqlReserve change nothing and the next round skip that trace.
-		for round := 0; round < 100; round++ {
-			now := s.nowMS()
-			a := append(append([]any{now}, args...), who)
-			var id string
-			err := sql.ErrNoRows
-			if after != "" {
-				err = tx.QueryRowContext(ctx, andWhere(pick, fmt.Sprintf("(%s, t.id) %s (?, ?)", expr, cmp))+order,
-					append(a, key, pk)...).Scan(&id)
-				out.Wrapped = false
-			}
-			if errors.Is(err, sql.ErrNoRows) {
-				err = tx.QueryRowContext(ctx, pick+order, a...).Scan(&id)
-				out.Wrapped = after != ""
-			}
-			if errors.Is(err, sql.ErrNoRows) {
-				_, err := tx.ExecContext(ctx, sqlReleaseAll, who) // moved on, to nothing
-				if err != nil {
-					return err
-				}
-				return ErrQueueDone
-			}
-			if err != nil {
-				return err
-			}
-			r, err := s.reserveTx(ctx, tx, id, who)
-			if err != nil {
-				return err
-			}
-			if r.Labeler == who {
-				out.TraceID = id
-				return nil
-			}
+		// The write transaction holds the database's writer lock, so no
+		// other labeler picks between this pick and its reservation.
+		now := s.nowMS()
+		a := append(append([]any{now}, args...), who)
+		var id string
+		err := sql.ErrNoRows
+		if after != "" {
+			err = tx.QueryRowContext(ctx, andWhere(pick, fmt.Sprintf("(%s, t.id) %s (?, ?)", expr, cmp))+order,
+				append(a, key, pk)...).Scan(&id)
 		}
-		return fmt.Errorf("next in queue: still racing other labelers after 100 tries")
+		if errors.Is(err, sql.ErrNoRows) {
+			err = tx.QueryRowContext(ctx, pick+order, a...).Scan(&id)
+			out.Wrapped = after != ""
+		}
+		if errors.Is(err, sql.ErrNoRows) {
+			if _, err := tx.ExecContext(ctx, sqlReleaseAll, who); err != nil { // moved on, to nothing
+				return err
+			}
+			return ErrQueueDone
+		}
+		if err != nil {
+			return err
+		}
+		r, err := s.reserveTx(ctx, tx, id, who)
+		if err != nil {
+			return err
+		}
+		if r.Labeler != who {
+			return fmt.Errorf("next in queue: %s was free but is held by %s", id, r.Labeler)
+		}
+		out.TraceID = id
+		return nil
 	})
 	return out, err
 }
