@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
@@ -11,22 +13,64 @@ import (
 	"time"
 
 	"tracelab/model"
+	"tracelab/store"
+	"tracelab/store/pgtest"
 )
 
-// teamDatabase makes a database with the bundled traces, scored, every
-// one queued for labeling, and returns where it is.
-func teamDatabase(t *testing.T) string {
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Stop()
+	os.Exit(code)
+}
+
+// teamBackends are the databases a team shares: a SQLite file several
+// processes open, and a PostgreSQL server (whose subtests skip, saying
+// why, only when no server can be had: see pgtest).
+var teamBackends = []struct {
+	name  string
+	fresh func(t *testing.T) string // a new empty database
+}{
+	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "team.db") }},
+	{"postgres", func(t *testing.T) string { return pgtest.DSN(t) }},
+}
+
+func eachTeamBackend(t *testing.T, fn func(t *testing.T, loc string)) {
+	for _, b := range teamBackends {
+		t.Run(b.name, func(t *testing.T) { fn(t, b.fresh(t)) })
+	}
+}
+
+// teamDatabase fills the database at loc with the bundled traces, scored,
+// every one queued for labeling.
+func teamDatabase(t *testing.T, loc string) {
 	t.Helper()
-	e := labelEngine(t)
 	ctx := context.Background()
-	ids, err := e.st.TraceIDs(ctx, Filter{})
+	st, err := store.Open(ctx, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("../testdata/traces/*.jsonl")
+	for _, f := range files {
+		if _, err := ImportFile(ctx, st, f, ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, err := New(ctx, st, Files{Lineage: "../testdata/lineage.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	e.SetPolicy(policy(t))
+	if _, err := e.Rescore(ctx, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := st.TraceIDs(ctx, Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := e.SetQueue(ctx, ids); err != nil {
 		t.Fatal(err)
 	}
-	return e.Path()
 }
 
 // labelerEngine opens its own engine (its own connections, as another
@@ -58,7 +102,11 @@ func (l *teamLog) add(f func()) { l.mu.Lock(); f(); l.mu.Unlock() }
 // trace is labeled by exactly one of them, nothing any of them wrote is
 // lost, and the event log holds every change.
 func TestEightLabelersShareOneQueue(t *testing.T) {
-	path := teamDatabase(t)
+	eachTeamBackend(t, eightLabelers)
+}
+
+func eightLabelers(t *testing.T, path string) {
+	teamDatabase(t, path)
 	ctx := context.Background()
 	const hot = "trace_9f31c2"
 	setup := labelerEngine(t, path)
@@ -240,7 +288,11 @@ func without(t *testing.T, e *Engine, id string) []string {
 // TestReservationLifecycle: opening reserves, working renews, walking away
 // lets it expire back into the queue, confirming releases.
 func TestReservationLifecycle(t *testing.T) {
-	path := teamDatabase(t)
+	eachTeamBackend(t, reservationLifecycle)
+}
+
+func reservationLifecycle(t *testing.T, path string) {
+	teamDatabase(t, path)
 	ctx := context.Background()
 	ana, bo := labelerEngine(t, path), labelerEngine(t, path)
 	now := time.Date(2026, 7, 4, 10, 0, 0, 0, time.UTC)
