@@ -99,7 +99,13 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 			}
 			g.Events = append(g.Events, ev)
 		}
-		return s.followEditTx(ctx, tx, traceID, caseID, who)
+		status := cr.Status
+		for _, c := range todo {
+			if c.Field == "status" {
+				status = model.Status(jsonString(c.Value))
+			}
+		}
+		return s.followEditTx(ctx, tx, traceID, who, status)
 	})
 	if errors.Is(err, errNoChange) {
 		return Group{}, nil
@@ -233,7 +239,13 @@ func (s *Store) revert(ctx context.Context, traceID, who, action string, none er
 			}
 			g.Events = append(g.Events, ev)
 		}
-		return s.followEditTx(ctx, tx, traceID, caseID, who)
+		status := cr.Status
+		for _, c := range cs {
+			if c.field == "status" {
+				status = model.Status(jsonString(c.old))
+			}
+		}
+		return s.followEditTx(ctx, tx, traceID, who, status)
 	})
 	return g, err
 }
