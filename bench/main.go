@@ -8,6 +8,7 @@
 //	go run ./bench gen -n 100000 -out corpus.jsonl -cases cases.jsonl
 //	go run ./bench floor -in corpus.jsonl -db floor.db
 //	go run ./bench ops -db scored.db
+//	go run ./bench labelers -pg postgres://…   (labelers.go)
 package main
 
 import (
@@ -30,7 +31,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench gen|floor|ops [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench gen|floor|ops|labelers [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -41,6 +42,8 @@ func main() {
 		err = floor(os.Args[2:])
 	case "ops":
 		err = ops(os.Args[2:])
+	case "labelers":
+		err = labelers(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -19,7 +20,13 @@ func addTUIFlags(cmd *cobra.Command) {
 	cmd.Flags().String("theme", "", "dark, light or high-contrast (default: detected from the terminal)")
 	cmd.Flags().Bool("queued", false, "open the queue limited to the traces `tracelab sample` queued")
 	cmd.Flags().Bool("strict", false, "refuse to confirm a label with gaps (correct unknown, not grounded without a class) instead of asking")
+	cmd.Flags().Duration("reserve-for", app.DefaultReservationTTL,
+		"how long an opened trace stays reserved for you without a key pressed on it (others' n skips it meanwhile)")
 }
+
+// pollChanges is how often the open trace is checked for other labelers'
+// edits: a query on an index per poll, cheap next to a person's pace.
+const pollChanges = 2 * time.Second
 
 // runTUI opens the workbench on the engine with the flags addTUIFlags
 // added; where is what the title bar says of the database ("" for its name).
@@ -28,21 +35,27 @@ func runTUI(cmd *cobra.Command, eng *app.Engine, where string) error {
 	theme, _ := cmd.Flags().GetString("theme")
 	queued, _ := cmd.Flags().GetBool("queued")
 	strict, _ := cmd.Flags().GetBool("strict")
+	reserveFor, _ := cmd.Flags().GetDuration("reserve-for")
 	switch theme {
 	case "", "dark", "light", "high-contrast":
 	default:
 		return withCode(2, fmt.Errorf("--theme %q is not one of dark, light, high-contrast", theme))
 	}
+	if reserveFor <= 0 {
+		return withCode(2, fmt.Errorf("--reserve-for %s: give a positive duration such as 15m", reserveFor))
+	}
 	if err := scoreOnOpen(cmd.Context(), eng, cmd.ErrOrStderr()); err != nil {
 		return err
 	}
+	eng.SetReservationTTL(reserveFor)
 	return tui.Run(cmd.Context(), eng, tui.Options{
-		Labeler:    labeler,
-		Theme:      theme,
-		NoColor:    os.Getenv("NO_COLOR") != "",
-		QueuedOnly: queued,
-		Strict:     strict,
-		Where:      where,
+		Labeler:     labeler,
+		Theme:       theme,
+		NoColor:     os.Getenv("NO_COLOR") != "",
+		QueuedOnly:  queued,
+		Strict:      strict,
+		Where:       where,
+		PollChanges: pollChanges,
 	})
 }
 

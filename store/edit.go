@@ -62,6 +62,11 @@ func (s *Store) caseIDForTrace(ctx context.Context, tx *sql.Tx, traceID, who str
 // that an adjudication is an action like any edit, undone the same way.
 const FieldAdjudication = "adjudication"
 
+// loadCaseTx reads a case to change it. The write transaction holds the
+// database's one writer lock from its start (BEGIN IMMEDIATE on SQLite,
+// the advisory lock of pg.go on PostgreSQL), so this is the value as the
+// last writer left it: two processes editing one case never overwrite
+// each other's field, and on one field the later write wins.
 func (s *Store) loadCaseTx(ctx context.Context, tx *sql.Tx, caseID string) (*CaseRecord, error) {
 	row := tx.QueryRowContext(ctx, sqlLoadCaseTx, caseID)
 	return scanCase(row)

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"tracelab/model"
 )
@@ -110,7 +112,13 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 			}
 			g.Events = append(g.Events, ev)
 		}
-		return nil
+		status := cr.Status
+		for _, c := range todo {
+			if c.Field == "status" {
+				status = model.Status(jsonString(c.Value))
+			}
+		}
+		return s.followEditTx(ctx, tx, traceID, who, status)
 	})
 	if errors.Is(err, errNoChange) {
 		return Group{}, nil
@@ -180,23 +188,23 @@ func (s *Store) revert(ctx context.Context, traceID, who, action string, none er
 			return err
 		}
 		type change struct {
-			id    int64
-			field string
-			old   json.RawMessage
+			id       int64
+			field    string
+			old, set json.RawMessage
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT id, field, old FROM events WHERE grp = ? AND field <> 'case' ORDER BY id DESC`, target)
+		rows, err := tx.QueryContext(ctx, `SELECT id, field, old, new FROM events WHERE grp = ? AND field <> 'case' ORDER BY id DESC`, target)
 		if err != nil {
 			return err
 		}
 		var cs []change
 		for rows.Next() {
 			var c change
-			var old sql.NullString
-			if err := rows.Scan(&c.id, &c.field, &old); err != nil {
+			var old, set sql.NullString
+			if err := rows.Scan(&c.id, &c.field, &old, &set); err != nil {
 				rows.Close()
 				return err
 			}
-			c.old = json.RawMessage("null")
+			c.old, c.set = json.RawMessage("null"), json.RawMessage(set.String)
 			if old.Valid {
 				c.old = json.RawMessage(old.String)
 			}
@@ -209,6 +217,31 @@ func (s *Store) revert(ctx context.Context, traceID, who, action string, none er
 		if err := rows.Err(); err != nil {
 			return err
 		}
+		// A field someone else changed after the action keeps their value:
+		// undoing one's own edit must not throw away a teammate's later one.
+		cr, err := s.loadCaseTx(ctx, tx, caseID)
+		if err != nil {
+			return err
+		}
+		changed := &ChangedSinceError{Action: action}
+		cs = slices.DeleteFunc(cs, func(c change) bool {
+			cur := json.RawMessage(mustJSON(cr.Status))
+			if c.field != "status" {
+				cur, _ = cr.Case.Field(c.field)
+			}
+			if string(cur) == string(c.set) {
+				return false
+			}
+			var by string
+			if err := tx.QueryRowContext(ctx, sqlLastWriter, caseID, c.field).Scan(&by); err != nil {
+				by = "someone"
+			}
+			changed.Fields, changed.Who = append(changed.Fields, c.field), append(changed.Who, by)
+			return true
+		})
+		if len(cs) == 0 && len(changed.Fields) > 0 {
+			return changed
+		}
 		if g, err = s.newGroupTx(ctx, tx, caseID, who, action, target); err != nil {
 			return err
 		}
@@ -219,7 +252,33 @@ func (s *Store) revert(ctx context.Context, traceID, who, action string, none er
 			}
 			g.Events = append(g.Events, ev)
 		}
-		return nil
+		status := cr.Status
+		for _, c := range cs {
+			if c.field == "status" {
+				status = model.Status(jsonString(c.old))
+			}
+		}
+		return s.followEditTx(ctx, tx, traceID, who, status)
 	})
 	return g, err
 }
+
+// ChangedSinceError is an undo or redo that wrote nothing because someone
+// else changed every field of the action since: their later write stands.
+// (When only some fields were changed since, the others are reverted.)
+type ChangedSinceError struct {
+	Action string   // undo | redo
+	Fields []string // the fields left alone
+	Who    []string // who wrote each of them last
+}
+
+func (e *ChangedSinceError) Error() string {
+	var parts []string
+	for i, f := range e.Fields {
+		parts = append(parts, f+" was changed by "+e.Who[i]+" since")
+	}
+	return "nothing to " + e.Action + ": " + strings.Join(parts, ", ")
+}
+
+// sqlLastWriter names who last wrote a field of a case.
+const sqlLastWriter = `SELECT who FROM events WHERE case_id = ? AND field = ? ORDER BY id DESC LIMIT 1`

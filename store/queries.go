@@ -30,7 +30,9 @@ type TraceSummary struct {
 	Queued         bool          `json:"queued"`
 	Scored         bool          `json:"scored"` // false until the scorer ran on it
 	Model          string        `json:"model"`  // the model that answered, when the source said
-	pk             int64
+	// ReservedBy is the labeler holding the trace now (see Reserve), "" when nobody does.
+	ReservedBy string `json:"reserved_by,omitempty"`
+	pk         int64
 }
 
 // Class is the class a person gave, else the machine's suggestion.
@@ -96,9 +98,10 @@ type Query struct {
 const summarySelect = `SELECT %s AS sort_key, t.trace_id, t.case_id, t.server, t.run_id, t.user_role, t.as_user,
 	t.question, t.outcome, t.started_at, t.case_status, t.suggested_class,
 	t.label_class, COALESCE(s.markers, 0), t.step_count,
-	COALESCE(s.needs_review, 0), t.queued, t.id, s.trace_pk IS NOT NULL, t.model
+	COALESCE(s.needs_review, 0), t.queued, t.id, s.trace_pk IS NOT NULL, t.model, COALESCE(r.labeler, '')
 	FROM traces t
-	LEFT JOIN scores s ON s.trace_pk = t.id`
+	LEFT JOIN scores s ON s.trace_pk = t.id
+	LEFT JOIN reservations r ON r.trace_pk = t.id AND r.expires_ms > ?`
 
 // effective class and status as SQL expressions, shared by filter, sort and counts.
 const (
@@ -201,7 +204,7 @@ func (s *Store) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Curso
 		args = append(args, q.After.Key, q.After.PK)
 	}
 	query := fmt.Sprintf(summarySelect, expr) + where + fmt.Sprintf(" ORDER BY %s %s, t.id %s LIMIT ?", expr, dir, dir)
-	args = append(args, q.Limit+1)
+	args = append(append([]any{s.nowMS()}, args...), q.Limit+1)
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, nil, err
@@ -215,7 +218,7 @@ func (s *Store) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Curso
 		var outcome, status string
 		if err := rows.Scan(&key, &ts.TraceID, &ts.CaseID, &ts.Server, &ts.RunID, &ts.UserRole, &ts.AsUser,
 			&ts.Question, &outcome, &ts.StartedAt, &status, &ts.SuggestedClass, &ts.LabelClass, &ts.Markers,
-			&ts.Steps, &ts.NeedsReview, &ts.Queued, &ts.pk, &ts.Scored, &ts.Model); err != nil {
+			&ts.Steps, &ts.NeedsReview, &ts.Queued, &ts.pk, &ts.Scored, &ts.Model, &ts.ReservedBy); err != nil {
 			return nil, nil, err
 		}
 		ts.Outcome, ts.Status = model.Outcome(outcome), model.Status(status)

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -35,6 +36,10 @@ type Store struct {
 	path     string
 	now      func() time.Time
 	readOnly bool // opened mode=ro: this process may not write the file
+	// reserveFor is how long a reservation lasts unrenewed, in
+	// nanoseconds (0: DefaultReservationTTL); atomic because the
+	// workbench's commands share the store across goroutines.
+	reserveFor atomic.Int64
 }
 
 // Options steer how a database is opened.

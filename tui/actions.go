@@ -78,21 +78,7 @@ func (m *Model) actionDone(msg actionMsg) tea.Cmd {
 func (m *Model) showAction(msg actionMsg) tea.Cmd {
 	id, res := msg.act.id, msg.res
 	if res.Case != nil || msg.err == nil {
-		m.queue.setRowCase(id, res.Case)
-	}
-	if res.Score != nil {
-		m.queue.setRowScore(id, res.Score)
-	}
-	ts := m.trace
-	if id == ts.id {
-		if res.Case != nil {
-			ts.rec = res.Case
-		}
-		if res.Score != nil {
-			ts.score = res.Score
-			ts.invalidate()
-		}
-		ts.buildItems()
+		m.showCase(id, res.Case, res.Score)
 	}
 	if missing, ok := app.IsIncomplete(msg.err); ok {
 		if m.opts.Strict {
@@ -132,6 +118,26 @@ func (m *Model) showAction(msg actionMsg) tea.Cmd {
 		return m.nextUnconfirmed(i, true)
 	}
 	return nil
+}
+
+// showCase puts a trace's case (and score, when not nil) as stored on
+// the queue row and, when it is open, on the trace screen.
+func (m *Model) showCase(id string, rec *app.CaseRecord, score *app.TraceScore) {
+	m.queue.setRowCase(id, rec)
+	if score != nil {
+		m.queue.setRowScore(id, score)
+	}
+	ts := m.trace
+	if id == ts.id {
+		if rec != nil {
+			ts.rec = rec
+		}
+		if score != nil {
+			ts.score = score
+			ts.invalidate()
+		}
+		ts.buildItems()
+	}
 }
 
 // The actions the trace screen's keys ask for.

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -29,10 +28,8 @@ type queueScreen struct {
 	loading bool
 	loaded  bool // the first page of the current query arrived
 	seq     int  // bumped on every new query; stale results are dropped
-	// wrapFrom is the row n started from while it pages forward: with no
-	// unconfirmed trace after it, n wraps to the rows above it.
-	wrapFrom int
-	err      error
+	err     error
+	me      string // the labeler: rows another one holds are marked (team.go)
 
 	counts       app.Counts
 	countsLoaded bool
@@ -49,10 +46,10 @@ type queueScreen struct {
 }
 
 type rowKey struct {
-	id, caseID, labelClass string
-	status                 model.Status
-	selected               bool
-	width                  int
+	id, caseID, labelClass, reservedBy string
+	status                             model.Status
+	selected                           bool
+	width                              int
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -140,31 +137,6 @@ func (m *Model) pageUntil(q app.Query, seq, base int, appendRows, open, last boo
 			q.After = next
 		}
 	}
-}
-
-var errNoUnconfirmed = fmt.Errorf("no unconfirmed trace after this one")
-
-// wrapUnconfirmed looks above from for an unconfirmed row once every row
-// after it is confirmed, and says when none is left anywhere.
-func (m *Model) wrapUnconfirmed(from int, open bool) tea.Cmd {
-	q := m.queue
-	for i := 0; i < from && i < len(q.rows); i++ {
-		if q.rows[i].Status != model.StatusConfirmed {
-			q.cursor = i
-			q.scroll()
-			m.setStatus("wrapped to the top: the traces after this one are all confirmed", false)
-			if open {
-				return m.openTrace(q.rows[i].TraceID)
-			}
-			return nil
-		}
-	}
-	if r, ok := q.current(); ok && r.Status != model.StatusConfirmed && !open {
-		m.setStatus("this is the only unconfirmed trace left in the queue", false)
-		return nil
-	}
-	m.setStatus("every trace in this queue is confirmed", false)
-	return nil
 }
 
 func indexOf(rows []app.TraceSummary, id string) int {
@@ -299,28 +271,6 @@ func (q *queueScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	return nil
-}
-
-// nextUnconfirmed moves to the first row after index from that is not
-// confirmed, reading pages from the store when the loaded rows hold none.
-func (m *Model) nextUnconfirmed(from int, open bool) tea.Cmd {
-	q := m.queue
-	for i := from + 1; i < len(q.rows); i++ {
-		if q.rows[i].Status != model.StatusConfirmed {
-			q.cursor = i
-			if open {
-				return tea.Batch(m.openTrace(q.rows[i].TraceID), m.queueMaybeMore())
-			}
-			return m.queueMaybeMore()
-		}
-	}
-	if q.next == nil {
-		return m.wrapUnconfirmed(from, open)
-	}
-	q.loading = true
-	q.wrapFrom = from
-	return m.pageUntil(q.query(q.next), q.seq, len(q.rows), true, open, false,
-		func(r app.TraceSummary) bool { return r.Status != model.StatusConfirmed }, errNoUnconfirmed)
 }
 
 func nextSort(k app.SortKey) app.SortKey {
@@ -507,7 +457,7 @@ func (q *queueScreen) view(sty *themes.Styles, w, h int) string {
 	}
 	for i := q.offset; i < end; i++ {
 		r := q.rows[i]
-		k := rowKey{r.TraceID, r.CaseID, r.LabelClass, r.Status, i == q.cursor, w}
+		k := rowKey{r.TraceID, r.CaseID, r.LabelClass, reservedByOther(r, q.me), r.Status, i == q.cursor, w}
 		line, ok := q.rowCache[k]
 		if !ok {
 			line = q.rowView(sty, cols, r, i == q.cursor, w)
@@ -529,6 +479,10 @@ func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r app.TraceSummar
 	status := statusGlyph(r.Status)
 	if c.statusWords {
 		status += " " + string(r.Status)
+	}
+	by := reservedByOther(r, q.me)
+	if by != "" {
+		status = reservedCell(by, c.statusWords)
 	}
 	class := r.Class()
 	classText := class
@@ -563,6 +517,9 @@ func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r app.TraceSummar
 		return sty.Selected.Render(cell("▌"+strings.Join(cells, " "), w))
 	}
 	cells[0] = statusStyle(sty, r.Status)(cells[0])
+	if by != "" {
+		cells[0] = sty.Warn.Render(cells[0])
+	}
 	cells[1] = sty.Text.Render(cells[1])
 	cells[2] = sty.Subtle.Render(cells[2])
 	cells[3] = sty.Text.Render(cells[3])

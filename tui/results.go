@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"errors"
 	"fmt"
 	"tracelab/app"
 
@@ -22,7 +21,7 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 		q.loading = false
 		q.loaded = true
 		q.err = nil
-		if msg.err != nil && !errors.Is(msg.err, errNoUnconfirmed) {
+		if msg.err != nil {
 			q.err = msg.err
 			return m, nil
 		}
@@ -33,9 +32,6 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 			q.cursor, q.offset = 0, 0
 		}
 		q.next = msg.next
-		if errors.Is(msg.err, errNoUnconfirmed) {
-			return m, m.wrapUnconfirmed(q.wrapFrom, msg.open)
-		}
 		if msg.selectIdx >= 0 && msg.selectIdx < len(q.rows) {
 			q.cursor = msg.selectIdx
 			q.scroll()
@@ -74,6 +70,13 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.setStatus(msg.err.Error(), true)
 		}
+		return m, m.traceOpened(msg)
+	case nextMsg:
+		return m, m.nextDone(msg)
+	case pollTickMsg:
+		return m, m.pollTick(msg)
+	case changesMsg:
+		return m, m.changesDone(msg)
 	case actionMsg:
 		return m, m.actionDone(msg)
 	case reportMsg:

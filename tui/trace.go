@@ -82,11 +82,16 @@ type traceMsg struct {
 	rec   *app.CaseRecord
 	score *app.TraceScore
 	err   error
+	// held is who holds the trace after opening it reserved it for this
+	// labeler (someone else when they hold it); reserveErr does not stop
+	// the trace from opening.
+	held       app.Reservation
+	reserveErr error
 }
 
 func (m *Model) openTrace(id string) tea.Cmd {
 	m.trace.pending, m.trace.loading = id, true
-	eng, ctx := m.eng, m.ctx
+	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
 	return func() tea.Msg {
 		t, err := eng.Trace(ctx, id)
 		if err != nil {
@@ -100,7 +105,8 @@ func (m *Model) openTrace(id string) tea.Cmd {
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
-		return traceMsg{id: id, t: t, rec: rec, score: sv}
+		held, herr := eng.Reserve(ctx, id, who)
+		return traceMsg{id: id, t: t, rec: rec, score: sv, held: held, reserveErr: herr}
 	}
 }
 

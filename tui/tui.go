@@ -49,6 +49,9 @@ type Options struct {
 	// StatusTTL is how long a status message stays (default 5s; negative:
 	// until the next one, which tests use).
 	StatusTTL time.Duration
+	// PollChanges is how often the open trace is checked for other
+	// labelers' edits (team.go); 0 does not check.
+	PollChanges time.Duration
 }
 
 // The smallest terminal drawn; the layout is made for 80x24 and up.
@@ -98,6 +101,8 @@ type Model struct {
 	actions  []labelAction
 	quitting bool
 
+	watch watchState // the open trace the poll for others' edits watches (team.go)
+
 	status    string
 	statusErr bool
 	statusSeq int                 // which message a clearStatusMsg is for
@@ -134,6 +139,7 @@ func New(eng *app.Engine, opts Options) *Model {
 	m.applyTheme(pal)
 	m.queue = newQueueScreen(opts.PageSize)
 	m.queue.filter.QueuedOnly = opts.QueuedOnly
+	m.queue.me = opts.Labeler
 	m.trace = newTraceScreen()
 	m.report = &reportScreen{}
 	m.drift = newToolDriftScreen(m.ctx, eng.DriftAcrossRuns)
@@ -147,6 +153,9 @@ func Run(ctx context.Context, eng *app.Engine, opts Options) error {
 	m.ctx = ctx
 	m.drift.ctx = ctx
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
+	// The session is over: the trace it held goes back to the queue now,
+	// not when its reservation runs out. A failure here loses no label.
+	_ = eng.Release(context.WithoutCancel(ctx), "", m.opts.Labeler)
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // the caller cancelled: every edit is already saved
 	}

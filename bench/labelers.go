@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"tracelab/app"
+	"tracelab/model"
+)
+
+// labelers times a team labeling one queue: -labelers goroutines, each
+// with its own engine (its own connections, as separate processes would
+// be), take the next trace with NextInQueue and label it (class, correct,
+// grounded, confirm) until the queue is empty; then all of them edit one
+// hot case at once, the worst case for contention. Each database given
+// (-db, -pg) gets the same generated corpus and the same run, printed
+// side by side: edits per second and the latency of one edit (p50, p99,
+// max), and of taking the next trace.
+//
+//	go run ./bench labelers -db /tmp/team.db -pg postgres://localhost/tracelab_bench
+func labelers(args []string) error {
+	fs := flag.NewFlagSet("labelers", flag.ExitOnError)
+	path := fs.String("db", "", "SQLite file to create (default: a temporary one)")
+	pg := fs.String("pg", "", "PostgreSQL URL of an empty database to compare with")
+	n := fs.Int("labelers", 8, "concurrent labelers")
+	traces := fs.Int("traces", 400, "traces in the queue")
+	hot := fs.Int("hot", 25, "edits per labeler of the one hot case")
+	ttl := fs.Duration("reserve-for", app.DefaultReservationTTL, "reservation time")
+	fs.Parse(args)
+	dir, err := os.MkdirTemp("", "tracelab-labelers")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	corpus := filepath.Join(dir, "corpus.jsonl")
+	if err := gen([]string{"-n", strconv.Itoa(*traces), "-out", corpus}); err != nil {
+		return err
+	}
+	if *path == "" {
+		*path = filepath.Join(dir, "team.db")
+	}
+	targets := []struct{ name, db string }{{"sqlite", *path}}
+	if *pg != "" {
+		targets = append(targets, struct{ name, db string }{"postgres", *pg})
+	}
+	fmt.Printf("%d labelers on %d traces. queue: the edits (class, correct, grounded, confirm: one engine action each)\n"+
+		"while they label the queue; n: their next-in-queue takes in that run; hot: %d edits each of one case, all at once\n",
+		*n, *traces, *hot)
+	fmt.Printf("%-9s %-6s %7s %8s %9s %9s %9s %9s\n", "backend", "load", "ops", "wall s", "ops/s", "p50 ms", "p99 ms", "max ms")
+	for _, tg := range targets {
+		if err := prepareQueue(tg.db, corpus); err != nil {
+			return fmt.Errorf("%s: %w", tg.name, err)
+		}
+		queue, next, err := runTeam(tg.db, *n, *ttl, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
+			return labelQueue(ctx, e, who, rec)
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", tg.name, err)
+		}
+		hotID := ""
+		if hotID, err = firstTrace(tg.db); err != nil {
+			return err
+		}
+		hotRun, _, err := runTeam(tg.db, *n, *ttl, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
+			for i := 0; i < *hot; i++ {
+				t0 := time.Now()
+				if _, err := e.SetClass(ctx, hotID, who, classOf(i)); err != nil {
+					return err
+				}
+				rec(time.Since(t0))
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", tg.name, err)
+		}
+		queue.print(tg.name, "queue")
+		next.print(tg.name, "n")
+		hotRun.print(tg.name, "hot")
+	}
+	return nil
+}
+
+func classOf(i int) *model.FailureClass {
+	cs := []model.FailureClass{model.ClassEntity, model.ClassSemantic, model.ClassStructural}
+	return &cs[i%len(cs)]
+}
+
+// prepareQueue imports the corpus into db (scored, as `tracelab import`
+// does) and queues every trace; a database with confirmed cases is not
+// a fresh one and is refused.
+func prepareQueue(db, corpus string) error {
+	ctx := context.Background()
+	e, err := app.Open(ctx, db, app.Files{})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	c, err := e.Counts(ctx, app.Filter{})
+	if err != nil {
+		return err
+	}
+	if c.ByStatus[model.StatusConfirmed] > 0 {
+		return fmt.Errorf("%s holds %d confirmed cases: give an empty database", db, c.ByStatus[model.StatusConfirmed])
+	}
+	if _, err := e.ImportFile(ctx, corpus, app.ImportOptions{}); err != nil {
+		return err
+	}
+	var ids []string
+	q := app.Query{Limit: 1000}
+	for {
+		page, next, err := e.ListTraces(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, r := range page {
+			ids = append(ids, r.TraceID)
+		}
+		if next == nil {
+			break
+		}
+		q.After = next
+	}
+	return e.SetQueue(ctx, ids)
+}
+
+func firstTrace(db string) (string, error) {
+	ctx := context.Background()
+	e, err := app.Open(ctx, db, app.Files{})
+	if err != nil {
+		return "", err
+	}
+	defer e.Close()
+	page, _, err := e.ListTraces(ctx, app.Query{Limit: 1})
+	if err != nil || len(page) == 0 {
+		return "", fmt.Errorf("no trace in %s: %v", db, err)
+	}
+	return page[0].TraceID, nil
+}
+
+// labelQueue is one labeler: n, four edits, again, until the queue is
+// empty. The time of n is recorded as a negative duration so runTeam
+// keeps it apart from the edits.
+func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
+	after := ""
+	for i := 0; ; i++ {
+		t0 := time.Now()
+		n, err := e.NextInQueue(ctx, who, app.Query{Filter: app.Filter{QueuedOnly: true}}, after)
+		if errors.Is(err, app.ErrQueueDone) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rec(-time.Since(t0))
+		for _, act := range []func() (app.ActionResult, error){
+			func() (app.ActionResult, error) { return e.SetClass(ctx, n.TraceID, who, classOf(i)) },
+			func() (app.ActionResult, error) { return e.ToggleCorrect(ctx, n.TraceID, who) },
+			func() (app.ActionResult, error) { return e.ToggleGrounded(ctx, n.TraceID, who) },
+			func() (app.ActionResult, error) { return e.ConfirmLabel(ctx, n.TraceID, who, true) },
+		} {
+			t0 := time.Now()
+			if _, err := act(); err != nil {
+				return fmt.Errorf("%s: %w", n.TraceID, err)
+			}
+			rec(time.Since(t0))
+		}
+		after = n.TraceID
+	}
+}
+
+// latencies are the durations of one kind of operation over a run.
+type latencies struct {
+	ds   []time.Duration
+	wall time.Duration
+}
+
+func (l latencies) print(backend, load string) {
+	if len(l.ds) == 0 {
+		return
+	}
+	sort.Slice(l.ds, func(i, j int) bool { return l.ds[i] < l.ds[j] })
+	pct := func(p float64) float64 { return ms(l.ds[min(len(l.ds)-1, int(p*float64(len(l.ds))))]) }
+	fmt.Printf("%-9s %-6s %7d %8.2f %9.0f %9.2f %9.2f %9.2f\n", backend, load, len(l.ds), l.wall.Seconds(),
+		float64(len(l.ds))/l.wall.Seconds(), pct(0.50), pct(0.99), ms(l.ds[len(l.ds)-1]))
+}
+
+// runTeam runs work for n labelers at once, each on its own engine, and
+// returns the edits' latencies and (negative records) the n's.
+func runTeam(db string, n int, ttl time.Duration, work func(context.Context, *app.Engine, string, func(time.Duration)) error) (latencies, latencies, error) {
+	ctx := context.Background()
+	engines := make([]*app.Engine, n)
+	for i := range engines {
+		e, err := app.Open(ctx, db, app.Files{})
+		if err != nil {
+			return latencies{}, latencies{}, err
+		}
+		e.SetReservationTTL(ttl)
+		defer e.Close()
+		engines[i] = e
+	}
+	var mu sync.Mutex
+	var edits, nexts latencies
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i, e := range engines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- work(ctx, e, fmt.Sprintf("labeler%d", i), func(d time.Duration) {
+				mu.Lock()
+				if d < 0 {
+					nexts.ds = append(nexts.ds, -d)
+				} else {
+					edits.ds = append(edits.ds, d)
+				}
+				mu.Unlock()
+			})
+		}()
+	}
+	wg.Wait()
+	edits.wall = time.Since(start)
+	nexts.wall = edits.wall
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return edits, nexts, err
+		}
+	}
+	return edits, nexts, nil
+}

@@ -1,0 +1,289 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"tracelab/model"
+)
+
+// Reservation says who holds a trace and until when; the zero value is
+// a trace nobody holds.
+type Reservation struct {
+	TraceID string
+	Labeler string
+	Expires time.Time
+}
+
+// Held says the reservation is someone's (and not expired when read).
+func (r Reservation) Held() bool { return r.Labeler != "" }
+
+// DefaultReservationTTL is how long a reservation lasts without being
+// renewed: long enough to read a hard trace, short enough that a labeler
+// who walked away gives the trace back to the queue within a coffee break.
+const DefaultReservationTTL = 15 * time.Minute
+
+func (s *Store) nowMS() int64 { return s.now().UnixMilli() }
+
+// Reserve reserves a trace for who until ttl from now, or renews who's
+// reservation of it, and releases any other trace who held: a labeler
+// works on one trace at a time. A trace another labeler holds (unexpired)
+// stays theirs, and a confirmed trace is not reserved; either way the
+// result says who holds the trace now (zero: nobody).
+func (s *Store) Reserve(ctx context.Context, traceID, who string) (Reservation, error) {
+	var r Reservation
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		r, err = s.reserveTx(ctx, tx, traceID, who)
+		return err
+	})
+	return r, err
+}
+
+// SetReservationTTL sets how long a reservation lasts unrenewed (0 or
+// less: DefaultReservationTTL).
+func (s *Store) SetReservationTTL(d time.Duration) {
+	if d <= 0 {
+		d = DefaultReservationTTL
+	}
+	s.reserveFor.Store(int64(d))
+}
+
+func (s *Store) reservationTTL() time.Duration {
+	if d := time.Duration(s.reserveFor.Load()); d > 0 {
+		return d
+	}
+	return DefaultReservationTTL
+}
+
+// followEditTx keeps the rule that working on a trace renews one's
+// reservation of it and confirming it releases it, inside the edit's own
+// transaction and in one statement: that transaction holds the writer
+// lock every other labeler waits for, so each round trip in it counts
+// eight times over when eight people label at once.
+func (s *Store) followEditTx(ctx context.Context, tx *sql.Tx, traceID, who string, status model.Status) error {
+	if status == model.StatusConfirmed {
+		_, err := tx.ExecContext(ctx, sqlRelease, who, traceID)
+		return err
+	}
+	now := s.nowMS()
+	_, err := tx.ExecContext(ctx, sqlReserve, who, now+s.reservationTTL().Milliseconds(), traceID, now)
+	return err
+}
+
+func (s *Store) reserveTx(ctx context.Context, tx *sql.Tx, traceID, who string) (Reservation, error) {
+	ttl := s.reservationTTL()
+	now := s.nowMS()
+	if _, err := tx.ExecContext(ctx, sqlReleaseOthers, who, traceID); err != nil {
+		return Reservation{}, err
+	}
+	// One statement takes a free or expired trace or renews one's own; a
+	// row another labeler holds is left alone (ON CONFLICT … WHERE).
+	if _, err := tx.ExecContext(ctx, sqlReserve, who, now+ttl.Milliseconds(), traceID, now); err != nil {
+		return Reservation{}, err
+	}
+	return s.holderTx(ctx, tx, traceID, now)
+}
+
+func (s *Store) holderTx(ctx context.Context, tx *sql.Tx, traceID string, now int64) (Reservation, error) {
+	r := Reservation{TraceID: traceID}
+	var ms int64
+	err := tx.QueryRowContext(ctx, sqlHolder, traceID, now).Scan(&r.Labeler, &ms)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Reservation{TraceID: traceID}, nil
+	}
+	if err != nil {
+		return Reservation{}, err
+	}
+	r.Expires = time.UnixMilli(ms).UTC()
+	return r, nil
+}
+
+// Holder says who holds a trace now (zero: nobody).
+func (s *Store) Holder(ctx context.Context, traceID string) (Reservation, error) {
+	var r Reservation
+	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		r, err = s.holderTx(ctx, tx, traceID, s.nowMS())
+		return err
+	})
+	return r, err
+}
+
+// Release gives up who's reservation of a trace ("" : of every trace).
+// Releasing what one does not hold changes nothing.
+func (s *Store) Release(ctx context.Context, traceID, who string) error {
+	q, args := sqlRelease, []any{who, traceID}
+	if traceID == "" {
+		q, args = sqlReleaseAll, []any{who}
+	}
+	_, err := s.db.ExecContext(ctx, q, args...)
+	return err
+}
+
+// ErrQueueDone: no trace under the filter is unconfirmed and free.
+var ErrQueueDone = errors.New("no unconfirmed trace is free in this queue")
+
+// Next is the trace NextInQueue handed out.
+type Next struct {
+	TraceID string
+	// Wrapped: nothing after the starting trace was free, so this one is
+	// from the top of the queue (it may be the starting trace itself).
+	Wrapped bool
+}
+
+// NextInQueue picks the first trace after the trace named by after (in
+// q's filter and order; "" starts at the top, and the search wraps to the
+// top) that is not confirmed and that no other labeler holds, and
+// reserves it for who, in one transaction: two labelers asking at once
+// never get the same trace. ErrQueueDone when there is none.
+func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string) (Next, error) {
+	var out Next
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		where, args := q.Filter.where(s.d)
+		where = andWhere(where, `t.case_status <> 'confirmed' AND (r.trace_pk IS NULL OR r.labeler = ?)`)
+		expr := sortExpr(q.Sort)
+		dir, cmp := "ASC", ">"
+		if q.Desc {
+			dir, cmp = "DESC", "<"
+		}
+		var key any
+		var pk int64
+		if after != "" {
+			err := tx.QueryRowContext(ctx, fmt.Sprintf(sqlSortKeyOf, expr), after).Scan(&key, &pk)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			if errors.Is(err, sql.ErrNoRows) {
+				after = "" // a trace no longer there: start at the top
+			}
+		}
+		pick := sqlPickFree + where
+		order := fmt.Sprintf(" ORDER BY %s %s, t.id %s LIMIT 1", expr, dir, dir)
+		// The write transaction holds the database's writer lock, so no
+		// other labeler picks between this pick and its reservation.
+		now := s.nowMS()
+		a := append(append([]any{now}, args...), who)
+		var id string
+		err := sql.ErrNoRows
+		if after != "" {
+			err = tx.QueryRowContext(ctx, andWhere(pick, fmt.Sprintf("(%s, t.id) %s (?, ?)", expr, cmp))+order,
+				append(a, key, pk)...).Scan(&id)
+		}
+		if errors.Is(err, sql.ErrNoRows) {
+			err = tx.QueryRowContext(ctx, pick+order, a...).Scan(&id)
+			out.Wrapped = after != ""
+		}
+		if errors.Is(err, sql.ErrNoRows) {
+			if _, err := tx.ExecContext(ctx, sqlReleaseAll, who); err != nil { // moved on, to nothing
+				return err
+			}
+			return ErrQueueDone
+		}
+		if err != nil {
+			return err
+		}
+		r, err := s.reserveTx(ctx, tx, id, who)
+		if err != nil {
+			return err
+		}
+		if r.Labeler != who {
+			return fmt.Errorf("next in queue: %s was free but is held by %s", id, r.Labeler)
+		}
+		out.TraceID = id
+		return nil
+	})
+	return out, err
+}
+
+// andWhere adds a condition to a WHERE clause ("" : none yet).
+func andWhere(where, cond string) string {
+	if where == "" {
+		return " WHERE " + cond
+	}
+	return where + " AND " + cond
+}
+
+// EventsSince lists the events on a trace's case after event id since
+// that someone other than who wrote, oldest first, and the newest event
+// id of the case (since when there is none newer); since < 0 asks for
+// that id alone. Event ids, not clocks, mark the place: labelers' clocks
+// need not agree.
+func (s *Store) EventsSince(ctx context.Context, traceID, who string, since int64) ([]Event, int64, error) {
+	last := since
+	var out []Event
+	err := s.inReadTx(ctx, func(tx *sql.Tx) error {
+		var l sql.NullInt64
+		if err := tx.QueryRowContext(ctx, sqlLastEvent, traceID).Scan(&l); err != nil {
+			return err
+		}
+		if since < 0 {
+			last = l.Int64 // 0 when the case has no event yet
+			return nil
+		}
+		if !l.Valid || l.Int64 <= since {
+			return nil
+		}
+		last = l.Int64
+		rows, err := tx.QueryContext(ctx, sqlEventsSince, traceID, since, who, last)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var e Event
+			var old, nv sql.NullString
+			if err := rows.Scan(&e.ID, &e.CaseID, &e.At, &e.Who, &e.Field, &old, &nv, &e.Undoes, &e.Group); err != nil {
+				return err
+			}
+			if old.Valid {
+				e.Old = json.RawMessage(old.String)
+			}
+			if nv.Valid {
+				e.New = json.RawMessage(nv.String)
+			}
+			out = append(out, e)
+		}
+		return rows.Err()
+	})
+	return out, last, err
+}
+
+// inReadTx runs fn in a transaction that only reads, so its queries see
+// one snapshot. Database/sql's ReadOnly option makes modernc start a
+// deferred transaction, which takes no write lock.
+func (s *Store) inReadTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(tx)
+}
+
+// The SQL of this file, one constant per statement.
+const (
+	sqlReserve = `INSERT INTO reservations (trace_pk, labeler, expires_ms)
+		SELECT id, ?, ? FROM traces WHERE trace_id = ? AND case_status <> 'confirmed'
+		ON CONFLICT (trace_pk) DO UPDATE SET labeler = excluded.labeler, expires_ms = excluded.expires_ms
+		WHERE reservations.expires_ms <= ? OR reservations.labeler = excluded.labeler`
+	sqlReleaseOthers = `DELETE FROM reservations WHERE labeler = ?
+		AND trace_pk <> COALESCE((SELECT id FROM traces WHERE trace_id = ?), 0)`
+	sqlRelease = `DELETE FROM reservations WHERE labeler = ?
+		AND trace_pk = (SELECT id FROM traces WHERE trace_id = ?)`
+	sqlReleaseAll = `DELETE FROM reservations WHERE labeler = ?`
+	sqlHolder     = `SELECT r.labeler, r.expires_ms FROM reservations r JOIN traces t ON t.id = r.trace_pk
+		WHERE t.trace_id = ? AND r.expires_ms > ?`
+	// %s: the sort expression (sortExpr), as in summarySelect.
+	sqlSortKeyOf = `SELECT %s, t.id FROM traces t LEFT JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id = ?`
+	sqlPickFree  = `SELECT t.trace_id FROM traces t LEFT JOIN scores s ON s.trace_pk = t.id
+		LEFT JOIN reservations r ON r.trace_pk = t.id AND r.expires_ms > ?`
+	sqlLastEvent   = `SELECT MAX(e.id) FROM events e JOIN traces t ON t.case_id = e.case_id WHERE t.trace_id = ?`
+	sqlEventsSince = `SELECT e.id, e.case_id, e.at, e.who, e.field, e.old, e.new, COALESCE(e.undoes, 0), COALESCE(e.grp, 0)
+		FROM events e JOIN traces t ON t.case_id = e.case_id
+		WHERE t.trace_id = ? AND e.id > ? AND e.who <> ? AND e.id <= ? ORDER BY e.id`
+)

@@ -1,0 +1,202 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"tracelab/app"
+	"tracelab/model"
+)
+
+// Labeling as a team (app/reserve.go has the rules): `n` asks the engine
+// for the next trace, which picks and reserves it in one step, so two
+// labelers never get the same one; opening a trace reserves it; the queue
+// marks a trace another labeler holds; and while a trace is open a poll
+// says when someone else changed its case, showing their value.
+
+// nextMsg is the trace NextInQueue handed out for `n` (or after a confirm).
+type nextMsg struct {
+	seq  int    // the queue query it was asked under
+	from string // the trace the search started after
+	open bool
+	next app.Next
+	err  error
+}
+
+// nextUnconfirmed asks the engine for the first trace after row from (in
+// the queue's filter and order, wrapping) that is unconfirmed and that no
+// other labeler holds, reserved for this labeler, and moves there.
+func (m *Model) nextUnconfirmed(from int, open bool) tea.Cmd {
+	q := m.queue
+	after := ""
+	if from >= 0 && from < len(q.rows) {
+		after = q.rows[from].TraceID
+	}
+	eng, ctx, who, query, seq := m.eng, m.ctx, m.opts.Labeler, q.query(nil), q.seq
+	return func() tea.Msg {
+		n, err := eng.NextInQueue(ctx, who, query, after)
+		return nextMsg{seq: seq, from: after, open: open, next: n, err: err}
+	}
+}
+
+func (m *Model) nextDone(msg nextMsg) tea.Cmd {
+	q := m.queue
+	if msg.seq != q.seq {
+		return nil // the queue was reloaded meanwhile: that n is moot
+	}
+	switch {
+	case errors.Is(msg.err, app.ErrQueueDone):
+		m.setStatus("every trace in this queue is confirmed or reserved by another labeler", false)
+		return nil
+	case msg.err != nil:
+		m.setStatus(msg.err.Error(), true)
+		return nil
+	}
+	id := msg.next.TraceID
+	if msg.next.Wrapped {
+		if id == msg.from && !msg.open {
+			m.setStatus("this is the only unconfirmed trace left in the queue", false)
+		} else {
+			m.setStatus("wrapped to the top: the traces after this one are all confirmed or reserved", false)
+		}
+	}
+	if i := indexOf(q.rows, id); i >= 0 {
+		q.cursor = i
+		q.scroll()
+		if msg.open {
+			return tea.Batch(m.openTrace(id), m.queueMaybeMore())
+		}
+		return m.queueMaybeMore()
+	}
+	if q.next == nil { // not among the rows: the queue changed since it loaded
+		if msg.open {
+			return m.openTrace(id)
+		}
+		return nil
+	}
+	q.loading = true
+	return m.pageUntil(q.query(q.next), q.seq, len(q.rows), true, msg.open, false,
+		func(r app.TraceSummary) bool { return r.TraceID == id }, nil)
+}
+
+// reservedByOther is who holds a queue row's trace when that is not me.
+func reservedByOther(r app.TraceSummary, me string) string {
+	if r.ReservedBy == me {
+		return ""
+	}
+	return r.ReservedBy
+}
+
+// reservedCell is the status cell of a row another labeler holds: the
+// marker, and their name where the column has room for words.
+func reservedCell(by string, words bool) string {
+	if words {
+		return "⊘ " + model.CleanLine(by)
+	}
+	return "⊘"
+}
+
+// traceOpened says when the trace just opened is someone else's, and
+// starts watching it for their edits.
+func (m *Model) traceOpened(msg traceMsg) tea.Cmd {
+	switch {
+	case msg.reserveErr != nil:
+		m.setStatus("could not reserve this trace: "+msg.reserveErr.Error(), true)
+	case msg.held.Held() && msg.held.Labeler != m.opts.Labeler:
+		m.setStatus(fmt.Sprintf("reserved by %s until %s: your edits still save, and n skips it",
+			model.CleanLine(msg.held.Labeler), msg.held.Expires.Local().Format("15:04")), false)
+	}
+	if msg.err != nil || m.opts.PollChanges <= 0 {
+		return nil
+	}
+	m.watch = watchState{id: msg.id, gen: m.watch.gen + 1, since: -1}
+	return m.pollAfter(m.watch)
+}
+
+// watchState is the open trace whose case the poll watches.
+type watchState struct {
+	id    string
+	gen   int   // which poll chain is current: reopening starts a new one
+	since int64 // newest event id seen (-1: not asked yet)
+}
+
+type pollTickMsg struct{ w watchState }
+
+// changesMsg is a poll's answer: other labelers' events since the last
+// poll, and the case and score as they are now when there were any.
+type changesMsg struct {
+	w      watchState
+	events []app.Event
+	last   int64
+	rec    *app.CaseRecord
+	score  *app.TraceScore
+	err    error
+}
+
+func (m *Model) pollAfter(w watchState) tea.Cmd {
+	return tea.Tick(m.opts.PollChanges, func(time.Time) tea.Msg { return pollTickMsg{w} })
+}
+
+// pollTick asks for changes while the same trace is open; a chain whose
+// trace was closed or reopened ends here.
+func (m *Model) pollTick(msg pollTickMsg) tea.Cmd {
+	if msg.w.gen != m.watch.gen || m.trace.id != msg.w.id {
+		return nil
+	}
+	if m.screen != screenTrace {
+		return m.pollAfter(m.watch) // keep the place; ask when the trace is shown again
+	}
+	eng, ctx, who, w := m.eng, m.ctx, m.opts.Labeler, m.watch
+	return func() tea.Msg {
+		evs, last, err := eng.ChangesSince(ctx, w.id, who, w.since)
+		out := changesMsg{w: w, events: evs, last: last, err: err}
+		if err != nil || len(evs) == 0 {
+			return out
+		}
+		if out.rec, out.err = eng.CaseForTrace(ctx, w.id); out.err != nil {
+			return out
+		}
+		if slices.ContainsFunc(evs, func(e app.Event) bool { return strings.HasPrefix(e.Field, "gold.") }) {
+			out.score, out.err = eng.ScoreOf(ctx, w.id)
+		}
+		return out
+	}
+}
+
+// changesDone shows another labeler's edits: their values on the screen
+// and "FIELD changed by NAME just now" on the status line.
+func (m *Model) changesDone(msg changesMsg) tea.Cmd {
+	if msg.w.gen != m.watch.gen {
+		return nil
+	}
+	if msg.err != nil {
+		m.setStatus("watching for changes: "+msg.err.Error(), true)
+		return m.pollAfter(m.watch) // a locked database passes; try again
+	}
+	m.watch.since = msg.last
+	if len(msg.events) > 0 && msg.rec != nil {
+		m.showCase(msg.w.id, msg.rec, msg.score)
+		m.setStatus(changedLine(msg.events), false)
+	}
+	return m.pollAfter(m.watch)
+}
+
+// changedLine says which fields who changed: "label.correct, label.note
+// changed by ana just now".
+func changedLine(evs []app.Event) string {
+	var fields, who []string
+	for _, e := range evs {
+		if !slices.Contains(fields, e.Field) {
+			fields = append(fields, e.Field)
+		}
+		if !slices.Contains(who, e.Who) {
+			who = append(who, e.Who)
+		}
+	}
+	return strings.Join(fields, ", ") + " changed by " + strings.Join(who, " and ") + " just now"
+}

@@ -1,0 +1,91 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"tracelab/model"
+)
+
+// A trace another labeler holds is marked in the queue, `n` passes it by,
+// and opening it says whose it is.
+func TestQueueAndNextRespectOthersReservations(t *testing.T) {
+	eng, _ := openUnlabeledStore(t)
+	ctx := context.Background()
+	d := newDriver(t, eng, 120, 30)
+	q := d.m.queue
+	held := q.rows[1].TraceID
+	if r, err := eng.Reserve(ctx, held, "ana"); err != nil || r.Labeler != "ana" {
+		t.Fatalf("ana reserving %s: %+v %v", held, r, err)
+	}
+	d.run(d.m.reloadQueue()) // as applying a filter would
+	if !strings.Contains(d.plain(), "⊘ ana") {
+		t.Fatalf("the queue does not mark ana's trace:\n%s", d.plain())
+	}
+	d.key("n")
+	if r, _ := q.current(); r.TraceID == held || q.cursor != 2 {
+		t.Errorf("n from the top stopped at row %d (%s); ana holds row 1, want row 2", q.cursor, r.TraceID)
+	}
+	if r, err := eng.Reserve(ctx, q.rows[2].TraceID, "someone else"); err != nil || r.Labeler != "tester" {
+		t.Errorf("n did not reserve row 2 for the tester: %+v %v", r, err)
+	}
+	d.m.queue.cursor = 1
+	d.key("enter")
+	if !strings.Contains(d.m.status, "reserved by ana until") {
+		t.Errorf("opening ana's trace says %q", d.m.status)
+	}
+	// At 80 columns the marker stands alone.
+	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	d.key("esc")
+	if !strings.Contains(d.plain(), "⊘") || strings.Contains(d.plain(), "⊘ ana") {
+		t.Errorf("narrow queue marker:\n%s", d.plain())
+	}
+}
+
+// While a trace is open the poll shows another labeler's edit, with their
+// value on the screen, and never the labeler's own.
+func TestPollShowsAnotherLabelersEdit(t *testing.T) {
+	eng, _ := openUnlabeledStore(t)
+	ctx := context.Background()
+	d := newDriver(t, eng, 120, 30)
+	id := d.m.queue.rows[0].TraceID
+	d.key("enter")
+	d.m.opts.PollChanges = time.Hour // the ticks are run by hand below
+	d.m.traceOpened(traceMsg{id: id})
+	poll := func() {
+		t.Helper()
+		cmd := d.m.pollTick(pollTickMsg{d.m.watch})
+		if cmd == nil {
+			t.Fatal("no poll for the open trace")
+		}
+		d.m.changesDone(cmd().(changesMsg))
+	}
+	poll() // the first poll finds where the log stands
+	d.m.setStatus("", false)
+	d.key("c") // the tester's own edit
+	poll()
+	if strings.Contains(d.m.status, "changed by") {
+		t.Errorf("own edit reported as someone else's: %q", d.m.status)
+	}
+	class := model.ClassTemporal
+	if _, err := eng.SetClass(ctx, id, "ana", &class); err != nil {
+		t.Fatal(err)
+	}
+	poll()
+	if d.m.status != "label.failure_class changed by ana just now" {
+		t.Errorf("status %q", d.m.status)
+	}
+	if fc := d.m.trace.rec.Case.Label.FailureClass; fc == nil || *fc != class {
+		t.Errorf("the screen shows class %v, ana set %s", fc, class)
+	}
+	// A trace closed or reopened ends its poll chain.
+	old := d.m.watch
+	d.m.traceOpened(traceMsg{id: id})
+	if d.m.pollTick(pollTickMsg{old}) != nil {
+		t.Error("a stale poll chain went on")
+	}
+}
