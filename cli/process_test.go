@@ -417,6 +417,46 @@ func TestProcessKilledImportWritesNothing(t *testing.T) {
 	}
 }
 
+// TestProcessKilledScoreKeepsItsBatches: score commits every batch of
+// scores as it goes. Killed (SIGKILL) once some batches are committed, it
+// keeps them, whole batches only, and the next score does only the rest.
+func TestProcessKilledScoreKeepsItsBatches(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	const total, batch = 1200, 400 // batch: app's scoring batch
+	if p := tracelab(t, dir, "import", "--no-score", "--db", db, manyTracesFile(t, dir, "s", total)); p.code != 0 {
+		t.Fatalf("import: %d %q", p.code, p.err)
+	}
+	// A policy oracle process per call keeps scoring slow enough to stop
+	// in the middle; the same flags make the same configuration both runs.
+	oracle := `sleep 0.01; cat >/dev/null; echo '{"violations":[]}'`
+	cmd := tracelabCmd(t, dir, "score", "--db", db, "--policy-oracle", oracle)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 120*time.Second, "the first batch of scores committed", func() bool {
+		n, err := tryCountRows(db, "scores")
+		return err == nil && n >= batch
+	})
+	cmd.Process.Kill()
+	cmd.Wait()
+	kept := countRows(t, db, "scores")
+	if kept == total {
+		t.Fatal("scoring finished before the kill: the test did not test anything")
+	}
+	if kept%batch != 0 {
+		t.Errorf("%d scores kept after the kill: not whole batches of %d", kept, batch)
+	}
+	p := tracelab(t, dir, "score", "--db", db, "--policy-oracle", oracle)
+	want := fmt.Sprintf("%d traces scored (%d current)", total-kept, kept)
+	if p.code != 0 || !strings.Contains(p.out, want) {
+		t.Errorf("the score after the kill: exit %d, want %q in %q %q", p.code, want, p.out[max(0, len(p.out)-200):], p.err)
+	}
+	if n := countRows(t, db, "scores"); n != total {
+		t.Errorf("%d of %d traces scored after the second run", n, total)
+	}
+}
+
 // bigImportSetup makes a database of 10 traces and a file of 10000 more.
 func bigImportSetup(t *testing.T) (dir, db, big string) {
 	t.Helper()
