@@ -371,8 +371,8 @@ func TestProcessSmallWriteGetsThroughABigImport(t *testing.T) {
 	if p.code != 0 || !strings.Contains(p.out, "20 new") {
 		t.Errorf("a small import beside a big one staging (still staging after it: %v): %d %q %q", staging, p.code, p.out, p.err)
 	}
-	if n := countRows(t, db, "traces"); n != 10+10000+20 {
-		t.Errorf("%d traces, want %d", n, 10+10000+20)
+	if n := countRows(t, db, "traces"); n != 10+bigTraces+20 {
+		t.Errorf("%d traces, want %d", n, 10+bigTraces+20)
 	}
 }
 
@@ -403,14 +403,14 @@ func TestProcessKilledImportWritesNothing(t *testing.T) {
 	// undone by SQLite's rollback of the open transaction.
 	walBefore := fileSize(db + "-wal")
 	kill("the import copying", func() bool { return fileSize(db+"-wal") > walBefore+(1<<20) })
-	if n := countRows(t, db, "traces"); n != 10 && n != 10+10000 {
+	if n := countRows(t, db, "traces"); n != 10 && n != 10+bigTraces {
 		t.Errorf("%d traces after a kill while copying: half a file", n)
 	}
 	if p := tracelab(t, dir, "import", "--no-score", "--db", db, big); p.code != 0 {
 		t.Fatalf("import after the kills: %d %q", p.code, p.err)
 	}
-	if n := countRows(t, db, "traces"); n != 10+10000 {
-		t.Errorf("%d traces after importing the file again, want %d", n, 10+10000)
+	if n := countRows(t, db, "traces"); n != 10+bigTraces {
+		t.Errorf("%d traces after importing the file again, want %d", n, 10+bigTraces)
 	}
 	if n := stagingSize(dir, "t.db"); n != 0 {
 		t.Errorf("staging databases of the killed imports still there (%d bytes)", n)
@@ -457,7 +457,8 @@ func TestProcessKilledScoreKeepsItsBatches(t *testing.T) {
 	}
 }
 
-// bigImportSetup makes a database of 10 traces and a file of 10000 more.
+// bigImportSetup makes a database of 10 traces and a file of 6000 more
+// (about 10 MiB: long enough to stage that a test can act meanwhile).
 func bigImportSetup(t *testing.T) (dir, db, big string) {
 	t.Helper()
 	dir = t.TempDir()
@@ -465,8 +466,10 @@ func bigImportSetup(t *testing.T) (dir, db, big string) {
 	if p := tracelab(t, dir, "import", "--no-score", "--db", db, manyTracesFile(t, dir, "first", 10)); p.code != 0 {
 		t.Fatalf("first import: %d %q", p.code, p.err)
 	}
-	return dir, db, manyTracesFile(t, dir, "big", 10000)
+	return dir, db, manyTracesFile(t, dir, "big", bigTraces)
 }
+
+const bigTraces = 6000
 
 // stagingSize is the size of the staging databases of dir/name.
 func stagingSize(dir, name string) int64 {
