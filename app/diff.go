@@ -180,7 +180,12 @@ func DiffReports(oldName string, old []model.Report, newName string, cur []model
 func fmtNum(p *float64) string { return cireport.Number(p) }
 
 // ReadReport reads a report.json file: a JSON array of report objects.
+// One that belongs to an exported suite must be the pair of its
+// cases.jsonl (verifySuitePair).
 func ReadReport(path string) ([]model.Report, error) {
+	if err := verifyReportPair(path); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, badInput("%v", err)

@@ -71,7 +71,10 @@ func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, 
 	if err := scoring.CheckReports(res.Reports); err != nil {
 		return res, fmt.Errorf("nothing exported: %w", err)
 	}
-	err = store.WriteFilesAtomic([]store.AtomicFile{
+	// The two renames are not one step: suite.json, written last, names
+	// both files' hashes, and readers refuse a pair that does not match it
+	// (verifySuitePair), so a crash between them is caught, not read.
+	err = writeFiles([]store.AtomicFile{
 		{Path: res.CasesPath, Write: func(f *os.File) error { return model.WriteCasesJSONL(f, cases) }},
 		{Path: res.ReportPath, Write: func(f *os.File) error { return model.WriteReportJSON(f, res.Reports) }},
 	})
@@ -82,6 +85,10 @@ func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, 
 	res.Manifest, err = e.writeSuiteManifest(ctx, opts.Dir, recs) // manifest.go
 	return res, err
 }
+
+// writeFiles is store.WriteFilesAtomic; a test makes it stop between
+// the renames, as a crash would.
+var writeFiles = store.WriteFilesAtomic
 
 // Export is Engine.Export for a store and a configuration.
 func Export(ctx context.Context, st *store.Store, cfg scoring.Config, opts ExportOptions) (ExportResult, error) {

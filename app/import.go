@@ -192,9 +192,7 @@ func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts
 	if errors.Is(p.err, importers.ErrEmpty) {
 		res.Format, p.err = "empty", nil
 	}
-	s := im.Stats
-	res.New, res.Unchanged, res.Replaced, res.Steps, res.Traces = s.New, s.Unchanged, s.Replaced, s.Steps, s.Traces
-	res.Labels = s.Labels
+	res.setStats(im.Stats)
 	if err := ctx.Err(); err != nil {
 		// database/sql rolls the transaction back on cancel, so the writer's
 		// own error ("statement is closed") would hide the real cause.
@@ -213,10 +211,14 @@ func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts
 		return res, fmt.Errorf("%w: %d bad record(s) in %s, nothing imported from it", ErrRejected, len(res.Bad), name)
 	}
 	res.SHA256 = hex.EncodeToString(h.Sum(nil))
-	if err := im.Commit(res.Format, res.SHA256, len(res.Bad)); err != nil {
-		return res, err
-	}
-	return res, nil
+	err = im.Commit(res.Format, res.SHA256, len(res.Bad))
+	res.setStats(im.Stats) // final: the commit may decide a record again against what others wrote meanwhile
+	return res, err
+}
+
+func (r *ImportResult) setStats(s store.WriteStats) {
+	r.New, r.Unchanged, r.Replaced, r.Steps, r.Traces = s.New, s.Unchanged, s.Replaced, s.Steps, s.Traces
+	r.Labels = s.Labels
 }
 
 func applyDefaults(t *model.Trace, d Defaults) {

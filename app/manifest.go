@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"tracelab/store"
 )
@@ -184,6 +185,44 @@ func ReadSuiteManifest(dir string) (*SuiteManifest, error) {
 	return &m, nil
 }
 
+// verifySuitePair checks that the suite's cases.jsonl and report.json are
+// the pair suite.json names. Export renames the two into place one after
+// the other and writes suite.json last, so an export that stopped between
+// its files (a crash, a full disk) leaves at least one of them unlike
+// what the manifest, the old one, says: refused here, rather than a new
+// cases.jsonl read beside an old report.json.
+func verifySuitePair(dir string, m *SuiteManifest) error {
+	var bad []string
+	for _, mf := range []ManifestFile{m.Cases, m.Report} {
+		p := filepath.Join(dir, mf.File)
+		data, err := os.ReadFile(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			bad = append(bad, p+" is missing")
+		case err != nil:
+			return badInput("%v", err)
+		case sha256Hex(data) != mf.SHA256:
+			bad = append(bad, fmt.Sprintf("%s has sha256 %s, the manifest says %s", p, sha256Hex(data)[:12], mf.SHA256[:min(12, len(mf.SHA256))]))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return badInput("%s: %s and %s are not the pair one export wrote (%s): an export stopped between its files, or one was edited since; export the suite again",
+		filepath.Join(dir, ManifestName), m.Cases.File, m.Report.File, strings.Join(bad, "; "))
+}
+
+// verifyReportPair is verifySuitePair for a report.json read on its own:
+// one that sits in a suite named by its suite.json.
+func verifyReportPair(path string) error {
+	dir := filepath.Dir(path)
+	m, err := ReadSuiteManifest(dir)
+	if err != nil || m == nil || m.Report.File != filepath.Base(path) {
+		return err
+	}
+	return verifySuitePair(dir, m)
+}
+
 // SuiteFiles decides the scoring files check uses for the suite at
 // suitePath: a file given by flag wins, else the one the suite's manifest
 // names (its hash verified), so the new run is scored as report.json was.
@@ -196,8 +235,10 @@ func SuiteFiles(suitePath string, given Files) (Files, []string, error) {
 	}
 	mpath := filepath.Join(dir, ManifestName)
 	var warns []string
-	if data, err := os.ReadFile(suitePath); err == nil && filepath.Base(suitePath) == m.Cases.File && sha256Hex(data) != m.Cases.SHA256 {
-		warns = append(warns, fmt.Sprintf("%s changed since it was exported (sha256 differs from %s): report.json may not describe these cases", suitePath, mpath))
+	if filepath.Base(suitePath) == m.Cases.File {
+		if err := verifySuitePair(dir, m); err != nil {
+			return given, nil, err
+		}
 	}
 	out := given
 	for _, c := range []struct {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"tracelab/scoring"
+	"tracelab/store"
 )
 
 // exportSuite exports the bundled cases with the given scoring files and
@@ -135,10 +136,73 @@ func TestSuiteFiles(t *testing.T) {
 	if _, _, err := SuiteFiles(suite, Files{Policy: "../testdata/policy.json"}); err != nil {
 		t.Errorf("tampered policy overridden by flag: %v", err)
 	}
-	// An edited cases.jsonl warns: report.json may not describe it.
+	// An edited cases.jsonl is not the pair of report.json any more.
 	os.WriteFile(suite, []byte("\n"), 0o644)
-	if _, warns, _ := SuiteFiles(suite, Files{Policy: "../testdata/policy.json"}); len(warns) == 0 || !strings.Contains(warns[0], "changed since it was exported") {
-		t.Errorf("edited cases.jsonl: %q", warns)
+	if _, _, err := SuiteFiles(suite, Files{Policy: "../testdata/policy.json"}); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "are not the pair one export wrote") {
+		t.Errorf("edited cases.jsonl: %v", err)
+	}
+}
+
+// TestExportStoppedBetweenTheRenames: an export that stops after renaming
+// cases.jsonl, or after both files but before suite.json, leaves a suite
+// check and report refuse, naming the files; the next export mends it.
+func TestExportStoppedBetweenTheRenames(t *testing.T) {
+	st := openTestdata(t, true)
+	ctx := context.Background()
+	eng, err := New(ctx, st, Files{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "suite")
+	if _, err := eng.Export(ctx, ExportOptions{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	casesPath, reportPath := filepath.Join(dir, "cases.jsonl"), filepath.Join(dir, "report.json")
+	oldCases, _ := os.ReadFile(casesPath)
+	for _, tt := range []struct {
+		name    string
+		renamed int    // how many of the pair's files were renamed into place
+		want    string // the file the refusal names
+	}{
+		{"after cases.jsonl", 1, casesPath + " has sha256"},
+		{"after both, before suite.json", 2, reportPath + " has sha256"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := eng.Export(ctx, ExportOptions{Dir: dir}); err != nil { // the old, whole suite
+				t.Fatal(err)
+			}
+			writeFiles = func(files []store.AtomicFile) error {
+				if err := store.WriteFilesAtomic(files[:tt.renamed]); err != nil {
+					return err
+				}
+				return errors.New("injected: the export stops here")
+			}
+			defer func() { writeFiles = store.WriteFilesAtomic }()
+			// --all exports the suggested cases too: other files than before.
+			if _, err := eng.Export(ctx, ExportOptions{Dir: dir, All: true}); err == nil || !strings.Contains(err.Error(), "injected") {
+				t.Fatalf("export: %v", err)
+			}
+			if now, _ := os.ReadFile(casesPath); string(now) == string(oldCases) {
+				t.Fatal("the stopped export wrote the same cases.jsonl: the test tests nothing")
+			}
+			_, _, err := SuiteFiles(casesPath, Files{})
+			if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "are not the pair one export wrote") || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("check's suite: %v, want a refusal naming %s", err, tt.want)
+			}
+			if _, err := ReadReport(reportPath); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "are not the pair") {
+				t.Errorf("report.json read alone: %v", err)
+			}
+			writeFiles = store.WriteFilesAtomic
+			if _, err := eng.Export(ctx, ExportOptions{Dir: dir, All: true}); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := SuiteFiles(casesPath, Files{}); err != nil {
+				t.Errorf("after a whole export: %v", err)
+			}
+			if _, err := ReadReport(reportPath); err != nil {
+				t.Errorf("report.json after a whole export: %v", err)
+			}
+		})
 	}
 }
 

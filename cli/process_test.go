@@ -349,6 +349,146 @@ func TestProcessConcurrentImportsAllLand(t *testing.T) {
 	}
 }
 
+// TestProcessSmallWriteGetsThroughABigImport: while a big file is
+// staged, another process's import with a short lock wait lands; the big
+// file then lands whole beside it. Before staging, the big import held
+// the write lock from its first record to its commit.
+func TestProcessSmallWriteGetsThroughABigImport(t *testing.T) {
+	dir, db, big := bigImportSetup(t)
+	cmd := tracelabCmd(t, dir, "import", "--no-score", "--db", db, big)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "the big import staging", func() bool { return stagingSize(dir, "t.db") > 4<<20 })
+	small := manyTracesFile(t, dir, "small", 20)
+	p := tracelab(t, dir, "import", "--no-score", "--lock-wait", "2s", "--db", db, small)
+	staging := stagingSize(dir, "t.db") > 0
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("big import: %v %s", err, errb.String())
+	}
+	if p.code != 0 || !strings.Contains(p.out, "20 new") {
+		t.Errorf("a small import beside a big one staging (still staging after it: %v): %d %q %q", staging, p.code, p.out, p.err)
+	}
+	if n := countRows(t, db, "traces"); n != 10+bigTraces+20 {
+		t.Errorf("%d traces, want %d", n, 10+bigTraces+20)
+	}
+}
+
+// TestProcessKilledImportWritesNothing: an import killed (SIGKILL) while
+// staging leaves the database without any of the file and its staging
+// database behind, which the next import removes. One killed while it
+// copies into the database leaves all of the file or none.
+func TestProcessKilledImportWritesNothing(t *testing.T) {
+	dir, db, big := bigImportSetup(t)
+	kill := func(what string, cond func() bool) {
+		t.Helper()
+		cmd := tracelabCmd(t, dir, "import", "--no-score", "--db", db, big)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 60*time.Second, what, cond)
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	kill("the import staging", func() bool { return stagingSize(dir, "t.db") > 4<<20 })
+	if n := countRows(t, db, "traces"); n != 10 {
+		t.Errorf("%d traces after a kill while staging, want the 10 of before", n)
+	}
+	if stagingSize(dir, "t.db") == 0 {
+		t.Error("no staging database left by the killed import: the kill came too late to test anything")
+	}
+	// The copy writes the database's write-ahead log; a kill there is
+	// undone by SQLite's rollback of the open transaction.
+	walBefore := fileSize(db + "-wal")
+	kill("the import copying", func() bool { return fileSize(db+"-wal") > walBefore+(1<<20) })
+	if n := countRows(t, db, "traces"); n != 10 && n != 10+bigTraces {
+		t.Errorf("%d traces after a kill while copying: half a file", n)
+	}
+	if p := tracelab(t, dir, "import", "--no-score", "--db", db, big); p.code != 0 {
+		t.Fatalf("import after the kills: %d %q", p.code, p.err)
+	}
+	if n := countRows(t, db, "traces"); n != 10+bigTraces {
+		t.Errorf("%d traces after importing the file again, want %d", n, 10+bigTraces)
+	}
+	if n := stagingSize(dir, "t.db"); n != 0 {
+		t.Errorf("staging databases of the killed imports still there (%d bytes)", n)
+	}
+}
+
+// TestProcessKilledScoreKeepsItsBatches: score commits every batch of
+// scores as it goes. Killed (SIGKILL) once some batches are committed, it
+// keeps them, whole batches only, and the next score does only the rest.
+func TestProcessKilledScoreKeepsItsBatches(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	const total, batch = 1200, 400 // batch: app's scoring batch
+	if p := tracelab(t, dir, "import", "--no-score", "--db", db, manyTracesFile(t, dir, "s", total)); p.code != 0 {
+		t.Fatalf("import: %d %q", p.code, p.err)
+	}
+	// A policy oracle process per call keeps scoring slow enough to stop
+	// in the middle; the same flags make the same configuration both runs.
+	oracle := `sleep 0.01; cat >/dev/null; echo '{"violations":[]}'`
+	cmd := tracelabCmd(t, dir, "score", "--db", db, "--policy-oracle", oracle)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 120*time.Second, "the first batch of scores committed", func() bool {
+		n, err := tryCountRows(db, "scores")
+		return err == nil && n >= batch
+	})
+	cmd.Process.Kill()
+	cmd.Wait()
+	kept := countRows(t, db, "scores")
+	if kept == total {
+		t.Fatal("scoring finished before the kill: the test did not test anything")
+	}
+	if kept%batch != 0 {
+		t.Errorf("%d scores kept after the kill: not whole batches of %d", kept, batch)
+	}
+	p := tracelab(t, dir, "score", "--db", db, "--policy-oracle", oracle)
+	want := fmt.Sprintf("%d traces scored (%d current)", total-kept, kept)
+	if p.code != 0 || !strings.Contains(p.out, want) {
+		t.Errorf("the score after the kill: exit %d, want %q in %q %q", p.code, want, p.out[max(0, len(p.out)-200):], p.err)
+	}
+	if n := countRows(t, db, "scores"); n != total {
+		t.Errorf("%d of %d traces scored after the second run", n, total)
+	}
+}
+
+// bigImportSetup makes a database of 10 traces and a file of 6000 more
+// (about 10 MiB: long enough to stage that a test can act meanwhile).
+func bigImportSetup(t *testing.T) (dir, db, big string) {
+	t.Helper()
+	dir = t.TempDir()
+	db = filepath.Join(dir, "t.db")
+	if p := tracelab(t, dir, "import", "--no-score", "--db", db, manyTracesFile(t, dir, "first", 10)); p.code != 0 {
+		t.Fatalf("first import: %d %q", p.code, p.err)
+	}
+	return dir, db, manyTracesFile(t, dir, "big", bigTraces)
+}
+
+const bigTraces = 6000
+
+// stagingSize is the size of the staging databases of dir/name.
+func stagingSize(dir, name string) int64 {
+	m, _ := filepath.Glob(filepath.Join(dir, "."+name+".staging.*"))
+	var n int64
+	for _, f := range m {
+		n += fileSize(f)
+	}
+	return n
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
 // countRows counts the rows of a table of db from the test process.
 func countRows(t *testing.T, db, table string) int {
 	t.Helper()
@@ -451,12 +591,9 @@ func TestProcessExitCodes(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// The import writes the file in one transaction: a growing write-ahead
-	// log means it is under way, past opening.
-	waitFor(t, 60*time.Second, "the import writing", func() bool {
-		fi, err := os.Stat(db + "-wal")
-		return err == nil && fi.Size() > 4<<20
-	})
+	// The import stages the file in a database beside the real one: a
+	// growing staging file means it is under way, past opening.
+	waitFor(t, 60*time.Second, "the import staging", func() bool { return stagingSize(dir, "t.db") > 4<<20 })
 	cmd.Process.Signal(os.Interrupt)
 	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 130 || !strings.Contains(errb.String(), "interrupted, nothing imported from it") {

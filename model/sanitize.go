@@ -19,7 +19,7 @@ func CleanText(s string) string {
 		return s
 	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = ansi.Strip(s)
+	s = ansi.Strip(sevenBitC1(s))
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
@@ -28,7 +28,7 @@ func CleanText(s string) string {
 			b.WriteRune(r)
 		case r == '\r':
 			b.WriteByte('\n')
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+		case r < 0x20 || r == 0x7f || isC1(r):
 			// dropped: a control character
 		case IsBidiControl(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
@@ -38,6 +38,33 @@ func CleanText(s string) string {
 	}
 	return strings.ReplaceAll(b.String(), "\n\n\n", "\n\n")
 }
+
+// sevenBitC1 rewrites each C1 control (U+0080–U+009F) as its 7-bit
+// form, ESC and the character 0x40 lower. The escape-sequence parser reads
+// bytes, so U+009D (OSC, UTF-8 C2 9D) was a plain character to it: the
+// control itself was dropped below but its payload ("0;title") stayed
+// visible, while ESC ] 0;title BEL was removed whole. As ESC ], ESC P,
+// ESC X, ESC ^, ESC _ and ESC [ they are parsed (and removed) exactly as
+// their 7-bit forms are, payload and terminator (BEL, ST or U+009C) with
+// them.
+func sevenBitC1(s string) string {
+	if !strings.ContainsFunc(s, isC1) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if isC1(r) {
+			b.WriteByte(0x1b)
+			b.WriteByte(byte(r - 0x40))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
 // CleanLine is CleanText for one-line cells: tabs and newlines become spaces.
 func CleanLine(s string) string {

@@ -88,5 +88,7 @@ func importReader(ctx context.Context, st *Store, r io.Reader, name string, opts
 	if len(res.Bad) > 0 && !opts.SkipBad {
 		return res, ErrRejected
 	}
-	return res, im.Commit(res.Format, "sha", len(res.Bad))
+	err = im.Commit(res.Format, "sha", len(res.Bad))
+	res.WriteStats = im.Stats
+	return res, err
 }

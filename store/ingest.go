@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 
 	"tracelab/model"
 )
@@ -30,15 +31,21 @@ type WriteStats struct {
 // Importer writes the records of one file in one transaction: the engine
 // parses, the store receives model rows and batches them. Commit makes
 // them land together; Rollback (or a failed Commit) leaves the database
-// as it was.
+// as it was. Where the rows go until then is the store's business: on
+// SQLite a file of traces is staged beside the database (staging.go) so
+// the write lock is held only for the copy at Commit.
 type Importer struct {
 	s       *Store
 	ctx     context.Context
-	tx      *sql.Tx
-	w       *writer
 	file    string
 	replace bool
 	labeler string
+	at      string    // the import's timestamp, on every row it writes
+	tx      *sql.Tx   // the transaction rows are written in: the database's or the staging database's
+	conn    *sql.Conn // the database connection tx runs on, when it needs one of its own
+	w       *writer
+	stage   *staging // set while the rows go to a staging database
+	staged  string   // the staging database's file, removed when the import ends
 	Stats   WriteStats
 }
 
@@ -46,25 +53,52 @@ type Importer struct {
 // that labeler's label, added beside the others' (see PutCase).
 func (im *Importer) SetLabeler(name string) { im.labeler = name }
 
-// BeginImport starts the transaction of one file named file; replace says
-// a trace or case seen again with other content replaces the old one.
+// BeginImport starts the import of one file named file; replace says a
+// trace or case seen again with other content replaces the old one.
+// Nothing is locked yet: the first record decides where rows go.
 func (s *Store) BeginImport(ctx context.Context, file string, replace bool) (*Importer, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
+	return &Importer{s: s, ctx: ctx, file: file, replace: replace, at: s.stamp()}, nil
+}
+
+// start opens where the rows go: a file that starts with traces is staged
+// when the store stages imports; anything else (a suite of cases, small)
+// is written in a transaction on the database itself.
+func (im *Importer) start(traces bool) error {
+	if im.w != nil {
+		return nil
 	}
-	w, err := newWriter(ctx, tx, s.stamp())
+	if traces && im.s.stagesImports() {
+		ok, err := im.startStaged()
+		if ok || err != nil {
+			return err
+		}
+	}
+	return im.startDirect()
+}
+
+// startDirect begins the import's transaction on the database (BEGIN
+// IMMEDIATE: it waits for the write lock up to the lock wait).
+func (im *Importer) startDirect() error {
+	tx, err := im.s.db.BeginTx(im.ctx, nil)
+	if err != nil {
+		return err
+	}
+	w, err := newWriter(im.ctx, tx, im.at)
 	if err != nil {
 		tx.Rollback()
-		return nil, err
+		return err
 	}
-	return &Importer{s: s, ctx: ctx, tx: tx, w: w, file: file, replace: replace}, nil
+	im.tx, im.w = tx, w
+	return nil
 }
 
 // PutTrace writes one trace (its Source says where it was read). A
 // record the database refuses (same id, other content, no replace) is a
 // RecordError; any other error is fatal to the import.
 func (im *Importer) PutTrace(t *model.Trace) (*RecordError, error) {
+	if err := im.start(true); err != nil {
+		return nil, err
+	}
 	rerr, err := im.w.putTrace(t, im.replace, &im.Stats)
 	if rerr != nil {
 		rerr.File = im.file
@@ -78,7 +112,13 @@ func (im *Importer) PutTrace(t *model.Trace) (*RecordError, error) {
 // beside the others' (a rater's own earlier label is replaced): the case
 // is written when it is new (or only the machine's), otherwise it stays
 // as it is, and its final label is settled from its raters.
+//
+// A case is checked against the database when it is put, so a staged file
+// moves to the database's own transaction at its first case.
 func (im *Importer) PutCase(c *model.Case, line int) (*RecordError, error) {
+	if err := im.direct(); err != nil {
+		return nil, err
+	}
 	adj := c.Adjudication
 	raters := im.ratersOf(c)
 	if len(raters) == 0 && adj == nil {
@@ -164,10 +204,22 @@ func nonNil(s []string) []string {
 	return s
 }
 
+// direct makes the rows go to the database's own transaction from here
+// on, copying what was staged into it.
+func (im *Importer) direct() error {
+	if im.stage != nil {
+		return im.unstage()
+	}
+	return im.start(false)
+}
+
 // Commit writes what is buffered, records the import (format, sha256 of
-// the file, rejected records) and commits.
+// the file, rejected records) and commits. Stats are final after it.
 func (im *Importer) Commit(format, sha string, rejected int) error {
 	defer im.Rollback()
+	if err := im.direct(); err != nil {
+		return err
+	}
 	if err := im.w.flush(); err != nil {
 		return err
 	}
@@ -176,7 +228,7 @@ func (im *Importer) Commit(format, sha string, rejected int) error {
 	}
 	st := im.Stats
 	if _, err := im.tx.ExecContext(im.ctx, sqlInsertImport, im.file, sha, format, st.New, st.Unchanged, st.Replaced,
-		rejected, st.Steps, im.s.stamp()); err != nil {
+		rejected, st.Steps, im.at); err != nil {
 		return err
 	}
 	im.w.close()
@@ -185,8 +237,26 @@ func (im *Importer) Commit(format, sha string, rejected int) error {
 
 // Rollback abandons the import; a no-op after Commit.
 func (im *Importer) Rollback() {
-	im.w.close()
-	im.tx.Rollback()
+	if im.w != nil {
+		im.w.close()
+	}
+	if im.tx != nil {
+		im.tx.Rollback()
+	}
+	im.w, im.tx = nil, nil
+	if im.stage != nil {
+		im.stage.close()
+		im.stage = nil
+	}
+	if im.conn != nil {
+		detachStaging(im.conn)
+		im.conn.Close()
+		im.conn = nil
+	}
+	if im.staged != "" {
+		os.Remove(im.staged)
+		im.staged = ""
+	}
 }
 
 const (
@@ -228,6 +298,12 @@ type writer struct {
 	// unlinked says some case may wait for its trace (source_trace set,
 	// no trace yet); while none does, new traces skip the link update.
 	unlinked bool
+	// inDB, set while rows are staged, finds a trace in the database
+	// itself (tx is the staging database's); replaces lists the stored
+	// traces the staged ones replace, with the content hash seen, for the
+	// copy to check that they did not change meanwhile.
+	inDB     *sql.Stmt
+	replaces map[string]string
 }
 
 // contract returns the canonical body and wire fingerprint of a contract.
@@ -334,6 +410,11 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *WriteStats) (*Recor
 	var oldSHA, oldFile string
 	var oldLine int
 	err := w.findTrace.QueryRowContext(w.ctx, t.TraceID).Scan(&oldID, &oldSHA, &oldFile, &oldLine)
+	inDB := false
+	if errors.Is(err, sql.ErrNoRows) && w.inDB != nil {
+		err = w.inDB.QueryRowContext(w.ctx, t.TraceID).Scan(&oldID, &oldSHA, &oldFile, &oldLine)
+		inDB = err == nil
+	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
@@ -345,6 +426,11 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *WriteStats) (*Recor
 		return &RecordError{Line: t.Source.Line, Path: "trace_id", Msg: fmt.Sprintf(
 			"trace %q was already imported from %s:%d with different content (use --replace to overwrite it)",
 			t.TraceID, oldFile, oldLine)}, nil
+	case inDB:
+		// Staged: the copy deletes the stored trace (staging.go).
+		w.replaces[t.TraceID] = oldSHA
+		res.Replaced++
+		res.New--
 	default:
 		// Cases keep their labels: ON DELETE SET NULL unlinks them and the
 		// link statement below ties them to the new row.

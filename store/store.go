@@ -40,6 +40,7 @@ type Store struct {
 	// nanoseconds (0: DefaultReservationTTL); atomic because the
 	// workbench's commands share the store across goroutines.
 	reserveFor atomic.Int64
+	stage      bool // imports of traces are staged beside the file (staging.go)
 }
 
 // Options steer how a database is opened.
@@ -54,8 +55,8 @@ type Options struct {
 }
 
 // DefaultLockWait is long enough for a few large imports of other
-// processes to finish first (a 50k-trace file holds the lock for about a
-// minute on a busy machine); a writer that holds it longer is reported.
+// processes to copy their staged files in (seconds each for a 50k-trace
+// file); a writer that holds the lock longer is reported.
 const DefaultLockWait = 5 * time.Minute
 
 // Open opens (creating if needed) the database at path and brings its
@@ -90,7 +91,11 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 		}
 		return st, err
 	}
-	return open(ctx, path, opts, readWrite, "journal_mode(WAL)", "synchronous(NORMAL)")
+	st, err := open(ctx, path, opts, readWrite, "journal_mode(WAL)", "synchronous(NORMAL)")
+	if err == nil {
+		st.stage = true
+	}
+	return st, err
 }
 
 type access int

@@ -1,0 +1,230 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"tracelab/model"
+)
+
+// TestStagedImportMatchesDirect runs one sequence of imports into a
+// database that stages them and one that does not: every result, every
+// error and every row must come out the same.
+func TestStagedImportMatchesDirect(t *testing.T) {
+	read := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	changed := strings.Replace(goodTraces, `"text":"1"}]`, `"text":"2"}]`, 1)
+	suite := read("testdata/cases_canonical.jsonl")
+	samples := read("../testdata/traces/generic-warehouse.jsonl")
+	steps := []struct {
+		name, body string
+		opts       ImportOptions
+	}{
+		{"cases first.jsonl", suite, ImportOptions{}}, // cases that wait for their traces
+		{"good.jsonl", goodTraces, ImportOptions{}},
+		{"samples.jsonl", samples, ImportOptions{}},
+		{"again.jsonl", goodTraces, ImportOptions{}},                           // unchanged
+		{"changed.jsonl", changed, ImportOptions{}},                            // conflict: rejected whole
+		{"changed skip.jsonl", changed, ImportOptions{SkipBad: true}},          // conflict skipped, t2 unchanged
+		{"replace.jsonl", changed, ImportOptions{Replace: true}},               // t1 replaced, its case relinked
+		{"suite again.jsonl", suite, ImportOptions{}},                          // cases unchanged
+		{"bad.jsonl", goodTraces + "{\"trace_id\":\"t9\"}\n", ImportOptions{}}, // bad record: nothing
+		{"dup in file.jsonl", goodTraces + changed, ImportOptions{}},           // a trace twice, other content
+		{"dup in file skip.jsonl", goodTraces + changed, ImportOptions{SkipBad: true}},
+		{"dup replace.jsonl", changed + goodTraces, ImportOptions{Replace: true}},
+		{"traces then cases.jsonl", strings.Replace(samples, "emea-active-q2-017", "mixed-1", 1) + suite, ImportOptions{}},
+		{"empty.jsonl", "", ImportOptions{}},
+	}
+	direct, staged := openTemp(t), openTemp(t)
+	direct.stage = false
+	ctx := context.Background()
+	for _, s := range steps {
+		r1, e1 := importReader(ctx, direct, strings.NewReader(s.body), s.name, s.opts)
+		r2, e2 := importReader(ctx, staged, strings.NewReader(s.body), s.name, s.opts)
+		if errText(e1) != errText(e2) {
+			t.Errorf("%s: error %q, staged %q", s.name, errText(e1), errText(e2))
+		}
+		if a, b := jsonish(r1), jsonish(r2); a != b {
+			t.Errorf("%s: %s\nstaged %s", s.name, a, b)
+		}
+		if a, b := snapshot(t, direct), snapshot(t, staged); a != b {
+			t.Fatalf("%s: the databases differ:\n%s", s.name, firstDiff(a, b))
+		}
+	}
+	if n := countStaging(t, staged); n > 0 {
+		t.Errorf("%d staging database(s) left behind", n)
+	}
+}
+
+func countStaging(t *testing.T, st *Store) int {
+	t.Helper()
+	m, err := filepath.Glob(stagingPrefix(st.Path()) + ".*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(m)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return "direct: " + al[i] + "\nstaged: " + bl[i]
+		}
+	}
+	return fmt.Sprintf("direct has %d rows, staged %d", len(al), len(bl))
+}
+
+// TestStagingHoldsNoLock: while a file's traces are staged, another
+// writer with a short lock wait gets through; the file lands whole.
+func TestStagingHoldsNoLock(t *testing.T) {
+	st := openTemp(t)
+	ctx := context.Background()
+	other, err := OpenWith(ctx, st.Path(), Options{LockWait: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	im, _ := st.BeginImport(ctx, "slow.jsonl", false)
+	defer im.Rollback()
+	for _, id := range []string{"a", "b"} {
+		if rerr, err := im.PutTrace(&model.Trace{TraceID: id, Question: "q"}); rerr != nil || err != nil {
+			t.Fatal(rerr, err)
+		}
+		if err := other.SaveGlossary(ctx, GlossaryEntry{Term: "active " + id, Definition: "status in (ACTIVE)"}, "ana"); err != nil {
+			t.Errorf("a write while a file is staged: %v", err)
+		}
+	}
+	if n := countStaging(t, st); n != 1 {
+		t.Errorf("%d staging databases while importing, want 1", n)
+	}
+	if err := im.Commit("native", "sha", 0); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := st.db.QueryRow(`SELECT count(*) FROM traces`).Scan(&n); err != nil || n != 2 {
+		t.Errorf("%d traces after the import, %v", n, err)
+	}
+	if n := countStaging(t, st); n != 0 {
+		t.Errorf("%d staging databases after the import", n)
+	}
+}
+
+// TestStagedTracesDecidedAgainAtCommit: another process writes a staged
+// trace's id between the staging and the copy. Same content: unchanged.
+// Other content: the file fails whole, naming both places, unless
+// --replace. A trace staged to replace one that changed meanwhile
+// replaces it still.
+func TestStagedTracesDecidedAgainAtCommit(t *testing.T) {
+	trace := func(id, answer string) *model.Trace {
+		return &model.Trace{TraceID: id, Question: "q", Steps: []model.Step{{Kind: model.KindAnswer, Text: answer}},
+			Source: model.Source{File: "other.jsonl", Line: 3}}
+	}
+	other := func(t *testing.T, st *Store, tr *model.Trace) {
+		t.Helper()
+		im, _ := st.BeginImport(context.Background(), "other.jsonl", true)
+		defer im.Rollback()
+		if rerr, err := im.PutTrace(tr); rerr != nil || err != nil {
+			t.Fatal(rerr, err)
+		}
+		if err := im.Commit("native", "sha", 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name     string
+		before   *model.Trace // stored before the import starts
+		meantime *model.Trace // written by the other process while staging
+		replace  bool
+		want     WriteStats
+		wantErr  string
+	}{
+		{name: "same content meanwhile", meantime: trace("a", "1"), want: WriteStats{Unchanged: 1, Traces: []string{}}},
+		{name: "other content meanwhile", meantime: trace("a", "2"),
+			wantErr: `mine.jsonl:7: trace "a" was imported by another process from other.jsonl:3 while this file was read`},
+		{name: "other content meanwhile, replace", meantime: trace("a", "2"), replace: true,
+			want: WriteStats{Replaced: 1, Steps: 1, Traces: []string{"a"}}},
+		{name: "replaced meanwhile, replace", before: trace("a", "0"), meantime: trace("a", "2"), replace: true,
+			want: WriteStats{Replaced: 1, Steps: 1, Traces: []string{"a"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := openTemp(t)
+			if c.before != nil {
+				other(t, st, c.before)
+			}
+			ctx := context.Background()
+			im, _ := st.BeginImport(ctx, "mine.jsonl", c.replace)
+			defer im.Rollback()
+			mine := trace("a", "1")
+			mine.Source = model.Source{File: "mine.jsonl", Line: 7}
+			if rerr, err := im.PutTrace(mine); rerr != nil || err != nil {
+				t.Fatal(rerr, err)
+			}
+			other(t, st, c.meantime)
+			err := im.Commit("native", "sha", 0)
+			if !strings.HasPrefix(errText(err), c.wantErr) || (c.wantErr == "") != (err == nil) {
+				t.Fatalf("commit: %v, want %q", err, c.wantErr)
+			}
+			if err != nil {
+				var n int
+				st.db.QueryRow(`SELECT count(*) FROM imports WHERE path = 'mine.jsonl'`).Scan(&n)
+				if n != 0 {
+					t.Error("the failed file was recorded as imported")
+				}
+				return
+			}
+			if jsonish(im.Stats) != jsonish(c.want) {
+				t.Errorf("stats %s, want %s", jsonish(im.Stats), jsonish(c.want))
+			}
+			var answer string
+			if err := st.db.QueryRow(`SELECT answer FROM traces WHERE trace_id = 'a'`).Scan(&answer); err != nil || answer != "1" && c.replace {
+				t.Errorf("stored answer %q, %v", answer, err)
+			}
+		})
+	}
+}
+
+// TestOrphanStagingRemoved: a staging database whose import was killed is
+// removed by the next import; one of a running process stays.
+func TestOrphanStagingRemoved(t *testing.T) {
+	st := openTemp(t)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	orphan := fmt.Sprintf("%s.%d-x", stagingPrefix(st.Path()), dead.Process.Pid)
+	live := fmt.Sprintf("%s.%d-y", stagingPrefix(st.Path()), os.Getpid())
+	for _, p := range []string{orphan, live} {
+		if err := os.WriteFile(p, []byte("staged"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := importString(t, st, "good.jsonl", goodTraces, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(orphan); err == nil {
+		t.Error("the killed import's staging database is still there")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a running import's staging database was removed: %v", err)
+	}
+}
