@@ -207,12 +207,13 @@ func labelUntilEmpty(ctx context.Context, eng *Engine, who, hot string, class mo
 			last = res
 		}
 		log.add(func() { log.want[n.TraceID] = last.Case.Case.Label })
-		// The hot case: one field everybody writes (the note: the last
-		// write wins) and a list each adds their own entry to (computed
+		// The hot case: one field everybody writes (the gold's
+		// definition, shared by the case, where the last write wins; each
+		// labeler's label of it is their own) and a list each adds their own entry to (computed
 		// from the stored list, so no entry may go missing).
 		for _, ed := range []func() (ActionResult, error){
 			func() (ActionResult, error) {
-				return eng.EditFields(ctx, hot, who, FieldEdit{"label.note", jsonOf(fmt.Sprintf("%s %d", who, i))})
+				return eng.EditFields(ctx, hot, who, FieldEdit{"gold.definition", jsonOf(fmt.Sprintf("%s %d", who, i))})
 			},
 			func() (ActionResult, error) {
 				return eng.MarkField(ctx, hot, who, fmt.Sprintf("by_%s.field_%d", who, i), true)
@@ -229,7 +230,7 @@ func labelUntilEmpty(ctx context.Context, eng *Engine, who, hot string, class mo
 }
 
 // checkHotCase: every labeler's list entries are in the hot case, its
-// note is the last one written, and its events chain each field's old
+// definition is the last one written, and its events chain each field's old
 // value to the new value before it.
 func checkHotCase(t *testing.T, e *Engine, hot string, log *teamLog) {
 	t.Helper()
@@ -260,18 +261,18 @@ func checkHotCase(t *testing.T, e *Engine, hot string, log *teamLog) {
 		t.Errorf("hot case: %d events, the actions changed %d fields", len(evs), log.changed[rec.Case.CaseID])
 	}
 	prev := map[string]string{}
-	var lastNote string
+	var lastDef string
 	for _, ev := range evs {
 		if p, ok := prev[ev.Field]; ok && p != string(ev.Old) {
 			t.Errorf("hot case event %d (%s by %s): old %s, but the value before was %s", ev.ID, ev.Field, ev.Who, ev.Old, p)
 		}
 		prev[ev.Field] = string(ev.New)
-		if ev.Field == "label.note" {
-			lastNote = string(ev.New)
+		if ev.Field == "gold.definition" {
+			lastDef = string(ev.New)
 		}
 	}
-	if got := string(jsonOf(rec.Case.Label.Note)); got != lastNote {
-		t.Errorf("hot case note %s, the last write was %s", got, lastNote)
+	if got := string(jsonOf(rec.Case.Gold.Definition)); got != lastDef {
+		t.Errorf("hot case definition %s, the last write was %s", got, lastDef)
 	}
 }
 

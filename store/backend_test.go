@@ -54,3 +54,10 @@ func (b backend) openAt(t *testing.T, loc string, opts Options) *Store {
 	st.SetClock(func() time.Time { return time.Date(2026, 7, 4, 10, 0, 0, 0, time.UTC) })
 	return st
 }
+
+// sqliteStore opens a store on a new SQLite file: for the tests of what
+// only a file does (staging imports beside it).
+func sqliteStore(t *testing.T) *Store {
+	t.Helper()
+	return backends[0].open(t)
+}

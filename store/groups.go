@@ -225,10 +225,7 @@ func (s *Store) revert(ctx context.Context, traceID, who, action string, none er
 		}
 		changed := &ChangedSinceError{Action: action}
 		cs = slices.DeleteFunc(cs, func(c change) bool {
-			cur := json.RawMessage(mustJSON(cr.Status))
-			if c.field != "status" {
-				cur, _ = cr.Case.Field(c.field)
-			}
+			cur, _ := fieldAsSeen(ctx, tx, cr, who, c.field)
 			if string(cur) == string(c.set) {
 				return false
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"tracelab/model"
 )
@@ -205,6 +206,32 @@ func (s *Store) settleTx(ctx context.Context, tx *sql.Tx, caseID, who string) er
 
 // editRaterLabel is the label half of editCaseTx: a "label.*" edit by who
 // changes who's own row, and the case's label becomes the final one.
+// fieldAsSeen is a field of a case as who edits it: a label field is
+// who's own label of the case (the final label until they rate it), the
+// adjudication is the case's adjudication, anything else is the case's.
+// Undo compares against it to tell whether someone changed a field since.
+func fieldAsSeen(ctx context.Context, tx *sql.Tx, cr *CaseRecord, who, field string) (json.RawMessage, error) {
+	switch {
+	case field == "status":
+		return json.RawMessage(mustJSON(cr.Status)), nil
+	case field == FieldAdjudication, strings.HasPrefix(field, "label."):
+		rs, err := loadRaters(ctx, tx, cr.Case.CaseID)
+		if err != nil {
+			return nil, err
+		}
+		if field == FieldAdjudication {
+			if rs.Adjudication == nil {
+				return json.RawMessage("null"), nil
+			}
+			return json.RawMessage(mustJSON(rs.Adjudication)), nil
+		}
+		mine := cr.Case
+		mine.Label = rs.viewFor(who, cr.Case.Label)
+		return mine.Field(field)
+	}
+	return cr.Case.Field(field)
+}
+
 func (s *Store) editRaterLabel(ctx context.Context, tx *sql.Tx, cr *CaseRecord, who, field string, value json.RawMessage, at string) (old, nv json.RawMessage, err error) {
 	rs, err := loadRaters(ctx, tx, cr.Case.CaseID)
 	if err != nil {

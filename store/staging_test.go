@@ -46,7 +46,7 @@ func TestStagedImportMatchesDirect(t *testing.T) {
 		{"traces then cases.jsonl", strings.Replace(samples, "emea-active-q2-017", "mixed-1", 1) + suite, ImportOptions{}},
 		{"empty.jsonl", "", ImportOptions{}},
 	}
-	direct, staged := openTemp(t), openTemp(t)
+	direct, staged := sqliteStore(t), sqliteStore(t)
 	direct.stage = false
 	ctx := context.Background()
 	for _, s := range steps {
@@ -96,7 +96,7 @@ func firstDiff(a, b string) string {
 // TestStagingHoldsNoLock: while a file's traces are staged, another
 // writer with a short lock wait gets through; the file lands whole.
 func TestStagingHoldsNoLock(t *testing.T) {
-	st := openTemp(t)
+	st := sqliteStore(t)
 	ctx := context.Background()
 	other, err := OpenWith(ctx, st.Path(), Options{LockWait: 200 * time.Millisecond})
 	if err != nil {
@@ -167,7 +167,7 @@ func TestStagedTracesDecidedAgainAtCommit(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st := openTemp(t)
+			st := sqliteStore(t)
 			if c.before != nil {
 				other(t, st, c.before)
 			}
@@ -206,7 +206,7 @@ func TestStagedTracesDecidedAgainAtCommit(t *testing.T) {
 // TestOrphanStagingRemoved: a staging database whose import was killed is
 // removed by the next import; one of a running process stays.
 func TestOrphanStagingRemoved(t *testing.T) {
-	st := openTemp(t)
+	st := sqliteStore(t)
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
