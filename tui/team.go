@@ -114,7 +114,7 @@ func (m *Model) traceOpened(msg traceMsg) tea.Cmd {
 	if msg.err != nil || m.opts.PollChanges <= 0 {
 		return nil
 	}
-	m.watch = watchState{id: msg.id, gen: m.watch.gen + 1, since: -1}
+	m.watch = watchState{id: msg.id, gen: m.watch.gen + 1, since: msg.since}
 	return m.pollAfter(m.watch)
 }
 
@@ -122,7 +122,7 @@ func (m *Model) traceOpened(msg traceMsg) tea.Cmd {
 type watchState struct {
 	id    string
 	gen   int   // which poll chain is current: reopening starts a new one
-	since int64 // newest event id seen (-1: not asked yet)
+	since int64 // newest event id seen
 }
 
 type pollTickMsg struct{ w watchState }

@@ -55,7 +55,11 @@ func TestPollShowsAnotherLabelersEdit(t *testing.T) {
 	id := d.m.queue.rows[0].TraceID
 	d.key("enter")
 	d.m.opts.PollChanges = time.Hour // the ticks are run by hand below
-	d.m.traceOpened(traceMsg{id: id})
+	_, since, err := eng.ChangesSince(ctx, id, "tester", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.m.traceOpened(traceMsg{id: id, since: since})
 	poll := func() {
 		t.Helper()
 		cmd := d.m.pollTick(pollTickMsg{d.m.watch})
@@ -64,7 +68,6 @@ func TestPollShowsAnotherLabelersEdit(t *testing.T) {
 		}
 		d.m.changesDone(cmd().(changesMsg))
 	}
-	poll() // the first poll finds where the log stands
 	d.m.setStatus("", false)
 	d.key("c") // the tester's own edit
 	poll()

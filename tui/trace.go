@@ -87,12 +87,19 @@ type traceMsg struct {
 	// the trace from opening.
 	held       app.Reservation
 	reserveErr error
+	// since is the newest event of the case before it was read: the poll
+	// for others' edits starts there, so none made while it loads is missed.
+	since int64
 }
 
 func (m *Model) openTrace(id string) tea.Cmd {
 	m.trace.pending, m.trace.loading = id, true
 	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
 	return func() tea.Msg {
+		_, since, err := eng.ChangesSince(ctx, id, who, -1)
+		if err != nil {
+			return traceMsg{id: id, err: err}
+		}
 		t, err := eng.Trace(ctx, id)
 		if err != nil {
 			return traceMsg{id: id, err: err}
@@ -106,7 +113,7 @@ func (m *Model) openTrace(id string) tea.Cmd {
 			return traceMsg{id: id, err: err}
 		}
 		held, herr := eng.Reserve(ctx, id, who)
-		return traceMsg{id: id, t: t, rec: rec, score: sv, held: held, reserveErr: herr}
+		return traceMsg{id: id, t: t, rec: rec, score: sv, held: held, reserveErr: herr, since: since}
 	}
 }
 

@@ -41,23 +41,24 @@ UPDATE traces SET queue_class = CASE WHEN label_class <> '' THEN label_class
     WHEN suggested_class <> '' THEN suggested_class ELSE 'none' END;
 
 -- The queue columns of one trace from its first case and its score: what
--- each of SQLite's three cases_queue_* triggers does for the traces a
--- case row left or joined.
+-- each of SQLite's three cases_queue_* triggers does, in their three
+-- statements, for the traces a case row left or joined. One UPDATE here:
+-- every UPDATE writes a new row version of the trace, and an import's
+-- cases would pay three.
 CREATE FUNCTION tracelab_refresh_queue(pk BIGINT) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
     IF pk IS NULL THEN
         RETURN;
     END IF;
-    UPDATE traces SET case_id = '', case_status = 'none', label_class = '' WHERE id = pk;
-    UPDATE traces SET (case_id, case_status, label_class) = (SELECT c.case_id, c.status,
-            COALESCE(c.label::jsonb ->> 'failure_class', '')
-        FROM cases c WHERE c.trace_pk = traces.id ORDER BY c.case_id LIMIT 1)
-    WHERE id = pk AND EXISTS (SELECT 1 FROM cases c WHERE c.trace_pk = traces.id);
-    UPDATE traces SET queue_class = CASE WHEN label_class <> '' THEN label_class
-        WHEN suggested_class <> '' THEN suggested_class ELSE 'none' END,
-        score_ok = COALESCE((SELECT (s.content_sha = traces.content_sha AND s.gold_sha = COALESCE((SELECT c.gold_sha
-            FROM cases c WHERE c.case_id = traces.case_id AND c.trace_pk = traces.id), 'none'))::int
-            FROM scores s WHERE s.trace_pk = traces.id), 0)
+    UPDATE traces SET (case_id, case_status, label_class, queue_class, score_ok) = (
+        SELECT COALESCE(f.case_id, ''), COALESCE(f.status, 'none'), COALESCE(f.class, ''),
+            CASE WHEN COALESCE(f.class, '') <> '' THEN f.class
+                WHEN traces.suggested_class <> '' THEN traces.suggested_class ELSE 'none' END,
+            COALESCE((SELECT (s.content_sha = traces.content_sha AND s.gold_sha = COALESCE(f.gold_sha, 'none'))::int
+                FROM scores s WHERE s.trace_pk = traces.id), 0)
+        FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT c.case_id, c.status, c.gold_sha,
+                COALESCE(c.label::jsonb ->> 'failure_class', '') AS class
+            FROM cases c WHERE c.trace_pk = traces.id ORDER BY c.case_id LIMIT 1) f ON TRUE)
     WHERE id = pk;
 END $$;
 
