@@ -82,7 +82,7 @@ func Export(ctx context.Context, st *store.Store, cfg scoring.Config, opts Expor
 // reportOver builds report.json over exactly recs, reading their traces'
 // stored scores a batch at a time.
 func (e *Engine) reportOver(ctx context.Context, recs []store.CaseRecord) ([]model.Report, error) {
-	var crs []scoring.CaseResult
+	var acc scoring.ReportAccumulator
 	for start := 0; start < len(recs); start += eachBatchCases {
 		part := recs[start:min(start+eachBatchCases, len(recs))]
 		var ids []string
@@ -91,26 +91,23 @@ func (e *Engine) reportOver(ctx context.Context, recs []store.CaseRecord) ([]mod
 				ids = append(ids, r.TraceID)
 			}
 		}
-		details, err := e.st.ScoreDetails(ctx, ids)
+		rows, err := e.st.ReportRowsOf(ctx, ids)
 		if err != nil {
 			return nil, err
 		}
 		for i := range part {
 			r := &part[i]
-			d, ok := details[r.TraceID]
+			row, ok := rows[r.TraceID]
 			if r.TraceID == "" || !ok {
 				continue // a case without its trace has nothing to count
 			}
-			ts, err := reportScoreOf(r.TraceID, d)
-			if err != nil {
-				return nil, err
-			}
+			ts := resultOfRow(row).Score
 			ts.CaseID = r.Case.CaseID
 			l := r.Case.Label
-			crs = append(crs, scoring.CaseResult{Score: ts, Label: &l, Confirmed: r.Status == model.StatusConfirmed})
+			acc.Add(scoring.CaseResult{Score: ts, Label: &l, Confirmed: r.Status == model.StatusConfirmed})
 		}
 	}
-	return scoring.BuildReport(crs), nil
+	return acc.Reports(), nil
 }
 
 // eachBatchCases is how many cases reportOver reads scores for at a time.
