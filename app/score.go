@@ -252,11 +252,8 @@ func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write
 		// Writing a batch overlaps scoring the next (and loading the one
 		// after): one goroutine each, two cores busy.
 		w := newBatchWriter(ctx, e, write)
-		err := eachBatchAhead(ctx, e.st, ids, func(ts []*model.Trace) error {
-			cases, err := e.st.CasesForTraces(ctx, traceIDs(ts))
-			if err != nil {
-				return err
-			}
+		err := loadAhead(ctx, ids, e.loadScoring, func(b scoringBatch) error {
+			ts, cases := b.traces, b.cases
 			if err := book.load(ctx, e.st, ts); err != nil {
 				return err
 			}
@@ -316,6 +313,23 @@ func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write
 		return sum, o.Err()
 	}
 	return sum, nil
+}
+
+// scoringBatch is one batch of traces with their cases.
+type scoringBatch struct {
+	traces []*model.Trace
+	cases  map[string]*store.CaseRecord
+}
+
+// loadScoring loads a batch's traces and cases, on the loader's goroutine:
+// decoding cases is a tenth of a scoring run, off the scorer's path.
+func (e *Engine) loadScoring(ctx context.Context, ids []string) (scoringBatch, error) {
+	ts, err := e.st.LoadTraces(ctx, ids)
+	if err != nil {
+		return scoringBatch{}, err
+	}
+	cases, err := e.st.CasesForTraces(ctx, traceIDs(ts))
+	return scoringBatch{ts, cases}, err
 }
 
 func traceIDs(ts []*model.Trace) []string {
@@ -786,11 +800,6 @@ func BuildReport(results []Result, all bool) []model.Report {
 func isEmptyGold(g model.Gold) bool {
 	return len(g.RequiredFields) == 0 && len(g.ForbiddenFields) == 0 && g.Definition == "" && g.Window == nil &&
 		g.FreshnessBoundHours == nil && g.PolicyScope == ""
-}
-
-// eachBatch loads the traces by id a batch at a time (see eachBatchAhead).
-func eachBatch(ctx context.Context, st *store.Store, ids []string, fn func([]*model.Trace)) error {
-	return eachBatchAhead(ctx, st, ids, func(ts []*model.Trace) error { fn(ts); return nil })
 }
 
 // freshen rescores one trace when its stored score is missing or stale, so
