@@ -16,6 +16,7 @@ import (
 	"tracelab/model"
 	"tracelab/scoring"
 	"tracelab/store"
+	"tracelab/suite"
 )
 
 // Verdict is what `tracelab check` says of one suite case.
@@ -38,13 +39,10 @@ const (
 // Verdicts lists the verdicts in report order.
 var Verdicts = []Verdict{VerdictRegressed, VerdictFailing, VerdictMissing, VerdictFixed, VerdictPass}
 
-// ErrBadInput marks a check that could not run on its input (unreadable or
-// malformed suite or trace files): the CLI exits 2 on it.
-var ErrBadInput = errors.New("bad input")
+// ErrBadInput marks a check that could not run on its input (see suite.ErrBadInput).
+var ErrBadInput = suite.ErrBadInput
 
-func badInput(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, args...))
-}
+func badInput(format string, args ...any) error { return suite.BadInput(format, args...) }
 
 // CaseCheck is the verdict on one suite case.
 type CaseCheck struct {

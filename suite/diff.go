@@ -1,4 +1,4 @@
-package app
+package suite
 
 import (
 	"encoding/json"
@@ -183,15 +183,15 @@ func fmtNum(p *float64) string { return cireport.Number(p) }
 func ReadReport(path string) ([]model.Report, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, BadInput("%v", err)
 	}
 	var rs []model.Report
 	if err := json.Unmarshal(data, &rs); err != nil {
-		return nil, badInput("%s: expected report.json, a JSON array of one object per server: %v", path, err)
+		return nil, BadInput("%s: expected report.json, a JSON array of one object per server: %v", path, err)
 	}
 	for i, r := range rs {
 		if r.Server == "" && r.Cases == 0 {
-			return nil, badInput("%s: [%d]: not a report object (no server, no cases)", path, i)
+			return nil, BadInput("%s: [%d]: not a report object (no server, no cases)", path, i)
 		}
 	}
 	return rs, nil
