@@ -13,6 +13,7 @@ import (
 
 	"tracelab/model"
 	"tracelab/store"
+	"tracelab/suite"
 )
 
 // DroppedGroup is a question every server's case passes correct and
@@ -41,7 +42,7 @@ func ExposeOnly(cases []store.CaseRecord) (kept []store.CaseRecord, dropped []Dr
 	for _, k := range order {
 		exposes := false
 		for _, i := range groups[k] {
-			if !wasGood(cases[i].Case.Label) {
+			if !suite.WasGood(cases[i].Case.Label) {
 				exposes = true
 			}
 		}
