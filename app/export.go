@@ -9,13 +9,14 @@ import (
 	"tracelab/model"
 	"tracelab/scoring"
 	"tracelab/store"
+	"tracelab/suite"
 )
 
 // ExportOptions steer an export.
 type ExportOptions struct {
 	Dir        string // where cases.jsonl and report.json go
 	All        bool   // every case, not only confirmed ones
-	ExposeOnly bool   // only the questions some server's case gets wrong or ungrounded (see ExposeOnly)
+	ExposeOnly bool   // only the questions some server's case gets wrong or ungrounded (see suite.ExposeOnly)
 }
 
 // ExportResult says what Export wrote.
@@ -23,7 +24,7 @@ type ExportResult struct {
 	CasesPath  string
 	Cases      int // cases written
 	Considered int // cases before ExposeOnly dropped any
-	Dropped    []DroppedGroup
+	Dropped    []suite.DroppedGroup
 	ReportPath string
 	Reports    []model.Report
 	// Manifest is DIR/suite.json, naming the scoring files copied beside
@@ -46,7 +47,7 @@ func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, 
 	}
 	res.Considered = len(recs)
 	if opts.ExposeOnly {
-		recs, res.Dropped = ExposeOnly(recs)
+		recs, res.Dropped = suite.ExposeOnly(recs)
 	}
 	cases := make([]model.Case, len(recs))
 	for i, r := range recs {
