@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tracelab/model"
+	"tracelab/suite"
 )
 
 // benchCheckSQL are the statements the generated warehouse traces run;
@@ -169,7 +170,7 @@ func TestCheckCorpusVerdicts(t *testing.T) {
 		t.Fatalf("summary %+v", s)
 	}
 	for _, c := range rep.Cases {
-		if c.Verdict == VerdictRegressed && c.Reason == "" {
+		if c.Verdict == suite.VerdictRegressed && c.Reason == "" {
 			t.Errorf("%s regressed without a reason", c.CaseID)
 		}
 	}

@@ -9,13 +9,14 @@ import (
 	"tracelab/model"
 	"tracelab/scoring"
 	"tracelab/store"
+	"tracelab/suite"
 )
 
 // ExportOptions steer an export.
 type ExportOptions struct {
 	Dir        string // where cases.jsonl and report.json go
 	All        bool   // every case, not only confirmed ones
-	ExposeOnly bool   // only the questions some server's case gets wrong or ungrounded (see ExposeOnly)
+	ExposeOnly bool   // only the questions some server's case gets wrong or ungrounded (see suite.ExposeOnly)
 	// AllLabels adds every rater's label to each case line ("labels",
 	// tracelab's suggestion included) and the adjudication when there is
 	// one; the line's "label" stays the final one (export --labels all).
@@ -27,7 +28,7 @@ type ExportResult struct {
 	CasesPath  string
 	Cases      int // cases written
 	Considered int // cases before ExposeOnly dropped any
-	Dropped    []DroppedGroup
+	Dropped    []suite.DroppedGroup
 	ReportPath string
 	Reports    []model.Report
 	// Manifest is DIR/suite.json, naming the scoring files copied beside
@@ -50,7 +51,7 @@ func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, 
 	}
 	res.Considered = len(recs)
 	if opts.ExposeOnly {
-		recs, res.Dropped = ExposeOnly(recs)
+		recs, res.Dropped = suite.ExposeOnly(recs)
 	}
 	cases := make([]model.Case, len(recs))
 	for i, r := range recs {
@@ -98,7 +99,7 @@ func Export(ctx context.Context, st *store.Store, cfg scoring.Config, opts Expor
 // reportOver builds report.json over exactly recs, reading their traces'
 // stored scores a batch at a time.
 func (e *Engine) reportOver(ctx context.Context, recs []store.CaseRecord) ([]model.Report, error) {
-	var crs []scoring.CaseResult
+	var acc scoring.ReportAccumulator
 	for start := 0; start < len(recs); start += eachBatchCases {
 		part := recs[start:min(start+eachBatchCases, len(recs))]
 		var ids []string
@@ -107,26 +108,23 @@ func (e *Engine) reportOver(ctx context.Context, recs []store.CaseRecord) ([]mod
 				ids = append(ids, r.TraceID)
 			}
 		}
-		details, err := e.st.ScoreDetails(ctx, ids)
+		rows, err := e.st.ReportRowsOf(ctx, ids)
 		if err != nil {
 			return nil, err
 		}
 		for i := range part {
 			r := &part[i]
-			d, ok := details[r.TraceID]
+			row, ok := rows[r.TraceID]
 			if r.TraceID == "" || !ok {
 				continue // a case without its trace has nothing to count
 			}
-			ts, err := reportScoreOf(r.TraceID, d)
-			if err != nil {
-				return nil, err
-			}
+			ts := resultOfRow(row).Score
 			ts.CaseID = r.Case.CaseID
 			l := r.Case.Label
-			crs = append(crs, scoring.CaseResult{Score: ts, Label: &l, Confirmed: r.Status == model.StatusConfirmed})
+			acc.Add(scoring.CaseResult{Score: ts, Label: &l, Confirmed: r.Status == model.StatusConfirmed})
 		}
 	}
-	return scoring.BuildReport(crs), nil
+	return acc.Reports(), nil
 }
 
 // eachBatchCases is how many cases reportOver reads scores for at a time.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"tracelab/model"
+	"tracelab/suite"
 )
 
 // replayWithTools is the source trace of a bundled case rerun under its
@@ -62,21 +63,21 @@ func TestCheckContractGate(t *testing.T) {
 		}
 	}
 	dir := exportSuite(t, Files{})
-	suite := filepath.Join(dir, "cases.jsonl")
+	suitePath := filepath.Join(dir, "cases.jsonl")
 	m, _ := ReadSuiteManifest(dir)
 	if m.Contracts == nil {
 		t.Fatal("export wrote no contracts.json for cases with contracts blocks")
 	}
 
-	check := func(suite, traces string) CheckReport {
+	check := func(suitePath, traces string) CheckReport {
 		t.Helper()
-		rep, err := RunCheck(ctx, CheckInput{Suite: suite, Traces: []string{traces}, TempDir: t.TempDir(), Gate: Gate{AllowMissing: true}})
+		rep, err := RunCheck(ctx, CheckInput{Suite: suitePath, Traces: []string{traces}, TempDir: t.TempDir(), Gate: suite.Gate{AllowMissing: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return rep
 	}
-	rep := check(suite, replayWithTools(t, traceID, caseID, writer))
+	rep := check(suitePath, replayWithTools(t, traceID, caseID, writer))
 	if len(rep.Contracts) != 1 {
 		t.Fatalf("contract changes: %+v", rep.Contracts)
 	}
@@ -91,12 +92,12 @@ func TestCheckContractGate(t *testing.T) {
 		t.Errorf("ContractLine: %s", ContractLine(d))
 	}
 
-	rep = check(suite, replayWithTools(t, traceID, caseID, reworded))
+	rep = check(suitePath, replayWithTools(t, traceID, caseID, reworded))
 	if len(rep.Contracts) != 1 || rep.Contracts[0].Tool != "describe_table" || rep.Contracts[0].Blocking || len(rep.Contracts[0].Findings) == 0 || rep.Summary.Failed {
 		t.Errorf("reworded description: %+v, summary %+v", rep.Contracts, rep.Summary)
 	}
 
-	rep = check(suite, replayWithTools(t, traceID, caseID, func(map[string]any) {}))
+	rep = check(suitePath, replayWithTools(t, traceID, caseID, func(map[string]any) {}))
 	if len(rep.Contracts) != 0 || rep.Summary.Failed {
 		t.Errorf("unchanged contracts: %+v %+v", rep.Contracts, rep.Summary)
 	}
@@ -129,7 +130,7 @@ func TestCheckContractGate(t *testing.T) {
 
 	// A contracts.json edited after export is bad input.
 	os.WriteFile(filepath.Join(dir, "contracts.json"), []byte(`{"contracts":[],"approved":[]}`), 0o644)
-	if _, err := RunCheck(ctx, CheckInput{Suite: suite, Traces: []string{replay}, TempDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "changed since export") {
+	if _, err := RunCheck(ctx, CheckInput{Suite: suitePath, Traces: []string{replay}, TempDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "changed since export") {
 		t.Errorf("tampered contracts.json: %v", err)
 	}
 }

@@ -10,37 +10,8 @@ import (
 	"testing"
 
 	"tracelab/model"
+	"tracelab/suite"
 )
-
-func TestGateCoverage(t *testing.T) {
-	for _, tt := range []struct {
-		name                   string
-		cases, missing, traces int
-		gate                   Gate
-		failed, allowsGaps     bool
-		reason                 string
-	}{
-		{"all covered", 28, 0, 28, Gate{}, false, false, ""},
-		{"one missing, default", 28, 1, 27, Gate{}, true, false, "27 of 28 suite cases were matched by a new trace (96.4%), below the 100% required"},
-		{"1 of N", 28, 27, 1, Gate{}, true, false, "1 of 28 suite cases"},
-		{"empty run", 28, 28, 0, Gate{}, true, false, "no suite case was matched by a new trace (0 new traces read, 0 unmatched): nothing was checked"},
-		{"empty run, allow-missing", 28, 28, 0, Gate{AllowMissing: true}, true, false, "nothing was checked"},
-		{"1 of N, allow-missing", 28, 27, 1, Gate{AllowMissing: true}, false, true, ""},
-		{"90% asked, 90% met", 10, 1, 9, Gate{MinCoverage: 0.9}, false, true, ""},
-		{"90% asked, 80% met", 10, 2, 8, Gate{MinCoverage: 0.9}, true, false, "8 of 10 suite cases were matched by a new trace (80%), below the 90% required"},
-		{"90% asked, all met", 10, 0, 10, Gate{MinCoverage: 0.9}, false, true, ""},
-	} {
-		c := tt.gate.judge(CheckSummary{Cases: tt.cases, Missing: tt.missing, Traces: tt.traces})
-		if c.Failed != tt.failed || c.AllowsGaps != tt.allowsGaps || !strings.Contains(c.Reason, tt.reason) || (tt.reason == "") != (c.Reason == "") {
-			t.Errorf("%s: %+v, want failed %v gaps %v reason %q", tt.name, c, tt.failed, tt.allowsGaps, tt.reason)
-		}
-	}
-	for _, bad := range []float64{-0.1, 1.5} {
-		if err := (Gate{MinCoverage: bad}).Validate(); err == nil {
-			t.Errorf("--min-coverage %g accepted", bad)
-		}
-	}
-}
 
 func TestMatchByQuestion(t *testing.T) {
 	cases := []model.Case{{Server: "a"}, {Server: "b"}, {Server: ""}, {Server: "a"}}
@@ -91,12 +62,12 @@ func newTrace(id, server, answer string) string {
 
 func TestCheckMatchesByServer(t *testing.T) {
 	dir := t.TempDir()
-	suite := twoServerSuite(t, dir)
+	suitePath := twoServerSuite(t, dir)
 	check := func(name, traces string, in CheckInput) CheckReport {
 		t.Helper()
 		p := filepath.Join(dir, name+".jsonl")
 		os.WriteFile(p, []byte(traces), 0o644)
-		in.Suite, in.Traces, in.TempDir = suite, []string{p}, dir
+		in.Suite, in.Traces, in.TempDir = suitePath, []string{p}, dir
 		rep, err := RunCheck(context.Background(), in)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -116,18 +87,18 @@ func TestCheckMatchesByServer(t *testing.T) {
 		t.Errorf("tagged traces: %s", got)
 	}
 	// An untagged wrong answer regresses no case: it cannot say whose it is.
-	rep = check("untagged", newTrace("n1", "alpha", "7")+newTrace("n3", "", "9"), CheckInput{Gate: Gate{AllowMissing: true}})
+	rep = check("untagged", newTrace("n1", "alpha", "7")+newTrace("n3", "", "9"), CheckInput{Gate: suite.Gate{AllowMissing: true}})
 	if got := verdicts(rep); got != "alpha-count=pass beta-count=missing" || rep.Summary.Untagged != 1 || rep.Summary.Unmatched != 1 {
 		t.Errorf("untagged trace: %s, summary %+v", got, rep.Summary)
 	}
 	// --server tags it.
-	rep = check("server-flag", newTrace("n3", "", "9"), CheckInput{Server: "beta", Gate: Gate{AllowMissing: true}})
+	rep = check("server-flag", newTrace("n3", "", "9"), CheckInput{Server: "beta", Gate: suite.Gate{AllowMissing: true}})
 	if got := verdicts(rep); got != "alpha-count=missing beta-count=regressed" {
 		t.Errorf("--server beta: %s", got)
 	}
 	// metadata.case_id outranks the server.
 	tagged := strings.Replace(newTrace("n4", "", "9"), `"as_user"`, `"metadata":{"case_id":"alpha-count"},"as_user"`, 1)
-	rep = check("case-id", tagged, CheckInput{Gate: Gate{AllowMissing: true}})
+	rep = check("case-id", tagged, CheckInput{Gate: suite.Gate{AllowMissing: true}})
 	if got := verdicts(rep); got != "alpha-count=regressed beta-count=missing" {
 		t.Errorf("metadata.case_id: %s", got)
 	}
@@ -135,7 +106,7 @@ func TestCheckMatchesByServer(t *testing.T) {
 
 func TestCheckCoverageGate(t *testing.T) {
 	dir := t.TempDir()
-	suite := twoServerSuite(t, dir)
+	suitePath := twoServerSuite(t, dir)
 	empty := filepath.Join(dir, "empty.jsonl")
 	os.WriteFile(empty, nil, 0o644)
 	one := filepath.Join(dir, "one.jsonl")
@@ -143,16 +114,16 @@ func TestCheckCoverageGate(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		traces string
-		gate   Gate
+		gate   suite.Gate
 		failed bool
 	}{
-		{"empty run", empty, Gate{}, true},
-		{"empty run, allow-missing", empty, Gate{AllowMissing: true}, true},
-		{"1 of 2", one, Gate{}, true},
-		{"1 of 2, min 0.5", one, Gate{MinCoverage: 0.5}, false},
-		{"1 of 2, allow-missing", one, Gate{AllowMissing: true}, false},
+		{"empty run", empty, suite.Gate{}, true},
+		{"empty run, allow-missing", empty, suite.Gate{AllowMissing: true}, true},
+		{"1 of 2", one, suite.Gate{}, true},
+		{"1 of 2, min 0.5", one, suite.Gate{MinCoverage: 0.5}, false},
+		{"1 of 2, allow-missing", one, suite.Gate{AllowMissing: true}, false},
 	} {
-		rep, err := RunCheck(context.Background(), CheckInput{Suite: suite, Traces: []string{tt.traces}, TempDir: dir, Gate: tt.gate})
+		rep, err := RunCheck(context.Background(), CheckInput{Suite: suitePath, Traces: []string{tt.traces}, TempDir: dir, Gate: tt.gate})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

@@ -13,7 +13,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"tracelab/model"
 	"tracelab/store"
+	"tracelab/suite"
 )
 
 // ManifestName is the suite manifest export writes next to cases.jsonl.
@@ -210,6 +212,16 @@ func verifySuitePair(dir string, m *SuiteManifest) error {
 	}
 	return badInput("%s: %s and %s are not the pair one export wrote (%s): an export stopped between its files, or one was edited since; export the suite again",
 		filepath.Join(dir, ManifestName), m.Cases.File, m.Report.File, strings.Join(bad, "; "))
+}
+
+// ReadReport reads a report.json file (suite.ReadReport); one that belongs
+// to an exported suite must be the pair of its cases.jsonl, so a report
+// diff never compares a report with a suite it was not exported with.
+func ReadReport(path string) ([]model.Report, error) {
+	if err := verifyReportPair(path); err != nil {
+		return nil, err
+	}
+	return suite.ReadReport(path)
 }
 
 // verifyReportPair is verifySuitePair for a report.json read on its own:

@@ -7,6 +7,7 @@ import (
 	"tracelab/importers"
 	"tracelab/model"
 	"tracelab/store"
+	"tracelab/suite"
 )
 
 // Import types, re-exported for the front ends.
@@ -48,7 +49,7 @@ func (e *Engine) AfterImport(ctx context.Context, traceIDs []string, noScore boo
 }
 
 // Sample draws a stratified sample and makes it the labeling queue.
-func (e *Engine) Sample(ctx context.Context, opts SampleOptions) (SampleResult, error) {
+func (e *Engine) Sample(ctx context.Context, opts suite.SampleOptions) (suite.SampleResult, error) {
 	return SampleQueue(ctx, e.st, opts)
 }
 

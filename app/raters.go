@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"tracelab/model"
-	"tracelab/scoring"
 	"tracelab/store"
 )
 
@@ -45,9 +44,25 @@ func (tr TraceRaters) Rater(name string) *RaterLabel {
 // machineLabel is tracelab's suggestion as a rater: the scorer's correct,
 // grounded and class from the stored score (no field sets: the machine's
 // gold is a suggestion, not a rating).
-func machineLabel(ts scoring.TraceScore) RaterLabel {
+func machineLabel(ms machineScore) RaterLabel {
 	return RaterLabel{Rater: model.MachineRater, Kind: model.RaterMachine, Status: model.StatusSuggested,
-		Label: model.Label{Correct: ts.Correct, Grounded: ts.Grounded, FailureClass: ts.SuggestedClass}}
+		Label: model.Label{Correct: ms.Correct, Grounded: ms.Grounded, FailureClass: ms.SuggestedClass}}
+}
+
+// machineScore is what tracelab's rating reads of a stored score: decoding
+// only these fields skips the evidence lists, most of a score's size.
+type machineScore struct {
+	SuggestedClass *model.FailureClass `json:"suggested_class"`
+	Correct        *bool               `json:"correct"`
+	Grounded       *bool               `json:"grounded"`
+}
+
+func machineScoreOf(traceID string, detail []byte) (machineScore, error) {
+	var ms machineScore
+	if err := json.Unmarshal(detail, &ms); err != nil {
+		return ms, fmt.Errorf("stored score of %s: %w", traceID, err)
+	}
+	return ms, nil
 }
 
 // Raters returns the raters of one trace (ErrNotFound for no such trace).
@@ -78,11 +93,11 @@ func traceRaters(cr store.CaseRaters, base model.Label, score json.RawMessage) (
 	tr := TraceRaters{TraceID: cr.TraceID, CaseID: cr.CaseID, Labels: cr.Labels, Adjudication: cr.Adjudication}
 	tr.Final = model.FinalLabel(base, cr.Labels, cr.Adjudication)
 	if len(score) > 0 && cr.TraceID != "" {
-		ts, err := reportScoreOf(cr.TraceID, score)
+		ms, err := machineScoreOf(cr.TraceID, score)
 		if err != nil {
 			return tr, err
 		}
-		tr.Labels = append(tr.Labels, machineLabel(ts))
+		tr.Labels = append(tr.Labels, machineLabel(ms))
 	}
 	return tr, nil
 }

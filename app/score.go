@@ -252,11 +252,8 @@ func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write
 		// Writing a batch overlaps scoring the next (and loading the one
 		// after): one goroutine each, two cores busy.
 		w := newBatchWriter(ctx, e, write)
-		err := eachBatchAhead(ctx, e.st, ids, func(ts []*model.Trace) error {
-			cases, err := e.st.CasesForTraces(ctx, traceIDs(ts))
-			if err != nil {
-				return err
-			}
+		err := loadAhead(ctx, ids, e.loadScoring, func(b scoringBatch) error {
+			ts, cases := b.traces, b.cases
 			if err := book.load(ctx, e.st, ts); err != nil {
 				return err
 			}
@@ -316,6 +313,23 @@ func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write
 		return sum, o.Err()
 	}
 	return sum, nil
+}
+
+// scoringBatch is one batch of traces with their cases.
+type scoringBatch struct {
+	traces []*model.Trace
+	cases  map[string]*store.CaseRecord
+}
+
+// loadScoring loads a batch's traces and cases, on the loader's goroutine:
+// decoding cases is a tenth of a scoring run, off the scorer's path.
+func (e *Engine) loadScoring(ctx context.Context, ids []string) (scoringBatch, error) {
+	ts, err := e.st.LoadTraces(ctx, ids)
+	if err != nil {
+		return scoringBatch{}, err
+	}
+	cases, err := e.st.CasesForTraces(ctx, traceIDs(ts))
+	return scoringBatch{ts, cases}, err
 }
 
 func traceIDs(ts []*model.Trace) []string {
@@ -439,7 +453,7 @@ func (e *Engine) save(ctx context.Context, rs []Result) error {
 		}
 		rows[i] = store.ScoreRow{TraceID: r.Score.TraceID, SuggestedClass: class, Markers: len(r.Score.Markers),
 			NeedsReview: r.Score.NeedsHumanReview, Correct: r.Score.Correct, Grounded: r.Score.Grounded,
-			Detail: detail, GoldSHA: gold, ConfigSHA: sha}
+			Detail: detail, GoldSHA: gold, ConfigSHA: sha, Metrics: metricsOf(r.Score)}
 	}
 	return e.st.SaveScores(ctx, rows, sugg)
 }
@@ -704,17 +718,13 @@ func (e *Engine) ReportWithLabels(ctx context.Context, all bool) ([]model.Report
 	if all {
 		scope = store.ScopeAll
 	}
-	var crs []scoring.CaseResult
-	err := e.st.EachScore(ctx, scope, func(batch []store.StoredScore) error {
-		for _, ss := range batch {
-			ts, err := reportScoreOf(ss.TraceID, ss.Detail)
-			if err != nil {
-				return err
-			}
-			ts.Grounded = ss.Grounded
-			r := Result{Score: ts, Case: ss.Case, HumanGold: ss.Case != nil && ss.Case.GoldOrigin == store.OriginHuman}
-			if cr, ok := caseResult(r, all); ok {
-				crs = append(crs, cr)
+	// One result at a time into the accumulator: memory stays one batch
+	// deep however many traces the report covers.
+	var acc scoring.ReportAccumulator
+	err := e.st.EachReportRow(ctx, scope, func(batch []store.ReportRow) error {
+		for _, row := range batch {
+			if cr, ok := caseResult(resultOfRow(row), all); ok {
+				acc.Add(cr)
 			}
 		}
 		return nil
@@ -722,42 +732,43 @@ func (e *Engine) ReportWithLabels(ctx context.Context, all bool) ([]model.Report
 	if err != nil {
 		return nil, nil, err
 	}
-	reps := scoring.BuildReport(crs)
-	return reps, scoring.BuildLabelStatus(crs), scoring.CheckReports(reps)
+	reps := acc.Reports()
+	return reps, acc.Labels(), scoring.CheckReports(reps)
 }
 
-// reportScore is what the report reads of a stored score. Decoding only
-// these fields skips the evidence lists, most of a score's size, so a
-// report over 100,000 traces holds (and allocates) little.
-type reportScore struct {
-	TraceID            string              `json:"trace_id"`
-	CaseID             string              `json:"case_id"`
-	Server             string              `json:"server"`
-	SuggestedClass     *model.FailureClass `json:"suggested_class"`
-	GroundingPrecision *float64            `json:"grounding_precision"`
-	GroundingRecall    *float64            `json:"grounding_recall"`
-	DefinitionMatch    *bool               `json:"definition_match"`
-	FreshnessPass      *bool               `json:"freshness_pass"`
-	PolicyViolations   *int                `json:"policy_violations"`
-	Correct            *bool               `json:"correct"`
-	Grounded           *bool               `json:"grounded"`
-	NeedsHumanReview   bool                `json:"needs_human_review"`
-	RunID              string              `json:"run_id"`
-	Calls              int                 `json:"calls"`
-	Clarifications     int                 `json:"clarifications"`
-	CostUSD            float64             `json:"cost_usd"`
-}
-
-func reportScoreOf(traceID string, detail []byte) (scoring.TraceScore, error) {
-	var r reportScore
-	if err := json.Unmarshal(detail, &r); err != nil {
-		return scoring.TraceScore{}, fmt.Errorf("stored score of %s: %w", traceID, err)
+// resultOfRow is a stored score's report row as a Result: the score's
+// numbers and, where a person's gold stands, the case's status and label
+// (all caseResult reads).
+func resultOfRow(row store.ReportRow) Result {
+	m := row.Metrics
+	ts := scoring.TraceScore{TraceID: row.TraceID, Server: row.Server, RunID: row.RunID, Correct: row.Correct,
+		Grounded: row.Grounded, NeedsHumanReview: row.NeedsReview, GroundingPrecision: m.Precision,
+		GroundingRecall: m.Recall, DefinitionMatch: m.DefinitionMatch, FreshnessPass: m.FreshnessPass,
+		PolicyViolations: m.PolicyViolations, Calls: m.Calls, Clarifications: m.Clarifications, CostUSD: m.CostUSD}
+	if row.SuggestedClass != "" {
+		c := model.FailureClass(row.SuggestedClass)
+		ts.SuggestedClass = &c
 	}
-	return scoring.TraceScore{TraceID: r.TraceID, CaseID: r.CaseID, Server: r.Server, SuggestedClass: r.SuggestedClass,
-		GroundingPrecision: r.GroundingPrecision, GroundingRecall: r.GroundingRecall, DefinitionMatch: r.DefinitionMatch,
-		FreshnessPass: r.FreshnessPass, PolicyViolations: r.PolicyViolations, Correct: r.Correct, Grounded: r.Grounded,
-		NeedsHumanReview: r.NeedsHumanReview, RunID: r.RunID, Calls: r.Calls, Clarifications: r.Clarifications,
-		CostUSD: r.CostUSD}, nil
+	r := Result{Score: ts, HumanGold: row.HumanGold}
+	if row.HumanGold {
+		status := model.StatusSuggested
+		if row.Confirmed {
+			status = model.StatusConfirmed
+		}
+		cr := &store.CaseRecord{GoldOrigin: store.OriginHuman, Status: status}
+		if row.Label != nil {
+			cr.Case.Label = *row.Label
+		}
+		r.Case = cr
+	}
+	return r
+}
+
+// metricsOf is what a score stores as columns for report.json.
+func metricsOf(ts scoring.TraceScore) store.ScoreMetrics {
+	return store.ScoreMetrics{Precision: ts.GroundingPrecision, Recall: ts.GroundingRecall,
+		DefinitionMatch: ts.DefinitionMatch, FreshnessPass: ts.FreshnessPass, PolicyViolations: ts.PolicyViolations,
+		Calls: ts.Calls, Clarifications: ts.Clarifications, CostUSD: ts.CostUSD}
 }
 
 // caseResult is a result as the report counts it; ok is false for a
@@ -777,23 +788,18 @@ func caseResult(r Result, all bool) (scoring.CaseResult, bool) {
 
 // BuildReport turns evaluated results into report.json.
 func BuildReport(results []Result, all bool) []model.Report {
-	var crs []scoring.CaseResult
+	var acc scoring.ReportAccumulator
 	for _, r := range results {
 		if cr, ok := caseResult(r, all); ok {
-			crs = append(crs, cr)
+			acc.Add(cr)
 		}
 	}
-	return scoring.BuildReport(crs)
+	return acc.Reports()
 }
 
 func isEmptyGold(g model.Gold) bool {
 	return len(g.RequiredFields) == 0 && len(g.ForbiddenFields) == 0 && g.Definition == "" && g.Window == nil &&
 		g.FreshnessBoundHours == nil && g.PolicyScope == ""
-}
-
-// eachBatch loads the traces by id a batch at a time (see eachBatchAhead).
-func eachBatch(ctx context.Context, st *store.Store, ids []string, fn func([]*model.Trace)) error {
-	return eachBatchAhead(ctx, st, ids, func(ts []*model.Trace) error { fn(ts); return nil })
 }
 
 // freshen rescores one trace when its stored score is missing or stale, so

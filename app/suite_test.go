@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,6 +106,17 @@ func TestHumanGoldWinsAndReportCountsOnlyIt(t *testing.T) {
 		t.Errorf("report over %d cases on %d servers", cases, len(reports))
 	}
 	all, _ := Report(ctx, st, cfg, true)
+	// The report reads the scores' columns; the same numbers come out of
+	// the results scoring returned.
+	for _, tt := range []struct {
+		all  bool
+		read []model.Report
+	}{{false, reports}, {true, all}} {
+		want, _ := json.Marshal(BuildReport(results, tt.all))
+		if got, _ := json.Marshal(tt.read); string(got) != string(want) {
+			t.Errorf("report (all=%v) from stored columns:\n got %s\nwant %s", tt.all, got, want)
+		}
+	}
 	n := 0
 	for _, r := range all {
 		n += r.Cases

@@ -9,6 +9,7 @@
 //	go run ./bench floor -in corpus.jsonl -db floor.db
 //	go run ./bench ops -db scored.db
 //	go run ./bench labelers -pg postgres://…   (labelers.go)
+//	go run ./bench profile -db scored.db -op score -lexicon lex.txt -cpuprofile cpu.pprof
 package main
 
 import (
@@ -19,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -31,7 +33,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench gen|floor|ops|labelers [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench gen|floor|ops|labelers|profile [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -44,6 +46,8 @@ func main() {
 		err = ops(os.Args[2:])
 	case "labelers":
 		err = labelers(os.Args[2:])
+	case "profile":
+		err = profile(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -296,3 +300,61 @@ func ops(args []string) error {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// profile runs one engine operation over a database under the CPU
+// profiler (and writes a heap profile after it), so where the time of a
+// row of bench/run.sh goes can be read with `go tool pprof`.
+func profile(args []string) error {
+	fs := flag.NewFlagSet("profile", flag.ExitOnError)
+	path := fs.String("db", "tracelab.db", "database")
+	op := fs.String("op", "score", "score (what is stale) | report | report-all | import")
+	lexicon := fs.String("lexicon", "", "a --lexicon file (changes the configuration)")
+	in := fs.String("in", "", "file to import (op import)")
+	cpu := fs.String("cpuprofile", "cpu.pprof", "CPU profile to write")
+	mem := fs.String("memprofile", "", "heap profile to write after the operation")
+	fs.Parse(args)
+	ctx := context.Background()
+	e, err := app.Open(ctx, *path, app.Files{Lexicon: *lexicon})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	f, err := os.Create(*cpu)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return err
+	}
+	start := time.Now()
+	switch *op {
+	case "score":
+		_, err = e.ScoreStale(ctx, nil)
+	case "report":
+		_, err = e.Report(ctx, false)
+	case "report-all":
+		_, err = e.Report(ctx, true)
+	case "import":
+		var res app.ImportResult
+		if res, err = e.ImportFile(ctx, *in, app.ImportOptions{}); err == nil {
+			_, err = e.AfterImport(ctx, res.Traces, false)
+		}
+	default:
+		err = fmt.Errorf("unknown -op %q", *op)
+	}
+	pprof.StopCPUProfile()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s: %.2fs, peak RSS %.0f MiB\n", *op, time.Since(start).Seconds(), peakRSS())
+	if *mem != "" {
+		mf, err := os.Create(*mem)
+		if err != nil {
+			return err
+		}
+		defer mf.Close()
+		return pprof.WriteHeapProfile(mf)
+	}
+	return nil
+}

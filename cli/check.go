@@ -15,6 +15,7 @@ import (
 	"tracelab/app"
 	"tracelab/cireport"
 	"tracelab/model"
+	"tracelab/suite"
 )
 
 var checkFormats = []string{"text", "json", "markdown", "github"}
@@ -142,7 +143,7 @@ func writeCheck(w io.Writer, format string, rep app.CheckReport) error {
 	return writeCheckText(w, rep)
 }
 
-func checkSummaryLine(s app.CheckSummary) string {
+func checkSummaryLine(s suite.CheckSummary) string {
 	line := fmt.Sprintf("%d cases: %d pass, %d regressed, %d fixed, %d failing, %d missing; %d with a policy violation",
 		s.Cases, s.Pass, s.Regressed, s.Fixed, s.Failing, s.Missing, s.PolicyViolations)
 	line += fmt.Sprintf("; %d of %d covered (%s, %s required)", s.Covered, s.Cases, pct(s.Ratio), pct(s.Required))
@@ -165,7 +166,7 @@ func pct(x float64) string { return fmt.Sprintf("%.4g%%", x*100) }
 
 // checkVerdictLine says why the check failed, every reason, or that it
 // passed; it agrees with Summary.Failed.
-func checkVerdictLine(s app.CheckSummary) string {
+func checkVerdictLine(s suite.CheckSummary) string {
 	var why []string
 	if s.Regressed > 0 {
 		why = append(why, "regressions")
@@ -270,13 +271,13 @@ func writeCheckGitHub(w io.Writer, rep app.CheckReport) error {
 	for _, c := range rep.Cases {
 		level := ""
 		switch {
-		case c.Verdict == app.VerdictRegressed || c.PolicyViolations > 0:
+		case c.Verdict == suite.VerdictRegressed || c.PolicyViolations > 0:
 			level = "error"
-		case c.Verdict == app.VerdictMissing && !rep.Summary.AllowsGaps:
+		case c.Verdict == suite.VerdictMissing && !rep.Summary.AllowsGaps:
 			level = "error"
-		case c.Verdict == app.VerdictFailing || c.Verdict == app.VerdictMissing:
+		case c.Verdict == suite.VerdictFailing || c.Verdict == suite.VerdictMissing:
 			level = "warning"
-		case c.Verdict == app.VerdictFixed:
+		case c.Verdict == suite.VerdictFixed:
 			level = "notice"
 		default:
 			continue
@@ -318,15 +319,15 @@ func writeCheckJUnit(w io.Writer, rep app.CheckReport, run cireport.JUnitRun) er
 		tc := cireport.JUnitCase{Name: ciText(c.CaseID), Classname: "tracelab.check",
 			Time: cireport.Seconds(time.Duration(c.Seconds * float64(time.Second)))}
 		switch {
-		case c.Verdict == app.VerdictRegressed || c.PolicyViolations > 0:
+		case c.Verdict == suite.VerdictRegressed || c.PolicyViolations > 0:
 			typ := string(c.Verdict)
 			if c.PolicyViolations > 0 {
 				typ += "+policy"
 			}
 			tc.Failure = &cireport.JUnitProblem{Message: ciText(c.Reason), Type: typ, Text: "trace " + ciText(c.TraceID) + ": " + ciText(c.Reason)}
-		case c.Verdict == app.VerdictMissing && !sum.AllowsGaps:
+		case c.Verdict == suite.VerdictMissing && !sum.AllowsGaps:
 			tc.Failure = &cireport.JUnitProblem{Message: ciText(c.Reason), Type: string(c.Verdict), Text: ciText(c.Reason)}
-		case c.Verdict == app.VerdictMissing || c.Verdict == app.VerdictFailing:
+		case c.Verdict == suite.VerdictMissing || c.Verdict == suite.VerdictFailing:
 			tc.Skipped = &cireport.JUnitSkipped{Message: string(c.Verdict) + ": " + ciText(c.Reason)}
 		default:
 			tc.SystemOut = string(c.Verdict) + ": " + ciText(c.Reason)

@@ -13,6 +13,7 @@ import (
 	"tracelab/cireport"
 	"tracelab/model"
 	"tracelab/scoring"
+	"tracelab/suite"
 )
 
 func newReportCmd() *cobra.Command {
@@ -144,7 +145,7 @@ func runReportDiff(cmd *cobra.Command, oldPath, newPath, format string, failOnRe
 	if err != nil {
 		return withCode(2, err)
 	}
-	d := app.DiffReports(oldPath, old, newPath, cur)
+	d := suite.DiffReports(oldPath, old, newPath, cur)
 	w := cmd.OutOrStdout()
 	switch format {
 	case "json":
@@ -171,7 +172,7 @@ func runReportDiff(cmd *cobra.Command, oldPath, newPath, format string, failOnRe
 
 // populationNote is the line text and markdown print when the two reports
 // cover different cases.
-func populationNote(d app.ReportDiff) string {
+func populationNote(d suite.ReportDiff) string {
 	if len(d.Population) == 0 {
 		return ""
 	}
@@ -184,7 +185,7 @@ func populationNote(d app.ReportDiff) string {
 
 func fmtDiffNum(p *float64) string { return cireport.Number(p) }
 
-func fmtDelta(m app.MetricDelta) string {
+func fmtDelta(m suite.MetricDelta) string {
 	if m.Delta == nil {
 		return ""
 	}
@@ -201,7 +202,7 @@ func fmtDelta(m app.MetricDelta) string {
 	return s
 }
 
-func presenceNote(sd app.ServerDiff) string {
+func presenceNote(sd suite.ServerDiff) string {
 	switch sd.Presence {
 	case "added":
 		return " (only in NEW)"
@@ -211,7 +212,7 @@ func presenceNote(sd app.ServerDiff) string {
 	return ""
 }
 
-func writeDiffText(w io.Writer, d app.ReportDiff) error {
+func writeDiffText(w io.Writer, d suite.ReportDiff) error {
 	fmt.Fprintf(w, "OLD %s\nNEW %s\n", model.CleanLine(d.Old), model.CleanLine(d.New))
 	for _, sd := range d.Servers {
 		fmt.Fprintf(w, "\n%s%s\n", model.CleanLine(sd.Server), presenceNote(sd))
@@ -239,7 +240,7 @@ func writeDiffText(w io.Writer, d app.ReportDiff) error {
 	return err
 }
 
-func writeDiffMarkdown(w io.Writer, d app.ReportDiff) error {
+func writeDiffMarkdown(w io.Writer, d suite.ReportDiff) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## tracelab report diff\n\n`%s` → `%s`\n", mdCell(d.Old), mdCell(d.New))
 	for _, sd := range d.Servers {

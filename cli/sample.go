@@ -10,10 +10,11 @@ import (
 
 	"tracelab/app"
 	"tracelab/model"
+	"tracelab/suite"
 )
 
 func newSampleCmd() *cobra.Command {
-	var opts app.SampleOptions
+	var opts suite.SampleOptions
 	var by, over, format string
 	cmd := &cobra.Command{
 		Use:   "sample --n N [--seed S] [--by tool,user_role,outcome] [--oversample retry=3,clarification=3]",
@@ -49,7 +50,7 @@ refuses when the database holds fewer than 50 traces unless --force.`,
 				}
 			}
 			var err error
-			if opts.Oversample, err = app.ParseOversample(over); err != nil {
+			if opts.Oversample, err = suite.ParseOversample(over); err != nil {
 				return withCode(2, err)
 			}
 			st, err := openEngine(cmd, app.Files{})
@@ -58,7 +59,7 @@ refuses when the database holds fewer than 50 traces unless --force.`,
 			}
 			defer st.Close()
 			res, err := st.Sample(cmd.Context(), opts)
-			if errors.Is(err, app.ErrTooFewTraces) {
+			if errors.Is(err, suite.ErrTooFewTraces) {
 				return withCode(1, err)
 			}
 			if err != nil {
@@ -88,7 +89,7 @@ refuses when the database holds fewer than 50 traces unless --force.`,
 	f := cmd.Flags()
 	f.IntVar(&opts.N, "n", 0, "how many traces to queue")
 	f.Uint64Var(&opts.Seed, "seed", 1, "random seed: the same seed draws the same sample")
-	f.StringVar(&by, "by", "tool,user_role,outcome", "stratify by these attributes: "+strings.Join(app.SampleDims, ", "))
+	f.StringVar(&by, "by", "tool,user_role,outcome", "stratify by these attributes: "+strings.Join(suite.SampleDims, ", "))
 	f.StringVar(&over, "oversample", "retry=3,clarification=3", `weight per outcome, OUTCOME=FACTOR,... ("none" for none)`)
 	f.BoolVar(&opts.Force, "force", false, "sample even when fewer than 50 traces exist")
 	f.StringVar(&format, "format", "text", "output format: text or json")

@@ -2,6 +2,8 @@ package scoring
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"sort"
 	"strings"
 
@@ -45,33 +47,11 @@ type ServerLabels struct {
 // BuildLabelStatus counts the label states of results per server, sorted
 // by server like BuildReport, so the two print side by side.
 func BuildLabelStatus(results []CaseResult) []ServerLabels {
-	by := map[string]*ServerLabels{}
-	var servers []string
+	var acc ReportAccumulator
 	for _, r := range results {
-		sl := by[r.Score.Server]
-		if sl == nil {
-			sl = &ServerLabels{Server: r.Score.Server}
-			by[r.Score.Server] = sl
-			servers = append(servers, r.Score.Server)
-		}
-		sl.Cases++
-		switch r.Final().State {
-		case LabelLabeled:
-			sl.Labeled++
-		case LabelPartial:
-			sl.PartlyLabeled++
-		case LabelPending:
-			sl.LabelPending++
-		default:
-			sl.Suggested++
-		}
+		acc.Add(r)
 	}
-	sort.Strings(servers)
-	out := make([]ServerLabels, 0, len(servers))
-	for _, s := range servers {
-		out = append(out, *by[s])
-	}
-	return out
+	return acc.Labels()
 }
 
 // SuggestLabel is the machine's label for a scored trace: correct from the
@@ -104,99 +84,165 @@ func SuggestLabel(ts TraceScore) model.Label {
 	return l
 }
 
-// BuildReport aggregates results into report.json: one object per server,
-// sorted by server, with the seed's metrics. A rate whose denominator is
-// empty is nil (JSON null). Grounding precision and recall are means over
-// the tasks that have a value; definition match and freshness rates count
-// the tasks where the check decided (undecided ones are in
-// needs_human_review, never a silent pass or fail); the policy violation
-// rate is per call, over the calls of the tasks the oracle checked.
+// BuildReport aggregates results into report.json (see ReportAccumulator).
 func BuildReport(results []CaseResult) []model.Report {
-	byServer := map[string][]CaseResult{}
+	var acc ReportAccumulator
 	for _, r := range results {
-		byServer[r.Score.Server] = append(byServer[r.Score.Server], r)
+		acc.Add(r)
 	}
-	servers := make([]string, 0, len(byServer))
-	for s := range byServer {
-		servers = append(servers, s)
+	return acc.Reports()
+}
+
+// ReportAccumulator builds report.json and the label status from results
+// fed one at a time, so a report over a whole database holds a few numbers
+// per server instead of every result. The sums are exact (see exactSum),
+// so the report does not depend on the order results arrive in.
+//
+// report.json is one object per server, sorted by server, with the seed's
+// metrics. A rate whose denominator is empty is nil (JSON null). Grounding
+// precision and recall are means over the tasks that have a value;
+// definition match and freshness rates count the tasks where the check
+// decided (undecided ones are in needs_human_review, never a silent pass
+// or fail); the policy violation rate is per call, over the calls of the
+// tasks the oracle checked.
+type ReportAccumulator struct {
+	servers map[string]*serverAcc
+}
+
+// serverAcc is what the report keeps of one server's results.
+type serverAcc struct {
+	rep                                                           model.Report
+	labels                                                        ServerLabels
+	runs                                                          map[string]bool
+	prec, rec, cost                                               exactSum
+	precN, recN                                                   int
+	defN, defOK, frN, frOK, calls, violating, policyChecked, clar int
+}
+
+// Add counts one result.
+func (a *ReportAccumulator) Add(r CaseResult) {
+	if a.servers == nil {
+		a.servers = map[string]*serverAcc{}
 	}
-	sort.Strings(servers)
+	ts := r.Score
+	sa := a.servers[ts.Server]
+	if sa == nil {
+		sa = &serverAcc{rep: model.Report{Server: ts.Server, FailuresByClass: map[string]int{}},
+			labels: ServerLabels{Server: ts.Server}, runs: map[string]bool{}}
+		for _, c := range model.Classes {
+			sa.rep.FailuresByClass[string(c)] = 0
+		}
+		a.servers[ts.Server] = sa
+	}
+	rep := &sa.rep
+	rep.Cases++
+	v := r.Final()
+	sa.labels.Cases++
+	switch v.State {
+	case LabelLabeled:
+		sa.labels.Labeled++
+	case LabelPartial:
+		sa.labels.PartlyLabeled++
+	case LabelPending:
+		sa.labels.LabelPending++
+	default:
+		sa.labels.Suggested++
+	}
+	if ts.RunID != "" {
+		sa.runs[ts.RunID] = true
+	}
+	if v.Correct != nil && *v.Correct {
+		rep.Correct++
+		if v.Grounded != nil && *v.Grounded {
+			rep.CorrectAndGrounded++
+		}
+	}
+	if v.Class != nil {
+		rep.FailuresByClass[string(*v.Class)]++
+	}
+	if v.Review {
+		rep.NeedsHumanReview++
+	}
+	if ts.GroundingPrecision != nil {
+		sa.prec.add(*ts.GroundingPrecision)
+		sa.precN++
+	}
+	if ts.GroundingRecall != nil {
+		sa.rec.add(*ts.GroundingRecall)
+		sa.recN++
+	}
+	if ts.DefinitionMatch != nil {
+		sa.defN++
+		if *ts.DefinitionMatch {
+			sa.defOK++
+		}
+	}
+	if ts.FreshnessPass != nil {
+		sa.frN++
+		if *ts.FreshnessPass {
+			sa.frOK++
+		}
+	}
+	if ts.PolicyViolations != nil {
+		sa.policyChecked++
+		sa.calls += ts.Calls
+		sa.violating += *ts.PolicyViolations
+	}
+	sa.clar += ts.Clarifications
+	sa.cost.add(ts.CostUSD)
+}
+
+// sorted lists the servers in order.
+func (a *ReportAccumulator) sorted() []*serverAcc {
+	out := make([]*serverAcc, 0, len(a.servers))
+	for _, sa := range a.servers {
+		out = append(out, sa)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].rep.Server < out[j].rep.Server })
+	return out
+}
+
+// Reports is report.json over the results added so far.
+func (a *ReportAccumulator) Reports() []model.Report {
+	servers := a.sorted()
 	out := make([]model.Report, 0, len(servers))
-	for _, s := range servers {
-		rs := byServer[s]
-		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Score.TraceID < rs[j].Score.TraceID })
-		out = append(out, serverReport(s, rs))
+	for _, sa := range servers {
+		out = append(out, sa.report())
 	}
 	return out
 }
 
-func serverReport(server string, rs []CaseResult) model.Report {
-	rep := model.Report{Server: server, Cases: len(rs), FailuresByClass: map[string]int{}}
-	for _, c := range model.Classes {
-		rep.FailuresByClass[string(c)] = 0
+// Labels is the label status per server, in the order of Reports.
+func (a *ReportAccumulator) Labels() []ServerLabels {
+	servers := a.sorted()
+	out := make([]ServerLabels, 0, len(servers))
+	for _, sa := range servers {
+		out = append(out, sa.labels)
 	}
-	runs := map[string]bool{}
-	var prec, rec []float64
-	defN, defOK, frN, frOK, calls, violating, policyChecked, clar := 0, 0, 0, 0, 0, 0, 0, 0
-	cost := 0.0
-	for _, r := range rs {
-		ts := r.Score
-		v := r.Final()
-		if ts.RunID != "" {
-			runs[ts.RunID] = true
-		}
-		if v.Correct != nil && *v.Correct {
-			rep.Correct++
-			if v.Grounded != nil && *v.Grounded {
-				rep.CorrectAndGrounded++
-			}
-		}
-		if v.Class != nil {
-			rep.FailuresByClass[string(*v.Class)]++
-		}
-		if v.Review {
-			rep.NeedsHumanReview++
-		}
-		if ts.GroundingPrecision != nil {
-			prec = append(prec, *ts.GroundingPrecision)
-		}
-		if ts.GroundingRecall != nil {
-			rec = append(rec, *ts.GroundingRecall)
-		}
-		if ts.DefinitionMatch != nil {
-			defN++
-			if *ts.DefinitionMatch {
-				defOK++
-			}
-		}
-		if ts.FreshnessPass != nil {
-			frN++
-			if *ts.FreshnessPass {
-				frOK++
-			}
-		}
-		if ts.PolicyViolations != nil {
-			policyChecked++
-			calls += ts.Calls
-			violating += *ts.PolicyViolations
-		}
-		clar += ts.Clarifications
-		cost += ts.CostUSD
+	return out
+}
+
+func (sa *serverAcc) report() model.Report {
+	rep := sa.rep
+	rep.FailuresByClass = make(map[string]int, len(sa.rep.FailuresByClass))
+	for k, v := range sa.rep.FailuresByClass {
+		rep.FailuresByClass[k] = v
 	}
-	ids := make([]string, 0, len(runs))
-	for id := range runs {
+	ids := make([]string, 0, len(sa.runs))
+	for id := range sa.runs {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	rep.RunID = strings.Join(ids, ",")
-	rep.GroundingPrecision = mean(prec)
-	rep.GroundingRecall = mean(rec)
-	rep.DefinitionMatchRate = ratio(defOK, defN)
-	rep.FreshnessPassRate = ratio(frOK, frN)
-	if policyChecked > 0 {
-		rep.PolicyViolationRate = ratio(violating, calls)
+	rep.GroundingPrecision = sa.prec.mean(sa.precN)
+	rep.GroundingRecall = sa.rec.mean(sa.recN)
+	rep.DefinitionMatchRate = ratio(sa.defOK, sa.defN)
+	rep.FreshnessPassRate = ratio(sa.frOK, sa.frN)
+	if sa.policyChecked > 0 {
+		rep.PolicyViolationRate = ratio(sa.violating, sa.calls)
 	}
-	rep.ClarificationLoopsPerTask = ratio(clar, len(rs))
+	rep.ClarificationLoopsPerTask = ratio(sa.clar, rep.Cases)
+	cost := sa.cost.value()
 	rep.CostTotalUSD = round6(cost)
 	if rep.CorrectAndGrounded > 0 {
 		v := round6(cost / float64(rep.CorrectAndGrounded))
@@ -205,14 +251,52 @@ func serverReport(server string, rs []CaseResult) model.Report {
 	return rep
 }
 
-func mean(xs []float64) *float64 {
-	if len(xs) == 0 {
+// exactSum adds float64s without rounding: a float of this precision holds
+// the sum of any 2^100 finite float64s exactly, so the total is the same
+// in whatever order the values come, and it is rounded once, at the end.
+// A non-finite value (which big.Float cannot carry through NaN) is summed
+// apart in plain float64 and poisons the total as float64 addition would.
+type exactSum struct {
+	sum       *big.Float
+	nonFinite float64
+}
+
+// exactPrec covers float64's exponent range (about 2,100 bits) with room
+// for the carries of 2^100 additions.
+const exactPrec = 2200
+
+func (s *exactSum) add(x float64) {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		s.nonFinite += x
+		return
+	}
+	if s.sum == nil {
+		s.sum = new(big.Float).SetPrec(exactPrec)
+	}
+	var v big.Float
+	s.sum.Add(s.sum, v.SetFloat64(x))
+}
+
+// value is the sum rounded to the nearest float64 (±Inf past its range).
+func (s *exactSum) value() float64 {
+	v := 0.0
+	if s.sum != nil {
+		v, _ = s.sum.Float64()
+	}
+	return v + s.nonFinite
+}
+
+// mean is the sum over n values, rounded to six decimals; nil for none.
+func (s *exactSum) mean(n int) *float64 {
+	if n == 0 {
 		return nil
 	}
-	sum := 0.0
-	for _, x := range xs {
-		sum += x
+	v := 0.0
+	if s.sum != nil {
+		var q big.Float
+		q.SetPrec(53).Quo(s.sum, new(big.Float).SetInt64(int64(n)))
+		v, _ = q.Float64()
 	}
-	v := round6(sum / float64(len(xs)))
+	v = round6(v + s.nonFinite/float64(n))
 	return &v
 }

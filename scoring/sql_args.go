@@ -101,8 +101,33 @@ func looksLikeSQL(s string, named bool) bool {
 // firstWord is the lower-cased first word of SQL text, past a code fence,
 // whitespace, comments and opening parentheses.
 func firstWord(s string) string {
-	s = stripFence(s)
-	for _, t := range lexSQL(prefix(s, 512)) {
+	s = prefix(stripFence(s), 512)
+	// Every string argument of every call comes through here: read past
+	// spaces and parentheses by hand, and lex only when a comment comes
+	// first (the lexer's spaces include comments).
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '(':
+			continue
+		case isIdentStart(c):
+			j := i + 1
+			for j < len(s) && isIdentChar(s[j]) {
+				j++
+			}
+			return strings.ToLower(s[i:j])
+		case c == '-' || c == '/':
+			return firstWordLexed(s[i:])
+		}
+		return ""
+	}
+	return ""
+}
+
+// firstWordLexed is firstWord through the lexer, for text that may open
+// with a comment.
+func firstWordLexed(s string) string {
+	for _, t := range lexSQL(s) {
 		switch {
 		case t.kind == tkSpace || t.text == "(":
 			continue

@@ -122,3 +122,17 @@ func FuzzFindSQL(f *testing.F) {
 		}
 	})
 }
+
+// firstWord reads past spaces and parentheses by hand; the lexer is the
+// reference it must agree with.
+func FuzzFirstWord(f *testing.F) {
+	for _, s := range []string{"SELECT 1", "  (( select x", "-- c\nSELECT", "/* c */ WITH", "```sql\nSELECT 1\n```",
+		"- 1", "/x", "$1", "'s'", "\"q\"", "_x$1 y", "é", strings.Repeat(" ", 510) + "select"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := firstWord(s), firstWordLexed(prefix(stripFence(s), 512)); got != want {
+			t.Errorf("firstWord(%q) = %q, the lexer says %q", s, got, want)
+		}
+	})
+}

@@ -134,6 +134,10 @@ func TestQueueColumnsStayInStep(t *testing.T) {
 				return st.SaveScores(ctx, []ScoreRow{{TraceID: "t1", SuggestedClass: "temporal", GoldSHA: OriginMachine},
 					{TraceID: "t2", GoldSHA: GoldSHANone}}, nil)
 			}},
+			{"rescore under another configuration, same class", func() error {
+				return st.SaveScores(ctx, []ScoreRow{{TraceID: "t1", SuggestedClass: "temporal", GoldSHA: OriginMachine, ConfigSHA: "b"},
+					{TraceID: "t2", GoldSHA: GoldSHANone, ConfigSHA: "b"}}, nil)
+			}},
 			{"label edit", func() error {
 				_, err := st.EditTrace(ctx, "t2", "ana", "label.failure_class", json.RawMessage(`"policy"`))
 				return err

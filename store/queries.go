@@ -339,16 +339,18 @@ func (s *Store) loadBatch(ctx context.Context, ids []string) ([]*model.Trace, er
 	byID := map[string]*model.Trace{}
 	var pks []any
 	for rows.Next() {
-		t := &model.Trace{Steps: []model.Step{}}
+		t := &model.Trace{}
 		var pk int64
 		var outcome string
 		var meta sql.NullString
+		var steps int
 		if err := rows.Scan(&pk, &t.TraceID, &t.Server, &t.RunID, &t.UserRole, &t.AsUser, &t.Question, &t.StartedAt,
 			&outcome, &t.Answer, &t.Usage.InputTokens, &t.Usage.OutputTokens, &t.Usage.USD, &meta,
-			&t.Source.File, &t.Source.Format, &t.Source.Line, &t.Model, &t.Usage.Estimated); err != nil {
+			&t.Source.File, &t.Source.Format, &t.Source.Line, &t.Model, &t.Usage.Estimated, &steps); err != nil {
 			rows.Close()
 			return nil, err
 		}
+		t.Steps = make([]model.Step, 0, steps)
 		t.Outcome = model.Outcome(outcome)
 		if meta.Valid {
 			if err := json.Unmarshal([]byte(meta.String), &t.Metadata); err != nil {
@@ -398,17 +400,23 @@ func (s *Store) loadBatch(ctx context.Context, ids []string) ([]*model.Trace, er
 		return nil, err
 	}
 	defer crows.Close()
+	// The traces of a run repeat one tool list: decode each body once per
+	// batch. The contracts share their (read-only) bytes.
+	decoded := map[string]model.ToolContract{}
 	for crows.Next() {
 		var pk int64
 		var body string
 		if err := crows.Scan(&pk, &body); err != nil {
 			return nil, err
 		}
-		var tc model.ToolContract
-		if err := json.Unmarshal([]byte(body), &tc); err != nil {
-			return nil, err
+		tc, ok := decoded[body]
+		if !ok {
+			if err := json.Unmarshal([]byte(body), &tc); err != nil {
+				return nil, err
+			}
+			tc.Raw = json.RawMessage(body)
+			decoded[body] = tc
 		}
-		tc.Raw = json.RawMessage(body)
 		byPK[pk].Tools = append(byPK[pk].Tools, tc)
 	}
 	if err := crows.Err(); err != nil {
@@ -433,7 +441,7 @@ const (
 const (
 	sqlLoadTraces = `SELECT id, trace_id, server, run_id, user_role, as_user, question, started_at,
 		outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line,
-		model, usd_estimated FROM traces WHERE trace_id IN (?*)`
+		model, usd_estimated, step_count FROM traces WHERE trace_id IN (?*)`
 	sqlLoadSteps = `SELECT trace_pk, kind, step_id, call_id, text, tool, args, result, as_of,
 		is_error, credential, next_cursor, has_more FROM steps WHERE trace_pk IN (?*) ORDER BY trace_pk, idx`
 	sqlLoadContracts = `SELECT tc.trace_pk, c.body FROM trace_contracts tc

@@ -24,6 +24,17 @@ type ScoreRow struct {
 	Detail         json.RawMessage
 	GoldSHA        string // GoldSHA of the case scored against (GoldSHANone without one)
 	ConfigSHA      string // the engine's hash of the scoring configuration
+	Metrics        ScoreMetrics
+}
+
+// ScoreMetrics are the numbers of a score report.json reads, stored as
+// columns beside the detail so a report reads them without decoding it.
+type ScoreMetrics struct {
+	Precision, Recall              *float64
+	DefinitionMatch, FreshnessPass *bool
+	PolicyViolations               *int
+	Calls, Clarifications          int
+	CostUSD                        float64
 }
 
 // Suggestion is the machine's gold and label for a trace nobody labeled.
@@ -39,12 +50,17 @@ type Suggestion struct {
 
 const (
 	sqlUpsertScore = `INSERT INTO scores (trace_pk, suggested_class, markers, needs_review, correct, grounded, detail,
-		scored_at, content_sha, gold_sha, config_sha)
-		SELECT id, ?, ?, ?, ?, ?, ?, ?, content_sha, ?, ? FROM traces WHERE trace_id = ?
+		scored_at, content_sha, gold_sha, config_sha, grounding_precision, grounding_recall, definition_match,
+		freshness_pass, policy_violations, calls, clarifications, cost_usd)
+		SELECT id, ?, ?, ?, ?, ?, ?, ?, content_sha, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM traces WHERE trace_id = ?
 		ON CONFLICT (trace_pk) DO UPDATE SET suggested_class = excluded.suggested_class,
 		markers = excluded.markers, needs_review = excluded.needs_review, correct = excluded.correct,
 		grounded = excluded.grounded, detail = excluded.detail, scored_at = excluded.scored_at,
-		content_sha = excluded.content_sha, gold_sha = excluded.gold_sha, config_sha = excluded.config_sha`
+		content_sha = excluded.content_sha, gold_sha = excluded.gold_sha, config_sha = excluded.config_sha,
+		grounding_precision = excluded.grounding_precision, grounding_recall = excluded.grounding_recall,
+		definition_match = excluded.definition_match, freshness_pass = excluded.freshness_pass,
+		policy_violations = excluded.policy_violations, calls = excluded.calls,
+		clarifications = excluded.clarifications, cost_usd = excluded.cost_usd`
 	// The trace's case and whether it is still purely the machine's:
 	// suggested, machine gold, and nothing in its event log.
 	sqlSuggestTarget = `SELECT t.id, t.as_user, t.user_role, t.question, COALESCE(c.case_id, ''),
@@ -74,6 +90,9 @@ func (s *Store) SaveScores(ctx context.Context, rows []ScoreRow, suggestions []S
 		defer closeAll(upsert, target, insCase, write)
 		// Cases first: the queue's columns then follow the suggested label.
 		for _, sg := range suggestions {
+			if sg.Case != nil && mustJSON(sg.Case.Case.Gold) == mustJSON(sg.Gold) && mustJSON(sg.Case.Case.Label) == mustJSON(sg.Label) {
+				continue // the same suggestion as stored (a rescore under a new configuration, mostly)
+			}
 			var pk int64
 			var user, role, question, caseID string
 			var machine bool
@@ -97,9 +116,6 @@ func (s *Store) SaveScores(ctx context.Context, rows []ScoreRow, suggestions []S
 				var c model.Case
 				if sg.Case != nil && sg.Case.Case.CaseID == caseID {
 					c = sg.Case.Case
-					if mustJSON(c.Gold) == mustJSON(sg.Gold) && mustJSON(c.Label) == mustJSON(sg.Label) {
-						continue // the same suggestion as stored
-					}
 				} else {
 					row := tx.QueryRowContext(ctx, sqlSaveScores, caseID)
 					cr, err := scanCase(row)
@@ -120,8 +136,11 @@ func (s *Store) SaveScores(ctx context.Context, rows []ScoreRow, suggestions []S
 			if len(detail) == 0 {
 				detail = json.RawMessage("{}")
 			}
+			m := &r.Metrics
 			if _, err := upsert.ExecContext(ctx, r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct),
-				nullBool(r.Grounded), string(detail), at, r.GoldSHA, r.ConfigSHA, r.TraceID); err != nil {
+				nullBool(r.Grounded), string(detail), at, r.GoldSHA, r.ConfigSHA, nullFloat(m.Precision),
+				nullFloat(m.Recall), nullBool(m.DefinitionMatch), nullBool(m.FreshnessPass), nullInt(m.PolicyViolations),
+				m.Calls, m.Clarifications, m.CostUSD, r.TraceID); err != nil {
 				return err
 			}
 		}
@@ -156,6 +175,20 @@ func nullBool(b *bool) any {
 		return nil
 	}
 	return *b
+}
+
+func nullFloat(f *float64) any {
+	if f == nil {
+		return nil
+	}
+	return *f
+}
+
+func nullInt(n *int) any {
+	if n == nil {
+		return nil
+	}
+	return *n
 }
 
 func scanNullBool(b sql.NullBool) *bool {
@@ -306,11 +339,14 @@ const (
 	ScopeCases                       // traces that have a case
 )
 
+// scopeWhere is each scope's condition on the trace's case c.
+var scopeWhere = map[ScoreScope]string{ScopeAll: "1 = 1", ScopeHumanGold: "c.gold_origin = 'human'",
+	ScopeConfirmed: "c.status = 'confirmed'", ScopeCases: "c.case_id IS NOT NULL"}
+
 // sqlEachScore pages through the stored scores in one scope after a trace pk.
 var sqlEachScore = func() map[ScoreScope]string {
 	m := map[ScoreScope]string{}
-	for scope, where := range map[ScoreScope]string{ScopeAll: "TRUE", ScopeHumanGold: "c.gold_origin = 'human'",
-		ScopeConfirmed: "c.status = 'confirmed'", ScopeCases: "c.case_id IS NOT NULL"} {
+	for scope, where := range scopeWhere {
 		m[scope] = `SELECT t.id, t.trace_id, s.grounded, s.detail, COALESCE(c.case_id, '')
 			FROM traces t JOIN scores s ON s.trace_pk = t.id
 			LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
@@ -401,7 +437,8 @@ func (s *Store) ScoreDetails(ctx context.Context, ids []string) (map[string]json
 
 // The SQL of this file, one constant per statement.
 const (
-	sqlSaveScores = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
+	sqlScoreDetails = `SELECT t.trace_id, s.detail FROM traces t JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id IN (?*)`
+	sqlSaveScores   = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
 						WHERE c.case_id = ?`
 )
 
@@ -410,7 +447,6 @@ const (
 	sqlSuggestionTakers = `SELECT t.trace_id FROM traces t
 		LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
 		WHERE t.question_key IN (?*) AND COALESCE(c.gold_origin, 'machine') <> 'human' ORDER BY t.id`
-	sqlScoreDetails = `SELECT t.trace_id, s.detail FROM traces t JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id IN (?*)`
 )
 
 const sqlScoreCurrent = `SELECT EXISTS (SELECT 1 FROM traces t JOIN scores s ON s.trace_pk = t.id

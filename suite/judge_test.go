@@ -1,4 +1,4 @@
-package app
+package suite
 
 import (
 	"testing"
@@ -30,7 +30,7 @@ func TestJudgeFollowsTheSuiteLabel(t *testing.T) {
 		{"pending, new trace bad", model.Label{}, bad, VerdictFailing},
 	} {
 		c := &model.Case{CaseID: "c", Gold: gold, Label: tt.label}
-		if got := judge(c, tt.score, "1").Verdict; got != tt.want {
+		if got := Judge(c, tt.score, "1").Verdict; got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
 		}
 	}

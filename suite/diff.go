@@ -1,4 +1,4 @@
-package app
+package suite
 
 import (
 	"encoding/json"
@@ -180,23 +180,20 @@ func DiffReports(oldName string, old []model.Report, newName string, cur []model
 func fmtNum(p *float64) string { return cireport.Number(p) }
 
 // ReadReport reads a report.json file: a JSON array of report objects.
-// One that belongs to an exported suite must be the pair of its
-// cases.jsonl (verifySuitePair).
+// (app.ReadReport also checks one that belongs to an exported suite is
+// the pair of its cases.jsonl.)
 func ReadReport(path string) ([]model.Report, error) {
-	if err := verifyReportPair(path); err != nil {
-		return nil, err
-	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, BadInput("%v", err)
 	}
 	var rs []model.Report
 	if err := json.Unmarshal(data, &rs); err != nil {
-		return nil, badInput("%s: expected report.json, a JSON array of one object per server: %v", path, err)
+		return nil, BadInput("%s: expected report.json, a JSON array of one object per server: %v", path, err)
 	}
 	for i, r := range rs {
 		if r.Server == "" && r.Cases == 0 {
-			return nil, badInput("%s: [%d]: not a report object (no server, no cases)", path, i)
+			return nil, BadInput("%s: [%d]: not a report object (no server, no cases)", path, i)
 		}
 	}
 	return rs, nil

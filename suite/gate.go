@@ -1,4 +1,4 @@
-package app
+package suite
 
 import (
 	"fmt"
@@ -30,7 +30,7 @@ type Coverage struct {
 // Validate rejects a share outside (0, 1].
 func (g Gate) Validate() error {
 	if g.MinCoverage < 0 || g.MinCoverage > 1 {
-		return badInput("--min-coverage %g: expected a share of the suite's cases in (0, 1], e.g. 0.9", g.MinCoverage)
+		return BadInput("--min-coverage %g: expected a share of the suite's cases in (0, 1], e.g. 0.9", g.MinCoverage)
 	}
 	return nil
 }
@@ -45,8 +45,8 @@ func (g Gate) required() float64 {
 	return g.MinCoverage
 }
 
-// judge applies the gate to a check's counts.
-func (g Gate) judge(s CheckSummary) Coverage {
+// Judge applies the gate to a check's counts.
+func (g Gate) Judge(s CheckSummary) Coverage {
 	c := Coverage{Covered: s.Cases - s.Missing, Required: g.required()}
 	if s.Cases > 0 {
 		c.Ratio = float64(c.Covered) / float64(s.Cases)

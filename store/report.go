@@ -1,0 +1,131 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"tracelab/model"
+)
+
+// ReportRow is what report.json reads of one scored trace: the score's
+// columns, never its detail JSON, and of its case only what the verdict
+// needs.
+type ReportRow struct {
+	TraceID, Server, RunID string
+	SuggestedClass         string // "" for none
+	Correct, Grounded      *bool
+	NeedsReview            bool
+	Metrics                ScoreMetrics
+	HumanGold              bool // the case's gold is a person's
+	Confirmed              bool // the case is confirmed
+	// Label is the case's label, read only where the gold is a person's
+	// (the report takes a machine case's verdict from the scorer).
+	Label *model.Label
+}
+
+// reportColumns are a ReportRow's columns, after the trace pk (see scanReportRow).
+const reportColumns = `t.trace_id, t.server, t.run_id, s.suggested_class, s.correct, s.grounded, s.needs_review,
+	s.grounding_precision, s.grounding_recall, s.definition_match, s.freshness_pass, s.policy_violations,
+	s.calls, s.clarifications, s.cost_usd, COALESCE(c.gold_origin = 'human', 0), COALESCE(c.status = 'confirmed', 0),
+	CASE WHEN c.gold_origin = 'human' THEN c.label END
+	FROM traces t JOIN scores s ON s.trace_pk = t.id
+	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id`
+
+// sqlEachReportRow pages through the report rows of one scope after a trace pk.
+var sqlEachReportRow = func() map[ScoreScope]string {
+	m := map[ScoreScope]string{}
+	for scope, where := range scopeWhere {
+		m[scope] = `SELECT t.id, ` + reportColumns + ` WHERE t.id > ? AND ` + where + ` ORDER BY t.id LIMIT ?`
+	}
+	return m
+}()
+
+// sqlReportRowsOf reads the report rows of a list of traces.
+const sqlReportRowsOf = `SELECT t.id, ` + reportColumns + ` WHERE t.trace_id IN (?*)`
+
+// EachReportRow reads the report rows of the scored traces in scope, in
+// import order, a batch at a time.
+func (s *Store) EachReportRow(ctx context.Context, scope ScoreScope, fn func([]ReportRow) error) error {
+	var after int64
+	for {
+		out, last, err := s.reportRows(ctx, sqlEachReportRow[scope], after, eachScoreBatch)
+		if err != nil || len(out) == 0 {
+			return err
+		}
+		if err := fn(out); err != nil {
+			return err
+		}
+		if len(out) < eachScoreBatch {
+			return nil
+		}
+		after = last
+	}
+}
+
+// ReportRowsOf returns the report rows of the scored traces among ids, by
+// trace id.
+func (s *Store) ReportRowsOf(ctx context.Context, ids []string) (map[string]ReportRow, error) {
+	out := make(map[string]ReportRow, len(ids))
+	for start := 0; start < len(ids); start += loadBatch {
+		part := ids[start:min(start+loadBatch, len(ids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		rows, _, err := s.reportRows(ctx, withList(sqlReportRowsOf, len(part)), args...)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out[r.TraceID] = r
+		}
+	}
+	return out, nil
+}
+
+// reportRows runs one query of reportColumns; last is the greatest trace pk read.
+func (s *Store) reportRows(ctx context.Context, q string, args ...any) (out []ReportRow, last int64, err error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r ReportRow
+		var pk int64
+		var correct, grounded, def, fresh sql.NullBool
+		var prec, rec sql.NullFloat64
+		var viol sql.NullInt64
+		var label sql.NullString
+		m := &r.Metrics
+		if err := rows.Scan(&pk, &r.TraceID, &r.Server, &r.RunID, &r.SuggestedClass, &correct, &grounded, &r.NeedsReview,
+			&prec, &rec, &def, &fresh, &viol, &m.Calls, &m.Clarifications, &m.CostUSD, &r.HumanGold, &r.Confirmed,
+			&label); err != nil {
+			return nil, 0, err
+		}
+		last = max(last, pk)
+		r.Correct, r.Grounded = scanNullBool(correct), scanNullBool(grounded)
+		m.DefinitionMatch, m.FreshnessPass = scanNullBool(def), scanNullBool(fresh)
+		if prec.Valid {
+			m.Precision = &prec.Float64
+		}
+		if rec.Valid {
+			m.Recall = &rec.Float64
+		}
+		if viol.Valid {
+			v := int(viol.Int64)
+			m.PolicyViolations = &v
+		}
+		if label.Valid {
+			var l model.Label
+			if err := json.Unmarshal([]byte(label.String), &l); err != nil {
+				return nil, 0, fmt.Errorf("trace %s: label: %w", r.TraceID, err)
+			}
+			r.Label = &l
+		}
+		out = append(out, r)
+	}
+	return out, last, rows.Err()
+}
