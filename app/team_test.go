@@ -15,6 +15,7 @@ import (
 	"tracelab/model"
 	"tracelab/store"
 	"tracelab/store/pgtest"
+	"tracelab/suite"
 )
 
 func TestMain(m *testing.M) {
@@ -154,7 +155,7 @@ func eightLabelers(t *testing.T, path string) {
 		if rec.Status != model.StatusConfirmed || rec.ConfirmedBy != who[0] {
 			t.Errorf("%s: %s by %q, want confirmed by %s", r.TraceID, rec.Status, rec.ConfirmedBy, who[0])
 		}
-		if got, want := labelText(rec.Case.Label), labelText(log.want[r.TraceID]); got != want {
+		if got, want := suite.LabelText(rec.Case.Label), suite.LabelText(log.want[r.TraceID]); got != want {
 			t.Errorf("%s: label %s, want what %s set: %s", r.TraceID, got, who[0], want)
 		}
 		evs, err := setup.Events(ctx, rec.Case.CaseID)

@@ -131,7 +131,7 @@ func Judge(c *model.Case, ts scoring.TraceScore, answer string) CaseCheck {
 			cc.Reason = "grounded; the answer needs a person: " + ac.Reason
 		}
 		if cc.Verdict == VerdictFixed {
-			cc.Reason += "; the suite label was " + labelText(c.Label)
+			cc.Reason += "; the suite label was " + LabelText(c.Label)
 		}
 	} else {
 		if len(reasons) == 0 {
@@ -146,7 +146,7 @@ func Judge(c *model.Case, ts scoring.TraceScore, answer string) CaseCheck {
 	return cc
 }
 
-func labelText(l model.Label) string {
+func LabelText(l model.Label) string {
 	var parts []string
 	switch {
 	case l.Correct == nil:
