@@ -146,6 +146,8 @@ func Judge(c *model.Case, ts scoring.TraceScore, answer string) CaseCheck {
 	return cc
 }
 
+// LabelText is a label as one line of words ("wrong, ungrounded, class
+// temporal"), as verdicts and tests print it.
 func LabelText(l model.Label) string {
 	var parts []string
 	switch {
