@@ -304,7 +304,8 @@ func TestConcurrentEditsOfOneCaseKeepEveryField(t *testing.T) {
 }
 
 // Undo and redo revert only what nobody changed since: a teammate's later
-// write to a field stands (and the undo says so when that is all it had).
+// write to a shared field (the gold: each labeler's label is their own)
+// stands, and the undo says so when that is all it had.
 func TestUndoKeepsATeammatesLaterEdit(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
@@ -322,39 +323,39 @@ func TestUndoKeepsATeammatesLaterEdit(t *testing.T) {
 			}
 		}
 		cases := []struct {
-			name     string
-			run      func(st *Store) (Group, error)
-			wantErr  string // "" : no error
-			note     string
-			correct  string
-			reverted []string
+			name       string
+			run        func(st *Store) (Group, error)
+			wantErr    string // "" : no error
+			definition string
+			scope      string
+			reverted   []string
 		}{
 			{"a teammate's later note stands", func(st *Store) (Group, error) {
-				edit(st, "ana", "label.note", `"ana's"`)
-				edit(st, "bo", "label.note", `"bo's"`)
+				edit(st, "ana", "gold.definition", `"ana's"`)
+				edit(st, "bo", "gold.definition", `"bo's"`)
 				return st.UndoGroup(ctx, "q000", "ana")
-			}, "nothing to undo: label.note was changed by bo since", "bo's", "?", nil},
+			}, "nothing to undo: gold.definition was changed by bo since", "bo's", "", nil},
 			{"the fields nobody touched are reverted", func(st *Store) (Group, error) {
-				edit(st, "ana", "label.note", `"ana's"`, "label.correct", `true`)
-				edit(st, "bo", "label.note", `"bo's"`)
+				edit(st, "ana", "gold.definition", `"ana's"`, "gold.policy_scope", `"finance"`)
+				edit(st, "bo", "gold.definition", `"bo's"`)
 				return st.UndoGroup(ctx, "q000", "ana")
-			}, "", "bo's", "?", []string{"label.correct"}},
+			}, "", "bo's", "", []string{"gold.policy_scope"}},
 			{"redo after a teammate's edit", func(st *Store) (Group, error) {
-				edit(st, "ana", "label.note", `"ana's"`)
+				edit(st, "ana", "gold.definition", `"ana's"`)
 				if _, err := st.UndoGroup(ctx, "q000", "ana"); err != nil {
 					t.Fatal(err)
 				}
-				edit(st, "bo", "label.note", `"bo's"`)
+				edit(st, "bo", "gold.definition", `"bo's"`)
 				return st.RedoGroup(ctx, "q000", "ana")
-			}, "nothing to redo: label.note was changed by bo since", "bo's", "?", nil},
+			}, "nothing to redo: gold.definition was changed by bo since", "bo's", "", nil},
 			{"one's own stack is untouched", func(st *Store) (Group, error) {
-				edit(st, "ana", "label.note", `"one"`)
-				edit(st, "ana", "label.note", `"two"`)
+				edit(st, "ana", "gold.definition", `"one"`)
+				edit(st, "ana", "gold.definition", `"two"`)
 				if _, err := st.UndoGroup(ctx, "q000", "ana"); err != nil {
 					t.Fatal(err)
 				}
 				return st.UndoGroup(ctx, "q000", "ana")
-			}, "", "", "?", []string{"label.note"}},
+			}, "", "", "", []string{"gold.definition"}},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -376,12 +377,8 @@ func TestUndoKeepsATeammatesLaterEdit(t *testing.T) {
 					t.Errorf("reverted %v, want %v", got, c.reverted)
 				}
 				rec, _ := st.CaseForTrace(ctx, "q000")
-				correct := "?"
-				if rec.Case.Label.Correct != nil {
-					correct = fmt.Sprint(*rec.Case.Label.Correct)
-				}
-				if rec.Case.Label.Note != c.note || correct != c.correct {
-					t.Errorf("note %q correct %s, want %q %s", rec.Case.Label.Note, correct, c.note, c.correct)
+				if g := rec.Case.Gold; g.Definition != c.definition || g.PolicyScope != c.scope {
+					t.Errorf("definition %q scope %q, want %q %q", g.Definition, g.PolicyScope, c.definition, c.scope)
 				}
 			})
 		}
