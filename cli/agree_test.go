@@ -71,9 +71,12 @@ func TestTwoLabelersAndAJudge(t *testing.T) {
 	if ps[0] != want || ps[2].Rater != "judge:judge" || ps[2].Labeled != 32 || ps[3].Rater != "tracelab" {
 		t.Errorf("progress %+v", ps)
 	}
-	ls, _, _ := run(t, "ls", "--db", db, "--format", "json")
-	if !strings.Contains(ls, "trace_0c9d4e") {
-		t.Fatalf("ls: %s", ls)
+	var rows []struct {
+		TraceID string `json:"trace_id"`
+	}
+	ls, _, _ := run(t, "ls", "--db", db, "--disputed", "--format", "json")
+	if err := json.Unmarshal([]byte(ls), &rows); err != nil || len(rows) != 3 {
+		t.Fatalf("ls --disputed: %v %s", err, ls)
 	}
 
 	// The lead settles emea-active-q2-017 (ana and bob differ on its
