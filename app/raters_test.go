@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -178,5 +179,27 @@ func TestImportAddsALabelerBeside(t *testing.T) {
 	}
 	if tr, _ := e.Raters(ctx, "trace_9f31c2"); tr.LabelFor("bob").Correct == nil || tr.LabelFor("carol") != tr.Final.Label {
 		t.Errorf("LabelFor: bob %+v, carol %+v", tr.LabelFor("bob"), tr.LabelFor("carol"))
+	}
+}
+
+// BenchmarkToggleTwoRaters: one label action on a case two people label,
+// the rater rows read and the final label settled in the same write.
+func BenchmarkToggleTwoRaters(b *testing.B) {
+	ctx := context.Background()
+	e, err := Open(ctx, filepath.Join(b.TempDir(), "b.db"), Files{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.ImportFile(ctx, "../testdata/traces/generic-warehouse.jsonl", ImportOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	who := []string{"ana", "bob"}
+	i := 0
+	for b.Loop() {
+		if _, err := e.ToggleCorrect(ctx, "trace_9f31c2", who[i%2]); err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }
