@@ -248,3 +248,44 @@ func TestJudgeFailuresAreErrors(t *testing.T) {
 		t.Errorf("agree --by mood: exit %d %q", code, errs)
 	}
 }
+
+// A judge's labels of traces nobody labeled yet survive the suite that
+// later brings those traces' cases: they move to the suite's case, and
+// the trace keeps one case.
+func TestJudgeBeforeTheSuite(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	traces, _ := filepath.Glob("testdata/traces/*.jsonl")
+	for _, args := range [][]string{
+		append([]string{"import", "--db", db, "--policy", "testdata/policy.json"}, traces...),
+		{"judge", "--db", db, "--policy", "testdata/policy.json", "--judge", judgeCmd},
+		{"import", "--db", db, "testdata/cases.jsonl"},
+	} {
+		if out, errs, code := run(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	dir := t.TempDir()
+	if _, errs, code := run(t, "export", "--db", db, "--out", dir, "--labels", "all"); code != 0 {
+		t.Fatal(errs)
+	}
+	c := readCases(t, filepath.Join(dir, "cases.jsonl"))["emea-active-q2-017"]
+	if len(c.Labels) != 2 || c.Labels[0].Rater != "judge:judge" || c.Labels[1].Rater != "tracelab" {
+		t.Errorf("labels of the suite's case: %+v", c.Labels)
+	}
+	out, _, _ := run(t, "ls", "--db", db, "--format", "json")
+	var rows []struct {
+		TraceID string `json:"trace_id"`
+		CaseID  string `json:"case_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.TraceID == "trace_9f31c2" && r.CaseID != "emea-active-q2-017" {
+			t.Errorf("trace_9f31c2 shows case %s, want the suite's", r.CaseID)
+		}
+	}
+	if _, errs, code := run(t, "agree", "--db", db, "--progress"); code != 0 {
+		t.Fatal(errs)
+	}
+}
