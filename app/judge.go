@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"tracelab/model"
@@ -33,6 +34,9 @@ type JudgeOptions struct {
 	Timeout   time.Duration
 	MaxOutput int64
 	TraceIDs  []string // nil: every trace
+	// Jobs is how many traces are judged at once (default 1): a judge
+	// that calls a model spends its time waiting.
+	Jobs int
 	// Progress, when set, is called after each trace with how many are done.
 	Progress func(done, total int)
 }
@@ -97,8 +101,9 @@ type JudgeResult struct {
 
 // Judge runs a judge over traces (every trace unless opts.TraceIDs names
 // some), scoring what is stale first so each judge sees a current score,
-// and stores each verdict as the judge's label as it comes. The first
-// trace it cannot judge stops the run with a *JudgeError.
+// and stores each verdict as the judge's label as it comes, opts.Jobs
+// traces at a time. The first trace it cannot judge stops the run (the
+// judges still running are stopped) with a *JudgeError.
 func (e *Engine) Judge(ctx context.Context, opts JudgeOptions) (JudgeResult, error) {
 	name := opts.Name
 	if name == "" {
@@ -124,44 +129,77 @@ func (e *Engine) Judge(ctx context.Context, opts JudgeOptions) (JudgeResult, err
 			return res, err
 		}
 	}
-	for i, id := range ids {
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		t, err := e.st.Trace(ctx, id)
-		if err != nil {
-			return res, err
-		}
-		score, err := e.st.Score(ctx, id)
-		if err != nil {
-			return res, err
-		}
-		in, err := json.Marshal(JudgeInput{Trace: t, Score: score})
-		if err != nil {
-			return res, err
-		}
-		out, msg := commandRun{Command: opts.Command, Stdin: in, Timeout: opts.Timeout, MaxOutput: opts.MaxOutput,
-			CapFlag: "--max-output", Stop: ctx.Done()}.run()
-		var rl RaterLabel
-		if msg == "" {
-			rl, msg = parseVerdict(out)
-		}
-		if msg != "" {
-			if err := ctx.Err(); err != nil {
-				return res, err
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	var first error
+	work := make(chan string)
+	var wg sync.WaitGroup
+	for range max(opts.Jobs, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range work {
+				err := e.judgeOne(ctx, opts, res.Rater, id)
+				mu.Lock()
+				switch {
+				case err != nil && first == nil:
+					first = err
+					if je, ok := err.(*JudgeError); ok {
+						je.Done = res.Judged
+					}
+					cancel() // stops the judges still running
+				case err == nil:
+					res.Judged++
+					if opts.Progress != nil {
+						opts.Progress(res.Judged, len(ids))
+					}
+				}
+				mu.Unlock()
 			}
-			return res, &JudgeError{Judge: res.Rater, Trace: id, Msg: msg, Done: res.Judged}
-		}
-		rl.Rater = res.Rater
-		if err := e.PutRaterLabel(ctx, id, rl); err != nil {
-			return res, err
-		}
-		res.Judged++
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(ids))
+		}()
+	}
+feed:
+	for _, id := range ids {
+		select {
+		case work <- id:
+		case <-ctx.Done():
+			break feed
 		}
 	}
-	return res, nil
+	close(work)
+	wg.Wait()
+	return res, first
+}
+
+// judgeOne runs the judge on one trace and stores its verdict.
+func (e *Engine) judgeOne(ctx context.Context, opts JudgeOptions, rater, id string) error {
+	t, err := e.st.Trace(ctx, id)
+	if err != nil {
+		return err
+	}
+	score, err := e.st.Score(ctx, id)
+	if err != nil {
+		return err
+	}
+	in, err := json.Marshal(JudgeInput{Trace: t, Score: score})
+	if err != nil {
+		return err
+	}
+	out, msg := commandRun{Command: opts.Command, Stdin: in, Timeout: opts.Timeout, MaxOutput: opts.MaxOutput,
+		CapFlag: "--max-output", Stop: ctx.Done()}.run()
+	var rl RaterLabel
+	if msg == "" {
+		rl, msg = parseVerdict(out)
+	}
+	if msg != "" {
+		if err := ctx.Err(); err != nil {
+			return err // stopped: another trace failed first, or the run was interrupted
+		}
+		return &JudgeError{Judge: rater, Trace: id, Msg: msg}
+	}
+	rl.Rater = rater
+	return e.PutRaterLabel(ctx, id, rl)
 }
 
 // parseVerdict reads a judge's stdout: exactly one JudgeVerdict object

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -77,5 +79,34 @@ func TestJudgeName(t *testing.T) {
 		if got := JudgeName(cmd); got != want {
 			t.Errorf("JudgeName(%q) = %q, want %q", cmd, got, want)
 		}
+	}
+}
+
+// A judge over every trace, four at a time: each verdict is one label of
+// rater judge:NAME; a failing judge stops the run with a JudgeError.
+func TestJudgeRun(t *testing.T) {
+	ctx := context.Background()
+	e := labelEngine(t)
+	calls := 0
+	res, err := e.Judge(ctx, JudgeOptions{Command: "sh ../testdata/raters/judge.sh", Name: "sh", Jobs: 4,
+		Progress: func(done, total int) { calls++ }})
+	if err != nil || res.Rater != "judge:sh" || res.Judged != 32 || calls != 32 {
+		t.Fatalf("judge run: %+v %v, %d progress calls", res, err, calls)
+	}
+	tr, err := e.Raters(ctx, "trace_9f31c2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := tr.Rater("judge:sh")
+	if j == nil || j.Kind != model.RaterJudge || j.Rationale == "" || classStr(j.Label.FailureClass) != "temporal" {
+		t.Errorf("judge's label of a semantic trace: %+v", j)
+	}
+	_, err = e.Judge(ctx, JudgeOptions{Command: "sh ../testdata/raters/judge.sh fail", Jobs: 4})
+	var je *JudgeError
+	if !errors.As(err, &je) || je.Judge != "judge:judge" || !strings.HasPrefix(je.Trace, "trace_") || je.Done != 0 {
+		t.Errorf("failing judge: %v", err)
+	}
+	if _, err := e.Judge(ctx, JudgeOptions{Command: " "}); err == nil {
+		t.Error("a judge without a command ran")
 	}
 }

@@ -71,9 +71,12 @@ func TestTwoLabelersAndAJudge(t *testing.T) {
 	if ps[0] != want || ps[2].Rater != "judge:judge" || ps[2].Labeled != 32 || ps[3].Rater != "tracelab" {
 		t.Errorf("progress %+v", ps)
 	}
-	ls, _, _ := run(t, "ls", "--db", db, "--format", "json")
-	if !strings.Contains(ls, "trace_0c9d4e") {
-		t.Fatalf("ls: %s", ls)
+	var rows []struct {
+		TraceID string `json:"trace_id"`
+	}
+	ls, _, _ := run(t, "ls", "--db", db, "--disputed", "--format", "json")
+	if err := json.Unmarshal([]byte(ls), &rows); err != nil || len(rows) != 3 {
+		t.Fatalf("ls --disputed: %v %s", err, ls)
 	}
 
 	// The lead settles emea-active-q2-017 (ana and bob differ on its
@@ -243,5 +246,46 @@ func TestJudgeFailuresAreErrors(t *testing.T) {
 	}
 	if _, errs, code := run(t, "agree", "--db", db, "--by", "mood"); code != 2 || !strings.Contains(errs, `--by "mood"`) {
 		t.Errorf("agree --by mood: exit %d %q", code, errs)
+	}
+}
+
+// A judge's labels of traces nobody labeled yet survive the suite that
+// later brings those traces' cases: they move to the suite's case, and
+// the trace keeps one case.
+func TestJudgeBeforeTheSuite(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	traces, _ := filepath.Glob("testdata/traces/*.jsonl")
+	for _, args := range [][]string{
+		append([]string{"import", "--db", db, "--policy", "testdata/policy.json"}, traces...),
+		{"judge", "--db", db, "--policy", "testdata/policy.json", "--judge", judgeCmd},
+		{"import", "--db", db, "testdata/cases.jsonl"},
+	} {
+		if out, errs, code := run(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	dir := t.TempDir()
+	if _, errs, code := run(t, "export", "--db", db, "--out", dir, "--labels", "all"); code != 0 {
+		t.Fatal(errs)
+	}
+	c := readCases(t, filepath.Join(dir, "cases.jsonl"))["emea-active-q2-017"]
+	if len(c.Labels) != 2 || c.Labels[0].Rater != "judge:judge" || c.Labels[1].Rater != "tracelab" {
+		t.Errorf("labels of the suite's case: %+v", c.Labels)
+	}
+	out, _, _ := run(t, "ls", "--db", db, "--format", "json")
+	var rows []struct {
+		TraceID string `json:"trace_id"`
+		CaseID  string `json:"case_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.TraceID == "trace_9f31c2" && r.CaseID != "emea-active-q2-017" {
+			t.Errorf("trace_9f31c2 shows case %s, want the suite's", r.CaseID)
+		}
+	}
+	if _, errs, code := run(t, "agree", "--db", db, "--progress"); code != 0 {
+		t.Fatal(errs)
 	}
 }

@@ -29,10 +29,12 @@ its folder and extension) beside the people's labels: tracelab agree treats the 
 like a person, and a judge never decides a case's final label. Running a judge again
 replaces its earlier verdicts.
 
-The judge runs in its own process group, like the policy oracle: a judge that fails,
+--jobs traces are judged at once. Each judge runs in its own process group, like the
+policy oracle: a judge that fails,
 runs past --timeout, writes more than --max-output, or writes anything but a verdict
-stops the run with exit status 2, naming the judge and the trace; no label is stored
-for that trace (the traces judged before it keep theirs).`,
+stops the run (the judges still running are stopped) with exit status 2, naming the
+judge and the trace; no label is stored for that trace (the traces judged before it keep
+theirs).`,
 		Example: `  tracelab judge --judge ./judges/llm.sh
   tracelab judge --judge 'python3 judge.py --model small' --name small
   tracelab judge --judge ./judges/llm.sh --trace trace_9f31c2 --timeout 5m`,
@@ -59,6 +61,7 @@ for that trace (the traces judged before it keep theirs).`,
 	fl.StringVar(&opts.Name, "name", "", "the judge's name: its labels are rater judge:NAME (default: from the command)")
 	fl.DurationVar(&opts.Timeout, "timeout", app.DefaultJudgeTimeout, "how long the judge may take per trace")
 	fl.Int64Var(&opts.MaxOutput, "max-output", app.DefaultJudgeMaxOutput, "bytes the judge may write per trace")
+	fl.IntVar(&opts.Jobs, "jobs", 4, "how many traces to judge at once")
 	fl.StringArrayVar(&opts.TraceIDs, "trace", nil, "judge only this trace (repeatable)")
 	addScoringFlags(cmd, &files)
 	return cmd

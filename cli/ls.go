@@ -15,9 +15,9 @@ import (
 
 func newLsCmd() *cobra.Command {
 	var server, status, format string
-	var queued bool
+	var queued, disputed bool
 	cmd := &cobra.Command{
-		Use:   "ls [--server S] [--status suggested|confirmed|none] [--queued] [--format text|json]",
+		Use:   "ls [--server S] [--status suggested|confirmed|none] [--queued] [--disputed] [--format text|json]",
 		Short: "List the traces in the database with their label status",
 		Long: `Ls prints one line per trace: id, case, server, outcome, label status, class and
 question. --format json prints one JSON array of trace summaries instead.`,
@@ -38,6 +38,7 @@ question. --format json prints one JSON array of trace summaries instead.`,
 				return withCode(2, fmt.Errorf("--status %q is not one of suggested, pending, confirmed, none", status))
 			}
 			f.QueuedOnly = queued
+			f.Disputed = disputed
 			if format != "text" && format != "json" {
 				return withCode(2, fmt.Errorf("--format %q is not one of text, json", format))
 			}
@@ -53,6 +54,7 @@ question. --format json prints one JSON array of trace summaries instead.`,
 	cmd.Flags().StringVar(&status, "status", "", "only traces whose label status is suggested, pending (gold confirmed, label unset), confirmed or none")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	cmd.Flags().BoolVar(&queued, "queued", false, "only traces `tracelab sample` queued for labeling")
+	cmd.Flags().BoolVar(&disputed, "disputed", false, "only traces whose raters disagree and nobody adjudicated yet")
 	return cmd
 }
 

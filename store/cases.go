@@ -35,14 +35,26 @@ type Event struct {
 	Group  int64 // the action it belongs to (event_groups.id); 0 for an import
 }
 
+// personsEvent says an event e is a person's work on a case. A judge's
+// label ("rater", written beside the case) is not: the machine's
+// suggestion a judge labeled is still the machine's, refreshed by the
+// scorer and replaced by a suite's case like any other.
+const personsEvent = `e.field <> 'rater'`
+
 const (
 	sqlFindCase = `SELECT content_sha, source_file, source_line, status = 'suggested' AND gold_origin = 'machine'
-		AND NOT EXISTS (SELECT 1 FROM events e WHERE e.case_id = cases.case_id) FROM cases WHERE case_id = ?`
+		AND NOT EXISTS (SELECT 1 FROM events e WHERE e.case_id = cases.case_id AND ` + personsEvent + `) FROM cases WHERE case_id = ?`
+	// The machine's untouched suggestions for trace ?1 other than case ?2.
+	sqlOtherSuggestions = `SELECT case_id FROM cases WHERE trace_pk = (SELECT id FROM traces WHERE trace_id = ?1) AND case_id <> ?2
+		AND status = 'suggested' AND gold_origin = 'machine'
+		AND NOT EXISTS (SELECT 1 FROM events e WHERE e.case_id = cases.case_id AND ` + personsEvent + `)`
 	// A trace has one case: a suite case for a trace drops the machine's
-	// untouched suggestion instead of sitting beside it.
-	sqlDropSuggestions = `DELETE FROM cases WHERE trace_pk = (SELECT id FROM traces WHERE trace_id = ?) AND case_id <> ?
-		AND status = 'suggested' AND gold_origin = 'machine' AND NOT EXISTS (SELECT 1 FROM events e WHERE e.case_id = cases.case_id)`
-	sqlUpsertCase = `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
+	// untouched suggestion instead of sitting beside it, after taking over
+	// the labels judges gave it (a rater the case has already keeps its own).
+	sqlMoveRaters = `UPDATE rater_labels SET case_id = ?2 WHERE case_id IN (` + sqlOtherSuggestions + `)
+		AND NOT EXISTS (SELECT 1 FROM rater_labels r2 WHERE r2.case_id = ?2 AND r2.rater = rater_labels.rater)`
+	sqlDropSuggestions = `DELETE FROM cases WHERE case_id IN (` + sqlOtherSuggestions + `)`
+	sqlUpsertCase      = `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
 		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, confirmed_by, confirmed_at,
 		source_file, source_line, contracts, gold_sha)
 		VALUES (?, (SELECT id FROM traces WHERE trace_id = ? AND ? <> ''), ?, ?, ?, ?, ?, ?, ?, 'confirmed', 'human', ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -58,12 +70,12 @@ const (
 
 // caseWriter holds the prepared statements that write imported cases.
 type caseWriter struct {
-	find, drop, upsert, event *sql.Stmt
+	find, move, drop, upsert, event *sql.Stmt
 }
 
 func newCaseWriter(ctx context.Context, tx *sql.Tx) (*caseWriter, error) {
 	cw := &caseWriter{}
-	if err := prepareAll(ctx, tx, []prepared{{&cw.find, sqlFindCase}, {&cw.drop, sqlDropSuggestions},
+	if err := prepareAll(ctx, tx, []prepared{{&cw.find, sqlFindCase}, {&cw.move, sqlMoveRaters}, {&cw.drop, sqlDropSuggestions},
 		{&cw.upsert, sqlUpsertCase}, {&cw.event, sqlInsEvent}}); err != nil {
 		cw.close()
 		return nil, err
@@ -71,7 +83,7 @@ func newCaseWriter(ctx context.Context, tx *sql.Tx) (*caseWriter, error) {
 	return cw, nil
 }
 
-func (cw *caseWriter) close() { closeAll(cw.find, cw.drop, cw.upsert, cw.event) }
+func (cw *caseWriter) close() { closeAll(cw.find, cw.move, cw.drop, cw.upsert, cw.event) }
 
 func (w *writer) putCase(c *model.Case, file string, line int, replace bool, res *WriteStats) (*RecordError, error) {
 	sha := contentSHA(c)
@@ -104,15 +116,18 @@ func (w *writer) putCase(c *model.Case, file string, line int, replace bool, res
 	if len(c.Contracts) > 0 {
 		contracts = mustJSON(c.Contracts)
 	}
-	if c.SourceTrace != "" {
-		if _, err := w.cases.drop.ExecContext(w.ctx, c.SourceTrace, c.CaseID); err != nil {
-			return nil, err
-		}
-	}
 	if _, err = w.cases.upsert.ExecContext(w.ctx, c.CaseID, c.SourceTrace, c.SourceTrace, c.SourceTrace, c.UserRole,
 		c.AsUser, c.Question, gold, label, cost, sha, "import", w.at, "import:"+file, w.at, file, line, contracts,
 		GoldSHA(OriginHuman, c.Gold)); err != nil {
 		return nil, err
+	}
+	if c.SourceTrace != "" {
+		if _, err := w.cases.move.ExecContext(w.ctx, c.SourceTrace, c.CaseID); err != nil {
+			return nil, err
+		}
+		if _, err := w.cases.drop.ExecContext(w.ctx, c.SourceTrace, c.CaseID); err != nil {
+			return nil, err
+		}
 	}
 	if c.SourceTrace != "" {
 		w.unlinked = true // its trace may come later in this file

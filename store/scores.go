@@ -65,7 +65,7 @@ const (
 	// suggested, machine gold, and nothing in its event log.
 	sqlSuggestTarget = `SELECT t.id, t.as_user, t.user_role, t.question, COALESCE(c.case_id, ''),
 		COALESCE(c.status = 'suggested' AND c.gold_origin = 'machine'
-			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.case_id = c.case_id), FALSE)
+			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.case_id = c.case_id AND ` + personsEvent + `), FALSE)
 		FROM traces t LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.trace_id = ?`
 	sqlInsMachineCase = `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
 		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, gold_sha)
