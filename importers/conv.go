@@ -96,19 +96,25 @@ func (b *convBuilder) finish() {
 func settleTurns(stepsp *[]model.Step) string {
 	outputToolAnswer(stepsp)
 	steps := *stepsp
-	lastUser := -1
+	lastUser, lastAnswer := -1, -1
 	for i, s := range steps {
-		if s.Kind == model.KindUser {
+		switch s.Kind {
+		case model.KindUser:
 			lastUser = i
+		case model.KindAnswer:
+			lastAnswer = i
+		}
+	}
+	// One final answer: the last one, after the last user turn. Earlier
+	// answers (an earlier turn's, or text the model said before a later
+	// reply) are assistant messages.
+	for i := range steps {
+		if steps[i].Kind == model.KindAnswer && (i < lastUser || i != lastAnswer) {
+			steps[i].Kind = model.KindAssistant
 		}
 	}
 	if lastUser < 0 {
 		return ""
-	}
-	for i := 0; i < lastUser; i++ {
-		if steps[i].Kind == model.KindAnswer {
-			steps[i].Kind = model.KindAssistant
-		}
 	}
 	u := lastUser
 	for {

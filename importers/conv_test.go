@@ -49,6 +49,9 @@ func TestSettleTurns(t *testing.T) {
 			[]string{"user:q", "tool_call:final_result", "tool_result:"},
 			"q", "user,tool_call,tool_result,answer"},
 		{"no user step", []string{"answer:a"}, "", "answer"},
+		{"two replies in the last turn: the last is the answer",
+			[]string{"user:q", "answer:sorry", "answer:here it is"}, "q", "user,assistant,answer"},
+		{"two replies and no user step", []string{"answer:a", "answer:b"}, "", "assistant,answer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
