@@ -67,3 +67,35 @@ func TestSettleTurns(t *testing.T) {
 		})
 	}
 }
+
+// TestIDIndex covers the small (slice) and large (map) forms alike.
+func TestIDIndex(t *testing.T) {
+	for _, n := range []int{3, idIndexSmall, idIndexSmall + 5} {
+		var x idIndex
+		for i := range n {
+			x.set("id"+string(rune('a'+i)), i)
+		}
+		x.set("ida", 100) // overwrite keeps one entry
+		x.shift(2)
+		count := 0
+		for id, pos := range x.all {
+			count++
+			want := int(id[2]-'a') + 2
+			if id == "ida" {
+				want = 102
+			}
+			if pos != want {
+				t.Errorf("n=%d: %s at %d, want %d", n, id, pos, want)
+			}
+		}
+		if count != n {
+			t.Errorf("n=%d: %d entries", n, count)
+		}
+		if _, ok := x.get("nope"); ok {
+			t.Errorf("n=%d: found an id never set", n)
+		}
+		if p, ok := x.get("idb"); !ok || p != 3 {
+			t.Errorf("n=%d: idb at %d %v, want 3", n, p, ok)
+		}
+	}
+}

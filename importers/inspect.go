@@ -356,15 +356,25 @@ func inspectTrace(file string, v jsonValue, ev *inspectEval, stats *inspectStats
 		t.Usage.InputTokens += max(u.InputTokens, u.TotalTokens-u.OutputTokens)
 		t.Usage.OutputTokens += u.OutputTokens
 	}
-	for _, name := range slices.Sorted(maps.Keys(s.ModelUsage)) {
-		addUsage(s.ModelUsage[name])
-		t.Model = firstNonEmpty(t.Model, name)
+	if len(s.ModelUsage) == 1 { // the common case needs no sorted copy of the keys
+		for name, u := range s.ModelUsage {
+			addUsage(u)
+			t.Model = name
+		}
+	} else {
+		for _, name := range slices.Sorted(maps.Keys(s.ModelUsage)) {
+			addUsage(s.ModelUsage[name])
+			t.Model = firstNonEmpty(t.Model, name)
+		}
 	}
 	// Older logs carry no totals: each model event has its call's usage.
 	noTotals := len(s.ModelUsage) == 0
 	for _, e := range events {
+		if e.Event != "model" {
+			continue
+		}
 		out := e.output()
-		if e.Event != "model" || out == nil {
+		if out == nil {
 			continue
 		}
 		t.Model = firstNonEmpty(t.Model, out.Model, e.Model)
@@ -396,6 +406,9 @@ func inspectTrace(file string, v jsonValue, ev *inspectEval, stats *inspectStats
 // inspectTarget reads a sample's target: a string, or a list of accepted
 // answers joined one per line.
 func inspectTarget(raw json.RawMessage) string {
+	if raw = trimJSON(raw); len(raw) == 0 || string(raw) == "null" {
+		return "" // most samples have none: no decode (and no error) to pay for
+	}
 	var one string
 	if json.Unmarshal(raw, &one) == nil {
 		return strings.TrimSpace(one)
