@@ -299,9 +299,9 @@ func schemaOrNil(raw json.RawMessage) json.RawMessage {
 // genConvo builds the steps of one trace.
 type genConvo struct {
 	steps   []model.Step
-	calls   idIndex // call id -> step index
-	results idIndex // call id -> index of its tool_result step
-	hist    []uint64       // message hashes of the conversation so far
+	calls   idIndex  // call id -> step index
+	results idIndex  // call id -> index of its tool_result step
+	hist    []uint64 // message hashes of the conversation so far
 	tools   []model.ToolContract
 	toolIdx map[string]int
 	answers []int // assistant text steps awaiting answer/clarification
