@@ -22,10 +22,12 @@ type Defaults struct {
 
 // ImportOptions steer one import.
 type ImportOptions struct {
-	Format   string // force a format; "" detects it
-	Replace  bool   // a trace or case seen again with other content replaces the old one
-	SkipBad  bool   // import the good records and report the bad ones
-	Defaults Defaults
+	Format  string // force a format; "" detects it
+	Replace bool   // a trace or case seen again with other content replaces the old one
+	SkipBad bool   // import the good records and report the bad ones
+	// MaxRecord caps the bytes of one record; 0 is importers.DefaultMaxRecord.
+	MaxRecord int64
+	Defaults  Defaults
 	// Progress, when set, is called now and then with bytes read so far and
 	// records seen so far.
 	Progress func(bytes int64, records int)
@@ -134,7 +136,7 @@ func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
-		f, err := importers.Parse(pctx, cr, name, opts.Format, func(rec importers.Record) error {
+		f, err := importers.ParseWith(pctx, cr, name, importers.Options{Format: opts.Format, MaxRecord: opts.MaxRecord}, func(rec importers.Record) error {
 			select {
 			case recs <- rec:
 				return nil
