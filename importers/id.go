@@ -50,22 +50,24 @@ func genID(format string, record []byte) string {
 // invalid bytes would silently become one id; a precise error is better
 // than a collision (or a replacement character nobody typed).
 func checkIDs(t *model.Trace) *LineError {
-	check := func(path, id string) *LineError {
-		if utf8.ValidString(id) && !strings.ContainsRune(id, utf8.RuneError) {
-			return nil
-		}
+	// Paths are built only for a bad id: this runs on every step.
+	bad := func(path, id string) *LineError {
 		return &LineError{Path: path, Msg: fmt.Sprintf("id %s holds invalid UTF-8 (read as U+FFFD): ids must be valid UTF-8, or two different ids could become one", strconv.QuoteToASCII(id))}
 	}
-	if lerr := check("trace_id", t.TraceID); lerr != nil {
-		return lerr
+	if !validID(t.TraceID) {
+		return bad("trace_id", t.TraceID)
 	}
 	for i, s := range t.Steps {
-		if lerr := check(fmt.Sprintf("steps[%d].id", i), s.ID); lerr != nil {
-			return lerr
+		if !validID(s.ID) {
+			return bad(fmt.Sprintf("steps[%d].id", i), s.ID)
 		}
-		if lerr := check(fmt.Sprintf("steps[%d].call_id", i), s.CallID); lerr != nil {
-			return lerr
+		if !validID(s.CallID) {
+			return bad(fmt.Sprintf("steps[%d].call_id", i), s.CallID)
 		}
 	}
 	return nil
+}
+
+func validID(id string) bool {
+	return utf8.ValidString(id) && !strings.ContainsRune(id, utf8.RuneError)
 }
