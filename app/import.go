@@ -22,10 +22,12 @@ type Defaults struct {
 
 // ImportOptions steer one import.
 type ImportOptions struct {
-	Format   string // force a format; "" detects it
-	Replace  bool   // a trace or case seen again with other content replaces the old one
-	SkipBad  bool   // import the good records and report the bad ones
-	Defaults Defaults
+	Format  string // force a format; "" detects it
+	Replace bool   // a trace or case seen again with other content replaces the old one
+	SkipBad bool   // import the good records and report the bad ones
+	// MaxRecord caps the bytes of one record; 0 is importers.DefaultMaxRecord.
+	MaxRecord int64
+	Defaults  Defaults
 	// Labeler makes the file's cases that name no labeler of their own
 	// this person's labels, added beside the other raters' instead of
 	// overwriting the case ("": a case line without a labeler field is
@@ -144,7 +146,7 @@ func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
-		f, err := importers.Parse(pctx, cr, name, opts.Format, func(rec importers.Record) error {
+		f, err := importers.ParseWith(pctx, cr, name, importers.Options{Format: opts.Format, MaxRecord: opts.MaxRecord}, func(rec importers.Record) error {
 			select {
 			case recs <- rec:
 				return nil

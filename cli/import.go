@@ -91,6 +91,7 @@ labeler a cases.jsonl is a suite: its cases are written as they are, nobody's la
 	f.BoolVar(&listFormats, "list-formats", false, "list the supported formats and exit")
 	f.StringVar(&files.Prices, "prices", "", "price table (JSON, the shape of importers/prices.json) over the embedded one, for the estimated cost of traces with tokens but no cost")
 	f.BoolVar(&noScore, "no-score", false, "do not score the new traces after importing them")
+	f.Var((*byteSize)(&opts.MaxRecord), "max-record", "the most one record (a JSONL line, an array element, a whole JSON document) may take, like 64MiB (default 64MiB)")
 	f.BoolVar(&verbose, "verbose", false, "list the parts of each file read past on purpose (a cassette's non-model calls)")
 	addScoringFlags(cmd, &files)
 	return cmd

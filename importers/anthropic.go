@@ -108,6 +108,9 @@ type anthDelta struct {
 // anthRecord is every record shape in one struct, so encoding/json reports
 // wrong types with their path.
 type anthRecord struct {
+	// cut marks a response assembled from a stream that ended before
+	// message_stop.
+	cut bool
 	// A request.
 	Messages []anthMessage     `json:"messages"`
 	Tools    []json.RawMessage `json:"tools"`
@@ -273,6 +276,9 @@ func anthTraceOf(file string, line int, raw []byte, rec *anthRecord) (*model.Tra
 	if t.TraceID == "" && raw != nil {
 		t.TraceID = hashID("anthropic", raw)
 	}
+	if resp != nil && resp.cut {
+		markIncomplete(t, "the response stream ended before message_stop")
+	}
 	return t, nil
 }
 
@@ -416,10 +422,11 @@ func anthResultContent(raw json.RawMessage) (json.RawMessage, *LineError) {
 
 // anthStream assembles stream events into one response message.
 type anthStream struct {
-	line   int
-	msg    anthRecord
-	blocks map[int]*anthStreamBlock
-	hash   recordHash
+	line    int
+	stopped bool // message_stop seen
+	msg     anthRecord
+	blocks  map[int]*anthStreamBlock
+	hash    recordHash
 }
 
 type anthStreamBlock struct {
@@ -438,6 +445,8 @@ func (s *anthStream) add(e *anthRecord, raw []byte) {
 		if e.Message != nil {
 			s.msg = *e.Message
 		}
+	case "message_stop":
+		s.stopped = true
 	case "content_block_start":
 		if e.ContentBlock != nil {
 			s.blocks[e.Index] = &anthStreamBlock{block: *e.ContentBlock}
@@ -499,6 +508,7 @@ func (s *anthStream) record() *anthRecord {
 	}
 	m := s.msg
 	m.Type, m.Role = "message", "assistant"
+	m.cut = !s.stopped
 	m.Content, _ = json.Marshal(blocks)
 	return &m
 }

@@ -37,7 +37,9 @@ func newConvBuilder(t *model.Trace) *convBuilder {
 func (b *convBuilder) flush() {
 	if len(b.msg) > 0 {
 		b.c.message(genMsg{Role: "assistant", Parts: b.msg})
-		b.msg = nil
+		// message keeps nothing of the parts: reuse their array.
+		clear(b.msg)
+		b.msg = b.msg[:0]
 	}
 }
 
@@ -96,19 +98,25 @@ func (b *convBuilder) finish() {
 func settleTurns(stepsp *[]model.Step) string {
 	outputToolAnswer(stepsp)
 	steps := *stepsp
-	lastUser := -1
+	lastUser, lastAnswer := -1, -1
 	for i, s := range steps {
-		if s.Kind == model.KindUser {
+		switch s.Kind {
+		case model.KindUser:
 			lastUser = i
+		case model.KindAnswer:
+			lastAnswer = i
+		}
+	}
+	// One final answer: the last one, after the last user turn. Earlier
+	// answers (an earlier turn's, or text the model said before a later
+	// reply) are assistant messages.
+	for i := range steps {
+		if steps[i].Kind == model.KindAnswer && (i < lastUser || i != lastAnswer) {
+			steps[i].Kind = model.KindAssistant
 		}
 	}
 	if lastUser < 0 {
 		return ""
-	}
-	for i := 0; i < lastUser; i++ {
-		if steps[i].Kind == model.KindAnswer {
-			steps[i].Kind = model.KindAssistant
-		}
 	}
 	u := lastUser
 	for {
@@ -291,10 +299,9 @@ func schemaOrNil(raw json.RawMessage) json.RawMessage {
 // genConvo builds the steps of one trace.
 type genConvo struct {
 	steps   []model.Step
-	calls   map[string]int // call id -> step index
-	paired  map[string]bool
-	results map[string]int // call id -> index of its tool_result step
-	hist    []uint64       // message hashes of the conversation so far
+	calls   idIndex  // call id -> step index
+	results idIndex  // call id -> index of its tool_result step
+	hist    []uint64 // message hashes of the conversation so far
 	tools   []model.ToolContract
 	toolIdx map[string]int
 	answers []int // assistant text steps awaiting answer/clarification
@@ -307,8 +314,17 @@ type genConvo struct {
 	chat bool
 }
 
-func newGenConvo() *genConvo {
-	return &genConvo{calls: map[string]int{}, paired: map[string]bool{}, results: map[string]int{}, toolIdx: map[string]int{}, texts: map[string]bool{}}
+// newGenConvo starts a conversation. Its maps are made on first write
+// (see put): most chat records never need some of them, and a map per
+// record per index showed up as a tenth of the chat importers' CPU time.
+func newGenConvo() *genConvo { return &genConvo{} }
+
+// put sets m[k] = v, making the map on first use.
+func put[V any](m *map[string]V, k string, v V) {
+	if *m == nil {
+		*m = map[string]V{}
+	}
+	(*m)[k] = v
 }
 
 // turn adds one model call: the messages it was sent (the history the
@@ -353,7 +369,7 @@ func (c *genConvo) history(m genMsg) bool {
 			}
 		case "result":
 			total++
-			if p.ID != "" && c.paired[p.ID] {
+			if p.ID != "" && c.isPaired(p.ID) {
 				known++
 			}
 		}
@@ -449,9 +465,9 @@ func (c *genConvo) add(s model.Step) {
 	if !c.chat {
 		switch s.Kind {
 		case model.KindUser:
-			c.texts["user\x00"+s.Text] = true
+			put(&c.texts, "user\x00"+s.Text, true)
 		case model.KindReasoning, model.KindAssistant, model.KindAnswer, model.KindClarification:
-			c.texts["assistant\x00"+s.Text] = true
+			put(&c.texts, "assistant\x00"+s.Text, true)
 		}
 	}
 	c.steps = append(c.steps, s)
@@ -470,13 +486,9 @@ func (c *genConvo) repeatsLast(text string) bool {
 // prependUser puts a user step first, shifting the recorded indexes.
 func (c *genConvo) prependUser(text string) {
 	c.steps = append([]model.Step{{Kind: model.KindUser, Text: text}}, c.steps...)
-	c.texts["user\x00"+text] = true
-	for id := range c.calls {
-		c.calls[id]++
-	}
-	for id := range c.results {
-		c.results[id]++
-	}
+	put(&c.texts, "user\x00"+text, true)
+	c.calls.shift(1)
+	c.results.shift(1)
 	for i := range c.answers {
 		c.answers[i]++
 	}
@@ -490,7 +502,7 @@ func (c *genConvo) user(text string) {
 // returns the id used (a synthetic one when the source gave none).
 func (c *genConvo) call(id, name string, args json.RawMessage) string {
 	if id != "" {
-		if _, ok := c.calls[id]; ok {
+		if c.hasCall(id) {
 			return id
 		}
 	} else {
@@ -507,7 +519,7 @@ func (c *genConvo) call(id, name string, args json.RawMessage) string {
 	if name == "" {
 		name = "unknown_tool" // the source named no tool; a call step needs one
 	}
-	c.calls[id] = len(c.steps)
+	c.calls.set(id, len(c.steps))
 	c.add(model.Step{Kind: model.KindToolCall, ID: id, Tool: name, Args: args})
 	return id
 }
@@ -518,8 +530,8 @@ func (c *genConvo) call(id, name string, args json.RawMessage) string {
 func (c *genConvo) pending(name string, args json.RawMessage) (string, bool) {
 	first, firstIdx := "", -1
 	same, sameIdx := "", -1
-	for id, i := range c.calls {
-		if c.paired[id] {
+	for id, i := range c.calls.all {
+		if c.isPaired(id) {
 			continue
 		}
 		t := c.steps[i].Tool
@@ -546,10 +558,10 @@ func (c *genConvo) result(id, name string, result json.RawMessage, isErr bool) {
 			id = pid
 		}
 	}
-	if id != "" && c.paired[id] {
+	if id != "" && c.isPaired(id) {
 		// Already answered; an empty result (a framework logging {})
 		// gives way to the one the model was sent.
-		if i, ok := c.results[id]; ok && genEmpty(c.steps[i].Result) && !genEmpty(result) {
+		if i, ok := c.results.get(id); ok && genEmpty(c.steps[i].Result) && !genEmpty(result) {
 			c.steps[i].Result, c.steps[i].IsError = result, isErr
 			genPaging(&c.steps[i])
 		}
@@ -567,7 +579,7 @@ func (c *genConvo) result(id, name string, result json.RawMessage, isErr bool) {
 		id = "" // a result whose call is not in the trace stays unpaired
 	}
 	if id == "" {
-		for _, i := range c.results {
+		for _, i := range c.results.all {
 			if bytes.Equal(c.steps[i].Result, result) {
 				return // history re-sent without its call id
 			}
@@ -580,11 +592,11 @@ func (c *genConvo) result(id, name string, result json.RawMessage, isErr bool) {
 		}
 	}
 	if id != "" {
-		c.paired[id] = true
-		c.results[id] = len(c.steps)
+		c.results.set(id, len(c.steps))
 	}
 	if id != "" {
-		name = c.steps[c.calls[id]].Tool
+		i, _ := c.calls.get(id)
+		name = c.steps[i].Tool
 	}
 	s := model.Step{Kind: model.KindToolResult, CallID: id, Tool: name, Result: orNull(result), IsError: isErr}
 	genPaging(&s)
@@ -601,8 +613,8 @@ func orNull(r json.RawMessage) json.RawMessage {
 // answered finds the latest call of the tool that already has a result.
 func (c *genConvo) answered(name string) (string, bool) {
 	best, bestIdx := "", -1
-	for id, i := range c.calls {
-		if c.paired[id] && c.steps[i].Tool == name && i > bestIdx {
+	for id, i := range c.calls.all {
+		if c.isPaired(id) && c.steps[i].Tool == name && i > bestIdx {
 			best, bestIdx = id, i
 		}
 	}
@@ -618,7 +630,90 @@ func genEmpty(r json.RawMessage) bool {
 	return false
 }
 
-func (c *genConvo) hasCall(id string) bool { _, ok := c.calls[id]; return ok }
+func (c *genConvo) hasCall(id string) bool { _, ok := c.calls.get(id); return ok }
+
+// isPaired reports whether the call id has its result.
+func (c *genConvo) isPaired(id string) bool { _, ok := c.results.get(id); return ok }
+
+// idIndex maps ids to step indexes: a slice scanned in order while small
+// (most traces make a few calls, and a map per trace cost more than the
+// scan), a map once it grows.
+type idIndex struct {
+	small []idPos
+	m     map[string]int
+}
+
+type idPos struct {
+	id  string
+	pos int
+}
+
+const idIndexSmall = 16
+
+func (x *idIndex) get(id string) (int, bool) {
+	if x.m != nil {
+		i, ok := x.m[id]
+		return i, ok
+	}
+	for _, e := range x.small {
+		if e.id == id {
+			return e.pos, true
+		}
+	}
+	return 0, false
+}
+
+func (x *idIndex) set(id string, pos int) {
+	if x.m != nil {
+		x.m[id] = pos
+		return
+	}
+	for k := range x.small {
+		if x.small[k].id == id {
+			x.small[k].pos = pos
+			return
+		}
+	}
+	if len(x.small) < idIndexSmall {
+		if x.small == nil {
+			x.small = make([]idPos, 0, 4)
+		}
+		x.small = append(x.small, idPos{id, pos})
+		return
+	}
+	x.m = make(map[string]int, 2*idIndexSmall)
+	for _, e := range x.small {
+		x.m[e.id] = e.pos
+	}
+	x.m[id], x.small = pos, nil
+}
+
+// all yields every id with its index (in no set order).
+func (x *idIndex) all(yield func(string, int) bool) {
+	if x.m != nil {
+		for id, pos := range x.m {
+			if !yield(id, pos) {
+				return
+			}
+		}
+		return
+	}
+	for _, e := range x.small {
+		if !yield(e.id, e.pos) {
+			return
+		}
+	}
+}
+
+// shift moves every index by d (a step put in front).
+func (x *idIndex) shift(d int) {
+	for id := range x.m {
+		x.m[id] += d
+	}
+	for k := range x.small {
+		x.small[k].pos += d
+	}
+}
 
 // execution records a tool execution span or observation: it answers the
 // matching call (by id, else by tool name and arguments), or adds both
@@ -640,7 +735,7 @@ func (c *genConvo) execution(id, name string, args json.RawMessage, result json.
 // genPaging copies the freshness (as_of) and pagination markers of a
 // result onto its step.
 func genPaging(s *model.Step) {
-	if len(s.Result) == 0 || s.Result[0] != '{' {
+	if len(s.Result) == 0 || s.Result[0] != '{' || !pagingKeys(s.Result) {
 		return
 	}
 	var p struct {
@@ -663,6 +758,17 @@ func genPaging(s *model.Step) {
 	}
 }
 
+// pagingKeys reports whether result may hold a key genPaging reads: a
+// byte scan, so the results that hold none (most) are not decoded again.
+func pagingKeys(result []byte) bool {
+	for _, k := range [...]string{`as_of"`, `asOf"`, `ursor"`, `as_more"`, `asMore"`} {
+		if bytes.Contains(result, []byte(k)) {
+			return true
+		}
+	}
+	return false
+}
+
 // contract adds a tool definition once per name.
 func (c *genConvo) contract(def map[string]any) {
 	tc, ok := genContract(def)
@@ -676,7 +782,7 @@ func (c *genConvo) addContract(tc model.ToolContract) {
 	if _, seen := c.toolIdx[tc.Name]; seen {
 		return
 	}
-	c.toolIdx[tc.Name] = len(c.tools)
+	put(&c.toolIdx, tc.Name, len(c.tools))
 	c.tools = append(c.tools, tc)
 }
 

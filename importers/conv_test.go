@@ -49,6 +49,9 @@ func TestSettleTurns(t *testing.T) {
 			[]string{"user:q", "tool_call:final_result", "tool_result:"},
 			"q", "user,tool_call,tool_result,answer"},
 		{"no user step", []string{"answer:a"}, "", "answer"},
+		{"two replies in the last turn: the last is the answer",
+			[]string{"user:q", "answer:sorry", "answer:here it is"}, "q", "user,assistant,answer"},
+		{"two replies and no user step", []string{"answer:a", "answer:b"}, "", "assistant,answer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,5 +65,37 @@ func TestSettleTurns(t *testing.T) {
 				t.Errorf("question %q kinds %s, want %q %s", q, strings.Join(kinds, ","), tt.question, tt.kinds)
 			}
 		})
+	}
+}
+
+// TestIDIndex covers the small (slice) and large (map) forms alike.
+func TestIDIndex(t *testing.T) {
+	for _, n := range []int{3, idIndexSmall, idIndexSmall + 5} {
+		var x idIndex
+		for i := range n {
+			x.set("id"+string(rune('a'+i)), i)
+		}
+		x.set("ida", 100) // overwrite keeps one entry
+		x.shift(2)
+		count := 0
+		for id, pos := range x.all {
+			count++
+			want := int(id[2]-'a') + 2
+			if id == "ida" {
+				want = 102
+			}
+			if pos != want {
+				t.Errorf("n=%d: %s at %d, want %d", n, id, pos, want)
+			}
+		}
+		if count != n {
+			t.Errorf("n=%d: %d entries", n, count)
+		}
+		if _, ok := x.get("nope"); ok {
+			t.Errorf("n=%d: found an id never set", n)
+		}
+		if p, ok := x.get("idb"); !ok || p != 3 {
+			t.Errorf("n=%d: idb at %d %v, want 3", n, p, ok)
+		}
 	}
 }

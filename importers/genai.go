@@ -734,8 +734,12 @@ var genRoleLine = regexp.MustCompile(`(?m)^(system|developer|user|human|assistan
 // "role='user' content='…' name=None …").
 var genPyRepr = regexp.MustCompile(`^role='(\w+)' content=(None|'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")`)
 
+// genPyDict matches a message written as a Python dict repr (beeai's
+// "{'role': 'assistant', 'text': '…'}").
+var genPyDict = regexp.MustCompile(`^\{'role': '(\w+)', '(?:text|content)': (?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\}$`)
+
 // genFlattened reads the messages of a conversation some frameworks log
-// as one string: a Python repr of a message, or "role: text" turns one
+// as one string: a Python repr of a message (or of a message dict), or "role: text" turns one
 // after another. nil when s is neither.
 func genFlattened(s string) []map[string]any {
 	if m := genPyRepr.FindStringSubmatch(s); m != nil {
@@ -743,6 +747,9 @@ func genFlattened(s string) []map[string]any {
 			return []map[string]any{}
 		}
 		return []map[string]any{{"role": m[1], "content": genPyUnquote(m[3] + m[4])}}
+	}
+	if m := genPyDict.FindStringSubmatch(strings.TrimSpace(s)); m != nil {
+		return []map[string]any{{"role": m[1], "content": genPyUnquote(m[2] + m[3])}}
 	}
 	locs := genRoleLine.FindAllStringSubmatchIndex(s, -1)
 	if len(locs) == 0 || locs[0][0] != 0 {

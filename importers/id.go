@@ -3,7 +3,13 @@ package importers
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"hash"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"tracelab/model"
 )
 
 // Deterministic ids for records that carry none, stable across re-imports.
@@ -37,4 +43,31 @@ func (r *recordHash) id(format string) string {
 func genID(format string, record []byte) string {
 	sum := sha256.Sum256(record)
 	return format + "-" + hex.EncodeToString(sum[:])[:12]
+}
+
+// checkIDs refuses a trace whose ids are not valid UTF-8. encoding/json
+// reads invalid bytes as U+FFFD, so two ids that differ only in their
+// invalid bytes would silently become one id; a precise error is better
+// than a collision (or a replacement character nobody typed).
+func checkIDs(t *model.Trace) *LineError {
+	// Paths are built only for a bad id: this runs on every step.
+	bad := func(path, id string) *LineError {
+		return &LineError{Path: path, Msg: fmt.Sprintf("id %s holds invalid UTF-8 (read as U+FFFD): ids must be valid UTF-8, or two different ids could become one", strconv.QuoteToASCII(id))}
+	}
+	if !validID(t.TraceID) {
+		return bad("trace_id", t.TraceID)
+	}
+	for i, s := range t.Steps {
+		if !validID(s.ID) {
+			return bad(fmt.Sprintf("steps[%d].id", i), s.ID)
+		}
+		if !validID(s.CallID) {
+			return bad(fmt.Sprintf("steps[%d].call_id", i), s.CallID)
+		}
+	}
+	return nil
+}
+
+func validID(id string) bool {
+	return utf8.ValidString(id) && !strings.ContainsRune(id, utf8.RuneError)
 }

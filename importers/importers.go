@@ -53,6 +53,10 @@ type Format struct {
 	// format allows it (line-oriented formats); it returns an error only when
 	// it cannot continue.
 	Parse func(ctx context.Context, r io.Reader, file string, emit Emit) error
+	// Explain, when set, says why head is not this format although it
+	// nearly is (an Inspect event list without its eval log): asked only
+	// when no format detects a file, so the refusal names what is missing.
+	Explain func(head []byte) string
 }
 
 // HeadSize is how much of a file Detect sees.
@@ -106,6 +110,12 @@ var ErrEmpty = errors.New("file is empty")
 
 // Detect picks the format of a file from its first bytes.
 func Detect(file string, head []byte) (Format, error) {
+	return detect(file, head, true, DefaultMaxRecord)
+}
+
+// detect is Detect knowing whether head holds the whole first record
+// (complete), so a refusal can say what was found.
+func detect(file string, head []byte, complete bool, maxRecord int64) (Format, error) {
 	trimmed := bytes.TrimSpace(stripBOM(head))
 	if len(trimmed) == 0 {
 		return Format{}, fmt.Errorf("%s: %w", file, ErrEmpty)
@@ -115,33 +125,131 @@ func Detect(file string, head []byte) (Format, error) {
 			return f, nil
 		}
 	}
-	return Format{}, fmt.Errorf("%s: not a supported trace format (supported: %s; force one with --format): %w",
-		file, FormatNames(), ErrUnknownFormat)
+	return Format{}, fmt.Errorf("%s: not a supported trace format (supported: %s; force one with --format): %w: %s",
+		file, FormatNames(), ErrUnknownFormat, describeHead(trimmed, complete, maxRecord))
+}
+
+// Options steer one parse.
+type Options struct {
+	Format string // force a format by name; "" detects it
+	// MaxRecord caps the bytes of one record (a JSONL line, an element of
+	// a top-level array, a whole JSON document); 0 means DefaultMaxRecord.
+	MaxRecord int64
+}
+
+// DefaultMaxRecord is the record cap: far above any real trace, far below
+// what takes a machine down (a record costs a few times its size to read).
+const DefaultMaxRecord int64 = 64 << 20
+
+// maxRecordKey carries the record cap to the readers every format shares
+// (lines, readValues), which the formats call with their context: passing
+// it through twenty Parse signatures would say nothing more.
+type maxRecordKey struct{}
+
+// recordCap is the cap on one record for the parse running under ctx.
+func recordCap(ctx context.Context) int64 {
+	if n, ok := ctx.Value(maxRecordKey{}).(int64); ok && n > 0 {
+		return n
+	}
+	return DefaultMaxRecord
+}
+
+// errRecordTooBig is the message for a record past the cap.
+func errRecordTooBig(max int64) string {
+	return fmt.Sprintf("record is over %s, the cap on one record (raise it with --max-record)", sizeString(max))
+}
+
+// sizeString says a byte count the way --max-record takes it.
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // Parse detects the format of r (unless forced is non-empty) and parses it.
 // It returns the format used.
 func Parse(ctx context.Context, r io.Reader, file, forced string, emit Emit) (Format, error) {
+	return ParseWith(ctx, r, file, Options{Format: forced}, emit)
+}
+
+// ParseWith is Parse with options.
+func ParseWith(ctx context.Context, r io.Reader, file string, opts Options, emit Emit) (Format, error) {
+	maxRecord := opts.MaxRecord
+	if maxRecord <= 0 {
+		maxRecord = DefaultMaxRecord
+	}
+	ctx = context.WithValue(ctx, maxRecordKey{}, maxRecord)
 	br := bufio.NewReaderSize(r, HeadSize)
 	head, err := br.Peek(HeadSize)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return Format{}, fmt.Errorf("%s: %w", file, err)
 	}
 	var f Format
-	if forced != "" {
+	if opts.Format != "" {
 		var ok bool
-		if f, ok = Lookup(forced); !ok {
-			return Format{}, fmt.Errorf("unknown format %q (supported: %s)", forced, FormatNames())
+		if f, ok = Lookup(opts.Format); !ok {
+			return Format{}, fmt.Errorf("unknown format %q (supported: %s)", opts.Format, FormatNames())
 		}
-	} else if f, err = Detect(file, head); err != nil {
-		return Format{}, err
+	} else if f, err = detect(file, head, !firstRecordCut(head), maxRecord); err != nil {
+		if !errors.Is(err, ErrUnknownFormat) || !firstRecordCut(head) {
+			return Format{}, err
+		}
+		// The first record runs past the head (a JSONL line or a
+		// one-line document over 1 MiB): read it whole, up to the record
+		// cap, and look again.
+		first, complete, rerr := readFirstRecord(br, maxRecord)
+		if rerr != nil {
+			return Format{}, fmt.Errorf("%s: %w", file, rerr)
+		}
+		if f, err = detect(file, first, complete, maxRecord); err != nil {
+			return Format{}, err
+		}
+		br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first), br), HeadSize)
 	}
-	return f, f.Parse(ctx, br, file, func(r Record) error {
+	perr := f.Parse(ctx, br, file, func(r Record) error {
 		if r.Trace != nil {
 			estimateCost(r.Trace)
+			if lerr := checkIDs(r.Trace); lerr != nil {
+				lerr.File, lerr.Line = file, r.Line
+				return emit(Record{Line: r.Line, Err: lerr})
+			}
 		}
 		return emit(r)
 	})
+	var lerr *LineError
+	if errors.As(perr, &lerr) && lerr.File == "" {
+		lerr.File = file // the shared readers know the line, not the file
+	}
+	return f, perr
+}
+
+// firstRecordCut reports whether head is a full head whose first line does
+// not end in it: the first record may be longer than what detection saw.
+func firstRecordCut(head []byte) bool {
+	return len(head) == HeadSize && !bytes.Contains(bytes.TrimLeft(head, " \t\r\n"), []byte{'\n'})
+}
+
+// readFirstRecord reads from br through the end of the first line, at
+// most maxRecord bytes; complete is false when it stopped at the cap.
+func readFirstRecord(br *bufio.Reader, maxRecord int64) (first []byte, complete bool, err error) {
+	var buf bytes.Buffer
+	for int64(buf.Len()) <= maxRecord {
+		chunk, err := br.ReadSlice('\n')
+		buf.Write(chunk)
+		switch {
+		case int64(buf.Len()) > maxRecord:
+			return buf.Bytes(), false, nil
+		case err == nil, errors.Is(err, io.EOF):
+			return buf.Bytes(), true, nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return nil, false, err
+		}
+	}
+	return buf.Bytes(), false, nil
 }
 
 func stripBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) }
@@ -169,24 +277,42 @@ func firstJSONLine(head []byte) []byte {
 }
 
 // lines calls fn for every non-blank line of r with its 1-based number.
-// Lines may be of any length; the reader never holds more than one line.
+// A line may be as long as the record cap of ctx; one past it stops the
+// read with a LineError naming its line. The reader holds one line at a
+// time, gathered in pieces and joined once, so a long line costs about
+// twice its size, not the four or five a doubling buffer costs.
 func lines(ctx context.Context, r io.Reader, fn func(n int, line []byte) error) error {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
+	maxRecord := recordCap(ctx)
 	n := 0
-	var long []byte
+	var pieces [][]byte
+	size := int64(0)
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, chunk...)
+			if size += int64(len(chunk)); size > maxRecord {
+				return &LineError{Line: n + 1, Msg: errRecordTooBig(maxRecord)}
+			}
+			pieces = append(pieces, bytes.Clone(chunk))
 			continue
 		}
 		line := chunk
-		if long != nil {
-			line = append(long, chunk...)
-			long = nil
+		if pieces == nil && int64(len(line)) > maxRecord {
+			return &LineError{Line: n + 1, Msg: errRecordTooBig(maxRecord)}
+		}
+		if pieces != nil {
+			if size += int64(len(chunk)); size > maxRecord {
+				return &LineError{Line: n + 1, Msg: errRecordTooBig(maxRecord)}
+			}
+			line = make([]byte, 0, size)
+			for _, p := range pieces {
+				line = append(line, p...)
+			}
+			line = append(line, chunk...)
+			pieces, size = nil, 0
 		}
 		if len(line) > 0 || err == nil {
 			n++

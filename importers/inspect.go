@@ -37,6 +37,7 @@ func init() {
 		Doc:      "Inspect AI eval log (JSON): one trace per sample",
 		Detect:   detectInspect,
 		Parse:    parseInspect,
+		Explain:  explainInspect,
 	})
 }
 
@@ -47,6 +48,53 @@ func detectInspect(head []byte) bool {
 	}
 	s := sniff(head)
 	return s.has("eval.task") && (s.has("version") || s.has("status") || s.has("samples"))
+}
+
+// explainInspect says what an Inspect event list lacks: the events of a
+// sample (Inspect's test skeletons write them bare) without the eval log's
+// "eval" header and "samples" that hold the conversation.
+func explainInspect(head []byte) string {
+	top := headObject(head)
+	if top == nil || top["eval"] != nil || top["samples"] != nil {
+		return ""
+	}
+	var events []struct {
+		Event  string          `json:"event"`
+		Input  json.RawMessage `json:"input"`
+		Output json.RawMessage `json:"output"`
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(top["events"], &events) != nil || len(events) == 0 || events[0].Event == "" {
+		return ""
+	}
+	var kinds []string
+	models, emptyModels, tools, noResult := 0, 0, 0, 0
+	for _, e := range events {
+		if !slices.Contains(kinds, e.Event) {
+			kinds = append(kinds, e.Event)
+		}
+		switch e.Event {
+		case "model":
+			models++
+			if genEmpty(e.Input) && genEmpty(e.Output) {
+				emptyModels++
+			}
+		case "tool":
+			tools++
+			if genEmpty(e.Result) {
+				noResult++
+			}
+		}
+	}
+	for i, k := range kinds {
+		kinds[i] = strconv.Quote(k)
+	}
+	why := fmt.Sprintf("an Inspect event list (%d events: %s) without the eval log around it (no \"eval\" header, no \"samples\")",
+		len(events), strings.Join(kinds, ", "))
+	if emptyModels == models && noResult == tools {
+		return why + fmt.Sprintf("; its %d model event(s) have no input and no output and its %d tool event(s) no result, so it holds no conversation", models, tools)
+	}
+	return why + "; import the .eval or .json log the events come from"
 }
 
 type inspectEval struct {
@@ -356,15 +404,25 @@ func inspectTrace(file string, v jsonValue, ev *inspectEval, stats *inspectStats
 		t.Usage.InputTokens += max(u.InputTokens, u.TotalTokens-u.OutputTokens)
 		t.Usage.OutputTokens += u.OutputTokens
 	}
-	for _, name := range slices.Sorted(maps.Keys(s.ModelUsage)) {
-		addUsage(s.ModelUsage[name])
-		t.Model = firstNonEmpty(t.Model, name)
+	if len(s.ModelUsage) == 1 { // the common case needs no sorted copy of the keys
+		for name, u := range s.ModelUsage {
+			addUsage(u)
+			t.Model = name
+		}
+	} else {
+		for _, name := range slices.Sorted(maps.Keys(s.ModelUsage)) {
+			addUsage(s.ModelUsage[name])
+			t.Model = firstNonEmpty(t.Model, name)
+		}
 	}
 	// Older logs carry no totals: each model event has its call's usage.
 	noTotals := len(s.ModelUsage) == 0
 	for _, e := range events {
+		if e.Event != "model" {
+			continue
+		}
 		out := e.output()
-		if e.Event != "model" || out == nil {
+		if out == nil {
 			continue
 		}
 		t.Model = firstNonEmpty(t.Model, out.Model, e.Model)
@@ -396,6 +454,9 @@ func inspectTrace(file string, v jsonValue, ev *inspectEval, stats *inspectStats
 // inspectTarget reads a sample's target: a string, or a list of accepted
 // answers joined one per line.
 func inspectTarget(raw json.RawMessage) string {
+	if raw = trimJSON(raw); len(raw) == 0 || string(raw) == "null" {
+		return "" // most samples have none: no decode (and no error) to pay for
+	}
 	var one string
 	if json.Unmarshal(raw, &one) == nil {
 		return strings.TrimSpace(one)
@@ -546,7 +607,7 @@ func parseInspectZip(ctx context.Context, r io.Reader, file string, emit Emit) e
 	read := func(f *zip.File) ([]byte, *LineError) {
 		rc, err := f.Open()
 		if err != nil {
-			return nil, &LineError{File: file, Path: f.Name, Msg: err.Error()}
+			return nil, &LineError{File: file, Path: memberPath(f.Name), Msg: err.Error()}
 		}
 		defer rc.Close()
 		cr := &capReader{r: rc, member: maxMemberBytes, file: maxArchiveBytes - inflated}
@@ -555,9 +616,9 @@ func parseInspectZip(ctx context.Context, r io.Reader, file string, emit Emit) e
 		inflated += cr.n
 		switch {
 		case cr.over != "":
-			return nil, &LineError{File: file, Path: f.Name, Msg: cr.over}
+			return nil, &LineError{File: file, Path: memberPath(f.Name), Msg: cr.over}
 		case err != nil:
-			return nil, &LineError{File: file, Path: f.Name, Msg: "invalid JSON: " + err.Error()}
+			return nil, &LineError{File: file, Path: memberPath(f.Name), Msg: "invalid JSON: " + err.Error()}
 		}
 		return raw, nil
 	}
@@ -602,9 +663,9 @@ func parseInspectZip(ctx context.Context, r io.Reader, file string, emit Emit) e
 			}
 			continue
 		}
-		t, lerr := inspectTrace(file, jsonValue{path: f.Name, raw: b}, &head.Eval, &head.Stats)
+		t, lerr := inspectTrace(file, jsonValue{path: memberPath(f.Name), raw: b}, &head.Eval, &head.Stats)
 		if lerr != nil {
-			lerr.Path = strings.Replace(lerr.Path, f.Name+".", f.Name+": ", 1)
+			lerr.Path = strings.Replace(lerr.Path, memberPath(f.Name)+".", memberPath(f.Name)+": ", 1)
 			if err := emit(Record{Err: lerr}); err != nil {
 				return err
 			}
@@ -619,6 +680,10 @@ func parseInspectZip(ctx context.Context, r io.Reader, file string, emit Emit) e
 	}
 	return nil
 }
+
+// memberPath names a zip member in an error, quoted like a value: a
+// member name is the archive writer's to choose, escape sequences and all.
+func memberPath(name string) string { return strconv.Quote(name) }
 
 // capReader stops a member's inflation at the member cap or at what is
 // left of the file's.

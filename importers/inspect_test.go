@@ -116,3 +116,34 @@ func TestWildInspectJSONAndEvalAgree(t *testing.T) {
 		t.Errorf("log_formats.json gives\n%q\nlog_formats.eval gives\n%q", j, e)
 	}
 }
+
+// TestEvalMemberNamesQuoted: an .eval member's name reaches an error
+// quoted, so escape sequences in it stay inert.
+func TestEvalMemberNamesQuoted(t *testing.T) {
+	var b bytes.Buffer
+	w := zip.NewWriter(&b)
+	for name, body := range map[string]string{
+		"header.json":                 `{"version":2,"status":"success","eval":{"eval_id":"E","task":"t"}}`,
+		"samples/\x1b]0;owned\a.json": `{"id":1,"epoch":1,"messages":[`,
+	} {
+		fw, err := w.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write([]byte(body))
+	}
+	w.Close()
+	var errs []string
+	_, err := Parse(context.Background(), bytes.NewReader(b.Bytes()), "x.eval", "inspect", func(r Record) error {
+		if r.Err != nil {
+			errs = append(errs, r.Err.Error())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0], `"samples/\x1b]0;owned\a.json"`) || strings.ContainsAny(errs[0], "\x1b\a") {
+		t.Fatalf("errors %q, want one naming the member quoted", errs)
+	}
+}

@@ -82,6 +82,12 @@ func pathAt(data []byte, off int64) string {
 				b.WriteString("[" + strconv.Itoa(f.index) + "]")
 				continue
 			}
+			if !plainKey(f.key) {
+				// Quoted like a value: a key is the file's to choose,
+				// terminal escapes and path punctuation included.
+				b.WriteString("[" + strconv.Quote(f.key) + "]")
+				continue
+			}
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
@@ -131,6 +137,20 @@ func pathAt(data []byte, off int64) string {
 			advance()
 		}
 	}
+}
+
+// plainKey reports whether a JSON key can stand bare in a path like
+// steps[3].kind: letters, digits, '_', '-', '@', '$'.
+func plainKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, r := range k {
+		if !(r == '_' || r == '-' || r == '@' || r == '$' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // quoteList renders names as `a, b, c` for "is not one of" messages.

@@ -26,6 +26,10 @@ func TestPathAt(t *testing.T) {
 		{`{"usage":{"usd":"cheap"}}`, "usage.usd"},
 		{`{"steps":[{"kind":"a","n":1},{"kind":"b","n":2},{"kind":{"x":1}}]}`, "steps[2].kind"},
 		{`{"steps":{"kind":"a"}}`, "steps"},
+		// A hostile key is quoted: no raw escape reaches the terminal and
+		// no dot in it poses as path structure.
+		{`{"m":{"\u001b]0;owned\u0007":{"n":true}}}`, `m["\x1b]0;owned\a"].n`},
+		{`{"m":{"a.b":{"n":true}}}`, `m["a.b"].n`},
 	}
 	for _, tt := range tests {
 		var d doc

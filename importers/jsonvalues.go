@@ -96,7 +96,7 @@ func readValues(ctx context.Context, r io.Reader, file string, whole bool, fn fu
 			return emitValue(jsonValue{line: base + n, raw: l}, fn)
 		})
 	}
-	lc := &lineCounter{r: br, base: base}
+	lc := &lineCounter{r: br, base: base, max: recordCap(ctx)}
 	dec := json.NewDecoder(lc)
 	if first == '[' {
 		if _, err := dec.Token(); err != nil {
@@ -113,6 +113,7 @@ func readValues(ctx context.Context, r io.Reader, file string, whole bool, fn fu
 				return docError(file, lc, err)
 			}
 			v := jsonValue{line: lc.lineAt(dec.InputOffset() - int64(len(raw))), path: "[" + strconv.Itoa(i) + "]", raw: raw}
+			lc.mark(dec.InputOffset(), dec.Buffered())
 			if err := emitValue(v, fn); err != nil {
 				return err
 			}
@@ -132,6 +133,7 @@ func readValues(ctx context.Context, r io.Reader, file string, whole bool, fn fu
 			return docError(file, lc, err)
 		}
 		v := jsonValue{line: lc.lineAt(dec.InputOffset() - int64(len(raw))), raw: raw}
+		lc.mark(dec.InputOffset(), dec.Buffered())
 		if err := emitValue(v, fn); err != nil {
 			return err
 		}
@@ -183,6 +185,11 @@ func emitValue(v jsonValue, fn func(jsonValue) error) error {
 }
 
 func docError(file string, lc *lineCounter, err error) error {
+	var lerr *LineError
+	if errors.As(err, &lerr) {
+		lerr.File = file
+		return lerr
+	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return &LineError{File: file, Line: lc.lineAt(se.Offset), Msg: "invalid JSON: " + se.Error()}
@@ -199,6 +206,8 @@ func docError(file string, lc *lineCounter, err error) error {
 // decoder's buffer.
 type lineCounter struct {
 	r     io.Reader
+	max   int64   // the record cap: reading more than this past start fails
+	start int64   // where the value being read began (see mark)
 	base  int     // lines before the first byte read
 	read  int64   // bytes read
 	nl    []int64 // offsets of newlines at or after the last asked offset
@@ -206,6 +215,17 @@ type lineCounter struct {
 }
 
 func (c *lineCounter) Read(p []byte) (int, error) {
+	if c.max > 0 {
+		// Never read more than the cap past the value's start: a decoder
+		// that still wants bytes there is inside a value over the cap.
+		left := c.start + c.max - c.read
+		if left <= 0 {
+			return 0, &LineError{Line: c.lineAt(c.start), Msg: errRecordTooBig(c.max)}
+		}
+		if int64(len(p)) > left {
+			p = p[:left]
+		}
+	}
 	n, err := c.r.Read(p)
 	for i, b := 0, p[:n]; ; {
 		j := bytes.IndexByte(b[i:], '\n')
@@ -217,6 +237,25 @@ func (c *lineCounter) Read(p []byte) (int, error) {
 	}
 	c.read += int64(n)
 	return n, err
+}
+
+// mark says a value ended at byte offset off: the next starts after the
+// white space and comma the decoder has buffered (so an error names the
+// line it starts on).
+func (c *lineCounter) mark(off int64, buffered io.Reader) {
+	if b, ok := buffered.(*bytes.Reader); ok {
+		for {
+			ch, err := b.ReadByte()
+			if err != nil {
+				break
+			}
+			if ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n' && ch != ',' {
+				break
+			}
+			off++
+		}
+	}
+	c.start = off
 }
 
 // lineAt is the 1-based line of byte offset off; offsets asked must not
@@ -261,7 +300,7 @@ func wholeValues(ctx context.Context, br *bufio.Reader, base int, fn func(jsonVa
 			return fn(jsonValue{line: base + n, raw: l})
 		})
 	}
-	lc := &lineCounter{r: br, base: base}
+	lc := &lineCounter{r: br, base: base, max: recordCap(ctx)}
 	dec := json.NewDecoder(lc)
 	var prevEnd int64
 	for {
@@ -270,9 +309,14 @@ func wholeValues(ctx context.Context, br *bufio.Reader, base int, fn func(jsonVa
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
+		var lerr *LineError
+		if errors.As(err, &lerr) {
+			return lerr // over the record cap
+		}
 		if err != nil {
 			// The decoder keeps what it could not decode buffered: hand it
-			// on from the first byte that is not white space.
+			// on from the first byte that is not white space (at most a
+			// record's worth: the reader stops at the cap).
 			rest, rerr := io.ReadAll(io.MultiReader(dec.Buffered(), lc))
 			if rerr != nil {
 				return rerr
@@ -286,6 +330,7 @@ func wholeValues(ctx context.Context, br *bufio.Reader, base int, fn func(jsonVa
 			return ferr
 		}
 		prevEnd = dec.InputOffset()
+		lc.mark(prevEnd, dec.Buffered())
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}

@@ -176,6 +176,10 @@ func lfObservations(t *model.Trace, tr map[string]any, obs []map[string]any) {
 	c := newGenConvo()
 	var usd float64
 	hasCost := false
+	// lastGenOut says whether the last model call recorded its output;
+	// when it did not (beeai logs the call's start only), the trace's own
+	// output is the final answer.
+	lastGenOut := false
 	for _, i := range order {
 		o := obs[i]
 		md := lfObject(o["metadata"])
@@ -200,6 +204,9 @@ func lfObservations(t *model.Trace, tr map[string]any, obs []map[string]any) {
 				c.contract(d)
 			}
 			c.turn(in, out)
+			if len(in) > 0 || len(out) > 0 {
+				lastGenOut = len(out) > 0
+			}
 			if m := gStr(o, "model", "providedModelName"); m != "" && t.Model == "" {
 				t.Model = m
 			}
@@ -219,6 +226,18 @@ func lfObservations(t *model.Trace, tr map[string]any, obs []map[string]any) {
 			// name them tool.<name>, others give the tool's own name
 			// (agno's duckduckgo_search, LangGraph's get_weather) to a span
 			// that runs a call the model made.
+			if lfAgentState(attrs) {
+				// beeai records the agent's state as it fills in (thought,
+				// then tool.name, then tool.parameters, then the output):
+				// only the update that carries the output is the run.
+				if lfAgentRun(o, attrs) {
+					lfToolRun(c, o, attrs, gStr(attrs, "tool.name"), isErr)
+				}
+				continue
+			}
+			if p, ok := byID[gStr(o, "parentObservationId")]; ok && lfAgentState(gObj(lfObject(obs[p]["metadata"]), "attributes")) {
+				continue // the tool's own events under an agent update repeat the call the update records
+			}
 			if name, ok, spanErr := lfSpanTool(c, o, attrs); ok {
 				lfToolRun(c, o, attrs, name, isErr || spanErr)
 			}
@@ -256,10 +275,12 @@ func lfObservations(t *model.Trace, tr map[string]any, obs []map[string]any) {
 	if !hasUser && question != "" {
 		c.prependUser(question)
 	}
-	if question != "" && c.texts["user\x00"+question] {
+	if question != "" && (c.texts["user\x00"+question] || inUserText(c.steps, question)) {
+		// beeai wraps the user's words in its prompt ("Message: …"):
+		// the trace input is the question as the user wrote it.
 		t.Question = question
 	}
-	if !hasAnswer && len(c.steps) > 0 {
+	if (!hasAnswer || !lastGenOut) && len(c.steps) > 0 {
 		out, _ := genMessages(tr["output"], "assistant")
 		var last *genMsg
 		for i := range out {
@@ -274,14 +295,32 @@ func lfObservations(t *model.Trace, tr map[string]any, obs []map[string]any) {
 	c.finish(t)
 }
 
+// lfAgentState reports whether a span is an agent's state (OpenInference
+// span kind AGENT) naming the tool it is about to run.
+func lfAgentState(attrs map[string]any) bool {
+	return gStr(attrs, "openinference.span.kind") == "AGENT" && gStr(attrs, "tool.name") != ""
+}
+
+// lfAgentRun reports whether an agent-state span is the complete record of
+// one tool run: arguments and output set, and not a partial update that a
+// full update repeats.
+func lfAgentRun(o, attrs map[string]any) bool {
+	params := strings.TrimSpace(gStr(attrs, "tool.parameters"))
+	return params != "" && params != "null" && o["output"] != nil &&
+		!strings.Contains(gStr(o, "name"), "partial_update")
+}
+
 // lfToolRun records a tool observation: its input is the call's
 // arguments, its output the result (a LangChain ToolMessage gives its
-// content and the call id it answers).
+// content and the call id it answers). Spans that carry the arguments as
+// an OpenInference attribute (tool.parameters) give them from there.
 func lfToolRun(c *genConvo, o, attrs map[string]any, name string, isErr bool) {
 	id := gStr(attrs, "gen_ai.tool.call.id", "ai.toolCall.id", "tool_call.id")
 	var args, result json.RawMessage
 	if in := o["input"]; in != nil {
 		args = genArgs(in)
+	} else if p := gStr(attrs, "tool.parameters"); p != "" && p != "null" {
+		args = genArgs(p)
 	}
 	if out, ok := o["output"]; ok {
 		if s, isStr := out.(string); isStr {
@@ -301,6 +340,16 @@ func lfToolRun(c *genConvo, o, attrs map[string]any, name string, isErr bool) {
 	if d := gStr(attrs, "gen_ai.tool.description"); d != "" {
 		c.contract(map[string]any{"name": name, "description": d})
 	}
+}
+
+// inUserText reports whether text appears inside a user step.
+func inUserText(steps []model.Step, text string) bool {
+	for _, s := range steps {
+		if s.Kind == model.KindUser && strings.Contains(s.Text, text) {
+			return true
+		}
+	}
+	return false
 }
 
 func lfMap(v any) map[string]any { m, _ := v.(map[string]any); return m }

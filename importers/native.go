@@ -150,15 +150,14 @@ func isJSONObjectOrNull(raw json.RawMessage) bool {
 	return len(t) > 0 && (t[0] == '{' || string(t) == "null")
 }
 
-// hasKeys reports whether line is a JSON object holding every key.
+// hasKeys reports whether line is a JSON object holding every key. The
+// line may be cut short (a first record longer than the head detection
+// sees): a key whose value runs past the cut still counts.
 func hasKeys(line []byte, keys ...string) bool {
 	if len(line) == 0 || line[0] != '{' {
 		return false
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(line, &m) != nil {
-		return false
-	}
+	m := headObject(line)
 	for _, k := range keys {
 		if _, ok := m[k]; !ok {
 			return false

@@ -6,6 +6,11 @@ package importers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -150,4 +155,101 @@ func hasKeyPrefix(m map[string]json.RawMessage, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// describeHead says what a file no format claims holds, so a refusal can
+// say why: what kind of content it is, the keys of its first JSON object
+// (quoted, so hostile names cannot reach the terminal raw), a first
+// record too large to look at, or what a format's near miss lacks.
+func describeHead(head []byte, complete bool, maxRecord int64) string {
+	for _, f := range registry {
+		if f.Explain != nil {
+			if why := f.Explain(head); why != "" {
+				return why
+			}
+		}
+	}
+	if !complete {
+		return fmt.Sprintf("its first record is over %s, the cap on one record (raise it with --max-record)", sizeString(maxRecord))
+	}
+	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
+		return "a zip archive whose first member is " + strconv.Quote(zipFirstName(head)) + " (an Inspect .eval log has header.json and samples/ members)"
+	}
+	size, first := "", len(head)
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		first = i
+	}
+	if first > HeadSize {
+		size = fmt.Sprintf(" (its first record is %.1f MiB)", float64(first)/(1<<20))
+	}
+	switch head[0] {
+	case '{', '[':
+		dec := json.NewDecoder(bytes.NewReader(head))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			msg := err.Error()
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				msg = fmt.Sprintf("at byte %d: %s", se.Offset, se.Error())
+			}
+			if strings.Contains(msg, "exceeded max depth") {
+				return "its first record nests deeper than the JSON reader's limit (10000 levels)" + size
+			}
+			return "invalid JSON " + msg + size
+		}
+		kind := "a JSON document"
+		if bytes.IndexByte(bytes.TrimSpace(v), '\n') < 0 && dec.More() {
+			kind = "JSONL"
+		}
+		if v[0] == '[' {
+			var elems []json.RawMessage
+			if json.Unmarshal(v, &elems) != nil || len(elems) == 0 {
+				return "an empty JSON array" + size
+			}
+			if keys := objectKeys(elems[0]); keys != "" {
+				return fmt.Sprintf("a JSON array of %d element(s), the first an object with keys %s that no supported format uses together%s", len(elems), keys, size)
+			}
+			return fmt.Sprintf("a JSON array of %d element(s) that are not objects%s", len(elems), size)
+		}
+		return fmt.Sprintf("%s whose first object has keys %s that no supported format uses together%s", kind, objectKeys(v), size)
+	}
+	line := head
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	if len(line) > 60 {
+		line = line[:60]
+	}
+	return "text that is not JSON, JSONL, SSE or a YAML cassette; it starts " + strconv.Quote(string(line))
+}
+
+// objectKeys lists the top-level keys of a JSON object, quoted, at most
+// eight; "" when raw is not an object.
+func objectKeys(raw json.RawMessage) string {
+	m := headObject(raw)
+	if m == nil {
+		return ""
+	}
+	keys := slices.Sorted(maps.Keys(m))
+	more := ""
+	if len(keys) > 8 {
+		keys, more = keys[:8], fmt.Sprintf(" and %d more", len(keys)-8)
+	}
+	for i, k := range keys {
+		keys[i] = strconv.Quote(k)
+	}
+	if len(keys) == 0 {
+		return "(none)"
+	}
+	return strings.Join(keys, ", ") + more
+}
+
+// zipFirstName is the name of the first member of a zip archive, from its
+// local file header.
+func zipFirstName(head []byte) string {
+	if len(head) < 30 {
+		return ""
+	}
+	n := int(head[26]) | int(head[27])<<8
+	return string(head[30:min(len(head), 30+n)])
 }

@@ -1,6 +1,30 @@
 package importers
 
-import "strings"
+import (
+	"strings"
+
+	"tracelab/model"
+)
+
+// MetaIncomplete is the Metadata key set on a trace read from a stream
+// cut before its end event; its value says what was missing.
+const MetaIncomplete = "incomplete"
+
+// markIncomplete records that t was cut short. What the stream had
+// reached stays, but interim text is not a final answer: it becomes an
+// assistant message, and the trace has no answer.
+func markIncomplete(t *model.Trace, why string) {
+	for i := range t.Steps {
+		if t.Steps[i].Kind == model.KindAnswer {
+			t.Steps[i].Kind = model.KindAssistant
+		}
+	}
+	t.Answer = ""
+	if t.Metadata == nil {
+		t.Metadata = map[string]any{}
+	}
+	t.Metadata[MetaIncomplete] = why
+}
 
 // Server-sent events: the "data:" payloads of a streamed response.
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -21,6 +22,7 @@ type wildRow struct {
 	traces       int
 	questions    int // traces with a question
 	calls        int
+	multiAnswer  int // traces with more than one answer step
 	tokens       int64
 	refusal      string   // why the file or a record of it was refused
 	claimedBy    []string // every detector that claims the file
@@ -58,10 +60,17 @@ func importWild(t *testing.T, path string) wildRow {
 		if r.Trace.Question != "" {
 			row.questions++
 		}
+		answers := 0
 		for _, s := range r.Trace.Steps {
-			if s.Kind == "tool_call" {
+			switch s.Kind {
+			case "tool_call":
 				row.calls++
+			case "answer":
+				answers++
 			}
+		}
+		if answers > 1 {
+			row.multiAnswer++
 		}
 		row.tokens += r.Trace.Usage.InputTokens + r.Trace.Usage.OutputTokens
 	}
@@ -78,7 +87,7 @@ func importWild(t *testing.T, path string) wildRow {
 var wildPending = map[string]bool{}
 
 // wildExpect is what a wild file must give: its format, how many traces,
-// whether every trace has a question, at least how many tool calls, and
+// whether every trace has a question, how many tool calls, and
 // whether it carries tokens; refused names a file that holds no
 // conversation, with a substring of the reason it must be given.
 type wildExpect struct {
@@ -171,8 +180,13 @@ func checkWild(t *testing.T, r wildRow, w wildExpect) {
 	if !w.noQ && r.questions != r.traces {
 		t.Errorf("%s: %d of %d traces have a question", r.file, r.questions, r.traces)
 	}
-	if r.calls < w.calls {
-		t.Errorf("%s: %d tool calls, want at least %d", r.file, r.calls, w.calls)
+	// Exactly: a call counted twice (one per progress event of an agent
+	// framework) is lost content as much as a call dropped.
+	if r.calls != w.calls {
+		t.Errorf("%s: %d tool calls, want %d", r.file, r.calls, w.calls)
+	}
+	if r.multiAnswer > 0 {
+		t.Errorf("%s: %d trace(s) with more than one final answer", r.file, r.multiAnswer)
 	}
 	if w.tokens && r.tokens == 0 {
 		t.Errorf("%s: no token usage", r.file)
@@ -186,10 +200,14 @@ func orDash(s string) string {
 	return s
 }
 
+// supportedList is the list of formats a refusal names: the same in every
+// row, so the table leaves it out.
+var supportedList = regexp.MustCompile(` \(supported: [^)]*\)`)
+
 func oneLine(s string) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > 140 {
-		s = s[:140] + "…"
+	s = strings.ReplaceAll(supportedList.ReplaceAllString(s, ""), "\n", " ")
+	if len(s) > 260 {
+		s = s[:260] + "…"
 	}
 	return s
 }
@@ -200,12 +218,12 @@ var wildWant = map[string]wildExpect{
 	// counted; goose's title-generator call is a run of its own.
 	"litellm/exgentic__appworld-0-claude-code.trajectory.jsonl": {format: "litellm", traces: 1},
 	"litellm/exgentic__bfcl-0-codex.trajectory.jsonl":           {format: "litellm", traces: 1, tokens: true},
-	"litellm/exgentic__gaia-0-goose.trajectory.jsonl":           {format: "litellm", traces: 2, calls: 15, tokens: true},
+	"litellm/exgentic__gaia-0-goose.trajectory.jsonl":           {format: "litellm", traces: 2, calls: 18, tokens: true},
 	"litellm/exgentic__humaneval-0-gemini-cli.trajectory.jsonl": {format: "litellm", traces: 1, tokens: true},
 	// Phoenix span exports: a dict of three named span lists, and arrays.
-	"openinference/phoenix__pxi_suggestion_traces.json":                {format: "openinference", traces: 3},
-	"openinference/phoenix__pxi_turn_trace.json":                       {format: "openinference", traces: 1, calls: 1, tokens: true},
-	"openinference/phoenix__pxi_turn_subagent_trace.json":              {format: "openinference", traces: 1, calls: 1, tokens: true},
+	"openinference/phoenix__pxi_suggestion_traces.json":                {format: "openinference", traces: 3, calls: 12},
+	"openinference/phoenix__pxi_turn_trace.json":                       {format: "openinference", traces: 1, calls: 11, tokens: true},
+	"openinference/phoenix__pxi_turn_subagent_trace.json":              {format: "openinference", traces: 1, calls: 19, tokens: true},
 	"langsmith/langsmith-sdk__langsmith_py_wrap_openai_reasoning.json": {format: "langsmith", traces: 1, tokens: true},
 	// Eight traceIds, one span each; the two embedding spans hold no
 	// conversation and are skipped.
@@ -215,9 +233,9 @@ var wildWant = map[string]wildExpect{
 	// The recording starts after the prompt was sent: no question.
 	"claude_agent_sdk/openinference__test_query_tool_spans_from_messages.yaml": {format: "claude_agent_sdk", traces: 1, noQ: true, calls: 1, tokens: true},
 	// The instructions are all there is: the user turn is empty.
-	"gemini/pydantic-ai__test_google_instructions_only_with_tool_calls.yaml": {format: "gemini", traces: 1, noQ: true, calls: 2, tokens: true},
+	"gemini/pydantic-ai__test_google_instructions_only_with_tool_calls.yaml": {format: "gemini", traces: 1, noQ: true, calls: 7, tokens: true},
 	// An MCP session has tool calls and no question.
-	"mcp/mcp-recorder__mock_session.json": {format: "mcp_recorder", traces: 1, noQ: true, calls: 1},
+	"mcp/mcp-recorder__mock_session.json": {format: "mcp_recorder", traces: 1, noQ: true, calls: 4},
 	"anthropic/openinference__test_anthropic_instrumentation_multiple_tool_calling_streaming.yaml": {format: "anthropic", traces: 1, calls: 2, tokens: true},
 	"anthropic/openinference__test_anthropic_instrumentation_tool_use_in_input[with_blocks].yaml":  {format: "anthropic", traces: 1, calls: 1, tokens: true},
 	// A recorded response stream with no request: no question to keep.
@@ -232,7 +250,7 @@ var wildWant = map[string]wildExpect{
 	"inspect/2025-05-12T20-28-13-04-00_popularity.json":                        {format: "inspect", traces: 3, tokens: true},
 	"inspect/2025-05-12T20-28-26-04-00_security-guide.json":                    {format: "inspect", traces: 3, tokens: true},
 	// An Inspect test skeleton of events with an empty input: no conversation.
-	"inspect/basic.json":                     {format: "", refused: "not a supported trace format"},
+	"inspect/basic.json":                     {format: "", refused: "its 3 model event(s) have no input and no output and its 1 tool event(s) no result, so it holds no conversation"},
 	"inspect/log_formats.eval":               {format: "inspect", traces: 1, tokens: true},
 	"inspect/log_formats.json":               {format: "inspect", traces: 1, tokens: true},
 	"inspect/log_images.json":                {format: "inspect", traces: 1, tokens: true},
@@ -246,7 +264,7 @@ var wildWant = map[string]wildExpect{
 	"langfuse/langfuse-seeder__openai-assistants-2024-05-29.json":             {format: "langfuse", traces: 1, tokens: true},
 	"langfuse/langfuse__agno-2025-06-11.trace.json":                           {format: "langfuse", traces: 1, calls: 1, tokens: true},
 	"langfuse/langfuse__autogen-2025-06-06.trace.json":                        {format: "langfuse", traces: 1, tokens: true},
-	"langfuse/langfuse__beeai-2025-08-01.trace.json":                          {format: "langfuse", traces: 1, calls: 9, tokens: true},
+	"langfuse/langfuse__beeai-2025-08-01.trace.json":                          {format: "langfuse", traces: 1, calls: 2, tokens: true},
 	"langfuse/langfuse__crewai-2025-07-11.trace.json":                         {format: "langfuse", traces: 1, tokens: true},
 	"langfuse/langfuse__csharp-agent-with-gemini-2026-03-09.trace.json":       {format: "langfuse", traces: 1, calls: 2, tokens: true},
 	"langfuse/langfuse__koog-2025-08-26.trace.json":                           {format: "langfuse", traces: 1, calls: 2, tokens: true},
@@ -258,7 +276,7 @@ var wildWant = map[string]wildExpect{
 	// Gemini and OpenAI calls in one cassette, each read by its own
 	// importer; the first call is Gemini's, so the gemini detector claims
 	// it. The OpenAI agent is sent the Gemini run as history: two runs.
-	"openai_chat/pydantic-ai__test_multiple_agent_tool_calls.yaml": {format: "gemini", traces: 2, calls: 2, tokens: true},
+	"openai_chat/pydantic-ai__test_multiple_agent_tool_calls.yaml": {format: "gemini", traces: 2, calls: 3, tokens: true},
 	// Responses and Chat Completions calls in one cassette, each read by its
 	// own importer; the first call is to /responses.
 	"openai_chat/pydantic-ai__test_openai_model_thinking_part.yaml":                                 {format: "openai_responses", traces: 2, tokens: true},
