@@ -297,8 +297,8 @@ func (s *Store) copyTable(ctx context.Context, tx *sql.Tx, t copyTable, total in
 	if err := b.flush(); err != nil {
 		return err
 	}
-	if progress != nil {
-		progress(t.name, done, total)
+	if progress != nil && (done == 0 || done%5000 != 0) {
+		progress(t.name, done, total) // the last line of the table, unless just written
 	}
 	return nil
 }
