@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"tracelab/model"
 )
@@ -48,6 +49,7 @@ func (s *Store) BeginImport(ctx context.Context, file string, replace bool) (*Im
 		return nil, err
 	}
 	w, err := newWriter(ctx, tx, s.stamp())
+	w.nulOK = s.d.nulInText
 	if err != nil {
 		tx.Rollback()
 		return nil, err
@@ -139,6 +141,7 @@ type writer struct {
 	// unlinked says some case may wait for its trace (source_trace set,
 	// no trace yet); while none does, new traces skip the link update.
 	unlinked bool
+	nulOK    bool // the database stores U+0000 in text (dialect.nulInText)
 }
 
 // contract returns the canonical body and wire fingerprint of a contract.
@@ -240,6 +243,11 @@ func contentSHA(v any) string {
 }
 
 func (w *writer) putTrace(t *model.Trace, replace bool, res *WriteStats) (*RecordError, error) {
+	if !w.nulOK {
+		if path := nulPath(t); path != "" {
+			return &RecordError{Line: t.Source.Line, Path: path, Msg: errNUL}, nil
+		}
+	}
 	sha := contentSHA(t)
 	var oldID int64
 	var oldSHA, oldFile string
@@ -312,6 +320,36 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *WriteStats) (*Recor
 	res.Steps += len(t.Steps)
 	res.Traces = append(res.Traces, t.TraceID)
 	return nil, nil
+}
+
+// errNUL is the complaint about a record with a NUL character in a text
+// column, on a database that cannot store one.
+const errNUL = "contains a NUL character (U+0000), which a PostgreSQL database cannot store in text"
+
+// nulPath is the path of the first text field of t holding U+0000, "" for
+// none. JSON columns (args, result, metadata, contracts) are encoded JSON,
+// where it is always escaped.
+func nulPath(t *model.Trace) string {
+	fields := []struct{ path, v string }{{"trace_id", t.TraceID}, {"server", t.Server}, {"run_id", t.RunID},
+		{"user_role", t.UserRole}, {"as_user", t.AsUser}, {"question", t.Question}, {"started_at", t.StartedAt},
+		{"answer", t.Answer}, {"model", t.Model}, {"source", t.Source.File}}
+	for i, st := range t.Steps {
+		for _, f := range []struct{ name, v string }{{"id", st.ID}, {"call_id", st.CallID}, {"text", st.Text},
+			{"tool", st.Tool}, {"as_of", st.AsOf}, {"credential", st.Credential}, {"next_cursor", st.NextCursor}} {
+			if strings.ContainsRune(f.v, 0) {
+				return fmt.Sprintf("steps[%d].%s", i, f.name)
+			}
+		}
+	}
+	for i, tc := range t.Tools {
+		fields = append(fields, struct{ path, v string }{fmt.Sprintf("tools[%d].name", i), tc.Name})
+	}
+	for _, f := range fields {
+		if strings.ContainsRune(f.v, 0) {
+			return f.path
+		}
+	}
+	return ""
 }
 
 func nullJSON(raw json.RawMessage) any {
