@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"tracelab/model"
 )
@@ -86,6 +87,14 @@ func newCaseWriter(ctx context.Context, tx *sql.Tx) (*caseWriter, error) {
 func (cw *caseWriter) close() { closeAll(cw.find, cw.move, cw.drop, cw.upsert, cw.event) }
 
 func (w *writer) putCase(c *model.Case, file string, line int, replace bool, res *WriteStats) (*RecordError, error) {
+	if !w.nulOK {
+		for _, f := range []struct{ path, v string }{{"case_id", c.CaseID}, {"source_trace", c.SourceTrace},
+			{"user_role", c.UserRole}, {"as_user", c.AsUser}, {"question", c.Question}} {
+			if strings.ContainsRune(f.v, 0) {
+				return &RecordError{Line: line, Path: f.path, Msg: errNUL}, nil
+			}
+		}
+	}
 	sha := contentSHA(c)
 	var oldSHA, oldFile string
 	var oldLine int

@@ -119,6 +119,17 @@ func (s *Store) CopyInto(ctx context.Context, dst *Store, progress CopyProgress)
 		return before, fmt.Errorf("%w (%s): copy into an empty database", ErrTargetNotEmpty, strings.Join(held, ", "))
 	}
 	err = dst.inTx(ctx, func(tx *sql.Tx) error {
+		// Empty still, now that this transaction holds the writer lock: no
+		// other writer can add a row before the copy commits.
+		for _, t := range tables {
+			var held bool
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+t.name+`)`).Scan(&held); err != nil {
+				return err
+			}
+			if held {
+				return fmt.Errorf("%w (%s was written to meanwhile): copy into an empty database", ErrTargetNotEmpty, t.name)
+			}
+		}
 		for _, t := range tables {
 			// Names come from the source's catalog, not from input.
 			if _, err := tx.ExecContext(ctx, `ALTER TABLE `+t.name+` DISABLE TRIGGER USER`); err != nil {
@@ -286,8 +297,8 @@ func (s *Store) copyTable(ctx context.Context, tx *sql.Tx, t copyTable, total in
 	if err := b.flush(); err != nil {
 		return err
 	}
-	if progress != nil {
-		progress(t.name, done, total)
+	if progress != nil && (done == 0 || done%5000 != 0) {
+		progress(t.name, done, total) // the last line of the table, unless just written
 	}
 	return nil
 }

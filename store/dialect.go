@@ -28,6 +28,9 @@ type dialect struct {
 	// PostgreSQL's ILIKE does so over the "C" collation every text column
 	// of its schema has.
 	like string
+	// nulInText says a text column can hold U+0000 (SQLite's can,
+	// PostgreSQL's cannot: an import refuses such a record, see nulPath).
+	nulInText bool
 	// syncIDs brings the identity sequences past the ids copied in (nil
 	// when ids need no sequence).
 	syncIDs func(context.Context, *sql.Tx) error
@@ -39,6 +42,7 @@ var sqliteDialect = &dialect{
 	version:    "PRAGMA user_version",
 	setVersion: func(n int) string { return fmt.Sprintf("PRAGMA user_version = %d", n) },
 	like:       "LIKE",
+	nulInText:  true,
 }
 
 // schemaTableName holds PostgreSQL's schema version: the one table that

@@ -101,3 +101,37 @@ func TestWriterWaitsThenIsLocked(t *testing.T) {
 		}
 	})
 }
+
+// A NUL character in text is stored by SQLite; PostgreSQL cannot store it,
+// so there the record is refused with its path like any bad record, and
+// --skip-bad imports the rest.
+func TestNULInText(t *testing.T) {
+	const body = `{"trace_id":"ok","question":"q","steps":[{"kind":"answer","text":"x"}]}
+{"trace_id":"n1","question":"q","steps":[{"kind":"tool_call","id":"c","tool":"t"},{"kind":"answer","text":"a\u0000b"}]}
+`
+	const suite = `{"case_id":"k\u0000","question":"q","gold":{"answer":1,"tolerance":0,"required_fields":[],"forbidden_fields":[],"definition":"","window":null,"freshness_bound_hours":null,"policy_scope":""},"label":{"correct":null,"grounded":null,"failure_class":null,"note":""},"cost":{"input_tokens":0,"output_tokens":0,"tool_calls":0,"turns":0,"usd":0}}` + "\n"
+	eachBackend(t, func(t *testing.T, b backend) {
+		st := b.open(t)
+		res, err := importString(t, st, "n.jsonl", body, ImportOptions{SkipBad: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cres, err := importString(t, st, "c.jsonl", suite, ImportOptions{SkipBad: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.d.nulInText {
+			if res.New != 2 || len(res.Bad) != 0 || cres.New != 1 {
+				t.Errorf("sqlite: %+v %+v, want both traces and the case stored", res, cres)
+			}
+			return
+		}
+		want := "n.jsonl:2: steps[1].text: " + errNUL
+		if res.New != 1 || len(res.Bad) != 1 || res.Bad[0].Error() != want {
+			t.Errorf("postgres: %+v, want one trace and %q", res, want)
+		}
+		if want := "c.jsonl:1: case_id: " + errNUL; len(cres.Bad) != 1 || cres.Bad[0].Error() != want {
+			t.Errorf("postgres case: %+v, want %q", cres, want)
+		}
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"tracelab/model"
 )
@@ -83,7 +84,7 @@ func (im *Importer) startDirect() error {
 	if err != nil {
 		return err
 	}
-	w, err := newWriter(im.ctx, tx, im.at)
+	w, err := im.newWriter(tx)
 	if err != nil {
 		tx.Rollback()
 		return err
@@ -304,6 +305,7 @@ type writer struct {
 	// copy to check that they did not change meanwhile.
 	inDB     *sql.Stmt
 	replaces map[string]string
+	nulOK    bool // the database stores U+0000 in text (dialect.nulInText)
 }
 
 // contract returns the canonical body and wire fingerprint of a contract.
@@ -320,6 +322,15 @@ func (w *writer) contract(tc model.ToolContract) (body, fp string, err error) {
 	body, fp = string(canon), hex.EncodeToString(sum[:])
 	w.contracts[string(wire)] = [2]string{body, fp}
 	return body, fp, nil
+}
+
+// newWriter is the import's writer on tx, for the store's dialect.
+func (im *Importer) newWriter(tx *sql.Tx) (*writer, error) {
+	w, err := newWriter(im.ctx, tx, im.at)
+	if err == nil {
+		w.nulOK = im.s.d.nulInText
+	}
+	return w, err
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx, at string) (*writer, error) {
@@ -405,6 +416,11 @@ func contentSHA(v any) string {
 }
 
 func (w *writer) putTrace(t *model.Trace, replace bool, res *WriteStats) (*RecordError, error) {
+	if !w.nulOK {
+		if path := nulPath(t); path != "" {
+			return &RecordError{Line: t.Source.Line, Path: path, Msg: errNUL}, nil
+		}
+	}
 	sha := contentSHA(t)
 	var oldID int64
 	var oldSHA, oldFile string
@@ -487,6 +503,36 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *WriteStats) (*Recor
 	res.Steps += len(t.Steps)
 	res.Traces = append(res.Traces, t.TraceID)
 	return nil, nil
+}
+
+// errNUL is the complaint about a record with a NUL character in a text
+// column, on a database that cannot store one.
+const errNUL = "contains a NUL character (U+0000), which a PostgreSQL database cannot store in text"
+
+// nulPath is the path of the first text field of t holding U+0000, "" for
+// none. JSON columns (args, result, metadata, contracts) are encoded JSON,
+// where it is always escaped.
+func nulPath(t *model.Trace) string {
+	fields := []struct{ path, v string }{{"trace_id", t.TraceID}, {"server", t.Server}, {"run_id", t.RunID},
+		{"user_role", t.UserRole}, {"as_user", t.AsUser}, {"question", t.Question}, {"started_at", t.StartedAt},
+		{"answer", t.Answer}, {"model", t.Model}, {"source", t.Source.File}}
+	for i, st := range t.Steps {
+		for _, f := range []struct{ name, v string }{{"id", st.ID}, {"call_id", st.CallID}, {"text", st.Text},
+			{"tool", st.Tool}, {"as_of", st.AsOf}, {"credential", st.Credential}, {"next_cursor", st.NextCursor}} {
+			if strings.ContainsRune(f.v, 0) {
+				return fmt.Sprintf("steps[%d].%s", i, f.name)
+			}
+		}
+	}
+	for i, tc := range t.Tools {
+		fields = append(fields, struct{ path, v string }{fmt.Sprintf("tools[%d].name", i), tc.Name})
+	}
+	for _, f := range fields {
+		if strings.ContainsRune(f.v, 0) {
+			return f.path
+		}
+	}
+	return ""
 }
 
 func nullJSON(raw json.RawMessage) any {

@@ -68,7 +68,7 @@ func (im *Importer) startStaged() (ok bool, err error) {
 		return false, err
 	}
 	im.tx = tx
-	w, err := newWriter(im.ctx, tx, im.at)
+	w, err := im.newWriter(tx)
 	if err != nil {
 		return false, err
 	}
@@ -134,7 +134,7 @@ func (im *Importer) unstage() error {
 	if err := im.copyStaged(w.replaces); err != nil {
 		return err
 	}
-	im.w, err = newWriter(ctx, tx, im.at)
+	im.w, err = im.newWriter(tx)
 	return err
 }
 

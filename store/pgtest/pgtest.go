@@ -3,7 +3,8 @@
 // role that may create schemas there), or, when it is unset, on a private
 // server this process starts with initdb and pg_ctl in a temporary folder
 // (unix socket only, as the unprivileged user "postgres" when running as
-// root). Tests skip, saying why, only when neither is possible.
+// root). Tests skip, saying why, only when no private server can be
+// started; a $TRACELAB_TEST_PG that cannot be reached fails them.
 package pgtest
 
 import (
@@ -56,7 +57,7 @@ func server() (string, string) {
 			cancel()
 		}
 		if err != nil {
-			why = fmt.Sprintf("PostgreSQL at %s: %v", base, err)
+			why = fmt.Sprintf("PostgreSQL at %s: %v", redact(base), err)
 			base = ""
 			return
 		}
@@ -66,7 +67,8 @@ func server() (string, string) {
 }
 
 // Stop shuts the private server down (TestMain calls it after m.Run); a
-// server named by $TRACELAB_TEST_PG is left running.
+// server named by $TRACELAB_TEST_PG is left running. Tests fail, rather
+// than skip, when $TRACELAB_TEST_PG names a server that cannot be reached.
 func Stop() {
 	if admin != nil {
 		admin.Close()
@@ -81,6 +83,11 @@ func Stop() {
 func DSN(t testing.TB) string {
 	t.Helper()
 	b, reason := server()
+	if b == "" && os.Getenv(EnvVar) != "" {
+		// A server asked for and not there is a failure, not a skip: CI
+		// must not pass by testing one backend.
+		t.Fatalf("%s: %s", EnvVar, reason)
+	}
 	if b == "" {
 		t.Skipf("no PostgreSQL server (set %s=postgres://… to use one): %s", EnvVar, reason)
 	}
@@ -94,6 +101,18 @@ func DSN(t testing.TB) string {
 		}
 	})
 	return withSearchPath(b, name)
+}
+
+// redact is a URL without its password.
+func redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }
 
 // withSearchPath is a URL whose sessions work in schema name.
