@@ -28,7 +28,7 @@ type ReportRow struct {
 // reportColumns are a ReportRow's columns, after the trace pk (see scanReportRow).
 const reportColumns = `t.trace_id, t.server, t.run_id, s.suggested_class, s.correct, s.grounded, s.needs_review,
 	s.grounding_precision, s.grounding_recall, s.definition_match, s.freshness_pass, s.policy_violations,
-	s.calls, s.clarifications, s.cost_usd, COALESCE(c.gold_origin = 'human', 0), COALESCE(c.status = 'confirmed', 0),
+	s.calls, s.clarifications, s.cost_usd, COALESCE(c.gold_origin = 'human', FALSE), COALESCE(c.status = 'confirmed', FALSE),
 	CASE WHEN c.gold_origin = 'human' THEN c.label END
 	FROM traces t JOIN scores s ON s.trace_pk = t.id
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id`
