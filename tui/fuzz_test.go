@@ -53,7 +53,7 @@ func FuzzDecodeScore(f *testing.F) {
 		if err != nil || sv == nil {
 			return
 		}
-		ts := newTraceScreen()
+		ts := newTraceScreen(&env{})
 		ts.t = sampleTrace()
 		ts.score = sv
 		ts.buildItems()

@@ -17,6 +17,7 @@ import (
 // reportScreen shows the per-server report side by side: the six metrics,
 // failures by class as bars, and how many cases need a human.
 type reportScreen struct {
+	*env
 	reports []model.Report
 	pending map[string]int // per server: cases whose gold is confirmed and label pending
 	loaded  bool
@@ -36,10 +37,39 @@ type reportMsg struct {
 	err     error
 }
 
-func (m *Model) loadReport() tea.Cmd {
-	m.report.loading = true
-	m.report.seq++
-	eng, ctx, seq := m.eng, m.ctx, m.report.seq
+func (reportMsg) owner() screenID { return screenReport }
+
+func (r *reportScreen) update(h host, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case shownMsg:
+		return r.load()
+	case tea.KeyPressMsg:
+		return r.key(h, msg)
+	case tea.MouseWheelMsg:
+		if msg.Button == tea.MouseWheelUp {
+			r.move(-1)
+		} else {
+			r.move(1)
+		}
+	case reportMsg:
+		if msg.seq != r.seq {
+			return nil
+		}
+		r.loading, r.loaded, r.missing, r.err = false, true, msg.missing, msg.err
+		r.reports = msg.reports
+		r.pending = map[string]int{}
+		for _, l := range msg.labels {
+			r.pending[l.Server] = l.LabelPending
+		}
+	}
+	return nil
+}
+
+// load builds the report (the engine scores what is stale first).
+func (r *reportScreen) load() tea.Cmd {
+	r.loading = true
+	r.seq++
+	eng, ctx, seq := r.eng, r.ctx, r.seq
 	return func() tea.Msg {
 		rs, labels, err := eng.ReportWithLabels(ctx, false)
 		return reportMsg{seq: seq, reports: rs, labels: labels, err: err}
@@ -50,24 +80,22 @@ func (r *reportScreen) move(d int) {
 	r.cursor = clamp(r.cursor+d, 0, len(model.Classes)-1)
 }
 
-func (r *reportScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys.Report
+func (r *reportScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
+	k := r.keys.Report
 	switch {
-	case key.Matches(msg, m.keys.Global.Back):
-		m.back()
-		return nil
+	case key.Matches(msg, r.keys.Global.Back):
+		return h.back()
 	case key.Matches(msg, k.Down):
-		m.report.move(1)
+		r.move(1)
 	case key.Matches(msg, k.Up):
-		m.report.move(-1)
+		r.move(-1)
 	case key.Matches(msg, k.Reload):
-		return m.loadReport()
+		return r.load()
 	case key.Matches(msg, k.Open):
-		c := string(model.Classes[m.report.cursor])
-		m.queue.filter = app.Filter{Classes: []string{c}}
-		m.goTo(screenQueue)
-		m.setStatus("queue filtered to "+c, false)
-		return m.reloadQueue()
+		c := string(model.Classes[r.cursor])
+		return func() tea.Msg {
+			return queueFilterMsg{f: app.Filter{Classes: []string{c}}, status: "queue filtered to " + c}
+		}
 	}
 	return nil
 }
