@@ -57,6 +57,11 @@ func (s *Store) caseIDForTrace(ctx context.Context, tx *sql.Tx, traceID, who str
 	return caseID, err
 }
 
+// FieldAdjudication is the pseudo-field of the event log that holds a
+// case's adjudication (a model.Adjudication, null when none): one field so
+// that an adjudication is an action like any edit, undone the same way.
+const FieldAdjudication = "adjudication"
+
 func (s *Store) loadCaseTx(ctx context.Context, tx *sql.Tx, caseID string) (*CaseRecord, error) {
 	row := tx.QueryRowContext(ctx, sqlLoadCaseTx, caseID)
 	return scanCase(row)
@@ -122,14 +127,21 @@ func (s *Store) editCaseTx(ctx context.Context, tx *sql.Tx, caseID, who, field s
 	if err != nil {
 		return Event{}, err
 	}
-	old, err := cr.Case.Field(field)
+	var old, nv json.RawMessage
+	switch {
+	case field == FieldAdjudication:
+		old, nv, err = s.editAdjudication(ctx, tx, cr, value)
+	case strings.HasPrefix(field, "label."):
+		old, nv, err = s.editRaterLabel(ctx, tx, cr, who, field, value, at)
+	default:
+		if old, err = cr.Case.Field(field); err == nil {
+			err = cr.Case.SetField(field, value)
+		}
+		nv, _ = cr.Case.Field(field)
+	}
 	if err != nil {
 		return Event{}, err
 	}
-	if err := cr.Case.SetField(field, value); err != nil {
-		return Event{}, err
-	}
-	nv, _ := cr.Case.Field(field)
 	origin := cr.GoldOrigin
 	if strings.HasPrefix(field, "gold.") {
 		origin = OriginHuman
@@ -159,6 +171,9 @@ func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, caseID, who string,
 		by, when = who, at
 	}
 	if _, err := tx.ExecContext(ctx, sqlSetStatusTx2, status, by, when, who, at, caseID); err != nil {
+		return Event{}, err
+	}
+	if err := s.confirmRater(ctx, tx, caseID, who, model.Status(status), at); err != nil {
 		return Event{}, err
 	}
 	ev := Event{CaseID: caseID, At: at, Who: who, Field: "status", Old: json.RawMessage(mustJSON(old)),

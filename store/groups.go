@@ -51,12 +51,22 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 		if err != nil {
 			return err
 		}
+		// fn and the no-change test see the label who edits: their own.
+		rs, err := loadRaters(ctx, tx, caseID)
+		if err != nil {
+			return err
+		}
+		cr.Case.Label = rs.viewFor(who, cr.Case.Label)
 		changes, err := fn(cr)
 		if err != nil {
 			return err
 		}
 		var todo []FieldChange
 		for _, c := range changes {
+			if c.Field == FieldAdjudication {
+				todo = append(todo, c) // stamped with its time: always a change
+				continue
+			}
 			if c.Field == "status" {
 				if string(cr.Status) != jsonString(c.Value) {
 					todo = append(todo, c)
@@ -71,6 +81,9 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 			if err := probe.SetField(c.Field, c.Value); err != nil {
 				return err
 			}
+			// A key that leaves the label as shown is no rating: a person
+			// becomes a rater of a case by changing its label or by
+			// confirming it (which endorses the label as it stands).
 			if nv, _ := probe.Field(c.Field); string(nv) != string(old) {
 				todo = append(todo, c)
 			}

@@ -53,6 +53,9 @@ type Filter struct {
 	Search     string // substring of question, trace id or case id
 	QueuedOnly bool
 	TraceIDs   []string
+	// Disputed keeps the traces whose raters disagree and nobody
+	// adjudicated yet: the adjudication queue.
+	Disputed bool
 }
 
 // SortKey orders the list.
@@ -153,6 +156,9 @@ func (f Filter) where() (string, []any) {
 	if f.QueuedOnly {
 		conds = append(conds, "t.queued = 1")
 	}
+	if f.Disputed {
+		conds = append(conds, "t.disputed = 1")
+	}
 	if len(conds) == 0 {
 		return "", nil
 	}
@@ -231,6 +237,7 @@ type Counts struct {
 	Total    int
 	ByClass  map[string]int // class name or "none"
 	ByStatus map[model.Status]int
+	Disputed int // traces whose raters disagree, not adjudicated yet
 }
 
 // Counts counts the traces matching f by class and by status.
@@ -244,11 +251,12 @@ func (s *Store) Counts(ctx context.Context, f Filter) (Counts, error) {
 	c := Counts{ByClass: map[string]int{}, ByStatus: map[model.Status]int{}}
 	for rows.Next() {
 		var class, status string
-		var n int
-		if err := rows.Scan(&class, &status, &n); err != nil {
+		var n, disputed int
+		if err := rows.Scan(&class, &status, &n, &disputed); err != nil {
 			return Counts{}, err
 		}
 		c.Total += n
+		c.Disputed += disputed
 		c.ByClass[class] += n
 		c.ByStatus[model.Status(status)] += n
 	}
@@ -413,7 +421,7 @@ func (s *Store) loadBatch(ctx context.Context, ids []string) ([]*model.Trace, er
 
 // Statements a Filter's WHERE clause is appended to.
 const (
-	sqlCounts   = `SELECT ` + classExpr + `, ` + statusExpr + `, count(*) FROM traces t`
+	sqlCounts   = `SELECT ` + classExpr + `, ` + statusExpr + `, count(*), COALESCE(sum(t.disputed), 0) FROM traces t`
 	sqlTraceIDs = `SELECT t.trace_id FROM traces t`
 )
 

@@ -135,6 +135,9 @@ func (s *Store) Path() string { return s.path }
 // SetClock replaces the clock used for timestamps (tests).
 func (s *Store) SetClock(now func() time.Time) { s.now = now }
 
+// Now is the store's clock as it stamps rows (RFC 3339, UTC).
+func (s *Store) Now() string { return s.stamp() }
+
 func (s *Store) stamp() string { return s.now().UTC().Format(time.RFC3339Nano) }
 
 // SchemaVersion is the number of the newest migration applied.

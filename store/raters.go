@@ -1,0 +1,412 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"tracelab/model"
+)
+
+// Labels per labeler. cases.label is a case's final label; each rater's own
+// label is a row of rater_labels, and every write of a rater row (an edit,
+// an import, a judge, an adjudication) settles the final label by
+// model.FinalLabel in the same transaction, so the two never disagree.
+
+// CaseRaters is every rater's label of one case, sorted by rater, with
+// the adjudication if there is one and whether the case is disputed.
+type CaseRaters struct {
+	CaseID       string
+	TraceID      string // "" for a standalone case
+	Labels       []model.RaterLabel
+	Adjudication *model.Adjudication
+	Disputed     bool
+}
+
+// Rater returns the row of one rater, nil when they gave none.
+func (cr *CaseRaters) Rater(name string) *model.RaterLabel {
+	for i := range cr.Labels {
+		if cr.Labels[i].Rater == name {
+			return &cr.Labels[i]
+		}
+	}
+	return nil
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+const (
+	raterColumns = `r.case_id, r.rater, r.kind, r.label, r.fields, r.status, r.rationale, r.updated_at`
+	sqlRaters    = `SELECT ` + raterColumns + ` FROM rater_labels r WHERE r.case_id = ? ORDER BY r.rater`
+	sqlAdj       = `SELECT label, fields, picked, note, adjudicated_by, adjudicated_at FROM adjudications WHERE case_id = ?`
+	sqlPutRater  = `INSERT INTO rater_labels (case_id, rater, kind, label, fields, status, rationale, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (case_id, rater) DO UPDATE SET kind = excluded.kind,
+		label = excluded.label, fields = excluded.fields, status = excluded.status, rationale = excluded.rationale,
+		updated_at = excluded.updated_at`
+	sqlPutAdj = `INSERT INTO adjudications (case_id, label, fields, picked, note, adjudicated_by, adjudicated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (case_id) DO UPDATE SET label = excluded.label, fields = excluded.fields,
+		picked = excluded.picked, note = excluded.note, adjudicated_by = excluded.adjudicated_by,
+		adjudicated_at = excluded.adjudicated_at`
+	sqlDelAdj       = `DELETE FROM adjudications WHERE case_id = ?`
+	sqlSetDisputed  = `UPDATE cases SET disputed = ? WHERE case_id = ? AND disputed <> ?`
+	sqlRaterSetCase = `SELECT c.case_id, COALESCE(t.trace_id, ''), c.disputed FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
+		WHERE c.case_id = ?`
+	// Every case some rater labeled or someone adjudicated, in case order.
+	sqlRatedCases = `SELECT c.case_id, COALESCE(t.trace_id, ''), c.disputed FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
+		WHERE EXISTS (SELECT 1 FROM rater_labels r WHERE r.case_id = c.case_id)
+		   OR EXISTS (SELECT 1 FROM adjudications a WHERE a.case_id = c.case_id)
+		ORDER BY c.case_id`
+	sqlAllRaters = `SELECT ` + raterColumns + ` FROM rater_labels r ORDER BY r.case_id, r.rater`
+	sqlAllAdj    = `SELECT case_id, label, fields, picked, note, adjudicated_by, adjudicated_at FROM adjudications`
+)
+
+func scanRater(r rowScanner) (string, model.RaterLabel, error) {
+	var caseID, kind, label, status string
+	var fields sql.NullString
+	var rl model.RaterLabel
+	if err := r.Scan(&caseID, &rl.Rater, &kind, &label, &fields, &status, &rl.Rationale, &rl.UpdatedAt); err != nil {
+		return "", rl, err
+	}
+	rl.Kind, rl.Status = model.RaterKind(kind), model.Status(status)
+	if err := json.Unmarshal([]byte(label), &rl.Label); err != nil {
+		return "", rl, fmt.Errorf("case %s: label of %s: %w", caseID, rl.Rater, err)
+	}
+	if fields.Valid {
+		rl.Fields = &model.FieldSets{}
+		if err := json.Unmarshal([]byte(fields.String), rl.Fields); err != nil {
+			return "", rl, fmt.Errorf("case %s: fields of %s: %w", caseID, rl.Rater, err)
+		}
+	}
+	return caseID, rl, nil
+}
+
+func scanAdj(r rowScanner, caseID *string) (*model.Adjudication, error) {
+	var a model.Adjudication
+	var label string
+	var fields sql.NullString
+	dest := []any{&label, &fields, &a.Picked, &a.Note, &a.By, &a.At}
+	if caseID != nil {
+		dest = append([]any{caseID}, dest...)
+	}
+	if err := r.Scan(dest...); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(label), &a.Label); err != nil {
+		return nil, fmt.Errorf("adjudication: label: %w", err)
+	}
+	if fields.Valid {
+		a.Fields = &model.FieldSets{}
+		if err := json.Unmarshal([]byte(fields.String), a.Fields); err != nil {
+			return nil, fmt.Errorf("adjudication: fields: %w", err)
+		}
+	}
+	return &a, nil
+}
+
+// loadRaters reads the raters and the adjudication of one case.
+func loadRaters(ctx context.Context, q querier, caseID string) (CaseRaters, error) {
+	cr := CaseRaters{CaseID: caseID}
+	rows, err := q.QueryContext(ctx, sqlRaters, caseID)
+	if err != nil {
+		return cr, err
+	}
+	for rows.Next() {
+		_, rl, err := scanRater(rows)
+		if err != nil {
+			rows.Close()
+			return cr, err
+		}
+		cr.Labels = append(cr.Labels, rl)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return cr, err
+	}
+	cr.Adjudication, err = scanAdj(q.QueryRowContext(ctx, sqlAdj, caseID), nil)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = nil
+	}
+	return cr, err
+}
+
+// set replaces (or adds) the row of rl's rater.
+func (cr *CaseRaters) set(rl model.RaterLabel) {
+	if p := cr.Rater(rl.Rater); p != nil {
+		*p = rl
+		return
+	}
+	cr.Labels = append(cr.Labels, rl)
+}
+
+// viewFor is the label a labeler edits: their own, else the case's final
+// label as it stands (unset while disputed), so the first edit of a case
+// somebody else labeled starts from what the workbench shows.
+func (cr *CaseRaters) viewFor(who string, final model.Label) model.Label {
+	if r := cr.Rater(who); r != nil {
+		return r.Label
+	}
+	return final
+}
+
+func fieldsJSON(f *model.FieldSets) any {
+	if f == nil {
+		return nil
+	}
+	return mustJSON(f)
+}
+
+func putRaterTx(ctx context.Context, tx *sql.Tx, caseID string, rl model.RaterLabel) error {
+	if rl.Status == "" {
+		rl.Status = model.StatusSuggested
+	}
+	_, err := tx.ExecContext(ctx, sqlPutRater, caseID, rl.Rater, string(rl.Kind), mustJSON(rl.Label), fieldsJSON(rl.Fields),
+		string(rl.Status), rl.Rationale, rl.UpdatedAt)
+	return err
+}
+
+// settle applies model.FinalLabel to c (its label is the base) and the
+// raters, and records whether the case is disputed.
+func settle(ctx context.Context, tx *sql.Tx, c *model.Case, rs CaseRaters) error {
+	fin := model.FinalLabel(c.Label, rs.Labels, rs.Adjudication)
+	c.Label = fin.Label
+	d := 0
+	if fin.Disputed {
+		d = 1
+	}
+	_, err := tx.ExecContext(ctx, sqlSetDisputed, d, c.CaseID, d)
+	return err
+}
+
+// settleTx settles a case's final label after its raters changed outside
+// an edit (an import, a judge), writing the case only when the label moved.
+func (s *Store) settleTx(ctx context.Context, tx *sql.Tx, caseID, who string) error {
+	cr, err := s.loadCaseTx(ctx, tx, caseID)
+	if err != nil {
+		return err
+	}
+	rs, err := loadRaters(ctx, tx, caseID)
+	if err != nil {
+		return err
+	}
+	before := mustJSON(cr.Case.Label)
+	if err := settle(ctx, tx, &cr.Case, rs); err != nil {
+		return err
+	}
+	if mustJSON(cr.Case.Label) == before {
+		return nil
+	}
+	return writeCaseTx(ctx, tx, &cr.Case, cr.GoldOrigin, who, s.stamp())
+}
+
+// editRaterLabel is the label half of editCaseTx: a "label.*" edit by who
+// changes who's own row, and the case's label becomes the final one.
+func (s *Store) editRaterLabel(ctx context.Context, tx *sql.Tx, cr *CaseRecord, who, field string, value json.RawMessage, at string) (old, nv json.RawMessage, err error) {
+	rs, err := loadRaters(ctx, tx, cr.Case.CaseID)
+	if err != nil {
+		return nil, nil, err
+	}
+	mine := cr.Case
+	mine.Label = rs.viewFor(who, cr.Case.Label)
+	if old, err = mine.Field(field); err != nil {
+		return nil, nil, err
+	}
+	if err := mine.SetField(field, value); err != nil {
+		return nil, nil, err
+	}
+	nv, _ = mine.Field(field)
+	row := model.RaterLabel{Rater: who, Kind: model.RaterHuman, Status: model.StatusSuggested}
+	if r := rs.Rater(who); r != nil {
+		row = *r
+	}
+	row.Label, row.UpdatedAt = mine.Label, at
+	if err := putRaterTx(ctx, tx, cr.Case.CaseID, row); err != nil {
+		return nil, nil, err
+	}
+	rs.set(row)
+	return old, nv, settle(ctx, tx, &cr.Case, rs)
+}
+
+// confirmRater records who's status on their own row when they confirm
+// (or unconfirm) a case: confirming a label one never edited endorses it
+// as it stands, which makes it one's own.
+func (s *Store) confirmRater(ctx context.Context, tx *sql.Tx, caseID, who string, status model.Status, at string) error {
+	rs, err := loadRaters(ctx, tx, caseID)
+	if err != nil {
+		return err
+	}
+	row := rs.Rater(who)
+	if row == nil {
+		if status != model.StatusConfirmed {
+			return nil
+		}
+		cr, err := s.loadCaseTx(ctx, tx, caseID)
+		if err != nil {
+			return err
+		}
+		row = &model.RaterLabel{Rater: who, Kind: model.RaterHuman, Label: cr.Case.Label}
+	}
+	row.Status, row.UpdatedAt = status, at
+	return putRaterTx(ctx, tx, caseID, *row)
+}
+
+// editAdjudication is the "adjudication" pseudo-field of editCaseTx: value
+// is a model.Adjudication (null removes it, as an undo does).
+func (s *Store) editAdjudication(ctx context.Context, tx *sql.Tx, cr *CaseRecord, value json.RawMessage) (old, nv json.RawMessage, err error) {
+	caseID := cr.Case.CaseID
+	rs, err := loadRaters(ctx, tx, caseID)
+	if err != nil {
+		return nil, nil, err
+	}
+	old = json.RawMessage("null")
+	if rs.Adjudication != nil {
+		old = json.RawMessage(mustJSON(rs.Adjudication))
+	}
+	var adj *model.Adjudication
+	if err := json.Unmarshal(value, &adj); err != nil {
+		return nil, nil, fmt.Errorf("adjudication: %w", err)
+	}
+	if adj == nil {
+		if _, err := tx.ExecContext(ctx, sqlDelAdj, caseID); err != nil {
+			return nil, nil, err
+		}
+		nv = json.RawMessage("null")
+	} else {
+		if _, err := tx.ExecContext(ctx, sqlPutAdj, caseID, mustJSON(adj.Label), fieldsJSON(adj.Fields), adj.Picked, adj.Note,
+			adj.By, adj.At); err != nil {
+			return nil, nil, err
+		}
+		nv = json.RawMessage(mustJSON(adj))
+	}
+	rs.Adjudication = adj
+	return old, nv, settle(ctx, tx, &cr.Case, rs)
+}
+
+// PutRaterLabel stores a rater's label of a trace's case (creating the
+// case when the trace has none) beside the others and settles the final
+// label; a judge's label is written this way. The write is one event
+// (field "rater", who the rater), outside any undoable action.
+func (s *Store) PutRaterLabel(ctx context.Context, traceID string, rl model.RaterLabel) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		caseID, err := s.caseIDForTrace(ctx, tx, traceID, rl.Rater)
+		if err != nil {
+			return err
+		}
+		return s.putRaterEventTx(ctx, tx, caseID, rl)
+	})
+}
+
+// putRaterEventTx writes a rater's row with its event and settles the case.
+func (s *Store) putRaterEventTx(ctx context.Context, tx *sql.Tx, caseID string, rl model.RaterLabel) error {
+	at := s.stamp()
+	if rl.UpdatedAt == "" {
+		rl.UpdatedAt = at
+	}
+	rs, err := loadRaters(ctx, tx, caseID)
+	if err != nil {
+		return err
+	}
+	old := json.RawMessage("null")
+	if r := rs.Rater(rl.Rater); r != nil {
+		old = json.RawMessage(mustJSON(r))
+	}
+	if err := putRaterTx(ctx, tx, caseID, rl); err != nil {
+		return err
+	}
+	ev := Event{CaseID: caseID, At: at, Who: rl.Rater, Field: "rater", Old: old, New: json.RawMessage(mustJSON(rl))}
+	if err := appendEvent(ctx, tx, &ev); err != nil {
+		return err
+	}
+	return s.settleTx(ctx, tx, caseID, rl.Rater)
+}
+
+// RatersOfTrace returns the raters of a trace's case (empty when the trace
+// has no case yet).
+func (s *Store) RatersOfTrace(ctx context.Context, traceID string) (CaseRaters, error) {
+	var caseID string
+	err := s.db.QueryRowContext(ctx, `SELECT case_id FROM traces WHERE trace_id = ?`, traceID).Scan(&caseID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return CaseRaters{}, fmt.Errorf("trace %q: %w", traceID, ErrNotFound)
+	}
+	if err != nil || caseID == "" {
+		return CaseRaters{TraceID: traceID}, err
+	}
+	return s.RatersOfCase(ctx, caseID)
+}
+
+// RatersOfCase returns the raters of one case.
+func (s *Store) RatersOfCase(ctx context.Context, caseID string) (CaseRaters, error) {
+	var traceID string
+	var disputed bool
+	err := s.db.QueryRowContext(ctx, sqlRaterSetCase, caseID).Scan(&caseID, &traceID, &disputed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return CaseRaters{}, fmt.Errorf("case %q: %w", caseID, ErrNotFound)
+	}
+	if err != nil {
+		return CaseRaters{}, err
+	}
+	cr, err := loadRaters(ctx, s.db, caseID)
+	cr.TraceID, cr.Disputed = traceID, disputed
+	return cr, err
+}
+
+// RatedCases returns the raters of every case some rater labeled or
+// someone adjudicated, sorted by case id: the ratings table of agreement,
+// progress and the disagreements list, in three queries.
+func (s *Store) RatedCases(ctx context.Context) ([]CaseRaters, error) {
+	rows, err := s.db.QueryContext(ctx, sqlRatedCases)
+	if err != nil {
+		return nil, err
+	}
+	var out []CaseRaters
+	at := map[string]int{}
+	for rows.Next() {
+		var cr CaseRaters
+		if err := rows.Scan(&cr.CaseID, &cr.TraceID, &cr.Disputed); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		at[cr.CaseID] = len(out)
+		out = append(out, cr)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if rows, err = s.db.QueryContext(ctx, sqlAllRaters); err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		caseID, rl, err := scanRater(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if i, ok := at[caseID]; ok {
+			out[i].Labels = append(out[i].Labels, rl)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if rows, err = s.db.QueryContext(ctx, sqlAllAdj); err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var caseID string
+		a, err := scanAdj(rows, &caseID)
+		if err != nil {
+			return nil, err
+		}
+		if i, ok := at[caseID]; ok {
+			out[i].Adjudication = a
+		}
+	}
+	return out, rows.Err()
+}
