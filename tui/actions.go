@@ -71,7 +71,10 @@ func (ts *traceScreen) actionDone(h host, msg actionMsg) tea.Cmd {
 // when it is next shown or asked for the next trace.
 func (ts *traceScreen) showAction(h host, msg actionMsg) tea.Cmd {
 	id, res := msg.act.id, msg.res
+	var raters tea.Cmd
 	if id == ts.id {
+		// Every edit writes the labeler's own row: the raters change too.
+		raters = ts.loadRaters(id)
 		if res.Case != nil {
 			ts.rec = res.Case
 		}
@@ -84,22 +87,22 @@ func (ts *traceScreen) showAction(h host, msg actionMsg) tea.Cmd {
 	if missing, ok := app.IsIncomplete(msg.err); ok {
 		if ts.strict {
 			h.setStatus("not confirmed (strict): "+strings.Join(missing, "; "), true)
-			return nil
+			return raters
 		}
 		h.pushDialog(screenTrace, newAskDialog("Confirm anyway?", missing, "enter confirms anyway · esc goes back to labeling",
 			confirmAnywayAction{id}))
-		return nil
+		return raters
 	}
 	switch {
 	case errors.Is(msg.err, app.ErrNothingToUndo):
 		h.setStatus("nothing of yours to undo on this case", false)
-		return nil
+		return raters
 	case errors.Is(msg.err, app.ErrNothingToRedo):
 		h.setStatus("nothing to redo: you undid nothing since your last edit", false)
-		return nil
+		return raters
 	case msg.err != nil:
 		h.setStatus(msg.err.Error(), true)
-		return nil
+		return raters
 	}
 	note := msg.act.note
 	if res.Group == 0 {
@@ -112,9 +115,9 @@ func (ts *traceScreen) showAction(h host, msg actionMsg) tea.Cmd {
 	}
 	h.setStatus(note, false)
 	if msg.act.confirm && res.Case != nil && res.Case.Status == model.StatusConfirmed {
-		return func() tea.Msg { return queueNextMsg{from: id} }
+		return tea.Batch(raters, func() tea.Msg { return queueNextMsg{from: id} })
 	}
-	return nil
+	return raters
 }
 
 // The actions the trace screen's keys ask for.

@@ -131,7 +131,9 @@ type filterValues struct {
 	err    error
 }
 
-func newFilterDialog(f app.Filter, values *filterValues) *filterDialog {
+// newFilterDialog opens the menu on filter f; disputed is how many traces
+// under it await adjudication (the disagreements group's count).
+func newFilterDialog(f app.Filter, values *filterValues, disputed int) *filterDialog {
 	classes := append(toStrings(model.Classes), "none")
 	statuses := []string{"none", "suggested", "pending", "confirmed"}
 	mk := func(name, attr string, values, on []string) filterGroup {
@@ -149,6 +151,7 @@ func newFilterDialog(f app.Filter, values *filterValues) *filterDialog {
 		mk("role", "user_role", nil, f.Roles),
 		mk("outcome", "outcome", toStrings(model.Outcomes), toStrings(f.Outcomes)),
 		mk("sample", "", []string{queuedValue}, queuedOn(f.QueuedOnly)),
+		mk("disagree", "", []string{disputedValue(disputed)}, disputedOn(f.Disputed, disputed)),
 	}}
 	if len(f.TraceIDs) > 0 {
 		// The traces the drift screen chose: listed so they can be seen
@@ -206,10 +209,22 @@ func (d *filterDialog) filter() app.Filter {
 		f.Outcomes = append(f.Outcomes, model.Outcome(o))
 	}
 	f.QueuedOnly = len(sel(6)) > 0
-	if len(d.groups) > 7 && len(sel(7)) > 0 {
+	f.Disputed = len(sel(7)) > 0
+	if len(d.groups) > 8 && len(sel(8)) > 0 {
 		f.TraceIDs = d.traceIDs
 	}
 	return f
+}
+
+// disputedValue is the one value of the disagreements group, with how
+// many traces it holds: raters disagree and nobody adjudicated yet.
+func disputedValue(n int) string { return fmt.Sprintf("raters disagree, not adjudicated (%d)", n) }
+
+func disputedOn(on bool, n int) []string {
+	if on {
+		return []string{disputedValue(n)}
+	}
+	return nil
 }
 
 // queuedValue is the one value of the sample group: only the traces

@@ -173,12 +173,17 @@ func (p *program) openByID(id string) {
 	p.waitFor("─ Steps ") // keeps waitFor's mark past the trace screen's first frame
 }
 
-// search types s into the queue's search and leaves the input.
-func (p *program) search(s string) {
-	p.send("/")
+// typeText types s, one key per rune.
+func (p *program) typeText(s string) {
 	for _, r := range s {
 		p.send(string(r))
 	}
+}
+
+// search types s into the queue's search and leaves the input.
+func (p *program) search(s string) {
+	p.send("/")
+	p.typeText(s)
 	p.send("enter")
 }
 
@@ -402,9 +407,7 @@ func TestProgramPeerRescoreShowsInQueue(t *testing.T) {
 	p.waitScreen("the gold editor on forbidden fields", func(f string) bool {
 		return lineWith(f, "▸ forbidden") != ""
 	})
-	for _, r := range "customers.account_id" {
-		p.send(string(r))
-	}
+	p.typeText("customers.account_id")
 	p.send("ctrl+s")
 	p.waitScreen("the gold saved", func(f string) bool { return strings.Contains(f, "gold saved") })
 	p.send("esc")

@@ -492,7 +492,7 @@ func (q *queueScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
 		q.search.CursorEnd()
 		return q.search.Focus()
 	case key.Matches(msg, k.Filter):
-		h.pushDialog(screenQueue, newFilterDialog(q.filter, q.values))
+		h.pushDialog(screenQueue, newFilterDialog(q.filter, q.values, q.counts.Disputed))
 		if q.values.values == nil {
 			return q.loadValues()
 		}
@@ -505,6 +505,15 @@ func (q *queueScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
 		return q.reloadKeeping()
 	case key.Matches(msg, k.NextUnconfirmed):
 		return q.nextUnconfirmed(h, q.cursor, false)
+	case key.Matches(msg, k.Disputed):
+		// The adjudication queue: the traces whose raters disagree.
+		q.filter.Disputed = !q.filter.Disputed
+		if q.filter.Disputed {
+			h.setStatus("queue: the traces whose raters disagree (d again or esc clears)", false)
+		} else {
+			h.setStatus("disagreements filter cleared", false)
+		}
+		return q.reloadKeeping()
 	case key.Matches(msg, k.Clear):
 		if filterActive(q.filter) {
 			q.filter = app.Filter{}
@@ -609,7 +618,7 @@ func (q *queueScreen) current() (app.TraceSummary, bool) {
 
 func filterActive(f app.Filter) bool {
 	return len(f.Classes)+len(f.Statuses)+len(f.Servers)+len(f.Tools)+len(f.Roles)+len(f.Outcomes)+len(f.TraceIDs) > 0 ||
-		f.Search != "" || f.QueuedOnly
+		f.Search != "" || f.QueuedOnly || f.Disputed
 }
 
 // queue columns, by terminal width.
@@ -811,7 +820,16 @@ func (q *queueScreen) countsLine(sty *themes.Styles, w int) string {
 		cls = append(cls, sty.Class[i].Render(name+" "+humanInt(c.ByClass[string(cl)])))
 	}
 	cls = append(cls, sty.Subtle.Render("none "+humanInt(c.ByClass["none"])))
-	return cell(" "+strings.Join(parts, "  ")+sty.Faint.Render("  │  ")+strings.Join(cls, " "), w)
+	line := " " + strings.Join(parts, "  ") + sty.Faint.Render("  │  ") + strings.Join(cls, " ")
+	if c.Disputed > 0 || q.filter.Disputed {
+		// The adjudication queue's size (d shows it), next to the others.
+		word := " disagree "
+		if short {
+			word = " "
+		}
+		line += sty.Faint.Render("  │  ") + sty.Warn.Render("≠"+word+humanInt(c.Disputed))
+	}
+	return cell(line, w)
 }
 
 // filterLine shows the search input, the filter chips and the sort.
@@ -856,6 +874,9 @@ func (q *queueScreen) chips(sty *themes.Styles) []string {
 	add("outcome", toStrings(f.Outcomes))
 	if f.QueuedOnly {
 		add("sample", []string{"queued"})
+	}
+	if f.Disputed {
+		add("raters", []string{"disagree"})
 	}
 	if len(f.TraceIDs) > 0 {
 		add("traces", []string{strconv.Itoa(len(f.TraceIDs)) + " chosen"})

@@ -34,6 +34,7 @@ type traceScreen struct {
 	t       *model.Trace
 	rec     *app.CaseRecord
 	score   *app.TraceScore
+	raters  *app.TraceRaters // every rater's label (adjudicate.go)
 	loading bool
 	err     error
 
@@ -90,11 +91,12 @@ type (
 	openTraceMsg struct{ id string }
 	// traceMsg carries a loaded trace with its case and score.
 	traceMsg struct {
-		id    string
-		t     *model.Trace
-		rec   *app.CaseRecord
-		score *app.TraceScore
-		err   error
+		id     string
+		t      *model.Trace
+		rec    *app.CaseRecord
+		score  *app.TraceScore
+		raters *app.TraceRaters
+		err    error
 	}
 	// What the trace screen's dialogs return.
 	saveGoldAction      struct{ edits []app.FieldEdit } // the gold editor's save
@@ -168,6 +170,24 @@ func (ts *traceScreen) update(h host, msg tea.Msg) tea.Cmd {
 		return ts.enqueue(h, confirmLabel(msg.id, true))
 	case saveTermAction:
 		return ts.saveGlossary(msg.term)
+	case ratersMsg:
+		if msg.id != ts.id {
+			return nil
+		}
+		if msg.err != nil {
+			h.setStatus("raters: "+msg.err.Error(), true)
+			return nil
+		}
+		ts.raters = &msg.tr
+	case adjudicateAction:
+		return ts.enqueue(h, adjudicate(msg.id, msg.req))
+	case writeLabelAction:
+		if msg.id != ts.id {
+			return nil
+		}
+		ed := newLabelEditor(ts.id, ts.label(), ts.sty)
+		h.pushDialog(screenTrace, ed)
+		return ed.focusCmd()
 	case glossaryMsg:
 		if msg.err != nil {
 			h.setStatus(msg.err.Error(), true)
@@ -195,7 +215,11 @@ func (ts *traceScreen) load(id string) tea.Cmd {
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
-		return traceMsg{id: id, t: t, rec: rec, score: sv}
+		tr, err := eng.Raters(ctx, id)
+		if err != nil {
+			return traceMsg{id: id, err: err}
+		}
+		return traceMsg{id: id, t: t, rec: rec, score: sv, raters: &tr}
 	}
 }
 
@@ -228,7 +252,7 @@ func (ts *traceScreen) setLoaded(msg traceMsg) {
 	if msg.err != nil {
 		return
 	}
-	ts.id, ts.t, ts.rec, ts.score = msg.id, msg.t, msg.rec, msg.score
+	ts.id, ts.t, ts.rec, ts.score, ts.raters = msg.id, msg.t, msg.rec, msg.score, msg.raters
 	ts.step, ts.stepOff, ts.detailOff, ts.item, ts.itemOff = 0, 0, 0, 0, 0
 	ts.marker = -1
 	ts.focus = paneSteps
@@ -457,6 +481,13 @@ func (ts *traceScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return ts.enqueue(h, markField(id, it.field, key.Matches(msg, k.Required)))
+	case key.Matches(msg, k.Adjudicate):
+		if ts.raters == nil || len(ts.raters.Labels) == 0 || ts.rec == nil {
+			h.setStatus("nobody labeled this trace yet: nothing to adjudicate", true)
+			return nil
+		}
+		h.pushDialog(screenTrace, newAdjudicateDialog(*ts.raters))
+		return nil
 	case key.Matches(msg, k.Edit):
 		ed := newGoldEditor(ts.rec, ts.sty)
 		h.pushDialog(screenTrace, ed)
