@@ -219,6 +219,10 @@ func (q *queueScreen) update(h host, msg tea.Msg) tea.Cmd {
 // setFilter shows the queue under f.
 func (q *queueScreen) setFilter(h host, f app.Filter, status string) tea.Cmd {
 	q.filter = f
+	// A new query reads one page, not as many rows as the old one had loaded.
+	if len(q.rows) > q.pageSize {
+		q.rows, q.cursor = q.rows[:q.pageSize], min(q.cursor, q.pageSize-1)
+	}
 	if status != "" {
 		h.setStatus(status, false)
 	}
