@@ -16,6 +16,10 @@ type ExportOptions struct {
 	Dir        string // where cases.jsonl and report.json go
 	All        bool   // every case, not only confirmed ones
 	ExposeOnly bool   // only the questions some server's case gets wrong or ungrounded (see ExposeOnly)
+	// AllLabels adds every rater's label to each case line ("labels",
+	// tracelab's suggestion included) and the adjudication when there is
+	// one; the line's "label" stays the final one (export --labels all).
+	AllLabels bool
 }
 
 // ExportResult says what Export wrote.
@@ -51,6 +55,11 @@ func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, 
 	cases := make([]model.Case, len(recs))
 	for i, r := range recs {
 		cases[i] = r.Case
+	}
+	if opts.AllLabels {
+		if err := e.attachLabels(ctx, cases); err != nil {
+			return res, err
+		}
 	}
 	// Both files are computed and checked before either is touched, then
 	// written to temporary files and renamed into place: a failure (a cost

@@ -26,6 +26,11 @@ type ImportOptions struct {
 	Replace  bool   // a trace or case seen again with other content replaces the old one
 	SkipBad  bool   // import the good records and report the bad ones
 	Defaults Defaults
+	// Labeler makes the file's cases that name no labeler of their own
+	// this person's labels, added beside the other raters' instead of
+	// overwriting the case ("": a case line without a labeler field is
+	// the case itself, as a suite is).
+	Labeler string
 	// Progress, when set, is called now and then with bytes read so far and
 	// records seen so far.
 	Progress func(bytes int64, records int)
@@ -45,6 +50,7 @@ type ImportResult struct {
 	Replaced  int
 	Steps     int
 	Traces    []string // trace ids written (new or replaced)
+	Labels    int      // rater labels added or changed
 	Bad       []*RecordError
 	// Skipped lists the parts of the file an importer read past on purpose
 	// (a cassette's telemetry call), as "path: reason".
@@ -56,6 +62,9 @@ func (r ImportResult) Summary() string {
 	s := fmt.Sprintf("%s: %s, %d new, %d unchanged", r.File, r.Format, r.New, r.Unchanged)
 	if r.Replaced > 0 {
 		s += fmt.Sprintf(", %d replaced", r.Replaced)
+	}
+	if r.Labels > 0 {
+		s += fmt.Sprintf(", %d rater label(s) added or changed", r.Labels)
 	}
 	if len(r.Bad) > 0 {
 		s += fmt.Sprintf(", %d rejected", len(r.Bad))
@@ -125,6 +134,7 @@ func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts
 		return res, err
 	}
 	defer im.Rollback() // no-op after Commit
+	im.SetLabeler(opts.Labeler)
 	recs := make(chan importers.Record, 256)
 	type parsed struct {
 		format importers.Format
@@ -184,6 +194,7 @@ func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts
 	}
 	s := im.Stats
 	res.New, res.Unchanged, res.Replaced, res.Steps, res.Traces = s.New, s.Unchanged, s.Replaced, s.Steps, s.Traces
+	res.Labels = s.Labels
 	if err := ctx.Err(); err != nil {
 		// database/sql rolls the transaction back on cancel, so the writer's
 		// own error ("statement is closed") would hide the real cause.

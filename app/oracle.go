@@ -121,14 +121,6 @@ func (b *cappedBuffer) Bytes() []byte  { return b.buf.Bytes() }
 var errOverflow = errors.New("output over the cap")
 
 func (o *CommandOracle) check(c scoring.PolicyCall, n int, failed <-chan struct{}) ([]scoring.Violation, *OracleError) {
-	timeout := o.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	limit := o.MaxOutput
-	if limit <= 0 {
-		limit = DefaultOracleMaxOutput
-	}
 	fail := func(format string, a ...any) *OracleError {
 		return &OracleError{Command: o.Command, Call: fmt.Sprintf("call %d (%s as %s)", n, c.Tool, c.AsUser), Msg: fmt.Sprintf(format, a...)}
 	}
@@ -136,21 +128,60 @@ func (o *CommandOracle) check(c scoring.PolicyCall, n int, failed <-chan struct{
 	if jerr != nil {
 		return nil, fail("could not be given the call: %v", jerr)
 	}
+	out, msg := commandRun{Command: o.Command, Stdin: in, Timeout: o.Timeout, MaxOutput: o.MaxOutput,
+		CapFlag: "--oracle-max-output", Stop: failed}.run()
+	if msg != "" {
+		return nil, fail("%s", msg)
+	}
+	var resp struct {
+		Violations *[]scoring.Violation `json:"violations"`
+	}
+	if err := json.Unmarshal(out, &resp); err != nil || resp.Violations == nil {
+		return nil, fail("expected {\"violations\":[...]} on stdout, got %.200q", out)
+	}
+	return *resp.Violations, nil
+}
+
+// commandRun is one run of a user's command (a policy oracle, a judge):
+// through sh -c, in its own process group, with Stdin and a newline on its
+// standard input, its stdout capped at MaxOutput and its stderr at 64 KiB,
+// stopped at Timeout or when Stop closes. One runner, so every external
+// command tracelab starts is held to the same limits.
+type commandRun struct {
+	Command   string
+	Stdin     []byte
+	Timeout   time.Duration // default 10s
+	MaxOutput int64         // default DefaultOracleMaxOutput
+	CapFlag   string        // the flag that sets MaxOutput, for the message
+	Stop      <-chan struct{}
+}
+
+// run returns the command's stdout, or why there is none: a message to
+// follow the command's name ("did not answer within 10s").
+func (r commandRun) run() ([]byte, string) {
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	limit := r.MaxOutput
+	if limit <= 0 {
+		limit = DefaultOracleMaxOutput
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	go func() {
 		select {
-		case <-failed:
+		case <-r.Stop: // a nil Stop never fires
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
-	cmd := exec.Command("sh", "-c", o.Command)
-	// The oracle runs in its own process group so that stopping it stops
+	cmd := exec.Command("sh", "-c", r.Command)
+	// The command runs in its own process group so that stopping it stops
 	// everything it started: killing only the shell leaves its children
 	// (a sleep, a curl) running after tracelab exits.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Stdin = bytes.NewReader(append(in, '\n'))
+	cmd.Stdin = bytes.NewReader(append(r.Stdin, '\n'))
 	var killed sync.Once
 	kill := func() {
 		killed.Do(func() {
@@ -164,7 +195,7 @@ func (o *CommandOracle) check(c scoring.PolicyCall, n int, failed <-chan struct{
 	cmd.Stdout, cmd.Stderr = out, errb
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
-		return nil, fail("could not be started: %v", err)
+		return nil, fmt.Sprintf("could not be started: %v", err)
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
@@ -180,23 +211,17 @@ func (o *CommandOracle) check(c scoring.PolicyCall, n int, failed <-chan struct{
 	kill()
 	switch {
 	case out.over:
-		return nil, fail("wrote more than %d bytes (the cap is --oracle-max-output)", limit)
+		return nil, fmt.Sprintf("wrote more than %d bytes (the cap is %s)", limit, r.CapFlag)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, fail("did not answer within %s", timeout)
+		return nil, fmt.Sprintf("did not answer within %s", timeout)
 	case ctx.Err() != nil:
-		return nil, fail("was stopped after an earlier call failed")
+		return nil, "was stopped after an earlier call failed"
 	case err != nil:
 		msg := strings.TrimSpace(errb.String())
 		if msg == "" {
 			msg = err.Error()
 		}
-		return nil, fail("failed: %s", msg)
+		return nil, "failed: " + msg
 	}
-	var resp struct {
-		Violations *[]scoring.Violation `json:"violations"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &resp); err != nil || resp.Violations == nil {
-		return nil, fail("expected {\"violations\":[...]} on stdout, got %.200q", out.String())
-	}
-	return *resp.Violations, nil
+	return out.Bytes(), ""
 }

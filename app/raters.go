@@ -125,18 +125,11 @@ func (e *Engine) Adjudicate(ctx context.Context, traceID, who string, req Adjudi
 	return e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
 		edits := []FieldEdit{{store.FieldAdjudication, jsonOf(adj)}}
 		if f := adj.Fields; f != nil {
-			edits = append(edits, FieldEdit{"gold.required_fields", jsonOf(nonNil(f.Required))},
-				FieldEdit{"gold.forbidden_fields", jsonOf(nonNil(f.Forbidden))})
+			edits = append(edits, FieldEdit{"gold.required_fields", jsonOf(f.Required)},
+				FieldEdit{"gold.forbidden_fields", jsonOf(f.Forbidden)})
 		}
 		return edits, nil
 	})
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 func raterNames(ls []RaterLabel) string {
@@ -287,4 +280,34 @@ func (e *Engine) PutRaterLabel(ctx context.Context, traceID string, rl RaterLabe
 	unlock := e.cases.lock(traceID)
 	defer unlock()
 	return e.st.PutRaterLabel(ctx, traceID, rl)
+}
+
+// attachLabels gives each case its raters' labels and adjudication, as
+// RatedCases reads them (export --labels all).
+func (e *Engine) attachLabels(ctx context.Context, cases []model.Case) error {
+	trs, err := e.RatedCases(ctx)
+	if err != nil {
+		return err
+	}
+	by := make(map[string]TraceRaters, len(trs))
+	for _, tr := range trs {
+		by[tr.CaseID] = tr
+	}
+	for i := range cases {
+		if tr, ok := by[cases[i].CaseID]; ok {
+			cases[i].Labels, cases[i].Adjudication = tr.Labels, tr.Adjudication
+		}
+	}
+	return nil
+}
+
+// LabelFor is the label who edits on this case: their own when they
+// labeled it, else the final label as it stands (unset while disputed).
+// It is the label the labeling actions start from (see the store's
+// viewFor), so a screen that shows it shows what c, g and 1-5 will change.
+func (tr TraceRaters) LabelFor(who string) model.Label {
+	if r := tr.Rater(who); r != nil && r.Kind == model.RaterHuman {
+		return r.Label
+	}
+	return tr.Final.Label
 }

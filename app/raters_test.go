@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"tracelab/model"
@@ -131,5 +132,51 @@ func TestJudgeNeverDecides(t *testing.T) {
 	}
 	if _, err := e.Raters(ctx, "nosuch"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("raters of no trace: %v", err)
+	}
+}
+
+// An import with a labeler adds that person's label beside the others'
+// and never overwrites the case; their own next file replaces their row.
+func TestImportAddsALabelerBeside(t *testing.T) {
+	ctx := context.Background()
+	e := labelEngine(t)
+	line := func(correct string) string {
+		return `{"case_id":"c-017","source_trace":"trace_9f31c2","user_role":"r","as_user":"u","question":"How many active customers did we have in EMEA last quarter?",` +
+			`"gold":{"answer":1284,"required_fields":["customers.sales_region"],"forbidden_fields":[]},` +
+			`"label":{"correct":` + correct + `,"grounded":false,"failure_class":"semantic","note":""},"cost":{}}` + "\n"
+	}
+	imp := func(body, labeler string) ImportResult {
+		t.Helper()
+		res, err := e.Import(ctx, strings.NewReader(body), labeler+".jsonl", ImportOptions{Labeler: labeler})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if r := imp(line("true"), "ana"); r.New != 1 || r.Labels != 1 {
+		t.Errorf("ana's file: %s", r.Summary())
+	}
+	if r := imp(line("false"), "bob"); r.New != 0 || r.Labels != 1 || r.Unchanged != 0 {
+		t.Errorf("bob's file: %s", r.Summary())
+	}
+	if r := imp(line("false"), "bob"); r.Labels != 0 || r.Unchanged != 1 {
+		t.Errorf("bob's file again: %s", r.Summary())
+	}
+	tr, err := e.Raters(ctx, "trace_9f31c2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tr.Final.Disputed || !reflect.DeepEqual(tr.Final.Aspects, []string{"correct"}) {
+		t.Errorf("ana says correct, bob not: final %+v", tr.Final)
+	}
+	if r := imp(line("true"), "bob"); r.Labels != 1 {
+		t.Errorf("bob changes his mind: %s", r.Summary())
+	}
+	rec, _ := e.CaseForTrace(ctx, "trace_9f31c2")
+	if boolStr(rec.Case.Label.Correct) != "yes" || rec.Case.CaseID != "c-017" {
+		t.Errorf("after bob agrees: case %s, final %+v", rec.Case.CaseID, rec.Case.Label)
+	}
+	if tr, _ := e.Raters(ctx, "trace_9f31c2"); tr.LabelFor("bob").Correct == nil || tr.LabelFor("carol") != tr.Final.Label {
+		t.Errorf("LabelFor: bob %+v, carol %+v", tr.LabelFor("bob"), tr.LabelFor("carol"))
 	}
 }

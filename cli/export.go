@@ -13,6 +13,7 @@ import (
 func newExportCmd() *cobra.Command {
 	var out string
 	var all, exposeOnly bool
+	var labels string
 	var files app.Files
 	cmd := &cobra.Command{
 		Use:   "export --out DIR [--all]",
@@ -30,13 +31,24 @@ tracelab check scores a new run the same way. Files are written atomically.
 every server that answered it) when at least one of its cases is labeled wrong, or
 correct but not grounded; the questions every server passes correct and grounded tell
 CI nothing and are dropped, each named with its cases. report.json then covers the
-cases kept.`,
+cases kept.
+
+Each line's "label" is the case's final label: the adjudicated one, the only person's,
+or the one every person agrees on (a case whose people disagree and nobody adjudicated
+is written with its label pending, all null). --labels all adds "labels", every
+rater's label (people, judges, and tracelab's own suggestion) with who, what kind of
+rater, their status and when, and "adjudication" where someone settled a disagreement;
+tracelab import reads them back.`,
 		Example: `  tracelab export --out suite/
   tracelab export --db team.db --out suite/ --all
   tracelab export --out suite/ --expose-only
+  tracelab export --out suite/ --labels all
   tracelab export --out suite/ --policy policy.json --lineage lineage.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if labels != "final" && labels != "all" {
+				return withCode(2, fmt.Errorf("--labels %q is not one of final, all", labels))
+			}
 			if out == "" {
 				return withCode(2, fmt.Errorf("--out DIR is required: the folder to write cases.jsonl into"))
 			}
@@ -46,7 +58,8 @@ cases kept.`,
 			}
 			defer eng.Close()
 			// One population: report.json counts exactly the cases written.
-			res, err := eng.Export(cmd.Context(), app.ExportOptions{Dir: out, All: all, ExposeOnly: exposeOnly})
+			res, err := eng.Export(cmd.Context(), app.ExportOptions{Dir: out, All: all, ExposeOnly: exposeOnly,
+				AllLabels: labels == "all"})
 			if err != nil {
 				return err
 			}
@@ -69,6 +82,7 @@ cases kept.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "folder to write cases.jsonl into (created if missing)")
 	cmd.Flags().BoolVar(&all, "all", false, "include machine-suggested cases, not only confirmed ones")
+	cmd.Flags().StringVar(&labels, "labels", "final", `final: each case's final label; all: every rater's label too, in each line's "labels"`)
 	cmd.Flags().BoolVar(&exposeOnly, "expose-only", false, "keep only the questions where some server's case is wrong or correct but ungrounded")
 	addScoringFlags(cmd, &files)
 	return cmd

@@ -28,10 +28,17 @@ database in one transaction per file: a file with a bad record changes nothing u
 --skip-bad is given. Importing the same file again changes nothing ("0 new, N unchanged").
 A trace or case id seen again with different content is an error naming both sources,
 unless --replace is given. Formats that do not carry the server, user or run take them
-from --server, --as-user, --role and --run. "-" reads standard input.`,
+from --server, --as-user, --role and --run. "-" reads standard input.
+
+A cases.jsonl from another labeler adds that person's labels beside the others instead of
+overwriting: the labeler is the line's own "labeler" field, else --labeler. A line's
+"labels" array (tracelab export --labels all) adds every person's and judge's label it
+holds. The case's final label then follows the raters (see tracelab agree). Without a
+labeler a cases.jsonl is a suite: its cases are written as they are, nobody's label.`,
 		Example: `  tracelab import traces.jsonl
   tracelab import --skip-bad logs/*.jsonl
   tracelab import --format anthropic --server support-bot --as-user ana.01 messages.json
+  tracelab import --labeler bob bob/cases.jsonl
   tracelab import --list-formats`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if listFormats {
@@ -76,6 +83,7 @@ from --server, --as-user, --role and --run. "-" reads standard input.`,
 	f.StringVar(&opts.Format, "format", "", "force the input format instead of detecting it (see --list-formats)")
 	f.BoolVar(&opts.Replace, "replace", false, "replace traces and cases whose id exists with other content")
 	f.BoolVar(&opts.SkipBad, "skip-bad", false, "import the good records of a file and list the bad ones")
+	f.StringVar(&opts.Labeler, "labeler", "", "whose labels a cases.jsonl holds when its lines name no labeler: added beside the others'")
 	f.StringVar(&opts.Defaults.Server, "server", "", "server name for traces whose format does not carry one")
 	f.StringVar(&opts.Defaults.AsUser, "as-user", "", "end-user identity for traces that do not carry one")
 	f.StringVar(&opts.Defaults.UserRole, "role", "", "user role for traces that do not carry one")

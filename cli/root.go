@@ -116,7 +116,7 @@ Run without a command, it opens the workbench on the database: ./tracelab.db unl
 	addTUIFlags(root)
 	addScoringFlags(root, &files)
 	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(p.Demo), newFieldsCmd(), newScoreCmd(), newReportCmd(),
-		newDriftCmd(), newCheckCmd(), newSampleCmd())
+		newDriftCmd(), newCheckCmd(), newSampleCmd(), newJudgeCmd(), newAgreeCmd())
 	markUsageErrors(root)
 	return root
 }
@@ -155,9 +155,10 @@ func exitCode(err error) int {
 		return 130
 	}
 	var oracle *app.OracleError
+	var judge *app.JudgeError
 	var pathErr *fs.PathError
 	var number *app.NonFiniteError
-	if errors.As(err, &oracle) || app.IsLocked(err) || app.IsReadOnly(err) || errors.As(err, &pathErr) || errors.As(err, &number) {
+	if errors.As(err, &oracle) || errors.As(err, &judge) || app.IsLocked(err) || app.IsReadOnly(err) || errors.As(err, &pathErr) || errors.As(err, &number) {
 		return 2
 	}
 	return 1

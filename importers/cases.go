@@ -50,6 +50,30 @@ func ParseCase(file string, line int, data []byte) (*model.Case, *LineError) {
 	if lc := c.Label.FailureClass; lc != nil && !model.ValidClass(string(*lc)) {
 		return bad("label.failure_class", "%q is not one of %s, or null", *lc, quoteList(model.Classes))
 	}
+	for i, rl := range c.Labels {
+		at := fmt.Sprintf("labels[%d]", i)
+		switch {
+		case rl.Rater == "":
+			return bad(at+".rater", "required, the rater's name")
+		case rl.Kind != model.RaterHuman && rl.Kind != model.RaterJudge && rl.Kind != model.RaterMachine:
+			return bad(at+".kind", "%q is not one of human, judge, machine", rl.Kind)
+		case (rl.Kind == model.RaterMachine) != (rl.Rater == model.MachineRater):
+			return bad(at+".rater", "only %q, tracelab's own suggestion, is of kind machine", model.MachineRater)
+		case rl.Status != "" && rl.Status != model.StatusSuggested && rl.Status != model.StatusConfirmed:
+			return bad(at+".status", "%q is not one of suggested, confirmed", rl.Status)
+		}
+		if lc := rl.Label.FailureClass; lc != nil && !model.ValidClass(string(*lc)) {
+			return bad(at+".label.failure_class", "%q is not one of %s, or null", *lc, quoteList(model.Classes))
+		}
+	}
+	if a := c.Adjudication; a != nil {
+		if a.By == "" {
+			return bad("adjudication.by", "required, who settled the case")
+		}
+		if lc := a.Label.FailureClass; lc != nil && !model.ValidClass(string(*lc)) {
+			return bad("adjudication.label.failure_class", "%q is not one of %s, or null", *lc, quoteList(model.Classes))
+		}
+	}
 	g := c.Gold
 	if g.Tolerance != nil && *g.Tolerance < 0 {
 		return bad("gold.tolerance", "must not be negative")

@@ -52,6 +52,16 @@ type Case struct {
 	// Contracts maps each tool the trace saw to its contract fingerprint,
 	// so a suite knows what it was labeled against. Omitted when unknown.
 	Contracts map[string]string `json:"contracts,omitempty"`
+	// Labeler names the person whose label this line is: an import adds
+	// it as that rater's label beside the others'. Omitted by export.
+	Labeler string `json:"labeler,omitempty"`
+	// Labels is every rater's label of the case (export --labels all,
+	// people, judges and tracelab's suggestion); an import adds the
+	// people's and judges' beside the others'. Label stays the final one.
+	Labels []RaterLabel `json:"labels,omitempty"`
+	// Adjudication is the label someone settled the raters' disagreement
+	// with, when there is one (export --labels all only).
+	Adjudication *Adjudication `json:"adjudication,omitempty"`
 }
 
 // Gold is the governed truth for a case, written by someone who knows the data.

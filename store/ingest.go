@@ -24,6 +24,7 @@ type WriteStats struct {
 	Replaced  int
 	Steps     int
 	Traces    []string // trace ids written (new or replaced)
+	Labels    int      // rater labels added or changed (cases imported with a labeler)
 }
 
 // Importer writes the records of one file in one transaction: the engine
@@ -37,8 +38,13 @@ type Importer struct {
 	w       *writer
 	file    string
 	replace bool
+	labeler string
 	Stats   WriteStats
 }
+
+// SetLabeler makes every case of the file without a labeler of its own
+// that labeler's label, added beside the others' (see PutCase).
+func (im *Importer) SetLabeler(name string) { im.labeler = name }
 
 // BeginImport starts the transaction of one file named file; replace says
 // a trace or case seen again with other content replaces the old one.
@@ -66,13 +72,96 @@ func (im *Importer) PutTrace(t *model.Trace) (*RecordError, error) {
 	return rerr, err
 }
 
-// PutCase writes one suite case read at line of the file.
+// PutCase writes one suite case read at line of the file. A case with no
+// rater (no labeler field, no labels, no SetLabeler) is the case itself,
+// written or refused as before. A case with raters adds their labels
+// beside the others' (a rater's own earlier label is replaced): the case
+// is written when it is new (or only the machine's), otherwise it stays
+// as it is, and its final label is settled from its raters.
 func (im *Importer) PutCase(c *model.Case, line int) (*RecordError, error) {
-	rerr, err := im.w.putCase(c, im.file, line, im.replace, &im.Stats)
-	if rerr != nil {
-		rerr.File = im.file
+	adj := c.Adjudication
+	raters := im.ratersOf(c)
+	if len(raters) == 0 && adj == nil {
+		rerr, err := im.w.putCase(c, im.file, line, im.replace, &im.Stats)
+		if rerr != nil {
+			rerr.File = im.file
+		}
+		return rerr, err
 	}
-	return rerr, err
+	// The case is written when it is new or still only the machine's;
+	// a person's case stays as it is and gains the raters' labels.
+	var sha, file string
+	var at int
+	var machine bool
+	err := im.w.cases.find.QueryRowContext(im.ctx, c.CaseID).Scan(&sha, &file, &at, &machine)
+	wrote := errors.Is(err, sql.ErrNoRows) || (err == nil && machine)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	if wrote {
+		rerr, err := im.w.putCase(c, im.file, line, im.replace, &im.Stats)
+		if rerr != nil {
+			rerr.File = im.file
+		}
+		if rerr != nil || err != nil {
+			return rerr, err
+		}
+	}
+	changed := 0
+	for _, rl := range raters {
+		ch, err := im.s.putRaterEventTx(im.ctx, im.tx, c.CaseID, rl)
+		if err != nil {
+			return nil, err
+		}
+		if ch {
+			changed++
+		}
+	}
+	if adj != nil {
+		ch, err := im.s.putAdjudicationTx(im.ctx, im.tx, c.CaseID, *adj)
+		if err != nil {
+			return nil, err
+		}
+		if ch {
+			changed++
+		}
+	}
+	if changed == 0 && !wrote {
+		im.Stats.Unchanged++
+	}
+	im.Stats.Labels += changed
+	return nil, nil
+}
+
+// ratersOf takes the rater labels out of an imported case line (and
+// clears them and its adjudication from the case itself): its
+// labels array (people's and judges'; tracelab's own is derived, never
+// imported) and its label as its labeler's (the line's labeler field, else
+// the import's). The case's gold gives that labeler's field sets.
+func (im *Importer) ratersOf(c *model.Case) []model.RaterLabel {
+	var out []model.RaterLabel
+	for _, rl := range c.Labels {
+		if rl.Kind == model.RaterHuman || rl.Kind == model.RaterJudge {
+			out = append(out, rl)
+		}
+	}
+	who := c.Labeler
+	if who == "" {
+		who = im.labeler
+	}
+	c.Labeler, c.Labels, c.Adjudication = "", nil, nil
+	if who != "" {
+		out = append(out, model.RaterLabel{Rater: who, Kind: model.RaterHuman, Label: c.Label, Status: model.StatusConfirmed,
+			Fields: &model.FieldSets{Required: nonNil(c.Gold.RequiredFields), Forbidden: nonNil(c.Gold.ForbiddenFields)}})
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // Commit writes what is buffered, records the import (format, sha256 of

@@ -296,32 +296,69 @@ func (s *Store) PutRaterLabel(ctx context.Context, traceID string, rl model.Rate
 		if err != nil {
 			return err
 		}
-		return s.putRaterEventTx(ctx, tx, caseID, rl)
+		_, err = s.putRaterEventTx(ctx, tx, caseID, rl)
+		return err
 	})
 }
 
-// putRaterEventTx writes a rater's row with its event and settles the case.
-func (s *Store) putRaterEventTx(ctx context.Context, tx *sql.Tx, caseID string, rl model.RaterLabel) error {
+// putRaterEventTx writes a rater's row with its event and settles the
+// case; a row equal to the stored one (its time aside) writes nothing and
+// changed is false.
+func (s *Store) putRaterEventTx(ctx context.Context, tx *sql.Tx, caseID string, rl model.RaterLabel) (changed bool, err error) {
 	at := s.stamp()
-	if rl.UpdatedAt == "" {
-		rl.UpdatedAt = at
+	if rl.Status == "" {
+		rl.Status = model.StatusSuggested
 	}
 	rs, err := loadRaters(ctx, tx, caseID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	old := json.RawMessage("null")
 	if r := rs.Rater(rl.Rater); r != nil {
+		same := *r
+		same.UpdatedAt = rl.UpdatedAt
+		if mustJSON(same) == mustJSON(rl) {
+			return false, nil
+		}
 		old = json.RawMessage(mustJSON(r))
 	}
+	if rl.UpdatedAt == "" {
+		rl.UpdatedAt = at
+	}
 	if err := putRaterTx(ctx, tx, caseID, rl); err != nil {
-		return err
+		return false, err
 	}
 	ev := Event{CaseID: caseID, At: at, Who: rl.Rater, Field: "rater", Old: old, New: json.RawMessage(mustJSON(rl))}
 	if err := appendEvent(ctx, tx, &ev); err != nil {
-		return err
+		return false, err
 	}
-	return s.settleTx(ctx, tx, caseID, rl.Rater)
+	return true, s.settleTx(ctx, tx, caseID, rl.Rater)
+}
+
+// putAdjudicationTx stores an imported adjudication with its event and
+// settles the case; the one stored already writes nothing.
+func (s *Store) putAdjudicationTx(ctx context.Context, tx *sql.Tx, caseID string, adj model.Adjudication) (bool, error) {
+	rs, err := loadRaters(ctx, tx, caseID)
+	if err != nil {
+		return false, err
+	}
+	if rs.Adjudication != nil && mustJSON(rs.Adjudication) == mustJSON(adj) {
+		return false, nil
+	}
+	cr, err := s.loadCaseTx(ctx, tx, caseID)
+	if err != nil {
+		return false, err
+	}
+	old, nv, err := s.editAdjudication(ctx, tx, cr, json.RawMessage(mustJSON(adj)))
+	if err != nil {
+		return false, err
+	}
+	at := s.stamp()
+	if err := writeCaseTx(ctx, tx, &cr.Case, cr.GoldOrigin, adj.By, at); err != nil {
+		return false, err
+	}
+	ev := Event{CaseID: caseID, At: at, Who: adj.By, Field: FieldAdjudication, Old: old, New: nv}
+	return true, appendEvent(ctx, tx, &ev)
 }
 
 // RatersOfTrace returns the raters of a trace's case (empty when the trace
