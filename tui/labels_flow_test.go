@@ -197,9 +197,10 @@ func TestProgramAcceptThenConfirm(t *testing.T) {
 	p := newProgram(t, eng, Options{}, 160, 48)
 	p.waitFor("33 traces")
 	p.openByID("trace_e7c3b5")
-	p.waitFor("Suggested gold")
+	p.waitScreen("the suggested gold", func(f string) bool { return strings.Contains(f, "Suggested gold") })
 	p.send("a")
-	p.waitFor("grounded ✗") // drawn when the action (and its rescore) came back
+	// Drawn when the action (and its rescore) came back.
+	p.waitScreen("the accepted label", func(f string) bool { return strings.Contains(lineWith(f, "Label "), "grounded ✗") })
 	rec := p.eventually("trace_e7c3b5", "accepted", func(r *app.CaseRecord) bool { return r.Case.Label.Grounded != nil })
 	sc, err := eng.ScoreOf(context.Background(), "trace_e7c3b5")
 	if err != nil || sc == nil {
@@ -211,8 +212,9 @@ func TestProgramAcceptThenConfirm(t *testing.T) {
 			boolText(l.Grounded), classText(l.FailureClass), classText(sc.SuggestedClass))
 	}
 	p.send("enter")
-	p.waitFor("Confirm anyway?")
-	p.waitFor("correct is not set")
+	p.waitScreen("the question", func(f string) bool {
+		return strings.Contains(f, "Confirm anyway?") && strings.Contains(f, "correct is not set")
+	})
 	if rec, _ := eng.CaseForTrace(context.Background(), "trace_e7c3b5"); rec.Status == model.StatusConfirmed {
 		t.Fatal("confirmed before the second key")
 	}
