@@ -32,73 +32,69 @@ type actionMsg struct {
 }
 
 // enqueue adds an action to the queue and starts it when nothing runs.
-func (m *Model) enqueue(a labelAction) tea.Cmd {
-	m.actions = append(m.actions, a)
-	if len(m.actions) == 1 {
-		return m.startAction()
+func (ts *traceScreen) enqueue(h host, a labelAction) tea.Cmd {
+	ts.actions = append(ts.actions, a)
+	if len(ts.actions) == 1 {
+		return ts.startAction()
 	}
-	m.setStatus(fmt.Sprintf("saving… %d key(s) waiting", len(m.actions)-1), false)
+	h.setStatus(fmt.Sprintf("saving… %d key(s) waiting", len(ts.actions)-1), false)
 	return nil
 }
 
-// quit ends the program once every key pressed is saved.
-func (m *Model) quit() tea.Cmd {
-	if len(m.actions) == 0 {
-		return tea.Quit
-	}
-	m.quitting = true
-	m.setStatus(fmt.Sprintf("saving %d key(s) before quitting…", len(m.actions)), false)
-	return nil
-}
-
-func (m *Model) startAction() tea.Cmd {
-	a := m.actions[0]
-	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
+func (ts *traceScreen) startAction() tea.Cmd {
+	a := ts.actions[0]
+	eng, ctx, who := ts.eng, ts.ctx, ts.labeler
 	return func() tea.Msg {
 		res, err := a.run(eng, ctx, a.id, who)
 		return actionMsg{act: a, res: res, err: err}
 	}
 }
 
-// actionDone shows an action's result and starts the next one.
-func (m *Model) actionDone(msg actionMsg) tea.Cmd {
-	if len(m.actions) > 0 {
-		m.actions = m.actions[1:]
+// actionDone shows an action's result and starts the next one; after the
+// last, a q pressed meanwhile ends the program.
+func (ts *traceScreen) actionDone(h host, msg actionMsg) tea.Cmd {
+	if len(ts.actions) > 0 {
+		ts.actions = ts.actions[1:]
 	}
 	var next tea.Cmd
 	switch {
-	case len(m.actions) > 0:
-		next = m.startAction()
-	case m.quitting:
+	case len(ts.actions) > 0:
+		next = ts.startAction()
+	case h.quitting():
 		next = tea.Quit
 	}
-	return tea.Batch(next, m.showAction(msg))
+	return tea.Batch(next, ts.showAction(h, msg))
 }
 
-func (m *Model) showAction(msg actionMsg) tea.Cmd {
+// showAction shows the case as the engine returned it after the write. The
+// queue's rows are not patched here: the queue reads them from the store
+// when it is next shown or asked for the next trace.
+func (ts *traceScreen) showAction(h host, msg actionMsg) tea.Cmd {
 	id, res := msg.act.id, msg.res
-	if res.Case != nil || msg.err == nil {
-		m.showCase(id, res.Case, res.Score)
+	var raters tea.Cmd
+	if ts.showCase(id, res.Case, res.Score) {
+		// Every edit writes the labeler's own row: the raters change too.
+		raters = ts.loadRaters(id)
 	}
 	if missing, ok := app.IsIncomplete(msg.err); ok {
-		if m.opts.Strict {
-			m.setStatus("not confirmed (strict): "+strings.Join(missing, "; "), true)
-			return nil
+		if ts.strict {
+			h.setStatus("not confirmed (strict): "+strings.Join(missing, "; "), true)
+			return raters
 		}
-		m.pushDialog(newAskDialog("Confirm anyway?", missing, "enter confirms anyway · esc goes back to labeling",
+		h.pushDialog(screenTrace, newAskDialog("Confirm anyway?", missing, "enter confirms anyway · esc goes back to labeling",
 			confirmAnywayAction{id}))
-		return nil
+		return raters
 	}
 	switch {
 	case errors.Is(msg.err, app.ErrNothingToUndo):
-		m.setStatus("nothing of yours to undo on this case", false)
-		return nil
+		h.setStatus("nothing of yours to undo on this case", false)
+		return raters
 	case errors.Is(msg.err, app.ErrNothingToRedo):
-		m.setStatus("nothing to redo: you undid nothing since your last edit", false)
-		return nil
+		h.setStatus("nothing to redo: you undid nothing since your last edit", false)
+		return raters
 	case msg.err != nil:
-		m.setStatus(msg.err.Error(), true)
-		return nil
+		h.setStatus(msg.err.Error(), true)
+		return raters
 	}
 	note := msg.act.note
 	if res.Group == 0 {
@@ -109,35 +105,29 @@ func (m *Model) showAction(msg actionMsg) tea.Cmd {
 	} else if res.Action == "undo" || res.Action == "redo" {
 		note = res.Action + " " + strings.Join(res.Changed, ", ")
 	}
-	m.setStatus(note, false)
+	h.setStatus(note, false)
 	if msg.act.confirm && res.Case != nil && res.Case.Status == model.StatusConfirmed {
-		i := indexOf(m.queue.rows, id)
-		if i < 0 {
-			i = m.queue.cursor
-		}
-		return m.nextUnconfirmed(i, true)
+		return tea.Batch(raters, func() tea.Msg { return queueNextMsg{from: id} })
 	}
-	return nil
+	return raters
 }
 
-// showCase puts a trace's case (and score, when not nil) as stored on
-// the queue row and, when it is open, on the trace screen.
-func (m *Model) showCase(id string, rec *app.CaseRecord, score *app.TraceScore) {
-	m.queue.setRowCase(id, rec)
+// showCase puts a trace's case and score (each when not nil) as stored
+// on the screen when that trace is open (after this labeler's edit, or
+// another's: team.go), and says whether it was.
+func (ts *traceScreen) showCase(id string, rec *app.CaseRecord, score *app.TraceScore) bool {
+	if id != ts.id {
+		return false
+	}
+	if rec != nil {
+		ts.rec = rec
+	}
 	if score != nil {
-		m.queue.setRowScore(id, score)
+		ts.score = score
+		ts.invalidate()
 	}
-	ts := m.trace
-	if id == ts.id {
-		if rec != nil {
-			ts.rec = rec
-		}
-		if score != nil {
-			ts.score = score
-			ts.invalidate()
-		}
-		ts.buildItems()
-	}
+	ts.buildItems()
+	return true
 }
 
 // The actions the trace screen's keys ask for.

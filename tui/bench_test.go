@@ -243,7 +243,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 		nm, _ := m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
 		m = nm.(*Model)
 		q := m.queue
-		msg := m.loadPage(q.query(nil), q.seq, false, -1)()
+		msg := q.loadPage(q.query(nil), q.seq, false, "")()
 		nm, _ = m.Update(msg)
 		m = nm.(*Model)
 		v := m.View().Content
@@ -251,7 +251,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 		if !strings.Contains(v, "trace_") {
 			b.Fatalf("first frame has no rows:\n%s", v)
 		}
-		nm, _ = m.Update(m.loadCounts(q.filter, q.seq)())
+		nm, _ = m.Update(q.loadCounts()())
 		m = nm.(*Model)
 		v = m.View().Content
 		full += time.Since(start)

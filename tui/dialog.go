@@ -14,7 +14,9 @@ import (
 )
 
 // dialog is a modal over the current screen. It never acts on the store
-// itself: it returns an action value and the root decides what it does.
+// itself: it returns an action value; the root carries out the ones about
+// the stack (close, ask, discard) and gives any other to the screen that
+// opened the dialog.
 type dialog interface {
 	update(msg tea.Msg) (tea.Cmd, action)
 	view(sty *themes.Styles, w, h int) string
@@ -22,127 +24,94 @@ type dialog interface {
 	title() string
 }
 
+// openDialog is a dialog on the stack with the screen that opened it,
+// which gets what it returns.
+type openDialog struct {
+	dialog
+	owner screenID
+}
+
 // dialog is the top of the dialog stack, nil when none is open.
 func (m *Model) dialog() dialog {
 	if len(m.dialogs) == 0 {
 		return nil
 	}
-	return m.dialogs[len(m.dialogs)-1]
+	return m.dialogs[len(m.dialogs)-1].dialog
 }
 
-func (m *Model) pushDialog(d dialog) { m.dialogs = append(m.dialogs, d) }
+func (m *Model) pushDialog(owner screenID, d dialog) {
+	m.dialogs = append(m.dialogs, openDialog{d, owner})
+}
 
-func (m *Model) popDialog() {
-	if len(m.dialogs) > 0 {
-		m.dialogs = m.dialogs[:len(m.dialogs)-1]
+// popDialog closes the top dialog and says who opened it.
+func (m *Model) popDialog() screenID {
+	if len(m.dialogs) == 0 {
+		return m.screen
 	}
+	top := m.dialogs[len(m.dialogs)-1]
+	m.dialogs = m.dialogs[:len(m.dialogs)-1]
+	return top.owner
 }
 
 // action is what a dialog asks of the root; nil keeps it open.
 type action any
 
+// The actions the root carries out itself, on the stack; any other action
+// closes the dialog and goes to the screen that opened it.
 type (
-	closeAction       struct{}
-	applyFilterAction struct{ f app.Filter }
-	saveGoldAction    struct{ edits []app.FieldEdit }
-	askAction         struct{ ask *askDialog } // put a question over the dialog
-	saveTermAction    struct{ term string }
+	closeAction struct{}
+	askAction   struct{ ask *askDialog } // put a question over the dialog
+	// answeredAction closes the question and then carries out yes.
+	answeredAction struct{ yes action }
+	// discardAction closes the dialog under the question, dropping its changes.
+	discardAction struct{}
 )
 
+// dialogUpdate gives msg to the top dialog and carries out what it returns.
+func (m *Model) dialogUpdate(msg tea.Msg) tea.Cmd {
+	cmd, act := m.dialog().update(msg)
+	return tea.Batch(cmd, m.handleAction(act))
+}
+
 // handleAction carries out what a dialog returned.
-func (m *Model) handleAction(act action, cmd tea.Cmd) (tea.Model, tea.Cmd) {
+func (m *Model) handleAction(act action) tea.Cmd {
 	switch a := act.(type) {
 	case nil:
-		return m, cmd
+		return nil
 	case closeAction:
 		m.popDialog()
+	case askAction:
+		owner := m.screen
+		if len(m.dialogs) > 0 {
+			owner = m.dialogs[len(m.dialogs)-1].owner
+		}
+		m.pushDialog(owner, a.ask)
 	case answeredAction:
-		m.popDialog()
-		return m.handleAction(a.yes, cmd)
-	case confirmAnywayAction:
-		return m, tea.Batch(cmd, m.enqueue(confirmLabel(a.id, true)))
+		owner := m.popDialog()
+		if _, ok := a.yes.(discardAction); ok {
+			return m.handleAction(a.yes)
+		}
+		return m.tabs[owner].update(m, a.yes)
 	case discardAction:
 		m.popDialog()
 		m.setStatus("changes discarded", false)
-	case applyFilterAction:
-		m.popDialog()
-		search := m.queue.filter.Search
-		m.queue.filter = a.f
-		m.queue.filter.Search = search
-		m.goTo(screenQueue)
-		return m, tea.Batch(cmd, m.reloadQueue())
-	case saveGoldAction:
-		m.popDialog()
-		if len(a.edits) == 0 {
-			m.setStatus("gold unchanged", false)
-			return m, cmd
-		}
-		return m, tea.Batch(cmd, m.enqueue(editFields(m.trace.id, a.edits)))
-	case askAction:
-		m.pushDialog(a.ask)
-	case saveTermAction:
-		m.popDialog()
-		return m, tea.Batch(cmd, m.saveGlossary(a.term))
+	default:
+		return m.tabs[m.popDialog()].update(m, act)
 	}
-	return m, cmd
+	return nil
 }
 
-type glossaryMsg struct {
-	term string
-	err  error
-}
-
-func (m *Model) saveGlossary(term string) tea.Cmd {
-	rec := m.trace.rec
-	if rec == nil {
-		return nil
-	}
-	g := rec.Case.Gold
-	e := app.GlossaryEntry{Term: term, Definition: g.Definition,
-		RequiredFields: slices.Clone(g.RequiredFields), ForbiddenFields: slices.Clone(g.ForbiddenFields)}
-	if g.Window != nil {
-		e.Calendar = g.Window.Calendar
-	}
-	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
-	return func() tea.Msg {
-		return glossaryMsg{term: term, err: eng.SaveGlossary(ctx, e, who)}
-	}
-}
-
-// distinctMsg carries the values the filter menu offers.
+// distinctMsg carries the values the filter menu offers; it goes to the
+// dialog on top (the filter menu that asked for them).
 type distinctMsg struct {
 	values map[string][]string
 	err    error
 }
 
-func (m *Model) loadDistinct() tea.Cmd {
-	eng, ctx := m.eng, m.ctx
-	return func() tea.Msg {
-		out := map[string][]string{}
-		for _, a := range []string{"server", "tool", "user_role", "outcome"} {
-			vs, err := eng.Distinct(ctx, a)
-			if err != nil {
-				return distinctMsg{err: err}
-			}
-			out[a] = vs
-		}
-		return distinctMsg{values: out}
-	}
-}
-
-// openFilter shows the filter menu, loading its values the first time.
-func (m *Model) openFilter() tea.Cmd {
-	fd := newFilterDialog(m.queue.filter, m.distinct)
-	m.pushDialog(fd)
-	if m.distinct == nil {
-		return m.loadDistinct()
-	}
-	return nil
-}
-
 // filterDialog edits the queue filter: groups of values with checkboxes.
 type filterDialog struct {
 	keys     filterKeys
+	values   *filterValues // the queue's, loaded once
 	groups   []filterGroup
 	traceIDs []string // the drift screen's choice, kept while its box is ticked
 	g, i     int      // current group and value
@@ -155,7 +124,16 @@ type filterGroup struct {
 	on     map[string]bool
 }
 
-func newFilterDialog(f app.Filter, distinct map[string][]string) *filterDialog {
+// filterValues are the values the filter menu offers per attribute,
+// loaded the first time it opens and kept by the queue.
+type filterValues struct {
+	values map[string][]string
+	err    error
+}
+
+// newFilterDialog opens the menu on filter f; disputed is how many traces
+// under it await adjudication (the disagreements group's count).
+func newFilterDialog(f app.Filter, values *filterValues, disputed int) *filterDialog {
 	classes := append(toStrings(model.Classes), "none")
 	statuses := []string{"none", "suggested", "pending", "confirmed"}
 	mk := func(name, attr string, values, on []string) filterGroup {
@@ -165,7 +143,7 @@ func newFilterDialog(f app.Filter, distinct map[string][]string) *filterDialog {
 		}
 		return g
 	}
-	d := &filterDialog{keys: newKeyMap().Filter, groups: []filterGroup{
+	d := &filterDialog{keys: newKeyMap().Filter, values: values, groups: []filterGroup{
 		mk("class", "", classes, f.Classes),
 		mk("status", "", statuses, toStrings(f.Statuses)),
 		mk("server", "server", nil, f.Servers),
@@ -173,6 +151,7 @@ func newFilterDialog(f app.Filter, distinct map[string][]string) *filterDialog {
 		mk("role", "user_role", nil, f.Roles),
 		mk("outcome", "outcome", toStrings(model.Outcomes), toStrings(f.Outcomes)),
 		mk("sample", "", []string{queuedValue}, queuedOn(f.QueuedOnly)),
+		mk("disagree", "", []string{disputedValue(disputed)}, disputedOn(f.Disputed, disputed)),
 	}}
 	if len(f.TraceIDs) > 0 {
 		// The traces the drift screen chose: listed so they can be seen
@@ -181,7 +160,7 @@ func newFilterDialog(f app.Filter, distinct map[string][]string) *filterDialog {
 		d.groups = append(d.groups, mk("traces", "", []string{v}, []string{v}))
 		d.traceIDs = f.TraceIDs
 	}
-	d.setDistinct(distinct)
+	d.setDistinct(values.values)
 	return d
 }
 
@@ -230,10 +209,22 @@ func (d *filterDialog) filter() app.Filter {
 		f.Outcomes = append(f.Outcomes, model.Outcome(o))
 	}
 	f.QueuedOnly = len(sel(6)) > 0
-	if len(d.groups) > 7 && len(sel(7)) > 0 {
+	f.Disputed = len(sel(7)) > 0
+	if len(d.groups) > 8 && len(sel(8)) > 0 {
 		f.TraceIDs = d.traceIDs
 	}
 	return f
+}
+
+// disputedValue is the one value of the disagreements group, with how
+// many traces it holds: raters disagree and nobody adjudicated yet.
+func disputedValue(n int) string { return fmt.Sprintf("raters disagree, not adjudicated (%d)", n) }
+
+func disputedOn(on bool, n int) []string {
+	if on {
+		return []string{disputedValue(n)}
+	}
+	return nil
 }
 
 // queuedValue is the one value of the sample group: only the traces
@@ -253,6 +244,7 @@ func (d *filterDialog) help(k keyMap) helpKeys { return k.filterHelp() }
 
 func (d *filterDialog) update(msg tea.Msg) (tea.Cmd, action) {
 	if dm, ok := msg.(distinctMsg); ok {
+		d.values.values, d.values.err = dm.values, dm.err
 		d.setDistinct(dm.values)
 		return nil, nil
 	}
@@ -311,7 +303,10 @@ func (d *filterDialog) view(sty *themes.Styles, w, h int) string {
 	}
 	g := d.groups[d.g]
 	var right []string
-	if len(g.values) == 0 {
+	switch {
+	case len(g.values) == 0 && d.values.err != nil:
+		right = append(right, sty.Error.Render(cell("cannot list the values: "+model.CleanLine(d.values.err.Error()), rightW)))
+	case len(g.values) == 0:
 		right = append(right, sty.Subtle.Render("loading…"))
 	}
 	off := 0
@@ -348,12 +343,6 @@ type askDialog struct {
 	yes      action
 }
 
-// confirmAnywayAction confirms a case whose label has gaps, after asking.
-type confirmAnywayAction struct{ id string }
-
-// discardAction closes the dialog under the prompt, dropping its changes.
-type discardAction struct{}
-
 func newAskDialog(question string, lines []string, hint string, yes action) *askDialog {
 	return &askDialog{question: question, lines: lines, hint: hint, yes: yes}
 }
@@ -380,9 +369,6 @@ func (d *askDialog) update(msg tea.Msg) (tea.Cmd, action) {
 	}
 	return nil, nil
 }
-
-// answeredAction closes the prompt and then carries out yes.
-type answeredAction struct{ yes action }
 
 func (d *askDialog) view(sty *themes.Styles, w, h int) string {
 	boxW := min(w-4, 72)

@@ -29,6 +29,7 @@ type toolDriftScreen struct {
 	load func(ctx context.Context) (app.DriftOverview, error)
 	ctx  context.Context
 	keys driftKeys
+	back key.Binding // esc, a global key the drift screen answers
 
 	ov      app.DriftOverview
 	seq     int // the load whose answer is awaited; older answers are dropped
@@ -61,7 +62,8 @@ func newToolDriftScreen(ctx context.Context, load func(context.Context) (app.Dri
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return &toolDriftScreen{load: load, ctx: ctx, keys: newKeyMap().Drift}
+	km := newKeyMap()
+	return &toolDriftScreen{load: load, ctx: ctx, keys: km.Drift, back: km.Global.Back}
 }
 
 // driftLoadedMsg carries the overview of one load.
@@ -94,7 +96,24 @@ func (d *toolDriftScreen) refresh() tea.Cmd {
 
 var errNoDriftLoader = fmt.Errorf("no drift in this build: run tracelab drift history, or tracelab drift --cases db:SERVER@previous db:SERVER")
 
-// update handles the screen's keys and its load result; it returns the
+func (driftLoadedMsg) owner() screenID { return screenDrift }
+
+func (d *toolDriftScreen) update(h host, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case shownMsg:
+		if !d.loaded && !d.loading {
+			return d.refresh()
+		}
+		return nil
+	case tea.KeyPressMsg:
+		if key.Matches(msg, d.back) {
+			return h.back()
+		}
+	}
+	return d.handle(msg)
+}
+
+// handle handles the screen's keys and its load result; it returns the
 // command to run (a reload, or the request to open the queue).
 func (d *toolDriftScreen) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {

@@ -216,11 +216,11 @@ func TestDriftScreenThroughTheRoot(t *testing.T) {
 // The filter dialog's sample group limits the queue to the queued traces,
 // and Options.QueuedOnly (tracelab --queued) starts there.
 func TestQueueLimitedToTheSample(t *testing.T) {
-	d := newFilterDialog(app.Filter{QueuedOnly: true}, nil)
+	d := newFilterDialog(app.Filter{QueuedOnly: true}, &filterValues{}, 0)
 	if !d.filter().QueuedOnly {
 		t.Fatal("the sample group lost QueuedOnly")
 	}
-	d = newFilterDialog(app.Filter{}, nil)
+	d = newFilterDialog(app.Filter{}, &filterValues{}, 0)
 	if d.filter().QueuedOnly {
 		t.Fatal("QueuedOnly set without choosing it")
 	}

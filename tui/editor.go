@@ -21,23 +21,91 @@ import (
 // every field on save and returns only the fields that changed, so each
 // becomes one edit and one event.
 type goldEditor struct {
+	form
+	old model.Case
+}
+
+// form is what the gold and the label editors share: the inputs, each
+// one's error, the focus, the values they opened with (esc asks before
+// dropping changes) and a banner over the form (validation summary).
+type form struct {
 	keys   editorKeys
 	inputs []textinput.Model
 	errs   []string
 	focus  int
-	old    model.Case
-	start  []string // the inputs as opened: esc asks before dropping changes
-	top    string   // a message over the form (validation summary)
+	start  []string
+	top    string
+}
+
+// add appends an input, remembering its first value.
+func (f *form) add(in textinput.Model) {
+	f.inputs = append(f.inputs, in)
+	f.start = append(f.start, in.Value())
+	f.errs = append(f.errs, "")
 }
 
 // changed reports whether any input differs from what the editor opened with.
-func (e *goldEditor) changed() bool {
-	for i := range e.inputs {
-		if e.inputs[i].Value() != e.start[i] {
+func (f *form) changed() bool {
+	for i := range f.inputs {
+		if f.inputs[i].Value() != f.start[i] {
 			return true
 		}
 	}
 	return false
+}
+
+func (f *form) focusCmd() tea.Cmd { return f.inputs[f.focus].Focus() }
+
+func (f *form) setFocus(i int) tea.Cmd {
+	f.inputs[f.focus].Blur()
+	f.focus = (i + len(f.inputs)) % len(f.inputs)
+	return f.inputs[f.focus].Focus()
+}
+
+// refuse marks a refused save: the banner counts the bad fields and the
+// focus goes to the first. It says whether there were any.
+func (f *form) refuse(errs []string) bool {
+	f.errs = errs
+	n := countBad(errs)
+	if n == 0 {
+		f.top = ""
+		return false
+	}
+	f.top = fmt.Sprintf("%d field(s) need fixing", n)
+	for i, s := range errs {
+		if s != "" {
+			f.setFocus(i)
+			break
+		}
+	}
+	return true
+}
+
+// edit handles the keys that move between fields and feeds anything else
+// to the focused input. After a refused save it checks again as the
+// labeler types, so the banner and a field's error go once it is fixed.
+func (f *form) edit(msg tea.Msg, check func() []string) tea.Cmd {
+	if kp, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(kp, f.keys.Next), kp.String() == "enter":
+			return f.setFocus(f.focus + 1)
+		case key.Matches(kp, f.keys.Prev):
+			return f.setFocus(f.focus - 1)
+		}
+	}
+	var cmd tea.Cmd
+	f.inputs[f.focus], cmd = f.inputs[f.focus].Update(msg)
+	if f.top == "" {
+		f.errs[f.focus] = ""
+		return cmd
+	}
+	f.errs = check()
+	if n := countBad(f.errs); n == 0 {
+		f.top = ""
+	} else {
+		f.top = fmt.Sprintf("%d field(s) need fixing", n)
+	}
+	return cmd
 }
 
 // editor field order; the index is the input's position.
@@ -71,7 +139,7 @@ func newGoldEditor(rec *app.CaseRecord, sty *themes.Styles) *goldEditor {
 	if rec != nil {
 		c = rec.Case
 	}
-	e := &goldEditor{keys: newKeyMap().Editor, old: c, errs: make([]string, gCount), start: make([]string, gCount)}
+	e := &goldEditor{form: form{keys: newKeyMap().Editor}, old: c}
 	g := c.Gold
 	vals := [gCount]string{
 		gAnswer: answerText(g.Answer), gTolerance: floatText(g.Tolerance),
@@ -83,23 +151,10 @@ func newGoldEditor(rec *app.CaseRecord, sty *themes.Styles) *goldEditor {
 		vals[gStart], vals[gEnd], vals[gCalendar] = g.Window.Start, g.Window.End, g.Window.Calendar
 	}
 	for i := 0; i < gCount; i++ {
-		ti := textinput.New()
-		ti.Prompt = ""
-		ti.Placeholder = goldHints[i]
-		ti.CharLimit = 2000
-		ti.SetValue(model.CleanLine(vals[i]))
-		st := ti.Styles()
-		st.Focused.Text, st.Blurred.Text = sty.InputText, sty.Subtle
-		st.Focused.Placeholder, st.Blurred.Placeholder = sty.Placeholder, sty.Placeholder
-		st.Cursor.Blink = false
-		ti.SetStyles(st)
-		e.inputs = append(e.inputs, ti)
-		e.start[i] = ti.Value()
+		e.add(newInput(sty, goldHints[i], vals[i]))
 	}
 	return e
 }
-
-func (e *goldEditor) focusCmd() tea.Cmd { return e.inputs[e.focus].Focus() }
 
 func answerText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
@@ -125,12 +180,7 @@ func floatText(p *float64) string {
 
 func (e *goldEditor) title() string          { return "gold editor" }
 func (e *goldEditor) help(k keyMap) helpKeys { return k.editorHelp() }
-func (e *goldEditor) value(i int) string     { return strings.TrimSpace(e.inputs[i].Value()) }
-func (e *goldEditor) setFocus(i int) tea.Cmd {
-	e.inputs[e.focus].Blur()
-	e.focus = (i + gCount) % gCount
-	return e.inputs[e.focus].Focus()
-}
+func (f *form) value(i int) string           { return strings.TrimSpace(f.inputs[i].Value()) }
 
 func (e *goldEditor) update(msg tea.Msg) (tea.Cmd, action) {
 	if kp, ok := msg.(tea.KeyPressMsg); ok {
@@ -147,27 +197,9 @@ func (e *goldEditor) update(msg tea.Msg) (tea.Cmd, action) {
 				return nil, nil
 			}
 			return nil, saveGoldAction{edits}
-		case key.Matches(kp, e.keys.Next), kp.String() == "enter":
-			return e.setFocus(e.focus + 1), nil
-		case key.Matches(kp, e.keys.Prev):
-			return e.setFocus(e.focus - 1), nil
 		}
 	}
-	var cmd tea.Cmd
-	e.inputs[e.focus], cmd = e.inputs[e.focus].Update(msg)
-	if e.top != "" {
-		// After a refused save, check again as the labeler types: the
-		// banner and the field's error go as soon as it is fixed.
-		e.errs, _ = e.check()
-		if n := countBad(e.errs); n == 0 {
-			e.top = ""
-		} else {
-			e.top = fmt.Sprintf("%d field(s) need fixing", n)
-		}
-	} else {
-		e.errs[e.focus] = ""
-	}
-	return cmd, nil
+	return e.edit(msg, func() []string { errs, _ := e.check(); return errs }), nil
 }
 
 func (e *goldEditor) changedFields() []string {
@@ -194,18 +226,9 @@ func countBad(errs []string) int {
 // with errors it shows them and moves to the first.
 func (e *goldEditor) validate() ([]app.FieldEdit, bool) {
 	errs, edits := e.check()
-	e.errs = errs
-	if bad := countBad(errs); bad > 0 {
-		e.top = fmt.Sprintf("%d field(s) need fixing", bad)
-		for i, s := range errs {
-			if s != "" {
-				e.setFocus(i)
-				break
-			}
-		}
+	if e.refuse(errs) {
 		return nil, false
 	}
-	e.top = ""
 	return edits, true
 }
 
@@ -312,46 +335,183 @@ func (e *goldEditor) check() ([]string, []app.FieldEdit) {
 }
 
 func (e *goldEditor) view(sty *themes.Styles, w, h int) string {
-	// The form grows with the terminal: long definitions need the room.
+	return e.draw(sty, "Gold record", goldLabels[:], w, h)
+}
+
+// draw draws a form over the screen: a title with its keys, the banner
+// (or a blank line), and a line per input with its label and, when it has
+// one, its error under it (beside the label when the screen is short).
+// The form grows with the terminal: long definitions need the room.
+func (f *form) draw(sty *themes.Styles, title string, labels []string, w, h int) string {
+	inputs, errs, focus, top := f.inputs, f.errs, f.focus, f.top
 	boxW := max(20, w-2)
 	labelW := 17
 	inW := max(8, boxW-labelW-6)
 	var lines []string
-	lines = append(lines, sty.Accent.Render("Gold record")+sty.Subtle.Render("  ctrl+s save · esc cancel · tab next"))
-	if e.top != "" {
-		lines = append(lines, sty.InputError.Render(e.top))
+	lines = append(lines, sty.Accent.Render(title)+sty.Subtle.Render("  ctrl+s save · esc cancel · tab next"))
+	if top != "" {
+		lines = append(lines, sty.InputError.Render(top))
 	} else {
 		lines = append(lines, "")
 	}
 	// Each field takes one line, plus one when it has an error; when the
 	// screen is short, errors share the line with the input.
-	compact := h < 2*gCount+6
-	for i := 0; i < gCount; i++ {
-		lab := sty.Subtle.Render(cell(goldLabels[i], labelW))
-		if i == e.focus {
-			lab = sty.InputPrompt.Render(cell("▸ "+goldLabels[i], labelW))
+	compact := h < 2*len(inputs)+6
+	for i := range inputs {
+		lab := sty.Subtle.Render(cell(labels[i], labelW))
+		if i == focus {
+			lab = sty.InputPrompt.Render(cell("▸ "+labels[i], labelW))
 		}
 		// The width is set on the input itself (not a copy) so it scrolls
 		// its text to keep the cursor in view.
-		e.inputs[i].SetWidth(inW)
-		in := e.inputs[i]
+		inputs[i].SetWidth(inW)
+		in := inputs[i]
 		line := lab + " " + in.View()
-		if e.errs[i] != "" {
+		if errs[i] != "" {
 			if compact {
-				line = lab + " " + sty.InputError.Render(cell("✗ "+e.errs[i], inW+1))
-				if i == e.focus {
+				line = lab + " " + sty.InputError.Render(cell("✗ "+errs[i], inW+1))
+				if i == focus {
 					line = lab + " " + in.View()
 					lines = append(lines, line)
-					line = cell("", labelW) + " " + sty.InputError.Render("✗ "+e.errs[i])
+					line = cell("", labelW) + " " + sty.InputError.Render("✗ "+errs[i])
 				}
 			} else {
 				lines = append(lines, line)
-				line = cell("", labelW) + " " + sty.InputError.Render("✗ "+e.errs[i])
+				line = cell("", labelW) + " " + sty.InputError.Render("✗ "+errs[i])
 			}
 		}
 		lines = append(lines, cell(line, boxW-4))
 	}
 	return sty.Dialog.Render(strings.Join(lines, "\n"))
+}
+
+// newInput is one input of a form, with its placeholder and first value.
+func newInput(sty *themes.Styles, hint, value string) textinput.Model {
+	ti := textinput.New()
+	ti.Prompt = ""
+	ti.Placeholder = hint
+	ti.CharLimit = 2000
+	ti.SetValue(model.CleanLine(value))
+	st := ti.Styles()
+	st.Focused.Text, st.Blurred.Text = sty.InputText, sty.Subtle
+	st.Focused.Placeholder, st.Blurred.Placeholder = sty.Placeholder, sty.Placeholder
+	st.Cursor.Blink = false
+	ti.SetStyles(st)
+	return ti
+}
+
+// labelEditor writes a case's final label by hand when adjudicating:
+// correct, grounded, the class and a note saying why (required: it is the
+// record of why the raters were overruled). Its save is one
+// Engine.Adjudicate, in the event log like every edit.
+type labelEditor struct {
+	form
+	id string
+}
+
+const (
+	lCorrect = iota
+	lGrounded
+	lClass
+	lNote
+	lCount
+)
+
+var labelLabels = [lCount]string{"correct", "grounded", "failure class", "note (why)"}
+
+func newLabelEditor(id string, l model.Label, sty *themes.Styles) *labelEditor {
+	yn := func(b *bool) string {
+		switch {
+		case b == nil:
+			return ""
+		case *b:
+			return "yes"
+		}
+		return "no"
+	}
+	class := ""
+	if c, ok := l.ClassRating(); ok {
+		class = c
+	}
+	hints := [lCount]string{"e.g. yes (or no; empty: unknown)", "e.g. no (or yes; empty: unknown)",
+		"e.g. semantic (or none; empty: not rated)", "e.g. the SQL filters on is_active, not the definition"}
+	vals := [lCount]string{yn(l.Correct), yn(l.Grounded), class, ""}
+	e := &labelEditor{form: form{keys: newKeyMap().Editor}, id: id}
+	for i := range lCount {
+		e.add(newInput(sty, hints[i], vals[i]))
+	}
+	return e
+}
+
+func (e *labelEditor) title() string          { return "label editor" }
+func (e *labelEditor) help(k keyMap) helpKeys { return k.editorHelp() }
+
+func (e *labelEditor) update(msg tea.Msg) (tea.Cmd, action) {
+	if kp, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(kp, e.keys.Cancel):
+			if e.changed() {
+				return nil, askAction{newAskDialog("Discard the final label you wrote?", nil,
+					"enter discards it · esc goes back to the editor", discardAction{})}
+			}
+			return nil, closeAction{}
+		case key.Matches(kp, e.keys.Save):
+			l, errs := e.check()
+			if e.refuse(errs) {
+				return e.focusCmd(), nil
+			}
+			return nil, adjudicateAction{id: e.id, req: app.AdjudicateRequest{Label: &l, Note: l.Note}}
+		}
+	}
+	return e.edit(msg, func() []string { _, errs := e.check(); return errs }), nil
+}
+
+// check reads the label the editor holds and the error of each field.
+func (e *labelEditor) check() (model.Label, []string) {
+	errs := make([]string, lCount)
+	var l model.Label
+	yn := func(i int) *bool {
+		v := strings.ToLower(e.value(i))
+		switch v {
+		case "":
+			return nil
+		case "yes", "y", "true", "✓":
+			t := true
+			return &t
+		case "no", "n", "false", "✗":
+			f := false
+			return &f
+		}
+		errs[i] = fmt.Sprintf("%q: write yes or no (empty: unknown)", v)
+		return nil
+	}
+	l.Correct, l.Grounded = yn(lCorrect), yn(lGrounded)
+	switch c := strings.ToLower(e.value(lClass)); c {
+	case "":
+	case "none", "0":
+		if l.Grounded == nil {
+			errs[lClass] = "no class needs grounded set (a class of none says grounded was judged)"
+		}
+	default:
+		found := false
+		for _, fc := range model.Classes {
+			if string(fc) == c {
+				fc := fc
+				l.FailureClass, found = &fc, true
+			}
+		}
+		if !found {
+			errs[lClass] = fmt.Sprintf("%q is not a class: %s or none", c, strings.Join(toStrings(model.Classes), ", "))
+		}
+	}
+	if l.Note = e.value(lNote); l.Note == "" {
+		errs[lNote] = "say why this is the final label: the note is the record of the decision"
+	}
+	return l, errs
+}
+
+func (e *labelEditor) view(sty *themes.Styles, w, h int) string {
+	return e.draw(sty, "Final label", labelLabels[:], w, h)
 }
 
 // termPrompt asks for the business term a confirmed definition is saved

@@ -5,7 +5,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"tracelab/app"
+	"tracelab/model"
 	"tracelab/scoring"
 )
 
@@ -53,7 +56,7 @@ func FuzzDecodeScore(f *testing.F) {
 		if err != nil || sv == nil {
 			return
 		}
-		ts := newTraceScreen()
+		ts := newTraceScreen(&env{})
 		ts.t = sampleTrace()
 		ts.score = sv
 		ts.buildItems()
@@ -76,6 +79,46 @@ func FuzzLayoutSQL(f *testing.F) {
 		got := layoutSQL(sql)
 		if strings.Join(strings.Fields(got), " ") != strings.Join(strings.Fields(sql), " ") {
 			t.Fatalf("layoutSQL changed more than white space:\n%q\n%q", sql, got)
+		}
+	})
+}
+
+// FuzzRatersBlock: rater names, notes, judge rationales and timestamps come
+// from other labelers' files and judges' output. The raters block and the
+// adjudication dialog draw them with no control character left, every
+// line exactly as wide as asked.
+func FuzzRatersBlock(f *testing.F) {
+	f.Add("ana", "\x1b]0;owned\x07 note", "2026-08-20T09:00:00Z", 80)
+	f.Add("judge:\x9b31m", "\r\n overwrite \x1b[2J", "not a time", 160)
+	f.Add("顧客 📊", "bad utf8 \xff\xfe", "", 41)
+	sty := newTestStyles()
+	f.Fuzz(func(t *testing.T, name, note, at string, width int) {
+		if width < minWidth || width > 400 {
+			width = 80
+		}
+		yes := true
+		ts := newTraceScreen(&env{})
+		ts.raters = &app.TraceRaters{TraceID: "t1", CaseID: name, Labels: []app.RaterLabel{
+			{Rater: name, Kind: model.RaterHuman, Label: model.Label{Correct: &yes, Note: note}, UpdatedAt: at},
+			{Rater: "ben", Kind: model.RaterJudge, Rationale: note, UpdatedAt: at},
+		}, Adjudication: &model.Adjudication{By: name, Note: note, At: at, Picked: name}}
+		block := ts.ratersLines(&sty, width, true)
+		for i, l := range block {
+			if ansi.StringWidth(l) != width {
+				t.Fatalf("line %d is %d wide, want %d: %q", i, ansi.StringWidth(l), width, l)
+			}
+		}
+		dialog := strings.Split(newAdjudicateDialog(*ts.raters).view(&sty, width, 24), "\n")
+		for _, l := range append(block, dialog...) {
+			rest := sgr.ReplaceAllString(l, "")
+			if !utf8.ValidString(l) {
+				t.Fatalf("invalid UTF-8: %q", l)
+			}
+			if j := strings.IndexFunc(rest, func(r rune) bool {
+				return r < 0x20 && r != '\t' || r == 0x7f || (r >= 0x80 && r <= 0x9f)
+			}); j >= 0 {
+				t.Fatalf("control character %q left in %q", rest[j], l)
+			}
 		}
 	})
 }

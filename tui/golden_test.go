@@ -1,11 +1,15 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"tracelab/app"
+	"tracelab/model"
 )
 
 // TestGoldenScreens snapshots the layout of every main screen at the
@@ -63,5 +67,57 @@ func TestGoldenThemes(t *testing.T) {
 			d.keys("enter", "]")
 			golden.RequireEqual(t, d.view())
 		})
+	}
+}
+
+// disagree has two colleagues label a trace apart, as two labelers of a
+// team would: both say correct, ana says the class is semantic and ben
+// temporal, and ana confirms hers. The trace then awaits adjudication.
+func disagree(t testing.TB, eng *app.Engine, id string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, r := range []struct {
+		who   string
+		class model.FailureClass
+	}{{"ana", model.ClassSemantic}, {"ben", model.ClassTemporal}} {
+		if _, err := eng.ToggleCorrect(ctx, id, r.who); err != nil {
+			t.Fatal(err)
+		}
+		c := r.class
+		if _, err := eng.SetClass(ctx, id, r.who, &c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := eng.ConfirmLabel(ctx, id, "ana", true); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGoldenRaters snapshots adjudication at both sizes: the queue of
+// disagreements, the trace with each rater's label side by side, the
+// adjudication dialog, the label editor, and the report's progress per
+// labeler.
+func TestGoldenRaters(t *testing.T) {
+	screens := []struct {
+		name string
+		keys []string
+	}{
+		{"queue_disagreements", []string{"d"}},
+		{"trace_raters", []string{"d", "enter"}},
+		{"adjudicate_dialog", []string{"d", "enter", "A"}},
+		{"label_editor", []string{"d", "enter", "A", "e"}},
+		{"trace_adjudicated", []string{"d", "enter", "A", "2"}},
+		{"report_progress", []string{"R"}},
+	}
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		for _, sc := range screens {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, size[0], size[1]), func(t *testing.T) {
+				st, _ := openStore(t, false)
+				disagree(t, st, "trace_9f31c2")
+				d := newDriver(t, st, size[0], size[1])
+				d.keys(sc.keys...)
+				golden.RequireEqual(t, d.plain())
+			})
+		}
 	}
 }

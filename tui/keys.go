@@ -13,6 +13,7 @@ type keyMap struct {
 	Editor editorKeys
 	Filter filterKeys
 	Drift  driftKeys
+	Adjud  adjudicateKeys
 }
 
 type globalKeys struct {
@@ -21,13 +22,14 @@ type globalKeys struct {
 
 type queueKeys struct {
 	Up, Down, PageUp, PageDown, Top, Bottom, Open, Search, Filter, Sort, Reverse, NextUnconfirmed, Clear key.Binding
+	Disputed                                                                                             key.Binding
 }
 
 type traceKeys struct {
 	Up, Down, PageUp, PageDown, Focus, PrevMarker, NextMarker, Left, Right key.Binding
 	Correct, Grounded, Class, NoClass, Accept, Required, Forbidden         key.Binding
 	Edit, Confirm, Undo, Redo, Glossary, Scroll, ScrollUp, Next            key.Binding
-	Prev                                                                   key.Binding
+	Prev, Adjudicate                                                       key.Binding
 }
 
 type reportKeys struct {
@@ -37,6 +39,12 @@ type reportKeys struct {
 // driftKeys are the drift screen's bindings.
 type driftKeys struct {
 	Up, Down, Open, Reload, Scroll, ScrollUp key.Binding
+}
+
+// adjudicateKeys are the adjudication dialog's: pick a rater's label or
+// write the final one.
+type adjudicateKeys struct {
+	Pick, Write, Cancel key.Binding
 }
 
 type editorKeys struct {
@@ -78,6 +86,7 @@ func newKeyMap() keyMap {
 			Reverse:         bind("S", "reverse sort", "S"),
 			NextUnconfirmed: bind("n", "next unconfirmed", "n"),
 			Clear:           bind("esc", "clear filters", "esc"),
+			Disputed:        bind("d", "disagreements", "d"),
 		},
 		Trace: traceKeys{
 			Up:         bind("↑/k", "up", "up", "k"),
@@ -105,6 +114,7 @@ func newKeyMap() keyMap {
 			ScrollUp:   bind("K", "scroll detail up", "K"),
 			Next:       bind("ctrl+n", "next trace", "ctrl+n"),
 			Prev:       bind("ctrl+p", "prev trace", "ctrl+p"),
+			Adjudicate: bind("A", "adjudicate", "A"),
 		},
 		Report: reportKeys{
 			Up:     bind("↑/k", "up", "up", "k"),
@@ -125,6 +135,11 @@ func newKeyMap() keyMap {
 			Reload:   bind("ctrl+r", "reload", "ctrl+r"),
 			Scroll:   bind("J/pgdn", "scroll details", "J", "pgdown"),
 			ScrollUp: bind("K/pgup", "scroll details up", "K", "pgup"),
+		},
+		Adjud: adjudicateKeys{
+			Pick:   bind("1-9", "pick that rater's label", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+			Write:  bind("e", "write the final label", "e"),
+			Cancel: bind("esc", "cancel", "esc"),
 		},
 		Filter: filterKeys{
 			Up:     bind("↑/k", "up", "up", "k"),
@@ -154,7 +169,7 @@ func (k keyMap) queueHelp() helpKeys {
 		short: []key.Binding{g.Help, q.Open, q.NextUnconfirmed, q.Search, q.Filter, q.Sort, g.Report, g.Quit},
 		full: [][]key.Binding{
 			{q.Up, q.Down, q.PageUp, q.PageDown, q.Top, q.Bottom, q.Open},
-			{q.Search, q.Filter, q.Clear, q.Sort, q.Reverse, q.NextUnconfirmed},
+			{q.Search, q.Filter, q.Disputed, q.Clear, q.Sort, q.Reverse, q.NextUnconfirmed},
 			g.all(),
 		},
 	}
@@ -167,7 +182,8 @@ func (k keyMap) traceHelp() helpKeys {
 		short: []key.Binding{g.Help, t.Confirm, t.Undo, t.Accept, t.Correct, t.Grounded, t.Class, t.Focus, t.NextMarker, g.Back},
 		full: [][]key.Binding{
 			{t.Up, t.Down, t.Focus, t.PageUp, t.PageDown, t.Scroll, t.ScrollUp, t.Left, t.Right, t.PrevMarker, t.NextMarker, t.Next, t.Prev},
-			{t.Correct, t.Grounded, t.Class, t.NoClass, t.Accept, t.Required, t.Forbidden, t.Edit, t.Confirm, t.Undo, t.Redo, t.Glossary},
+			{t.Correct, t.Grounded, t.Class, t.NoClass, t.Accept, t.Required, t.Forbidden, t.Edit, t.Confirm, t.Undo, t.Redo, t.Glossary,
+				t.Adjudicate},
 			g.all(),
 		},
 	}
@@ -186,6 +202,14 @@ func (k keyMap) editorHelp() helpKeys {
 	return helpKeys{
 		short: []key.Binding{e.Next, e.Prev, e.Save, e.Cancel},
 		full:  [][]key.Binding{{e.Next, e.Prev, e.Save, e.Cancel}},
+	}
+}
+
+func (k keyMap) adjudicateHelp() helpKeys {
+	a := k.Adjud
+	return helpKeys{
+		short: []key.Binding{a.Pick, a.Write, a.Cancel},
+		full:  [][]key.Binding{{a.Pick, a.Write, a.Cancel}},
 	}
 }
 

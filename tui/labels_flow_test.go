@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,14 +20,15 @@ import (
 )
 
 // program is the real workbench on a fake terminal (teatest/v2) with the
-// waits the flows share. Waits poll the output and the store until a
-// deadline; none sleeps a fixed time before looking.
+// waits the flows share. Waits poll the output, the last frame drawn or
+// the store until a deadline; none sleeps a fixed time before looking.
 type program struct {
-	t    *testing.T
-	tm   *teatest.TestModel
-	eng  *app.Engine
-	all  []byte
-	mark int
+	t     *testing.T
+	tm    *teatest.TestModel
+	eng   *app.Engine
+	all   []byte
+	mark  int
+	frame *frameProbe
 }
 
 func newProgram(t *testing.T, eng *app.Engine, opts Options, w, h int) *program {
@@ -34,9 +36,62 @@ func newProgram(t *testing.T, eng *app.Engine, opts Options, w, h int) *program 
 		opts.Labeler = "tester"
 	}
 	opts.Theme = "dark"
-	tm := teatest.NewTestModel(t, New(eng, opts), teatest.WithInitialTermSize(w, h),
+	fp := &frameProbe{}
+	tm := teatest.NewTestModel(t, probe{New(eng, opts), fp}, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
-	return &program{t: t, tm: tm, eng: eng}
+	return &program{t: t, tm: tm, eng: eng, frame: fp}
+}
+
+// probe is the root model with the last frame it drew kept aside: the
+// renderer writes only the cells that changed, so the output stream holds
+// pieces of lines, while the frame is the whole screen as it is.
+type probe struct {
+	m  *Model
+	fp *frameProbe
+}
+
+type frameProbe struct {
+	mu    sync.Mutex
+	frame string
+}
+
+func (p probe) Init() tea.Cmd { return p.m.Init() }
+func (p probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := p.m.Update(msg)
+	return p, cmd
+}
+func (p probe) View() tea.View {
+	v := p.m.View()
+	p.fp.mu.Lock()
+	p.fp.frame = stripStyles(v.Content)
+	p.fp.mu.Unlock()
+	return v
+}
+
+// waitScreen waits until the frame on screen satisfies cond and returns it.
+func (p *program) waitScreen(what string, cond func(frame string) bool) string {
+	p.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		p.frame.mu.Lock()
+		f := p.frame.frame
+		p.frame.mu.Unlock()
+		if cond(f) {
+			return f
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("%s: not on screen after 30s; the screen:\n%s", what, f)
+		}
+	}
+}
+
+// lineWith is the first line of frame holding s, "" when none does.
+func lineWith(frame, s string) string {
+	for _, l := range strings.Split(frame, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
 }
 
 // waitFor waits until s is drawn after the previous match: the renderer
@@ -81,7 +136,7 @@ func (p *program) eventually(id, what string, cond func(*app.CaseRecord) bool) *
 
 func (p *program) quit() *Model {
 	p.send("q")
-	return p.tm.FinalModel(p.t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+	return p.tm.FinalModel(p.t, teatest.WithFinalTimeout(30*time.Second)).(probe).m
 }
 
 // groundPeers confirms, as a colleague would, the task-specific traces of
@@ -102,18 +157,34 @@ func groundPeers(t *testing.T, eng *app.Engine) {
 	}
 }
 
-// openByID opens a trace from the queue through the search.
+// openByID opens a trace from the queue through the search: it waits
+// until the queue shows that trace alone (the rows of the search, not the
+// count alone, which arrives on its own), then opens it.
 func (p *program) openByID(id string) {
 	p.t.Helper()
-	p.send("/")
-	for _, r := range id {
+	p.search(id)
+	p.waitScreen("the queue searched to "+id, func(f string) bool {
+		return strings.Contains(f, " 1 traces") && lineWith(f, "▌") != "" && strings.Contains(lineWith(f, "▌"), id)
+	})
+	p.send("enter")
+	p.waitScreen("the trace screen of "+id, func(f string) bool {
+		return strings.Contains(f, "─ Steps ") && strings.Contains(f, "Label ")
+	})
+	p.waitFor("─ Steps ") // keeps waitFor's mark past the trace screen's first frame
+}
+
+// typeText types s, one key per rune.
+func (p *program) typeText(s string) {
+	for _, r := range s {
 		p.send(string(r))
 	}
+}
+
+// search types s into the queue's search and leaves the input.
+func (p *program) search(s string) {
+	p.send("/")
+	p.typeText(s)
 	p.send("enter")
-	p.waitFor(`search:"` + id + `"`)
-	p.waitFor("1 traces")
-	p.send("enter")
-	p.waitFor("─ Steps ") // the trace screen (each flow opens one trace)
 }
 
 // `a` on trace_e7c3b5, whose suggested gold (from a grounded peer) turns
@@ -126,9 +197,10 @@ func TestProgramAcceptThenConfirm(t *testing.T) {
 	p := newProgram(t, eng, Options{}, 160, 48)
 	p.waitFor("33 traces")
 	p.openByID("trace_e7c3b5")
-	p.waitFor("Suggested gold")
+	p.waitScreen("the suggested gold", func(f string) bool { return strings.Contains(f, "Suggested gold") })
 	p.send("a")
-	p.waitFor("grounded ✗") // drawn when the action (and its rescore) came back
+	// Drawn when the action (and its rescore) came back.
+	p.waitScreen("the accepted label", func(f string) bool { return strings.Contains(lineWith(f, "Label "), "grounded ✗") })
 	rec := p.eventually("trace_e7c3b5", "accepted", func(r *app.CaseRecord) bool { return r.Case.Label.Grounded != nil })
 	sc, err := eng.ScoreOf(context.Background(), "trace_e7c3b5")
 	if err != nil || sc == nil {
@@ -140,8 +212,9 @@ func TestProgramAcceptThenConfirm(t *testing.T) {
 			boolText(l.Grounded), classText(l.FailureClass), classText(sc.SuggestedClass))
 	}
 	p.send("enter")
-	p.waitFor("Confirm anyway?")
-	p.waitFor("correct is not set")
+	p.waitScreen("the question", func(f string) bool {
+		return strings.Contains(f, "Confirm anyway?") && strings.Contains(f, "correct is not set")
+	})
 	if rec, _ := eng.CaseForTrace(context.Background(), "trace_e7c3b5"); rec.Status == model.StatusConfirmed {
 		t.Fatal("confirmed before the second key")
 	}
@@ -251,8 +324,8 @@ func TestProgramBurstLandsInOrder(t *testing.T) {
 			}
 			// q waits for the keys still being saved: no wait needed here.
 			m := p.quit()
-			if len(m.actions) != 0 {
-				t.Errorf("%d actions left unsaved", len(m.actions))
+			if len(m.trace.actions) != 0 {
+				t.Errorf("%d actions left unsaved", len(m.trace.actions))
 			}
 			rec, _ := eng.CaseForTrace(ctx, "trace_9f31c2")
 			if classText(rec.Case.Label.FailureClass) != "structural" || boolText(rec.Case.Label.Correct) != boolText(before.Case.Label.Correct) {
@@ -307,4 +380,48 @@ func TestProgramTableScrollsSideways(t *testing.T) {
 	if v := open("l", "l", "l", "l", "l", "l", "l", "l"); !strings.Contains(v, last) {
 		t.Errorf("after l ×8 the last column %s is not on screen:\n%s", last, v)
 	}
+}
+
+// A gold edit on one trace rescores the traces that take their gold from
+// it (same question, another server), and the queue shows their new
+// suggested class when it is back on screen, the class their own scoring
+// panel shows, without opening them first. trace_2d8f61 (no case of its
+// own) takes its gold from trace_1e5b7a; forbidding a field only
+// trace_2d8f61 reads (customers.account_id) makes its suggestion semantic.
+func TestProgramPeerRescoreShowsInQueue(t *testing.T) {
+	eng, _ := openFixtureStore(t)
+	const teacher, taker = "trace_1e5b7a", "trace_2d8f61"
+	p := newProgram(t, eng, Options{}, 160, 48) // wide: the SUGGESTED column is drawn
+	p.waitFor("33 traces")
+	p.search("Acme")
+	row := func(f string) string { return lineWith(f, taker) }
+	p.waitScreen("the Acme traces", func(f string) bool {
+		return strings.Contains(f, " 3 traces") && row(f) != "" && strings.Contains(lineWith(f, "▌"), "acme-open-tickets-032")
+	})
+	if strings.Contains(row(p.waitScreen("", func(string) bool { return true })), "semantic") {
+		t.Fatalf("%s is suggested semantic before the edit", taker)
+	}
+	p.send("enter") // the teacher (its case acme-open-tickets-032) is selected
+	p.waitScreen("the trace screen of "+teacher, func(f string) bool {
+		return strings.Contains(f, "─ Steps ") && strings.Contains(f, "acme-open-tickets-032")
+	})
+	p.send("e", "tab", "tab", "tab") // answer, tolerance, required, forbidden
+	p.waitScreen("the gold editor on forbidden fields", func(f string) bool {
+		return lineWith(f, "▸ forbidden") != ""
+	})
+	p.typeText("customers.account_id")
+	p.send("ctrl+s")
+	p.waitScreen("the gold saved", func(f string) bool { return strings.Contains(f, "gold saved") })
+	p.send("esc")
+	p.waitScreen(taker+" suggested semantic in the queue", func(f string) bool {
+		return !strings.Contains(f, "─ Steps ") && strings.Contains(row(f), "semantic")
+	})
+	// Its own scoring panel says the same.
+	p.send("j", "j")
+	p.waitScreen(taker+" selected", func(f string) bool { return strings.Contains(lineWith(f, "▌"), taker) })
+	p.send("enter")
+	p.waitScreen("the scoring panel of "+taker, func(f string) bool {
+		return strings.Contains(f, "─ Steps ") && strings.Contains(f, taker) && strings.Contains(lineWith(f, "suggested "), "semantic")
+	})
+	p.quit()
 }

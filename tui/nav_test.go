@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
+	"tracelab/app"
 	"tracelab/model"
 )
 
@@ -130,5 +133,66 @@ func TestDriftFilterIsAFilter(t *testing.T) {
 	d.keys("f", "h", "space", "enter")
 	if len(d.m.queue.filter.TraceIDs) != 0 || len(d.m.queue.rows) != 33 {
 		t.Errorf("unticking the drift group left %v (%d rows)", d.m.queue.filter.TraceIDs, len(d.m.queue.rows))
+	}
+}
+
+// A row is drawn again when anything it shows changes, the suggestion and
+// the marker count included (the drawn-row cache is keyed by all of it).
+func TestQueueRowRedrawsWhatChanged(t *testing.T) {
+	sty := newTestStyles()
+	base := app.TraceSummary{TraceID: "t1", Server: "s", Question: "How many?", Status: model.StatusSuggested,
+		SuggestedClass: "temporal", Markers: 1}
+	cases := []struct {
+		name string
+		edit func(*app.TraceSummary)
+		want string
+	}{
+		{"suggested class", func(r *app.TraceSummary) { r.SuggestedClass = "semantic" }, "semantic"},
+		{"markers", func(r *app.TraceSummary) { r.Markers = 7 }, "7"},
+		{"label class", func(r *app.TraceSummary) { r.LabelClass = "policy" }, "policy"},
+		{"status", func(r *app.TraceSummary) { r.Status = model.StatusConfirmed }, "confirmed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			q := newQueueScreen(&env{}, 10)
+			q.rows, q.loaded = []app.TraceSummary{base}, true
+			before := stripStyles(q.view(&sty, 160, 10))
+			if strings.Contains(lineWith(before, "t1"), c.want) {
+				t.Fatalf("%q already drawn:\n%s", c.want, before)
+			}
+			c.edit(&q.rows[0])
+			if after := stripStyles(q.view(&sty, 160, 10)); !strings.Contains(lineWith(after, "t1"), c.want) {
+				t.Errorf("the row does not show %q after the change:\n%s", c.want, after)
+			}
+		})
+	}
+}
+
+// enter pressed after typing a search but before its rows arrive opens the
+// row the search selects, not the row of the list it is about to replace
+// (TestProgramAcceptThenConfirm once opened the wrong trace this way when
+// a loaded machine delayed the search's query).
+func TestOpenWaitsForTheSearchRows(t *testing.T) {
+	eng, _ := openUnlabeledStore(t)
+	d := newDriver(t, eng, 100, 30)
+	const id = "trace_e7c3b5"
+	stale := d.m.queue.rows[0].TraceID
+	if stale == id {
+		t.Fatal("the search's trace is already the first row")
+	}
+	d.key("/")
+	for _, r := range id {
+		// The typing's commands (the search's timer among them) are held.
+		d.m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	d.m.Update(keyMsg("enter")) // leaves the input; the query has not run
+	_, cmd := d.m.Update(keyMsg("enter"))
+	d.run(cmd)
+	if d.m.screen == screenTrace || d.m.trace.pending != "" {
+		t.Fatalf("enter opened %q from the rows of the old list", d.m.trace.pending)
+	}
+	d.send(searchTickMsg{d.m.queue.seq}) // typing paused: the search runs
+	if d.m.screen != screenTrace || d.m.trace.id != id {
+		t.Errorf("after the search's rows arrived: screen %d, trace %q, want %s", d.m.screen, d.m.trace.id, id)
 	}
 }

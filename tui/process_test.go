@@ -174,7 +174,7 @@ func TestCancelledProgramKeepsLabels(t *testing.T) {
 	st, db := openUnlabeledStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	m := New(st, Options{Labeler: "cancelled", Theme: "dark"})
-	m.ctx = ctx
+	m.env.ctx = ctx
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(pr), tea.WithOutput(io.Discard),

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 // queries as the cursor nears the end of what is loaded, so opening a
 // database of any size costs one page.
 type queueScreen struct {
+	*env
 	pageSize int
 	filter   app.Filter
 	sort     app.SortKey
@@ -28,8 +30,10 @@ type queueScreen struct {
 	loading bool
 	loaded  bool // the first page of the current query arrived
 	seq     int  // bumped on every new query; stale results are dropped
-	err     error
-	me      string // the labeler: rows another one holds are marked (team.go)
+	// openOnLoad: enter was pressed while the rows of a new query were on
+	// their way; the selected row of the new rows opens when they land.
+	openOnLoad bool
+	err        error
 
 	counts       app.Counts
 	countsLoaded bool
@@ -40,84 +44,266 @@ type queueScreen struct {
 	searching bool
 	search    textinput.Model
 
+	values *filterValues // what the filter menu offers, loaded once
+
 	// drawn rows by content, width and selection: moving the cursor
 	// redraws two rows, not a screenful. Dropped when the theme changes.
 	rowCache map[rowKey]string
 }
 
 type rowKey struct {
-	id, caseID, labelClass, reservedBy string
-	status                             model.Status
-	selected                           bool
-	width                              int
+	id, caseID, labelClass, suggested, reservedBy string
+	status                                        model.Status
+	markers                                       int
+	selected                                      bool
+	width                                         int
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-func newQueueScreen(pageSize int) *queueScreen {
+func newQueueScreen(e *env, pageSize int) *queueScreen {
 	ti := textinput.New()
 	ti.Prompt = "/"
 	ti.Placeholder = "search question or id"
 	ti.CharLimit = 200
-	return &queueScreen{pageSize: pageSize, sort: app.SortImported, search: ti, height: 20}
+	return &queueScreen{env: e, pageSize: pageSize, sort: app.SortImported, search: ti, height: 20, values: &filterValues{}}
 }
 
 func (q *queueScreen) query(after *app.Cursor) app.Query {
 	return app.Query{Filter: q.filter, Sort: q.sort, Desc: q.desc, After: after, Limit: q.pageSize}
 }
 
-// pageMsg carries one or more pages of the queue.
-type pageMsg struct {
-	seq    int
-	rows   []app.TraceSummary
-	next   *app.Cursor
-	append bool
-	// selectIdx, when >= 0, moves the cursor to that row of the whole list;
-	// open also opens it (confirm-and-next).
-	selectIdx int
-	open      bool
-	err       error
+// The messages the queue owns: its results and what other screens ask of it.
+type (
+	// pageMsg carries one or more pages of the queue.
+	pageMsg struct {
+		seq  int
+		rows []app.TraceSummary
+		next *app.Cursor
+		// append adds the rows after the loaded ones; else they replace them.
+		append bool
+		// selectIdx, when >= 0, moves the cursor to that row of the whole
+		// list; open also opens it (confirm-and-next). keep, when set,
+		// selects that trace if the rows hold it.
+		selectIdx int
+		keep      string
+		open      bool
+		// then runs on the new rows (a reread before picking the next trace).
+		then func(q *queueScreen, h host) tea.Cmd
+		err  error
+	}
+	countsMsg struct {
+		seq    int
+		counts app.Counts
+		err    error
+	}
+	// searchTickMsg fires when typing paused; seq says whether it is still current.
+	searchTickMsg struct{ seq int }
+	// queueFilterMsg shows the queue under a new filter (the report's
+	// class, the drift screen's traces), with a status line saying so.
+	queueFilterMsg struct {
+		f      app.Filter
+		status string
+	}
+	// queueNextMsg asks for the next trace to label after from (the
+	// engine's pick, team.go), to open it (the trace screen, after a
+	// confirm).
+	queueNextMsg struct{ from string }
+	// queueStepMsg asks to open the trace d rows away from from.
+	queueStepMsg struct {
+		from string
+		d    int
+	}
+	// applyFilterAction is the filter menu's answer.
+	applyFilterAction struct{ f app.Filter }
+)
+
+func (pageMsg) owner() screenID           { return screenQueue }
+func (countsMsg) owner() screenID         { return screenQueue }
+func (searchTickMsg) owner() screenID     { return screenQueue }
+func (queueFilterMsg) owner() screenID    { return screenQueue }
+func (queueNextMsg) owner() screenID      { return screenQueue }
+func (queueStepMsg) owner() screenID      { return screenQueue }
+func (nextMsg) owner() screenID           { return screenQueue }
+func (driftOpenQueueMsg) owner() screenID { return screenQueue }
+
+func (q *queueScreen) typing() bool { return q.searching }
+
+func (q *queueScreen) update(h host, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		q.height = queueListHeight(msg.Height - 2)
+		q.scroll()
+	case themeMsg:
+		q.rowCache = nil
+	case shownMsg:
+		// Back on screen: the store's columns are the one source of what a
+		// row says (the triggers of store/migrations/0003 keep them), and
+		// edits, rescoring and the report's scoring of what was stale
+		// change rows other than the one opened. Read them again.
+		return q.reread(nil)
+	case tea.KeyPressMsg:
+		if q.searching {
+			return q.searchKey(h, msg)
+		}
+		return q.key(h, msg)
+	case tea.PasteMsg:
+		if q.searching {
+			return q.updateSearch(msg)
+		}
+	case tea.MouseWheelMsg:
+		if msg.Button == tea.MouseWheelUp {
+			return q.move(-3)
+		}
+		return q.move(3)
+	case pageMsg:
+		return q.pageLoaded(h, msg)
+	case countsMsg:
+		if msg.seq != q.seq {
+			return nil
+		}
+		if msg.err != nil {
+			h.setStatus("counting: "+msg.err.Error(), true)
+			return nil
+		}
+		q.counts, q.countsLoaded = msg.counts, true
+	case searchTickMsg:
+		if msg.seq != q.seq {
+			return nil
+		}
+		return q.reload()
+	case queueFilterMsg:
+		return q.setFilter(h, msg.f, msg.status)
+	case applyFilterAction:
+		f := msg.f
+		f.Search = q.filter.Search
+		return q.setFilter(h, f, "")
+	case driftOpenQueueMsg:
+		if len(msg.traceIDs) == 0 {
+			h.setStatus("no labeled case is affected by "+msg.tool, false)
+			return nil
+		}
+		return q.setFilter(h, app.Filter{TraceIDs: msg.traceIDs},
+			fmt.Sprintf("queue: the %d trace(s) of cases affected by %s on %s (esc clears)", len(msg.traceIDs), msg.tool, msg.server))
+	case queueNextMsg:
+		// The rows may be stale (the confirm just landed): read them again,
+		// so the trace the engine hands out is most likely among them.
+		from := msg.from
+		return q.reread(func(q *queueScreen, h host) tea.Cmd {
+			return q.nextUnconfirmed(from, true)
+		})
+	case nextMsg:
+		return q.nextDone(h, msg)
+	case queueStepMsg:
+		i := indexOf(q.rows, msg.from)
+		if i < 0 || i+msg.d < 0 || i+msg.d >= len(q.rows) {
+			return nil
+		}
+		q.cursor = i + msg.d
+		q.scroll()
+		return tea.Batch(openTrace(q.rows[q.cursor].TraceID), q.maybeMore())
+	default:
+		if q.searching {
+			var cmd tea.Cmd
+			q.search, cmd = q.search.Update(msg)
+			return cmd
+		}
+	}
+	return nil
 }
 
-type countsMsg struct {
-	seq    int
-	counts app.Counts
-	err    error
+// setFilter shows the queue under f.
+func (q *queueScreen) setFilter(h host, f app.Filter, status string) tea.Cmd {
+	q.filter = f
+	// A new query reads one page, not as many rows as the old one had loaded.
+	if len(q.rows) > q.pageSize {
+		q.rows, q.cursor = q.rows[:q.pageSize], min(q.cursor, q.pageSize-1)
+	}
+	if status != "" {
+		h.setStatus(status, false)
+	}
+	if h.current() != screenQueue {
+		return h.show(screenQueue) // which reads the rows
+	}
+	return q.reread(nil)
 }
 
-// searchTickMsg fires when typing paused; seq says whether it is still current.
-type searchTickMsg struct{ seq int }
+// pageLoaded takes in the rows of a page query.
+func (q *queueScreen) pageLoaded(h host, msg pageMsg) tea.Cmd {
+	if msg.seq != q.seq {
+		return nil
+	}
+	q.loading = false
+	q.loaded = true
+	q.err = nil
+	if msg.err != nil {
+		q.err = msg.err
+		return nil
+	}
+	if msg.append {
+		q.rows = append(q.rows, msg.rows...)
+	} else {
+		q.rows = msg.rows
+		q.cursor, q.offset = 0, 0
+		if i := indexOf(q.rows, msg.keep); msg.keep != "" && i >= 0 {
+			q.cursor = i
+		}
+		q.scroll()
+	}
+	q.next = msg.next
+	if msg.selectIdx >= 0 && msg.selectIdx < len(q.rows) {
+		q.cursor = msg.selectIdx
+		q.scroll()
+		if msg.open {
+			return openTrace(q.rows[q.cursor].TraceID)
+		}
+	}
+	if len(q.rows) > 0 {
+		q.cursor = clamp(q.cursor, 0, len(q.rows)-1)
+	}
+	var cmds []tea.Cmd
+	if msg.then != nil {
+		cmds = append(cmds, msg.then(q, h))
+	}
+	if q.openOnLoad && !msg.append {
+		q.openOnLoad = false
+		if r, ok := q.current(); ok {
+			cmds = append(cmds, openTrace(r.TraceID))
+		}
+	}
+	return tea.Batch(append(cmds, q.maybeMore())...)
+}
 
 // loadPage fetches one page of q.
-func (m *Model) loadPage(q app.Query, seq int, appendRows bool, selectIdx int) tea.Cmd {
-	eng, ctx := m.eng, m.ctx
+func (q *queueScreen) loadPage(query app.Query, seq int, appendRows bool, keep string) tea.Cmd {
+	eng, ctx := q.eng, q.ctx
 	return func() tea.Msg {
-		rows, next, err := eng.ListTraces(ctx, q)
-		return pageMsg{seq: seq, rows: rows, next: next, append: appendRows, selectIdx: selectIdx, err: err}
+		rows, next, err := eng.ListTraces(ctx, query)
+		return pageMsg{seq: seq, rows: rows, next: next, append: appendRows, selectIdx: -1, keep: keep, err: err}
 	}
 }
 
-func (m *Model) loadCounts(f app.Filter, seq int) tea.Cmd {
-	eng, ctx := m.eng, m.ctx
+func (q *queueScreen) loadCounts() tea.Cmd {
+	eng, ctx, f, seq := q.eng, q.ctx, q.filter, q.seq
 	return func() tea.Msg {
 		c, err := eng.Counts(ctx, f)
 		return countsMsg{seq: seq, counts: c, err: err}
 	}
 }
 
-// pageUntil reads pages from q.After on until match accepts a row, or
+// pageUntil reads pages from query.After on until match accepts a row, or
 // the rows run out, and returns every page it read (appended after base
 // rows, or replacing them) so the list stays contiguous. The row found is
 // selected (and opened with open); with none found, at the end the last
 // row is selected when last is set, else the message carries notFound.
-func (m *Model) pageUntil(q app.Query, seq, base int, appendRows, open, last bool, match func(app.TraceSummary) bool, notFound error) tea.Cmd {
-	eng, ctx := m.eng, m.ctx
+func (q *queueScreen) pageUntil(query app.Query, base int, appendRows, open, last bool, match func(app.TraceSummary) bool, notFound error) tea.Cmd {
+	eng, ctx, seq := q.eng, q.ctx, q.seq
 	return func() tea.Msg {
 		var all []app.TraceSummary
 		for {
-			rows, next, err := eng.ListTraces(ctx, q)
+			rows, next, err := eng.ListTraces(ctx, query)
 			if err != nil {
-				return pageMsg{seq: seq, append: appendRows, rows: all, next: q.After, selectIdx: -1, err: err}
+				return pageMsg{seq: seq, append: appendRows, rows: all, next: query.After, selectIdx: -1, err: err}
 			}
 			for i, r := range rows {
 				if match != nil && match(r) {
@@ -134,7 +320,7 @@ func (m *Model) pageUntil(q app.Query, seq, base int, appendRows, open, last boo
 				}
 				return msg
 			}
-			q.After = next
+			query.After = next
 		}
 	}
 }
@@ -164,47 +350,66 @@ func (q *queueScreen) scroll() {
 	}
 }
 
-// reload starts a new query for the current filter and sort.
-func (m *Model) reloadQueue() tea.Cmd {
-	q := m.queue
+// reload starts a new query for the current filter and sort from the top.
+func (q *queueScreen) reload() tea.Cmd {
 	q.seq++
-	q.loading, q.loaded = true, false
-	q.countsLoaded = false
-	return tea.Batch(m.loadPage(q.query(nil), q.seq, false, 0), m.loadCounts(q.filter, q.seq))
+	q.loading, q.loaded, q.countsLoaded = true, false, false
+	return tea.Batch(q.loadPage(q.query(nil), q.seq, false, ""), q.loadCounts())
+}
+
+// reread reads the rows loaded so far again, in one query from the top
+// (with the counts), keeping the selected trace selected when the new
+// rows hold it; then, when set, runs on the new rows.
+func (q *queueScreen) reread(then func(*queueScreen, host) tea.Cmd) tea.Cmd {
+	q.seq++
+	q.loading, q.loaded, q.countsLoaded = true, false, false
+	query := q.query(nil)
+	query.Limit = max(q.pageSize, len(q.rows))
+	keep := ""
+	if r, ok := q.current(); ok {
+		keep = r.TraceID
+	}
+	page := q.loadPage(query, q.seq, false, keep)
+	if then != nil {
+		load := page
+		page = func() tea.Msg {
+			msg := load().(pageMsg)
+			msg.then = then
+			return msg
+		}
+	}
+	return tea.Batch(page, q.loadCounts())
 }
 
 // reloadKeeping reloads the queue (a new sort, a cleared search or
 // filter) and keeps the selected trace selected, reading pages until it
 // is met; a trace the new query leaves out selects the first row.
-func (m *Model) reloadKeeping() tea.Cmd {
-	q := m.queue
+func (q *queueScreen) reloadKeeping() tea.Cmd {
 	cur, ok := q.current()
 	if !ok {
-		return m.reloadQueue()
+		return q.reload()
 	}
 	q.seq++
 	q.loading, q.loaded, q.countsLoaded = true, false, false
 	id := cur.TraceID
-	return tea.Batch(m.pageUntil(q.query(nil), q.seq, 0, false, false, false,
-		func(r app.TraceSummary) bool { return r.TraceID == id }, nil), m.loadCounts(q.filter, q.seq))
+	return tea.Batch(q.pageUntil(q.query(nil), 0, false, false, false,
+		func(r app.TraceSummary) bool { return r.TraceID == id }, nil), q.loadCounts())
 }
 
-// queueMove moves the cursor, fetching the next page when it nears the end.
-func (m *Model) queueMove(delta int) tea.Cmd {
-	q := m.queue
+// move moves the cursor, fetching the next page when it nears the end.
+func (q *queueScreen) move(delta int) tea.Cmd {
 	if len(q.rows) == 0 {
 		return nil
 	}
 	q.cursor = clamp(q.cursor+delta, 0, len(q.rows)-1)
 	q.scroll()
-	return m.queueMaybeMore()
+	return q.maybeMore()
 }
 
-func (m *Model) queueMaybeMore() tea.Cmd {
-	q := m.queue
+func (q *queueScreen) maybeMore() tea.Cmd {
 	if q.next != nil && !q.loading && q.cursor >= len(q.rows)-q.height*2 {
 		q.loading = true
-		return m.loadPage(q.query(q.next), q.seq, true, -1)
+		return q.loadPage(q.query(q.next), q.seq, true, "")
 	}
 	return nil
 }
@@ -219,17 +424,17 @@ func clamp(v, lo, hi int) int {
 	return v
 }
 
-func (q *queueScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys.Queue
+func (q *queueScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
+	k := q.keys.Queue
 	switch {
 	case key.Matches(msg, k.Down):
-		return m.queueMove(1)
+		return q.move(1)
 	case key.Matches(msg, k.Up):
-		return m.queueMove(-1)
+		return q.move(-1)
 	case key.Matches(msg, k.PageDown):
-		return m.queueMove(max(1, q.height-1))
+		return q.move(max(1, q.height-1))
 	case key.Matches(msg, k.PageUp):
-		return m.queueMove(-max(1, q.height-1))
+		return q.move(-max(1, q.height-1))
 	case key.Matches(msg, k.Top):
 		q.cursor = 0
 		q.scroll()
@@ -241,11 +446,18 @@ func (q *queueScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		q.loading = true
-		m.setStatus("reading to the end of the queue…", false)
-		return m.pageUntil(q.query(q.next), q.seq, len(q.rows), true, false, true, nil, nil)
+		h.setStatus("reading to the end of the queue…", false)
+		return q.pageUntil(q.query(q.next), len(q.rows), true, false, true, nil, nil)
 	case key.Matches(msg, k.Open):
+		if !q.loaded {
+			// The rows on screen belong to the query before (a search
+			// still typing, a filter just set): open what the new one
+			// selects, not what it is about to replace.
+			q.openOnLoad = true
+			return nil
+		}
 		if r, ok := q.current(); ok {
-			return m.openTrace(r.TraceID)
+			return openTrace(r.TraceID)
 		}
 	case key.Matches(msg, k.Search):
 		q.searching = true
@@ -253,24 +465,56 @@ func (q *queueScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		q.search.CursorEnd()
 		return q.search.Focus()
 	case key.Matches(msg, k.Filter):
-		return m.openFilter()
+		h.pushDialog(screenQueue, newFilterDialog(q.filter, q.values, q.counts.Disputed))
+		if q.values.values == nil {
+			return q.loadValues()
+		}
 	case key.Matches(msg, k.Sort):
 		q.sort = nextSort(q.sort)
-		m.setStatus("sorted by "+string(q.sort), false)
-		return m.reloadKeeping()
+		h.setStatus("sorted by "+string(q.sort), false)
+		return q.reloadKeeping()
 	case key.Matches(msg, k.Reverse):
 		q.desc = !q.desc
-		return m.reloadKeeping()
+		return q.reloadKeeping()
 	case key.Matches(msg, k.NextUnconfirmed):
-		return m.nextUnconfirmed(q.cursor, false)
+		after := ""
+		if r, ok := q.current(); ok {
+			after = r.TraceID
+		}
+		return q.nextUnconfirmed(after, false)
+	case key.Matches(msg, k.Disputed):
+		// The adjudication queue: the traces whose raters disagree.
+		q.filter.Disputed = !q.filter.Disputed
+		if q.filter.Disputed {
+			h.setStatus("queue: the traces whose raters disagree (d again or esc clears)", false)
+		} else {
+			h.setStatus("disagreements filter cleared", false)
+		}
+		return q.reloadKeeping()
 	case key.Matches(msg, k.Clear):
 		if filterActive(q.filter) {
 			q.filter = app.Filter{}
-			m.setStatus("filters cleared", false)
-			return m.reloadKeeping()
+			h.setStatus("filters cleared", false)
+			return q.reloadKeeping()
 		}
 	}
 	return nil
+}
+
+// loadValues fetches what the filter menu offers (distinctMsg goes to it).
+func (q *queueScreen) loadValues() tea.Cmd {
+	eng, ctx := q.eng, q.ctx
+	return func() tea.Msg {
+		out := map[string][]string{}
+		for _, a := range []string{"server", "tool", "user_role", "outcome"} {
+			vs, err := eng.Distinct(ctx, a)
+			if err != nil {
+				return distinctMsg{err: err}
+			}
+			out[a] = vs
+		}
+		return distinctMsg{values: out}
+	}
 }
 
 func nextSort(k app.SortKey) app.SortKey {
@@ -282,7 +526,7 @@ func nextSort(k app.SortKey) app.SortKey {
 	return app.SortImported
 }
 
-func (q *queueScreen) searchKey(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+func (q *queueScreen) searchKey(h host, msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "enter":
 		q.searching = false
@@ -293,13 +537,13 @@ func (q *queueScreen) searchKey(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		q.search.Blur()
 		if q.filter.Search != "" {
 			q.filter.Search = ""
-			return m.reloadKeeping()
+			return q.reloadKeeping()
 		}
 		return nil
 	case "down", "up":
 		q.searching = false
 		q.search.Blur()
-		return q.key(m, msg)
+		return q.key(h, msg)
 	}
 	return q.updateSearch(msg)
 }
@@ -314,6 +558,8 @@ func (q *queueScreen) updateSearch(msg tea.Msg) tea.Cmd {
 	}
 	q.filter.Search = v
 	q.seq++
+	// The rows on screen are the old query's until the new one lands.
+	q.loaded = false
 	seq := q.seq
 	return tea.Batch(cmd, tea.Tick(120*time.Millisecond, func(time.Time) tea.Msg { return searchTickMsg{seq} }))
 }
@@ -325,45 +571,9 @@ func (q *queueScreen) current() (app.TraceSummary, bool) {
 	return q.rows[q.cursor], true
 }
 
-// setRowCase updates a row after an edit so the list shows it at once.
-func (q *queueScreen) setRowCase(traceID string, rec *app.CaseRecord) {
-	for i := range q.rows {
-		if q.rows[i].TraceID != traceID {
-			continue
-		}
-		if rec == nil {
-			q.rows[i].Status = model.StatusNone
-			q.rows[i].LabelClass = ""
-			return
-		}
-		q.rows[i].Status = rec.Status
-		q.rows[i].CaseID = rec.Case.CaseID
-		q.rows[i].LabelClass = ""
-		if fc := rec.Case.Label.FailureClass; fc != nil {
-			q.rows[i].LabelClass = string(*fc)
-		}
-		return
-	}
-}
-
-// setRowScore updates a row's suggested class after a rescore, so the
-// queue says what the trace's scoring panel says.
-func (q *queueScreen) setRowScore(traceID string, sc *app.TraceScore) {
-	for i := range q.rows {
-		if q.rows[i].TraceID == traceID {
-			q.rows[i].SuggestedClass = ""
-			if sc.SuggestedClass != nil {
-				q.rows[i].SuggestedClass = string(*sc.SuggestedClass)
-			}
-			q.rows[i].Markers = len(sc.Markers)
-			return
-		}
-	}
-}
-
 func filterActive(f app.Filter) bool {
 	return len(f.Classes)+len(f.Statuses)+len(f.Servers)+len(f.Tools)+len(f.Roles)+len(f.Outcomes)+len(f.TraceIDs) > 0 ||
-		f.Search != "" || f.QueuedOnly
+		f.Search != "" || f.QueuedOnly || f.Disputed
 }
 
 // queue columns, by terminal width.
@@ -457,7 +667,7 @@ func (q *queueScreen) view(sty *themes.Styles, w, h int) string {
 	}
 	for i := q.offset; i < end; i++ {
 		r := q.rows[i]
-		k := rowKey{r.TraceID, r.CaseID, r.LabelClass, reservedByOther(r, q.me), r.Status, i == q.cursor, w}
+		k := rowKey{r.TraceID, r.CaseID, r.LabelClass, r.SuggestedClass, reservedByOther(r, q.labeler), r.Status, r.Markers, i == q.cursor, w}
 		line, ok := q.rowCache[k]
 		if !ok {
 			line = q.rowView(sty, cols, r, i == q.cursor, w)
@@ -480,7 +690,7 @@ func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r app.TraceSummar
 	if c.statusWords {
 		status += " " + string(r.Status)
 	}
-	by := reservedByOther(r, q.me)
+	by := reservedByOther(r, q.labeler)
 	if by != "" {
 		status = reservedCell(by, c.statusWords)
 	}
@@ -516,9 +726,10 @@ func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r app.TraceSummar
 	if selected {
 		return sty.Selected.Render(cell("▌"+strings.Join(cells, " "), w))
 	}
-	cells[0] = statusStyle(sty, r.Status)(cells[0])
 	if by != "" {
-		cells[0] = sty.Warn.Render(cells[0])
+		cells[0] = sty.Warn.Render(cells[0]) // someone else's: a warning, whatever its status
+	} else {
+		cells[0] = statusStyle(sty, r.Status)(cells[0])
 	}
 	cells[1] = sty.Text.Render(cells[1])
 	cells[2] = sty.Subtle.Render(cells[2])
@@ -572,7 +783,16 @@ func (q *queueScreen) countsLine(sty *themes.Styles, w int) string {
 		cls = append(cls, sty.Class[i].Render(name+" "+humanInt(c.ByClass[string(cl)])))
 	}
 	cls = append(cls, sty.Subtle.Render("none "+humanInt(c.ByClass["none"])))
-	return cell(" "+strings.Join(parts, "  ")+sty.Faint.Render("  │  ")+strings.Join(cls, " "), w)
+	line := " " + strings.Join(parts, "  ") + sty.Faint.Render("  │  ") + strings.Join(cls, " ")
+	if c.Disputed > 0 || q.filter.Disputed {
+		// The adjudication queue's size (d shows it), next to the others.
+		word := " disagree "
+		if short {
+			word = " "
+		}
+		line += sty.Faint.Render("  │  ") + sty.Warn.Render("≠"+word+humanInt(c.Disputed))
+	}
+	return cell(line, w)
 }
 
 // filterLine shows the search input, the filter chips and the sort.
@@ -617,6 +837,9 @@ func (q *queueScreen) chips(sty *themes.Styles) []string {
 	add("outcome", toStrings(f.Outcomes))
 	if f.QueuedOnly {
 		add("sample", []string{"queued"})
+	}
+	if f.Disputed {
+		add("raters", []string{"disagree"})
 	}
 	if len(f.TraceIDs) > 0 {
 		add("traces", []string{strconv.Itoa(len(f.TraceIDs)) + " chosen"})

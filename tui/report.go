@@ -17,32 +17,69 @@ import (
 // reportScreen shows the per-server report side by side: the six metrics,
 // failures by class as bars, and how many cases need a human.
 type reportScreen struct {
+	*env
 	reports []model.Report
 	pending map[string]int // per server: cases whose gold is confirmed and label pending
-	loaded  bool
-	loading bool
-	missing bool // no report function was wired
-	err     error
-	seq     int // the load whose answer is awaited; older answers are dropped
-	cursor  int // failure class under the cursor
-	offset  int // first line drawn when the report is taller than the screen
+	// progress is each rater's: labeled, confirmed, disagreements open.
+	progress []app.LabelerProgress
+	loaded   bool
+	loading  bool
+	missing  bool // no report function was wired
+	err      error
+	seq      int // the load whose answer is awaited; older answers are dropped
+	cursor   int // failure class under the cursor
+	offset   int // first line drawn when the report is taller than the screen
 }
 
 type reportMsg struct {
-	seq     int
-	reports []model.Report
-	labels  []scoring.ServerLabels
-	missing bool
-	err     error
+	seq      int
+	reports  []model.Report
+	labels   []scoring.ServerLabels
+	progress []app.LabelerProgress
+	missing  bool
+	err      error
 }
 
-func (m *Model) loadReport() tea.Cmd {
-	m.report.loading = true
-	m.report.seq++
-	eng, ctx, seq := m.eng, m.ctx, m.report.seq
+func (reportMsg) owner() screenID { return screenReport }
+
+func (r *reportScreen) update(h host, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case shownMsg:
+		return r.load()
+	case tea.KeyPressMsg:
+		return r.key(h, msg)
+	case tea.MouseWheelMsg:
+		if msg.Button == tea.MouseWheelUp {
+			r.move(-1)
+		} else {
+			r.move(1)
+		}
+	case reportMsg:
+		if msg.seq != r.seq {
+			return nil
+		}
+		r.loading, r.loaded, r.missing, r.err = false, true, msg.missing, msg.err
+		r.reports, r.progress = msg.reports, msg.progress
+		r.pending = map[string]int{}
+		for _, l := range msg.labels {
+			r.pending[l.Server] = l.LabelPending
+		}
+	}
+	return nil
+}
+
+// load builds the report (the engine scores what is stale first).
+func (r *reportScreen) load() tea.Cmd {
+	r.loading = true
+	r.seq++
+	eng, ctx, seq := r.eng, r.ctx, r.seq
 	return func() tea.Msg {
 		rs, labels, err := eng.ReportWithLabels(ctx, false)
-		return reportMsg{seq: seq, reports: rs, labels: labels, err: err}
+		if err != nil {
+			return reportMsg{seq: seq, err: err}
+		}
+		prog, err := eng.Progress(ctx)
+		return reportMsg{seq: seq, reports: rs, labels: labels, progress: prog, err: err}
 	}
 }
 
@@ -50,24 +87,22 @@ func (r *reportScreen) move(d int) {
 	r.cursor = clamp(r.cursor+d, 0, len(model.Classes)-1)
 }
 
-func (r *reportScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys.Report
+func (r *reportScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
+	k := r.keys.Report
 	switch {
-	case key.Matches(msg, m.keys.Global.Back):
-		m.back()
-		return nil
+	case key.Matches(msg, r.keys.Global.Back):
+		return h.back()
 	case key.Matches(msg, k.Down):
-		m.report.move(1)
+		r.move(1)
 	case key.Matches(msg, k.Up):
-		m.report.move(-1)
+		r.move(-1)
 	case key.Matches(msg, k.Reload):
-		return m.loadReport()
+		return r.load()
 	case key.Matches(msg, k.Open):
-		c := string(model.Classes[m.report.cursor])
-		m.queue.filter = app.Filter{Classes: []string{c}}
-		m.goTo(screenQueue)
-		m.setStatus("queue filtered to "+c, false)
-		return m.reloadQueue()
+		c := string(model.Classes[r.cursor])
+		return func() tea.Msg {
+			return queueFilterMsg{f: app.Filter{Classes: []string{c}}, status: "queue filtered to " + c}
+		}
 	}
 	return nil
 }
@@ -94,10 +129,14 @@ func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
 		return sty.Subtle.Render(" no report in this build: score the traces (tracelab score), then tracelab report")
 	case !r.loaded:
 		return sty.Subtle.Render(" building the report…")
-	case len(r.reports) == 0:
-		return sty.Subtle.Render(" nothing to report yet: label and confirm some cases first")
 	}
 	labelW := 22
+	if len(r.reports) == 0 {
+		// No case has a person's gold yet; the labelers may still be under way.
+		lines := append([]string{sty.Subtle.Render(" nothing to report yet: label and confirm some cases first")},
+			r.progressLines(sty, labelW, w)...)
+		return strings.Join(lines, "\n")
+	}
 	colW := max(12, min(28, (w-labelW-2)/len(r.reports)))
 	var lines []string
 	head := " " + cell("", labelW)
@@ -134,7 +173,9 @@ func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
 		}
 		review += st.Render(rcell(humanInt(rep.NeedsHumanReview), colW))
 	}
-	lines = append(lines, review, "", sty.Bold.Render(" Failures by class")+sty.Subtle.Render("  (enter opens the queue filtered to it)"))
+	lines = append(lines, review)
+	lines = append(lines, r.progressLines(sty, labelW, w)...)
+	lines = append(lines, "", sty.Bold.Render(" Failures by class")+sty.Subtle.Render("  (enter opens the queue filtered to it)"))
 	maxN := 1
 	for _, rep := range r.reports {
 		for _, n := range rep.FailuresByClass {
@@ -184,4 +225,29 @@ func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
 		lines = append([]string{lines[0]}, body[r.offset:]...)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// progressLines is how far each rater got: cases labeled, of those
+// confirmed by them, and the disagreements they are part of still open
+// (none without raters).
+func (r *reportScreen) progressLines(sty *themes.Styles, labelW, w int) []string {
+	if len(r.progress) == 0 {
+		return nil
+	}
+	const colW = 12
+	lines := []string{"", sty.Header.Render(cell(" "+cell("Labelers", labelW)+rcell("labeled", colW)+rcell("confirmed", colW)+
+		rcell("disagree", colW), w))}
+	for _, p := range r.progress {
+		name := model.CleanLine(p.Rater)
+		if p.Kind == model.RaterMachine {
+			name += " (suggestions)"
+		}
+		open := sty.OK
+		if p.Disputed > 0 {
+			open = sty.Warn
+		}
+		lines = append(lines, " "+sty.Subtle.Render(cell(name, labelW))+sty.Text.Render(rcell(humanInt(p.Labeled), colW))+
+			sty.Text.Render(rcell(humanInt(p.Confirmed), colW))+open.Render(rcell(humanInt(p.Disputed), colW)))
+	}
+	return lines
 }

@@ -21,7 +21,7 @@ func TestGoldEditRescoresTheTrace(t *testing.T) {
 	d.send(tea.WindowSizeMsg{Width: 160, Height: 48})
 	d.run(m.Init())
 	const id = "trace_9f31c2"
-	d.run(d.m.openTrace(id))
+	d.run(openTrace(id))
 	if d.m.trace.id != id || d.m.trace.score == nil {
 		t.Fatalf("trace not open with a score")
 	}
@@ -33,7 +33,7 @@ func TestGoldEditRescoresTheTrace(t *testing.T) {
 		t.Fatal("the score lists no fields used")
 	}
 	raw, _ := json.Marshal(used)
-	d.run(d.m.enqueue(editFields(id, []app.FieldEdit{{Field: "gold.required_fields", Value: raw},
+	d.run(d.m.trace.enqueue(d.m, editFields(id, []app.FieldEdit{{Field: "gold.required_fields", Value: raw},
 		{Field: "gold.forbidden_fields", Value: json.RawMessage(`[]`)}})))
 	p := d.m.trace.score.GroundingPrecision
 	if p == nil || *p != 1 {
@@ -44,7 +44,7 @@ func TestGoldEditRescoresTheTrace(t *testing.T) {
 		t.Fatalf("stored score not refreshed: %+v, %v", stored, err)
 	}
 	// Undoing the save (one action, both fields) rescores too.
-	d.run(d.m.enqueue(undoAction(id)))
+	d.run(d.m.trace.enqueue(d.m, undoAction(id)))
 	if p := d.m.trace.score.GroundingPrecision; p != nil && *p == 1 {
 		t.Errorf("undo left the rescored precision in place")
 	}

@@ -1,23 +1,88 @@
 package tui
 
 import (
+	"context"
+	"time"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"tracelab/app"
 	"tracelab/themes"
 )
 
-// screen is one of the workbench's screens. It owns its keys and the
-// commands they start (update gets the root for the engine, the status
-// line and the other screens, like gh-dash's program context); the root
-// keeps routing, size, the status line and the dialog stack. Results of
-// commands come back to their owner by type (results.go).
+// screen is one of the workbench's screens. It owns its keys, the
+// commands they start and the results of those commands: update gets
+// every message meant for it (its keys while it is on screen, resizes and
+// theme changes, the messages that name it as their owner, and what the
+// dialogs it opened return). It reaches the root only through host.
 type screen interface {
-	update(m *Model, msg tea.Msg) tea.Cmd
+	update(h host, msg tea.Msg) tea.Cmd
 	view(sty *themes.Styles, w, h int) string
 	help(k keyMap) helpKeys
 	title() string
 }
+
+// host is what a screen may ask of the root: the status line, which
+// screen is on, the dialog stack and whether the program is quitting. The
+// root keeps nothing else; the engine is in env.
+type host interface {
+	setStatus(s string, isErr bool)
+	current() screenID
+	// show puts a screen on (it gets a shownMsg); back goes where the
+	// current one was opened from.
+	show(id screenID) tea.Cmd
+	back() tea.Cmd
+	// pushDialog opens a dialog for owner, which gets what it returns.
+	pushDialog(owner screenID, d dialog)
+	quitting() bool
+}
+
+// env is what the screens and their commands share: the engine, the
+// context commands run under, who labels, the key bindings and the styles
+// (the root's, rebuilt in place when the theme changes). One value, by
+// pointer, so Run's context reaches every screen.
+type env struct {
+	eng     *app.Engine
+	ctx     context.Context
+	labeler string
+	keys    keyMap
+	sty     *themes.Styles
+	strict  bool
+	// poll is how often the open trace is checked for other labelers'
+	// edits (Options.PollChanges; team.go).
+	poll time.Duration
+}
+
+// tab is one entry of the list of screens: the screen and the global key
+// that shows it. Adding a screen touches its file, the screenID list and
+// this list (in New).
+type tab struct {
+	screen
+	key key.Binding
+}
+
+// owned is a message for one screen: the result of a command it started,
+// or a request another screen sends it (open this trace, filter the
+// queue). The root routes it by owner, whichever screen is on.
+type owned interface{ owner() screenID }
+
+// shownMsg tells a screen it has just been put on screen: the queue reads
+// its rows again, the report reloads, the drift screen loads once.
+type shownMsg struct{}
+
+// themeMsg tells every screen the styles changed (caches go).
+type themeMsg struct{}
+
+// Optional parts of a screen, asked for by the root.
+type (
+	// gate: a screen that cannot be shown yet says why ("" when it can).
+	gate interface{ unavailable() string }
+	// typist: a screen taking text gets every key but ctrl+c first.
+	typist interface{ typing() bool }
+	// saver: a screen with edits not saved yet; q waits for them.
+	saver interface{ unsaved() int }
+)
 
 func (q *queueScreen) title() string              { return "Queue" }
 func (ts *traceScreen) title() string             { return "Trace" }
@@ -32,33 +97,4 @@ func (q *queueScreen) help(k keyMap) helpKeys {
 		return k.searchHelp()
 	}
 	return k.queueHelp()
-}
-
-func (q *queueScreen) update(m *Model, msg tea.Msg) tea.Cmd {
-	if kp, ok := msg.(tea.KeyPressMsg); ok {
-		return q.key(m, kp)
-	}
-	return nil
-}
-
-func (ts *traceScreen) update(m *Model, msg tea.Msg) tea.Cmd {
-	if kp, ok := msg.(tea.KeyPressMsg); ok {
-		return ts.key(m, kp)
-	}
-	return nil
-}
-
-func (r *reportScreen) update(m *Model, msg tea.Msg) tea.Cmd {
-	if kp, ok := msg.(tea.KeyPressMsg); ok {
-		return r.key(m, kp)
-	}
-	return nil
-}
-
-func (d *toolDriftScreen) update(m *Model, msg tea.Msg) tea.Cmd {
-	if kp, ok := msg.(tea.KeyPressMsg); ok && key.Matches(kp, m.keys.Global.Back) {
-		m.back()
-		return nil
-	}
-	return d.handle(msg)
 }

@@ -19,7 +19,8 @@ import (
 // marks a trace another labeler holds; and while a trace is open a poll
 // says when someone else changed its case, showing their value.
 
-// nextMsg is the trace NextInQueue handed out for `n` (or after a confirm).
+// nextMsg is the trace NextInQueue handed out for `n` (or after a
+// confirm); the queue owns it.
 type nextMsg struct {
 	seq  int    // the queue query it was asked under
 	from string // the trace the search started after
@@ -28,59 +29,54 @@ type nextMsg struct {
 	err  error
 }
 
-// nextUnconfirmed asks the engine for the first trace after row from (in
-// the queue's filter and order, wrapping) that is unconfirmed and that no
-// other labeler holds, reserved for this labeler, and moves there.
-func (m *Model) nextUnconfirmed(from int, open bool) tea.Cmd {
-	q := m.queue
-	after := ""
-	if from >= 0 && from < len(q.rows) {
-		after = q.rows[from].TraceID
-	}
-	eng, ctx, who, query, seq := m.eng, m.ctx, m.opts.Labeler, q.query(nil), q.seq
+// nextUnconfirmed asks the engine for the first trace after the trace
+// after ("": from the top), in the queue's filter and order and wrapping,
+// that is unconfirmed and that no other labeler holds, reserved for this
+// labeler; nextDone moves there.
+func (q *queueScreen) nextUnconfirmed(after string, open bool) tea.Cmd {
+	eng, ctx, who, query, seq := q.eng, q.ctx, q.labeler, q.query(nil), q.seq
 	return func() tea.Msg {
 		n, err := eng.NextInQueue(ctx, who, query, after)
 		return nextMsg{seq: seq, from: after, open: open, next: n, err: err}
 	}
 }
 
-func (m *Model) nextDone(msg nextMsg) tea.Cmd {
-	q := m.queue
+func (q *queueScreen) nextDone(h host, msg nextMsg) tea.Cmd {
 	if msg.seq != q.seq {
 		return nil // the queue was reloaded meanwhile: that n is moot
 	}
 	switch {
 	case errors.Is(msg.err, app.ErrQueueDone):
-		m.setStatus("every trace in this queue is confirmed or reserved by another labeler", false)
+		h.setStatus("every trace in this queue is confirmed or reserved by another labeler", false)
 		return nil
 	case msg.err != nil:
-		m.setStatus(msg.err.Error(), true)
+		h.setStatus(msg.err.Error(), true)
 		return nil
 	}
 	id := msg.next.TraceID
 	if msg.next.Wrapped {
 		if id == msg.from && !msg.open {
-			m.setStatus("this is the only unconfirmed trace left in the queue", false)
+			h.setStatus("this is the only unconfirmed trace left in the queue", false)
 		} else {
-			m.setStatus("wrapped to the top: the traces after this one are all confirmed or reserved", false)
+			h.setStatus("wrapped to the top: the traces after this one are all confirmed or reserved", false)
 		}
 	}
 	if i := indexOf(q.rows, id); i >= 0 {
 		q.cursor = i
 		q.scroll()
 		if msg.open {
-			return tea.Batch(m.openTrace(id), m.queueMaybeMore())
+			return tea.Batch(openTrace(id), q.maybeMore())
 		}
-		return m.queueMaybeMore()
+		return q.maybeMore()
 	}
 	if q.next == nil { // not among the rows: the queue changed since it loaded
 		if msg.open {
-			return m.openTrace(id)
+			return openTrace(id)
 		}
 		return nil
 	}
 	q.loading = true
-	return m.pageUntil(q.query(q.next), q.seq, len(q.rows), true, msg.open, false,
+	return q.pageUntil(q.query(q.next), len(q.rows), true, msg.open, false,
 		func(r app.TraceSummary) bool { return r.TraceID == id }, nil)
 }
 
@@ -101,21 +97,21 @@ func reservedCell(by string, words bool) string {
 	return "⊘"
 }
 
-// traceOpened says when the trace just opened is someone else's, and
-// starts watching it for their edits.
-func (m *Model) traceOpened(msg traceMsg) tea.Cmd {
+// opened says when the trace just opened is someone else's, and starts
+// watching it for their edits.
+func (ts *traceScreen) opened(h host, msg traceMsg) tea.Cmd {
 	switch {
 	case msg.reserveErr != nil:
-		m.setStatus("could not reserve this trace: "+msg.reserveErr.Error(), true)
-	case msg.held.Held() && msg.held.Labeler != m.opts.Labeler:
-		m.setStatus(fmt.Sprintf("reserved by %s until %s: your edits still save, and n skips it",
+		h.setStatus("could not reserve this trace: "+msg.reserveErr.Error(), true)
+	case msg.held.Held() && msg.held.Labeler != ts.labeler:
+		h.setStatus(fmt.Sprintf("reserved by %s until %s: your edits still save, and n skips it",
 			model.CleanLine(msg.held.Labeler), msg.held.Expires.Local().Format("15:04")), false)
 	}
-	if msg.err != nil || m.opts.PollChanges <= 0 {
+	if msg.err != nil || ts.poll <= 0 {
 		return nil
 	}
-	m.watch = watchState{id: msg.id, gen: m.watch.gen + 1, since: msg.since}
-	return m.pollAfter(m.watch)
+	ts.watch = watchState{id: msg.id, gen: ts.watch.gen + 1, since: msg.since}
+	return ts.pollAfter(ts.watch)
 }
 
 // watchState is the open trace whose case the poll watches.
@@ -125,33 +121,41 @@ type watchState struct {
 	since int64 // newest event id seen
 }
 
-type pollTickMsg struct{ w watchState }
+// The poll's messages, owned by the trace screen.
+type (
+	pollTickMsg struct{ w watchState }
+	// changesMsg is a poll's answer: other labelers' events since the
+	// last poll, and when there were any the case, the raters (their
+	// label is in their own row) and, after a gold edit, the score as
+	// they are now.
+	changesMsg struct {
+		w      watchState
+		events []app.Event
+		last   int64
+		rec    *app.CaseRecord
+		raters *app.TraceRaters
+		score  *app.TraceScore
+		err    error
+	}
+)
 
-// changesMsg is a poll's answer: other labelers' events since the last
-// poll, and the case and score as they are now when there were any.
-type changesMsg struct {
-	w      watchState
-	events []app.Event
-	last   int64
-	rec    *app.CaseRecord
-	score  *app.TraceScore
-	err    error
-}
+func (pollTickMsg) owner() screenID { return screenTrace }
+func (changesMsg) owner() screenID  { return screenTrace }
 
-func (m *Model) pollAfter(w watchState) tea.Cmd {
-	return tea.Tick(m.opts.PollChanges, func(time.Time) tea.Msg { return pollTickMsg{w} })
+func (ts *traceScreen) pollAfter(w watchState) tea.Cmd {
+	return tea.Tick(ts.poll, func(time.Time) tea.Msg { return pollTickMsg{w} })
 }
 
 // pollTick asks for changes while the same trace is open; a chain whose
 // trace was closed or reopened ends here.
-func (m *Model) pollTick(msg pollTickMsg) tea.Cmd {
-	if msg.w.gen != m.watch.gen || m.trace.id != msg.w.id {
+func (ts *traceScreen) pollTick(h host, msg pollTickMsg) tea.Cmd {
+	if msg.w.gen != ts.watch.gen || ts.id != msg.w.id {
 		return nil
 	}
-	if m.screen != screenTrace {
-		return m.pollAfter(m.watch) // keep the place; ask when the trace is shown again
+	if h.current() != screenTrace {
+		return ts.pollAfter(ts.watch) // keep the place; ask when the trace is shown again
 	}
-	eng, ctx, who, w := m.eng, m.ctx, m.opts.Labeler, m.watch
+	eng, ctx, who, w := ts.eng, ts.ctx, ts.labeler, ts.watch
 	return func() tea.Msg {
 		evs, last, err := eng.ChangesSince(ctx, w.id, who, w.since)
 		out := changesMsg{w: w, events: evs, last: last, err: err}
@@ -161,6 +165,11 @@ func (m *Model) pollTick(msg pollTickMsg) tea.Cmd {
 		if out.rec, out.err = eng.CaseForTrace(ctx, w.id); out.err != nil {
 			return out
 		}
+		tr, err := eng.Raters(ctx, w.id)
+		if out.err = err; err != nil {
+			return out
+		}
+		out.raters = &tr
 		if slices.ContainsFunc(evs, func(e app.Event) bool { return strings.HasPrefix(e.Field, "gold.") }) {
 			out.score, out.err = eng.ScoreOf(ctx, w.id)
 		}
@@ -169,21 +178,22 @@ func (m *Model) pollTick(msg pollTickMsg) tea.Cmd {
 }
 
 // changesDone shows another labeler's edits: their values on the screen
+// (in the raters block; the case's final label as the rule settles it)
 // and "FIELD changed by NAME just now" on the status line.
-func (m *Model) changesDone(msg changesMsg) tea.Cmd {
-	if msg.w.gen != m.watch.gen {
+func (ts *traceScreen) changesDone(h host, msg changesMsg) tea.Cmd {
+	if msg.w.gen != ts.watch.gen {
 		return nil
 	}
 	if msg.err != nil {
-		m.setStatus("watching for changes: "+msg.err.Error(), true)
-		return m.pollAfter(m.watch) // a locked database passes; try again
+		h.setStatus("watching for changes: "+msg.err.Error(), true)
+		return ts.pollAfter(ts.watch) // a locked database passes; try again
 	}
-	m.watch.since = msg.last
-	if len(msg.events) > 0 && msg.rec != nil {
-		m.showCase(msg.w.id, msg.rec, msg.score)
-		m.setStatus(changedLine(msg.events), false)
+	ts.watch.since = msg.last
+	if len(msg.events) > 0 && ts.showCase(msg.w.id, msg.rec, msg.score) {
+		ts.raters = msg.raters
+		h.setStatus(changedLine(msg.events), false)
 	}
-	return m.pollAfter(m.watch)
+	return ts.pollAfter(ts.watch)
 }
 
 // changedLine says which fields who changed: "label.correct, label.note

@@ -22,7 +22,7 @@ func TestQueueAndNextRespectOthersReservations(t *testing.T) {
 	if r, err := eng.Reserve(ctx, held, "ana"); err != nil || r.Labeler != "ana" {
 		t.Fatalf("ana reserving %s: %+v %v", held, r, err)
 	}
-	d.run(d.m.reloadQueue()) // as applying a filter would
+	d.run(d.m.queue.reload()) // as applying a filter would
 	if !strings.Contains(d.plain(), "⊘ ana") {
 		t.Fatalf("the queue does not mark ana's trace:\n%s", d.plain())
 	}
@@ -54,19 +54,20 @@ func TestPollShowsAnotherLabelersEdit(t *testing.T) {
 	d := newDriver(t, eng, 120, 30)
 	id := d.m.queue.rows[0].TraceID
 	d.key("enter")
-	d.m.opts.PollChanges = time.Hour // the ticks are run by hand below
+	ts := d.m.trace
+	ts.poll = time.Hour // the ticks are run by hand below
 	_, since, err := eng.ChangesSince(ctx, id, "tester", -1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.m.traceOpened(traceMsg{id: id, since: since})
+	ts.opened(d.m, traceMsg{id: id, since: since})
 	poll := func() {
 		t.Helper()
-		cmd := d.m.pollTick(pollTickMsg{d.m.watch})
+		cmd := ts.pollTick(d.m, pollTickMsg{ts.watch})
 		if cmd == nil {
 			t.Fatal("no poll for the open trace")
 		}
-		d.m.changesDone(cmd().(changesMsg))
+		ts.changesDone(d.m, cmd().(changesMsg))
 	}
 	d.m.setStatus("", false)
 	d.key("c") // the tester's own edit
@@ -82,13 +83,18 @@ func TestPollShowsAnotherLabelersEdit(t *testing.T) {
 	if d.m.status != "label.failure_class changed by ana just now" {
 		t.Errorf("status %q", d.m.status)
 	}
-	if fc := d.m.trace.rec.Case.Label.FailureClass; fc == nil || *fc != class {
-		t.Errorf("the screen shows class %v, ana set %s", fc, class)
+	// Ana's label is her own row: the raters block shows it beside the
+	// tester's (the case's final label is the rule's, disputed here).
+	if ana := ts.raters.Rater("ana"); ana == nil || ana.Label.FailureClass == nil || *ana.Label.FailureClass != class {
+		t.Errorf("the screen shows ana's label as %+v, she set class %s", ana, class)
+	}
+	if !strings.Contains(d.plain(), "1 ana") || !strings.Contains(d.plain(), string(class)) {
+		t.Errorf("the raters block does not show ana:\n%s", d.plain())
 	}
 	// A trace closed or reopened ends its poll chain.
-	old := d.m.watch
-	d.m.traceOpened(traceMsg{id: id})
-	if d.m.pollTick(pollTickMsg{old}) != nil {
+	old := ts.watch
+	ts.opened(d.m, traceMsg{id: id})
+	if ts.pollTick(d.m, pollTickMsg{old}) != nil {
 		t.Error("a stale poll chain went on")
 	}
 }

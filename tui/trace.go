@@ -26,11 +26,15 @@ const (
 // traceScreen shows one trace: steps, the selected step in full, and the
 // scoring panel; the labeling keys act on its case.
 type traceScreen struct {
+	*env
+	width, height int // the terminal's, for the panes' widths and paging
+
 	id      string
 	pending string // the trace being loaded; older loads are dropped
 	t       *model.Trace
 	rec     *app.CaseRecord
 	score   *app.TraceScore
+	raters  *app.TraceRaters // every rater's label (adjudicate.go)
 	loading bool
 	err     error
 
@@ -47,6 +51,12 @@ type traceScreen struct {
 	cache map[detailKey][]string
 	// the scoring panel as last drawn, by what it depends on.
 	scoreCache map[scoreKey]string
+
+	// actions are the labeling keys not saved yet, in the order pressed;
+	// the first one is running (actions.go).
+	actions []labelAction
+
+	watch watchState // the open trace the poll for others' edits watches (team.go)
 }
 
 type scoreKey struct {
@@ -68,33 +78,146 @@ type panelItem struct {
 	class  string
 }
 
-func newTraceScreen() *traceScreen { return &traceScreen{cache: map[detailKey][]string{}} }
+func newTraceScreen(e *env) *traceScreen {
+	return &traceScreen{env: e, width: 80, height: 24, cache: map[detailKey][]string{}}
+}
 
 func (ts *traceScreen) invalidate() {
 	ts.cache = map[detailKey][]string{}
 	ts.scoreCache = map[scoreKey]string{}
 }
 
-// traceMsg carries a loaded trace with its case and score.
-type traceMsg struct {
-	id    string
-	t     *model.Trace
-	rec   *app.CaseRecord
-	score *app.TraceScore
-	err   error
-	// held is who holds the trace after opening it reserved it for this
-	// labeler (someone else when they hold it); reserveErr does not stop
-	// the trace from opening.
-	held       app.Reservation
-	reserveErr error
-	// since is the newest event of the case before it was read: the poll
-	// for others' edits starts there, so none made while it loads is missed.
-	since int64
+// The messages the trace screen owns.
+type (
+	// openTraceMsg asks the trace screen to load and show a trace.
+	openTraceMsg struct{ id string }
+	// traceMsg carries a loaded trace with its case and score.
+	traceMsg struct {
+		id     string
+		t      *model.Trace
+		rec    *app.CaseRecord
+		score  *app.TraceScore
+		raters *app.TraceRaters
+		err    error
+		// held is who holds the trace after opening it reserved it for
+		// this labeler (someone else when they hold it); reserveErr does
+		// not stop the trace from opening.
+		held       app.Reservation
+		reserveErr error
+		// since is the newest event of the case before it was read: the
+		// poll for others' edits starts there, so none made while it
+		// loads is missed.
+		since int64
+	}
+	// What the trace screen's dialogs return.
+	saveGoldAction      struct{ edits []app.FieldEdit } // the gold editor's save
+	confirmAnywayAction struct{ id string }             // confirm a label with gaps, after asking
+	saveTermAction      struct{ term string }           // save the definition under a term
+	glossaryMsg         struct {
+		term string
+		err  error
+	}
+)
+
+func (openTraceMsg) owner() screenID { return screenTrace }
+func (traceMsg) owner() screenID     { return screenTrace }
+func (actionMsg) owner() screenID    { return screenTrace }
+func (glossaryMsg) owner() screenID  { return screenTrace }
+
+// openTrace asks the trace screen to open a trace (any screen may).
+func openTrace(id string) tea.Cmd { return func() tea.Msg { return openTraceMsg{id} } }
+
+func (ts *traceScreen) unavailable() string {
+	if ts.t == nil && !ts.loading {
+		return "no trace open yet: enter on a queue row opens one"
+	}
+	return ""
 }
 
-func (m *Model) openTrace(id string) tea.Cmd {
-	m.trace.pending, m.trace.loading = id, true
-	eng, ctx, who := m.eng, m.ctx, m.opts.Labeler
+func (ts *traceScreen) unsaved() int { return len(ts.actions) }
+
+func (ts *traceScreen) update(h host, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		ts.width, ts.height = msg.Width, msg.Height
+		ts.invalidate()
+	case themeMsg:
+		ts.invalidate()
+	case tea.KeyPressMsg:
+		return ts.key(h, msg)
+	case tea.MouseWheelMsg:
+		// The wheel scrolls the pane under the pointer.
+		up := msg.Button == tea.MouseWheelUp
+		switch {
+		case msg.X < ts.stepsWidth(ts.width) && up:
+			ts.moveStep(-1)
+		case msg.X < ts.stepsWidth(ts.width):
+			ts.moveStep(1)
+		case up:
+			ts.scrollDetail(-3)
+		default:
+			ts.scrollDetail(3)
+		}
+	case openTraceMsg:
+		return ts.load(msg.id)
+	case traceMsg:
+		if msg.id != ts.pending {
+			return nil
+		}
+		ts.setLoaded(msg)
+		if msg.err != nil {
+			h.setStatus(msg.err.Error(), true)
+		}
+		return tea.Batch(h.show(screenTrace), ts.opened(h, msg))
+	case pollTickMsg:
+		return ts.pollTick(h, msg)
+	case changesMsg:
+		return ts.changesDone(h, msg)
+	case actionMsg:
+		return ts.actionDone(h, msg)
+	case saveGoldAction:
+		if len(msg.edits) == 0 {
+			h.setStatus("gold unchanged", false)
+			return nil
+		}
+		return ts.enqueue(h, editFields(ts.id, msg.edits))
+	case confirmAnywayAction:
+		return ts.enqueue(h, confirmLabel(msg.id, true))
+	case saveTermAction:
+		return ts.saveGlossary(msg.term)
+	case ratersMsg:
+		if msg.id != ts.id {
+			return nil
+		}
+		if msg.err != nil {
+			h.setStatus("raters: "+msg.err.Error(), true)
+			return nil
+		}
+		ts.raters = &msg.tr
+	case adjudicateAction:
+		return ts.enqueue(h, adjudicate(msg.id, msg.req))
+	case writeLabelAction:
+		if msg.id != ts.id {
+			return nil
+		}
+		ed := newLabelEditor(ts.id, ts.label(), ts.sty)
+		h.pushDialog(screenTrace, ed)
+		return ed.focusCmd()
+	case glossaryMsg:
+		if msg.err != nil {
+			h.setStatus(msg.err.Error(), true)
+		} else {
+			h.setStatus("glossary: saved "+model.CleanLine(msg.term), false)
+		}
+	}
+	return nil
+}
+
+// load reads a trace with its case, score and raters, and reserves it
+// for this labeler (team.go).
+func (ts *traceScreen) load(id string) tea.Cmd {
+	ts.pending, ts.loading = id, true
+	eng, ctx, who := ts.eng, ts.ctx, ts.labeler
 	return func() tea.Msg {
 		_, since, err := eng.ChangesSince(ctx, id, who, -1)
 		if err != nil {
@@ -112,8 +235,30 @@ func (m *Model) openTrace(id string) tea.Cmd {
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
+		tr, err := eng.Raters(ctx, id)
+		if err != nil {
+			return traceMsg{id: id, err: err}
+		}
 		held, herr := eng.Reserve(ctx, id, who)
-		return traceMsg{id: id, t: t, rec: rec, score: sv, held: held, reserveErr: herr, since: since}
+		return traceMsg{id: id, t: t, rec: rec, score: sv, raters: &tr, held: held, reserveErr: herr, since: since}
+	}
+}
+
+// saveGlossary stores the confirmed gold's definition under term.
+func (ts *traceScreen) saveGlossary(term string) tea.Cmd {
+	rec := ts.rec
+	if rec == nil {
+		return nil
+	}
+	g := rec.Case.Gold
+	e := app.GlossaryEntry{Term: term, Definition: g.Definition,
+		RequiredFields: slices.Clone(g.RequiredFields), ForbiddenFields: slices.Clone(g.ForbiddenFields)}
+	if g.Window != nil {
+		e.Calendar = g.Window.Calendar
+	}
+	eng, ctx, who := ts.eng, ts.ctx, ts.labeler
+	return func() tea.Msg {
+		return glossaryMsg{term: term, err: eng.SaveGlossary(ctx, e, who)}
 	}
 }
 
@@ -128,7 +273,7 @@ func (ts *traceScreen) setLoaded(msg traceMsg) {
 	if msg.err != nil {
 		return
 	}
-	ts.id, ts.t, ts.rec, ts.score = msg.id, msg.t, msg.rec, msg.score
+	ts.id, ts.t, ts.rec, ts.score, ts.raters = msg.id, msg.t, msg.rec, msg.score, msg.raters
 	ts.step, ts.stepOff, ts.detailOff, ts.item, ts.itemOff = 0, 0, 0, 0, 0
 	ts.marker = -1
 	ts.focus = paneSteps
@@ -286,16 +431,15 @@ func (ts *traceScreen) markerLine(mk scoring.Marker, w int, sty *themes.Styles) 
 	return len(ts.stepHeader(sty, mk.Step, w)) + len(lines) - 1
 }
 
-func (ts *traceScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys.Trace
-	if key.Matches(msg, m.keys.Global.Back) {
-		m.goTo(screenQueue)
-		return m.loadCounts(m.queue.filter, m.queue.seq)
+func (ts *traceScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
+	k := ts.keys.Trace
+	if key.Matches(msg, ts.keys.Global.Back) {
+		return h.show(screenQueue)
 	}
 	if ts.t == nil {
 		return nil
 	}
-	_, detailW, _ := ts.widths(m.width)
+	_, detailW, _ := ts.widths(ts.width)
 	id := ts.id
 	switch {
 	case key.Matches(msg, k.Focus):
@@ -305,9 +449,9 @@ func (ts *traceScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Up):
 		ts.moveIn(-1)
 	case key.Matches(msg, k.PageDown):
-		ts.scrollDetail(max(1, m.height/2))
+		ts.scrollDetail(max(1, ts.height/2))
 	case key.Matches(msg, k.PageUp):
-		ts.scrollDetail(-max(1, m.height/2))
+		ts.scrollDetail(-max(1, ts.height/2))
 	case key.Matches(msg, k.Left):
 		ts.hoff = max(0, ts.hoff-8)
 	case key.Matches(msg, k.Right):
@@ -321,59 +465,70 @@ func (ts *traceScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		if key.Matches(msg, k.PrevMarker) {
 			dir = -1
 		}
-		if !ts.jumpMarker(dir, detailW, &m.sty) {
-			m.setStatus("no guess marker in this trace", false)
+		if !ts.jumpMarker(dir, detailW, ts.sty) {
+			h.setStatus("no guess marker in this trace", false)
 		} else {
 			mk := ts.score.Markers[ts.marker]
-			m.setStatus(fmt.Sprintf("marker %d/%d: %q in step %d", ts.marker+1, len(ts.score.Markers),
+			h.setStatus(fmt.Sprintf("marker %d/%d: %q in step %d", ts.marker+1, len(ts.score.Markers),
 				model.CleanLine(mk.Text), mk.Step), false)
 		}
-	case key.Matches(msg, k.Next):
-		return m.openSibling(1)
-	case key.Matches(msg, k.Prev):
-		return m.openSibling(-1)
+	case key.Matches(msg, k.Next), key.Matches(msg, k.Prev):
+		d := 1
+		if key.Matches(msg, k.Prev) {
+			d = -1
+		}
+		return func() tea.Msg { return queueStepMsg{from: id, d: d} }
 	case key.Matches(msg, k.Correct):
-		return m.enqueue(toggleCorrect(id))
+		return ts.enqueue(h, toggleCorrect(id))
 	case key.Matches(msg, k.Grounded):
-		return m.enqueue(toggleGrounded(id))
+		return ts.enqueue(h, toggleGrounded(id))
 	case key.Matches(msg, k.Class):
 		c := model.Classes[int(msg.Code-'1')]
-		return m.enqueue(setClass(id, &c))
+		return ts.enqueue(h, setClass(id, &c))
 	case key.Matches(msg, k.NoClass):
-		return m.enqueue(setClass(id, nil))
+		return ts.enqueue(h, setClass(id, nil))
 	case key.Matches(msg, k.Accept):
-		return m.enqueue(acceptSuggestion(id))
+		return ts.enqueue(h, acceptSuggestion(id))
 	case key.Matches(msg, k.Required), key.Matches(msg, k.Forbidden):
 		// Only what is on screen is edited: the field under the cursor of
 		// the scoring pane, when that pane is shown and has the focus.
 		if ts.focus != paneScore {
-			m.setStatus("r/x mark the field under the scoring cursor: tab to the scoring pane first", true)
+			h.setStatus("r/x mark the field under the scoring cursor: tab to the scoring pane first", true)
 			return nil
 		}
 		it, ok := ts.currentItem()
 		if !ok || it.field == "" {
-			m.setStatus("the scoring cursor is not on a field (j/k to one)", true)
+			h.setStatus("the scoring cursor is not on a field (j/k to one)", true)
 			return nil
 		}
-		return m.enqueue(markField(id, it.field, key.Matches(msg, k.Required)))
+		return ts.enqueue(h, markField(id, it.field, key.Matches(msg, k.Required)))
+	case key.Matches(msg, k.Adjudicate):
+		if ts.raters == nil || len(ts.raters.Labels) == 0 || ts.rec == nil {
+			h.setStatus("nobody labeled this trace yet: nothing to adjudicate", true)
+			return nil
+		}
+		h.pushDialog(screenTrace, newAdjudicateDialog(*ts.raters))
+		return nil
 	case key.Matches(msg, k.Edit):
-		m.pushDialog(newGoldEditor(ts.rec, &m.sty))
-		return m.dialog().(*goldEditor).focusCmd()
+		ed := newGoldEditor(ts.rec, ts.sty)
+		h.pushDialog(screenTrace, ed)
+		return ed.focusCmd()
 	case key.Matches(msg, k.Undo):
-		return m.enqueue(undoAction(id))
+		return ts.enqueue(h, undoAction(id))
 	case key.Matches(msg, k.Redo):
-		return m.enqueue(redoAction(id))
+		return ts.enqueue(h, redoAction(id))
 	case key.Matches(msg, k.Glossary):
 		if ts.rec == nil || ts.rec.Status != model.StatusConfirmed {
-			m.setStatus("confirm the case (enter) before saving its definition to the glossary", true)
+			h.setStatus("confirm the case (enter) before saving its definition to the glossary", true)
 			return nil
 		}
 		if strings.TrimSpace(ts.rec.Case.Gold.Definition) == "" {
-			m.setStatus("the gold has no definition to save (e edits it)", true)
+			h.setStatus("the gold has no definition to save (e edits it)", true)
 			return nil
 		}
-		m.pushDialog(newTermPrompt(ts.rec.Case.Gold.Definition))
-		return m.dialog().(*termPrompt).input.Focus()
+		p := newTermPrompt(ts.rec.Case.Gold.Definition)
+		h.pushDialog(screenTrace, p)
+		return p.input.Focus()
 	case key.Matches(msg, k.Confirm):
 		// In the scoring pane enter acts on the line under the cursor;
 		// everywhere else it confirms. It never means both.
@@ -384,12 +539,12 @@ func (ts *traceScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 				ts.step, ts.detailOff, ts.focus = it.step, 0, paneSteps
 			case ok && it.field != "":
 				// The whole line, which a narrow pane cuts.
-				m.setStatus(fmt.Sprintf("%s: %s, used as %s — r required, x forbidden; tab leaves the pane to confirm",
+				h.setStatus(fmt.Sprintf("%s: %s, used as %s — r required, x forbidden; tab leaves the pane to confirm",
 					it.field, it.status, strings.Join(toStrings(it.roles), ", ")), false)
 			}
 			return nil
 		}
-		return m.enqueue(confirmLabel(id, false))
+		return ts.enqueue(h, confirmLabel(id, false))
 	}
 	return nil
 }
@@ -417,22 +572,6 @@ func (ts *traceScreen) currentItem() (panelItem, bool) {
 		return panelItem{}, false
 	}
 	return ts.items[ts.item], true
-}
-
-// openSibling opens the trace before or after the current one in the queue.
-func (m *Model) openSibling(d int) tea.Cmd {
-	q := m.queue
-	i := indexOf(q.rows, m.trace.id)
-	if i < 0 {
-		return nil
-	}
-	j := i + d
-	if j < 0 || j >= len(q.rows) {
-		return nil
-	}
-	q.cursor = j
-	q.scroll()
-	return tea.Batch(m.openTrace(q.rows[j].TraceID), m.queueMaybeMore())
 }
 
 // widths splits the screen: steps, detail and (wide screens) score columns.

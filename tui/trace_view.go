@@ -29,6 +29,10 @@ func (ts *traceScreen) view(sty *themes.Styles, w, h int) string {
 		return sty.Subtle.Render(" loading trace…")
 	}
 	head := ts.headerLines(sty, w)
+	if ts.ratersShown() && h >= 20 {
+		// Under 20 lines the steps keep the room; A still lists the raters.
+		head = append(head, ts.ratersLines(sty, w, h >= 40)...)
+	}
 	bodyH := max(3, h-len(head))
 	stepsW, detailW, scoreW := ts.widths(w)
 	left := drawPane(ts.paneStyle(sty, paneSteps), sty.Accent.Render(fmt.Sprintf("Steps %d", len(ts.t.Steps))),

@@ -1,6 +1,7 @@
 // Package tui is tracelab's workbench: one root Bubble Tea v2 model that
-// owns the size, the theme, the current screen and one dialog, and routes
-// messages to plain screen structs (queue, trace, report, drift). All store
+// owns the size, the theme, the status line and a stack of dialogs, and
+// routes messages to screens (queue, trace, report, drift) that own their
+// keys and commands. All store
 // work runs in tea.Cmds; Update and View never touch the database.
 // See README.md in this directory for the patterns.
 package tui
@@ -66,13 +67,13 @@ const (
 	screenDrift
 )
 
-// Model is the root model: the only tea.Model of the workbench.
+// Model is the root model: the only tea.Model of the workbench. It keeps
+// the size, the theme, the status line, the dialog stack and the list of
+// screens, and routes messages; the screens do the rest (screens.go).
 type Model struct {
-	eng  *app.Engine
+	env  *env
 	opts Options
-	ctx  context.Context
 
-	keys       keyMap
 	sty        themes.Styles
 	themeFixed bool
 	help       help.Model
@@ -80,12 +81,11 @@ type Model struct {
 	width, height int
 	screen        screenID
 	prev          screenID // where esc goes back to
-	// screens is every screen by screenID: adding one touches its file,
-	// the screenID list and this list in New.
-	screens []screen
+	// tabs is every screen by screenID with the key that shows it.
+	tabs []tab
 
-	// Screens are pointers: View keeps scroll offsets in them, and the
-	// copies Bubble Tea makes of the root share one state.
+	// The screens by type, for tests and for New's wiring; the root
+	// reaches them through tabs and host only.
 	queue  *queueScreen
 	trace  *traceScreen
 	report *reportScreen
@@ -93,20 +93,15 @@ type Model struct {
 
 	// dialogs is the stack of open dialogs, the top one on screen and
 	// given the keys (a confirm prompt sits over the gold editor).
-	dialogs  []dialog
+	dialogs  []openDialog
 	showHelp bool
-
-	// actions are the labeling keys not saved yet, in the order pressed;
-	// the first one is running. quitting waits for them.
-	actions  []labelAction
-	quitting bool
-
-	watch watchState // the open trace the poll for others' edits watches (team.go)
+	// quitRequested: q was pressed while edits were being saved; the
+	// program ends when the last one lands.
+	quitRequested bool
 
 	status    string
 	statusErr bool
-	statusSeq int                 // which message a clearStatusMsg is for
-	distinct  map[string][]string // filter menu values, loaded once
+	statusSeq int // which message a clearStatusMsg is for
 }
 
 // New builds the root model on an engine.
@@ -123,8 +118,10 @@ func New(eng *app.Engine, opts Options) *Model {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
-	m := &Model{eng: eng, opts: opts, ctx: context.Background(), keys: newKeyMap(), help: help.New(),
-		width: 80, height: 24}
+	e := &env{eng: eng, ctx: context.Background(), labeler: opts.Labeler, keys: newKeyMap(), strict: opts.Strict,
+		poll: opts.PollChanges}
+	m := &Model{env: e, opts: opts, help: help.New(), width: 80, height: 24}
+	e.sty = &m.sty
 	pal := themes.Dark()
 	switch {
 	case opts.NoColor:
@@ -137,25 +134,26 @@ func New(eng *app.Engine, opts Options) *Model {
 		}
 	}
 	m.applyTheme(pal)
-	m.queue = newQueueScreen(opts.PageSize)
+	m.queue = newQueueScreen(e, opts.PageSize)
 	m.queue.filter.QueuedOnly = opts.QueuedOnly
-	m.queue.me = opts.Labeler
-	m.trace = newTraceScreen()
-	m.report = &reportScreen{}
-	m.drift = newToolDriftScreen(m.ctx, eng.DriftAcrossRuns)
-	m.screens = []screen{screenQueue: m.queue, screenTrace: m.trace, screenReport: m.report, screenDrift: m.drift}
+	m.trace = newTraceScreen(e)
+	m.report = &reportScreen{env: e}
+	m.drift = newToolDriftScreen(e.ctx, eng.DriftAcrossRuns)
+	g := e.keys.Global
+	m.tabs = []tab{screenQueue: {m.queue, g.Queue}, screenTrace: {m.trace, g.Trace},
+		screenReport: {m.report, g.Report}, screenDrift: {m.drift, g.Drift}}
 	return m
 }
 
 // Run runs the workbench on the alt screen until the user quits or ctx ends.
 func Run(ctx context.Context, eng *app.Engine, opts Options) error {
 	m := New(eng, opts)
-	m.ctx = ctx
+	m.env.ctx = ctx
 	m.drift.ctx = ctx
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	// The session is over: the trace it held goes back to the queue now,
 	// not when its reservation runs out. A failure here loses no label.
-	_ = eng.Release(context.WithoutCancel(ctx), "", m.opts.Labeler)
+	_ = eng.Release(context.WithoutCancel(ctx), "", m.env.labeler)
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // the caller cancelled: every edit is already saved
 	}
@@ -170,21 +168,43 @@ func (m *Model) applyTheme(p themes.Palette) {
 		Ellipsis: m.sty.HelpSep,
 	}
 	m.help.Styles = hs
-	if m.trace != nil {
-		m.trace.invalidate()
-	}
-	if m.queue != nil {
-		m.queue.rowCache = nil
-	}
 }
 
 func (m *Model) setStatus(s string, isErr bool) {
 	m.status, m.statusErr = model.CleanLine(s), isErr
 }
 
-// Init asks for the terminal background (theme detection) and the first page.
+// The rest of host.
+
+func (m *Model) current() screenID { return m.screen }
+func (m *Model) quitting() bool    { return m.quitRequested }
+
+// show switches screens, remembering where esc goes back to; the screen
+// shown gets a shownMsg.
+func (m *Model) show(s screenID) tea.Cmd {
+	if s == m.screen {
+		return nil
+	}
+	m.prev, m.screen = m.screen, s
+	return m.tabs[s].update(m, shownMsg{})
+}
+
+// back is esc on a screen: to the screen it was opened from (the queue
+// when that is the screen itself or cannot be shown).
+func (m *Model) back() tea.Cmd {
+	to := m.prev
+	if g, ok := m.tabs[to].screen.(gate); to == m.screen || (ok && g.unavailable() != "") {
+		to = screenQueue
+	}
+	cmd := m.show(to)
+	m.prev = screenQueue
+	return cmd
+}
+
+// Init asks for the terminal background (theme detection) and shows the
+// queue (its first page and counts).
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.loadPage(m.queue.query(nil), m.queue.seq, false, -1), m.loadCounts(m.queue.filter, m.queue.seq)}
+	cmds := []tea.Cmd{m.tabs[m.screen].update(m, shownMsg{})}
 	if !m.themeFixed {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -201,7 +221,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	before := m.status
-	_, cmd := m.update(msg)
+	cmd := m.route(msg)
 	if m.status != before && m.status != "" && m.opts.StatusTTL > 0 {
 		// A new message fades after a while, like lazygit's toasts.
 		m.statusSeq++
@@ -214,140 +234,105 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // clearStatusMsg clears the status line if no newer message replaced it.
 type clearStatusMsg struct{ seq int }
 
-func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) route(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
-		m.queue.height = queueListHeight(msg.Height - 2)
-		m.queue.scroll()
-		m.trace.invalidate()
-		return m, nil
+		return m.broadcast(msg)
 	case tea.BackgroundColorMsg:
-		if !m.themeFixed {
-			if msg.IsDark() {
-				m.applyTheme(themes.Dark())
-			} else {
-				m.applyTheme(themes.Light())
-			}
+		if m.themeFixed {
+			return nil
 		}
-		return m, nil
+		if msg.IsDark() {
+			m.applyTheme(themes.Dark())
+		} else {
+			m.applyTheme(themes.Light())
+		}
+		return m.broadcast(themeMsg{})
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
-	case tea.PasteMsg:
-		if m.dialog() != nil {
-			cmd, act := m.dialog().update(msg)
-			return m.handleAction(act, cmd)
-		}
-		if m.screen == screenQueue && m.queue.searching {
-			return m, m.queue.updateSearch(msg)
-		}
-		return m, nil
 	case tea.MouseWheelMsg:
-		return m.handleWheel(msg)
+		if m.dialog() != nil || m.showHelp {
+			return nil
+		}
+		return m.tabs[m.screen].update(m, msg)
+	case owned:
+		return m.tabs[msg.owner()].update(m, msg)
 	}
-	return m.handleResult(msg)
+	// Everything else (pastes, cursor blinks, a dialog's own loads) goes
+	// to the dialog on top, else to the screen on.
+	if m.dialog() != nil {
+		return m.dialogUpdate(msg)
+	}
+	return m.tabs[m.screen].update(m, msg)
 }
 
-func (m *Model) handleWheel(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
-	if m.dialog() != nil || m.showHelp {
-		return m, nil
+// broadcast gives msg to every screen.
+func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
+	cmds := make([]tea.Cmd, len(m.tabs))
+	for i, t := range m.tabs {
+		cmds[i] = t.update(m, msg)
 	}
-	up := msg.Button == tea.MouseWheelUp
-	switch m.screen {
-	case screenQueue:
-		delta := 3
-		if up {
-			delta = -3
-		}
-		return m, m.queueMove(delta)
-	case screenTrace:
-		// The wheel scrolls the pane under the pointer.
-		if msg.X < m.trace.stepsWidth(m.width) {
-			if up {
-				m.trace.moveStep(-1)
-			} else {
-				m.trace.moveStep(1)
-			}
-		} else if up {
-			m.trace.scrollDetail(-3)
-		} else {
-			m.trace.scrollDetail(3)
-		}
-	case screenReport:
-		if up {
-			m.report.move(-1)
-		} else {
-			m.report.move(1)
-		}
-	}
-	return m, nil
+	return tea.Batch(cmds...)
 }
 
-func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	g := m.keys.Global
+// quit ends the program once every edit a screen holds is saved.
+func (m *Model) quit() tea.Cmd {
+	n := 0
+	for _, t := range m.tabs {
+		if s, ok := t.screen.(saver); ok {
+			n += s.unsaved()
+		}
+	}
+	if n == 0 {
+		return tea.Quit
+	}
+	m.quitRequested = true
+	m.setStatus(fmt.Sprintf("saving %d key(s) before quitting…", n), false)
+	return nil
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	g := m.env.keys.Global
 	if key.Matches(msg, g.ForceQuit) {
-		return m, m.quit()
+		return m.quit()
 	}
 	if m.showHelp {
 		// Any key closes help; q still quits.
 		m.showHelp = false
 		if key.Matches(msg, g.Quit) {
-			return m, m.quit()
+			return m.quit()
 		}
-		return m, nil
+		return nil
 	}
 	if m.dialog() != nil {
-		cmd, act := m.dialog().update(msg)
-		return m.handleAction(act, cmd)
+		return m.dialogUpdate(msg)
 	}
-	if m.screen == screenQueue && m.queue.searching {
-		return m, m.queue.searchKey(m, msg)
+	cur := m.tabs[m.screen]
+	if t, ok := cur.screen.(typist); ok && t.typing() {
+		return cur.update(m, msg)
 	}
 	switch {
 	case key.Matches(msg, g.Quit):
-		return m, m.quit()
+		return m.quit()
 	case key.Matches(msg, g.Help):
 		m.showHelp = true
-		return m, nil
-	case key.Matches(msg, g.Report) && m.screen != screenReport:
-		m.goTo(screenReport)
-		return m, m.loadReport()
-	case key.Matches(msg, g.Drift) && m.screen != screenDrift:
-		m.goTo(screenDrift)
-		if !m.drift.loaded && !m.drift.loading {
-			return m, m.drift.refresh()
+		return nil
+	}
+	for id, t := range m.tabs {
+		if screenID(id) == m.screen || !key.Matches(msg, t.key) {
+			continue
 		}
-		return m, nil
-	case key.Matches(msg, g.Queue) && m.screen != screenQueue:
-		m.goTo(screenQueue)
-		return m, m.loadCounts(m.queue.filter, m.queue.seq)
-	case key.Matches(msg, g.Trace) && m.screen != screenTrace:
-		if m.trace.t == nil && !m.trace.loading {
-			m.setStatus("no trace open yet: enter on a queue row opens one", false)
-			return m, nil
+		if g, ok := t.screen.(gate); ok {
+			if why := g.unavailable(); why != "" {
+				m.setStatus(why, false)
+				return nil
+			}
 		}
-		m.goTo(screenTrace)
-		return m, nil
+		return m.show(screenID(id))
 	}
-	return m, m.screens[m.screen].update(m, msg)
-}
-
-// goTo switches screens, remembering where esc goes back to.
-func (m *Model) goTo(s screenID) {
-	if s != m.screen {
-		m.prev, m.screen = m.screen, s
-	}
-}
-
-// back is esc on a screen: to the screen it was opened from (the queue
-// when that is the screen itself).
-func (m *Model) back() {
-	to := m.prev
-	if to == m.screen || (to == screenTrace && m.trace.t == nil) {
-		to = screenQueue
-	}
-	m.prev, m.screen = screenQueue, to
+	return cur.update(m, msg)
 }
 
 // View draws a title bar, the current screen and the status bar; a dialog
@@ -360,7 +345,7 @@ func (m *Model) View() tea.View {
 		return v
 	}
 	bodyH := h - 2
-	body := m.screens[m.screen].view(&m.sty, w, bodyH)
+	body := m.tabs[m.screen].view(&m.sty, w, bodyH)
 	body = fitBlock(body, w, bodyH)
 	switch {
 	case m.showHelp:
@@ -383,7 +368,7 @@ func (m *Model) View() tea.View {
 func (m *Model) titleBar(w int) string {
 	var b strings.Builder
 	b.WriteString(" tracelab ")
-	for id, sc := range m.screens {
+	for id, sc := range m.tabs {
 		if screenID(id) == m.screen {
 			b.WriteString("[" + sc.title() + "]")
 		} else {
@@ -391,10 +376,10 @@ func (m *Model) titleBar(w int) string {
 		}
 	}
 	left := b.String()
-	right := "labeler " + model.CleanLine(m.opts.Labeler) + " "
+	right := "labeler " + model.CleanLine(m.env.labeler) + " "
 	where := m.opts.Where
 	if where == "" {
-		where = filepath.Base(m.eng.Path())
+		where = filepath.Base(m.env.eng.Path())
 	}
 	if where != "" && where != "." && w >= 100 {
 		// The left part (name and tabs) always fits; the path gets the rest.
@@ -408,9 +393,9 @@ func (m *Model) titleBar(w int) string {
 
 func (m *Model) currentHelp() helpKeys {
 	if m.dialog() != nil {
-		return m.dialog().help(m.keys)
+		return m.dialog().help(m.env.keys)
 	}
-	return m.screens[m.screen].help(m.keys)
+	return m.tabs[m.screen].help(m.env.keys)
 }
 
 func (m *Model) statusBar(w int) string {
@@ -455,5 +440,5 @@ func (m *Model) screenName() string {
 	if m.dialog() != nil {
 		return m.dialog().title()
 	}
-	return strings.ToLower(m.screens[m.screen].title())
+	return strings.ToLower(m.tabs[m.screen].title())
 }

@@ -84,8 +84,10 @@ func TestEveryPaletteBuilds(t *testing.T) {
 // every frame is exactly the terminal's size.
 func TestResizeAnyTime(t *testing.T) {
 	st, _ := openFixtureStore(t)
+	disagree(t, st, "trace_9f31c2") // the first trace shows its raters side by side
 	d := newDriver(t, st, 80, 24)
-	walk := [][]string{nil, {"enter"}, {"tab"}, {"tab"}, {"e"}, {"esc", "R"}, {"?"}, {"esc", "D"}, {"esc", "f"}}
+	walk := [][]string{nil, {"enter"}, {"tab"}, {"tab"}, {"e"}, {"esc", "R"}, {"?"}, {"esc", "D"}, {"esc", "f"},
+		{"esc", "T", "A"}, {"e"}}
 	for _, keys := range walk {
 		d.keys(keys...)
 		for _, sz := range [][2]int{{80, 24}, {40, 10}, {60, 15}, {132, 40}, {300, 90}, {39, 9}, {1, 1}} {
@@ -109,6 +111,7 @@ func TestResizeAnyTime(t *testing.T) {
 		}
 		d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	}
+	d.mustSee("Final label") // the walk reached the label editor over the raters
 }
 
 func TestMouseWheelScrolls(t *testing.T) {
