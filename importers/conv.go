@@ -115,10 +115,25 @@ func settleTurns(stepsp *[]model.Step) string {
 			steps[i].Kind = model.KindAssistant
 		}
 	}
-	if lastUser < 0 {
-		return ""
+	if u := questionTurn(steps); u >= 0 {
+		return steps[u].Text
 	}
-	u := lastUser
+	return ""
+}
+
+// questionTurn is the index of the user turn the final answer answers: the
+// last user turn, or, when that replies to a clarifying question, the turn
+// the clarification was about; -1 when there is no user step.
+func questionTurn(steps []model.Step) int {
+	u := -1
+	for i, s := range steps {
+		if s.Kind == model.KindUser {
+			u = i
+		}
+	}
+	if u < 0 {
+		return -1
+	}
 	for {
 		prev := u - 1
 		for prev >= 0 && steps[prev].Kind != model.KindUser && steps[prev].Kind != model.KindClarification {
@@ -136,7 +151,7 @@ func settleTurns(stepsp *[]model.Step) string {
 		}
 		u = prev
 	}
-	return steps[u].Text
+	return u
 }
 
 // outputTool names the tools through which agent frameworks return their

@@ -81,21 +81,26 @@ func machineText(s string) bool {
 	return true
 }
 
-// runQuestion is the first user turn a person wrote; when every user turn
-// is machine-made it is the first one, so a run is never left without the
-// text it started from.
+// runQuestion is the user turn the final answer answers (questionTurn),
+// going back past the turns an agent harness wrote (a lone
+// <system-reminder>, a goose <info-msg>) to the one a person wrote; when
+// every user turn up to it is machine-made it is the first one, so a run
+// is never left without the text it started from.
 func runQuestion(steps []model.Step) string {
+	u := questionTurn(steps)
+	if u < 0 {
+		return ""
+	}
 	first := ""
-	for _, s := range steps {
+	for i := u; i >= 0; i-- {
+		s := steps[i]
 		if s.Kind != model.KindUser {
 			continue
 		}
 		if !machineText(s.Text) {
 			return stripMachineBlocks(s.Text)
 		}
-		if first == "" {
-			first = s.Text
-		}
+		first = s.Text
 	}
 	return first
 }
