@@ -374,7 +374,7 @@ func (c *genConvo) history(m genMsg) bool {
 		switch p.Kind {
 		case "text", "reasoning":
 			total++
-			if c.texts[m.Role+"\x00"+p.Text] {
+			if c.texts[m.Role+"\x00"+p.Text] || (m.Role == "user" && c.texts["bare\x00"+bareTurn(p.Text)]) {
 				known++
 			}
 		case "call":
@@ -481,6 +481,10 @@ func (c *genConvo) add(s model.Step) {
 		switch s.Kind {
 		case model.KindUser:
 			put(&c.texts, "user\x00"+s.Text, true)
+			// Coding agents (goose) re-send a turn in later calls'
+			// history with their <info-msg> block moved or gone: the same
+			// turn, not a new one (see history).
+			put(&c.texts, "bare\x00"+bareTurn(s.Text), true)
 		case model.KindReasoning, model.KindAssistant, model.KindAnswer, model.KindClarification:
 			put(&c.texts, "assistant\x00"+s.Text, true)
 		}

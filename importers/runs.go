@@ -132,6 +132,33 @@ func stripMachineBlocks(s string) string {
 	return t
 }
 
+// bareTurn is a user turn without the <tag>…</tag> blocks a coding agent
+// puts before or after what the person typed: goose sends its <info-msg>
+// first in one call and after the text in the next call's history, and
+// both are the same turn.
+func bareTurn(s string) string {
+	t := strings.TrimSpace(stripMachineBlocks(s))
+	for strings.HasSuffix(t, ">") {
+		open := strings.LastIndex(t, "</")
+		if open < 0 {
+			break
+		}
+		tag := t[open+2 : len(t)-1]
+		if tag == "" || strings.ContainsAny(tag, " \t\n<>/") {
+			break
+		}
+		start := strings.LastIndex(t[:open], "<"+tag+">")
+		if start < 0 {
+			break
+		}
+		t = strings.TrimSpace(t[:start])
+	}
+	if t == "" {
+		return strings.TrimSpace(s)
+	}
+	return t
+}
+
 // runAcc gathers one agent run read piece by piece: the conversation, the
 // time span, token usage, cost and the model that answered.
 type runAcc struct {
