@@ -235,9 +235,10 @@ var wildWant = map[string]wildExpect{
 	"openinference/phoenix__pxi_turn_trace.json":                       {format: "openinference", traces: 1, calls: 11, tokens: true},
 	"openinference/phoenix__pxi_turn_subagent_trace.json":              {format: "openinference", traces: 1, calls: 19, tokens: true},
 	"langsmith/langsmith-sdk__langsmith_py_wrap_openai_reasoning.json": {format: "langsmith", traces: 1, tokens: true},
-	// Eight traceIds, one span each; the two embedding spans hold no
-	// conversation and are skipped.
-	"vercel_ai/openinference__all-spans.json": {format: "vercel_ai", traces: 8, tokens: true},
+	// Ten spans, each with a traceId of its own and no parent: a call and
+	// its .doGenerate / .doStream are one conversation; the embedding pair
+	// holds none and is skipped.
+	"vercel_ai/openinference__all-spans.json": {format: "vercel_ai", traces: 4, tokens: true},
 	// Two turns: the final answer answers the second.
 	"claude_code/cctranscripts__sample_session.jsonl":     {format: "claude_code", traces: 1, calls: 2, question: "Now add a goodbye function"},
 	"codex_cli/cctranscripts__sample_codex_session.jsonl": {format: "codex_cli", traces: 1, question: "Write a hello world function"},
