@@ -217,6 +217,7 @@ func ParseWith(ctx context.Context, r io.Reader, file string, opts Options, emit
 				lerr.File, lerr.Line = file, r.Line
 				return emit(Record{Line: r.Line, Err: lerr})
 			}
+			validText(r.Trace)
 		}
 		return emit(r)
 	})
