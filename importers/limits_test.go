@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -216,5 +217,30 @@ func TestInvalidUTF8InContent(t *testing.T) {
 	}
 	if !json.Valid(tr.Steps[0].Args) || !json.Valid(tr.Steps[1].Result) || !utf8.ValidString(tr.Question) {
 		t.Errorf("not valid: args %q result %q question %q", tr.Steps[0].Args, tr.Steps[1].Result, tr.Question)
+	}
+}
+
+// TestWholeFileReadersTakeTheRecordCap: the formats read whole (VCR
+// cassettes, Claude Agent SDK YAML recordings, mcp-recorder sessions) are
+// one record: --max-record is their cap too, not a cap of their own.
+func TestWholeFileReadersTakeTheRecordCap(t *testing.T) {
+	for _, path := range []string{
+		"testdata/formats/openai_chat/cassette.yaml",
+		"testdata/formats/claude_agent_sdk/recording.yaml",
+		"testdata/formats/mcp_recorder/session.json",
+	} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := int64(len(data))
+		if _, _, err := parseBytes(t, data, Options{MaxRecord: n}); err != nil {
+			t.Errorf("%s at a cap of its size: %v", path, err)
+		}
+		_, _, err = parseBytes(t, data, Options{MaxRecord: n - 1})
+		var lerr *LineError
+		if !errors.As(err, &lerr) || lerr.File != "in.jsonl" || lerr.Line != 1 || !strings.Contains(lerr.Msg, "--max-record") {
+			t.Errorf("%s at a cap one byte under its size: %v, want in.jsonl:1 naming --max-record", path, err)
+		}
 	}
 }
