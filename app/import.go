@@ -57,6 +57,21 @@ type ImportResult struct {
 	// Skipped lists the parts of the file an importer read past on purpose
 	// (a cassette's telemetry call), as "path: reason".
 	Skipped []string
+	// Incomplete lists the traces read from a stream cut before its end
+	// (imported with what they had, with no final answer).
+	Incomplete []IncompleteTrace
+}
+
+// IncompleteTrace is a trace an importer marked incomplete.
+type IncompleteTrace struct {
+	TraceID string
+	Line    int
+	Why     string // what the stream lacked
+}
+
+// Warning is the line the CLI prints for it.
+func (w IncompleteTrace) Warning(file string) string {
+	return fmt.Sprintf("warning: %s:%d: trace %s is incomplete (%s): imported without a final answer", file, w.Line, w.TraceID, w.Why)
 }
 
 // Summary is the one-line report the CLI prints.
@@ -70,6 +85,9 @@ func (r ImportResult) Summary() string {
 	}
 	if len(r.Bad) > 0 {
 		s += fmt.Sprintf(", %d rejected", len(r.Bad))
+	}
+	if len(r.Incomplete) > 0 {
+		s += fmt.Sprintf(", %d incomplete", len(r.Incomplete))
 	}
 	if len(r.Skipped) > 0 {
 		s += fmt.Sprintf(", %d part(s) skipped (--verbose lists them)", len(r.Skipped))
@@ -175,6 +193,9 @@ func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts
 		var err error
 		switch {
 		case rec.Trace != nil:
+			if why, ok := rec.Trace.Metadata[importers.MetaIncomplete]; ok {
+				res.Incomplete = append(res.Incomplete, IncompleteTrace{TraceID: rec.Trace.TraceID, Line: rec.Line, Why: fmt.Sprint(why)})
+			}
 			rec.Trace.Source = model.Source{File: name, Line: rec.Line}
 			applyDefaults(rec.Trace, opts.Defaults)
 			rerr, err = im.PutTrace(rec.Trace)

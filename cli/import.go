@@ -131,6 +131,9 @@ func runImport(ctx context.Context, st *app.Engine, files []string, opts app.Imp
 			continue
 		}
 		fmt.Fprintln(out, res.Summary())
+		for _, w := range res.Incomplete {
+			fmt.Fprintln(errw, model.CleanLine(w.Warning(path)))
+		}
 		if verbose {
 			for _, sk := range res.Skipped {
 				fmt.Fprintln(out, "  skipped "+model.CleanLine(sk))

@@ -96,8 +96,12 @@ func listTraces(ctx context.Context, st *app.Engine, f app.Filter, format string
 		if mdl == "" {
 			mdl = "-"
 		}
+		outcome := string(t.Outcome)
+		if t.Incomplete != "" {
+			outcome += " (incomplete)" // read from a cut stream: no final answer
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", model.CleanLine(t.TraceID), model.CleanLine(caseID), model.CleanLine(t.Server),
-			ansi.Truncate(mdl, 24, "…"), t.Outcome, t.Status, class, ansi.Truncate(model.CleanLine(t.Question), 60, "…"))
+			ansi.Truncate(mdl, 24, "…"), outcome, t.Status, class, ansi.Truncate(model.CleanLine(t.Question), 60, "…"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -56,3 +56,48 @@ func TestImportVerboseListsSkippedParts(t *testing.T) {
 		t.Fatalf("import --verbose: %d %q", code, out)
 	}
 }
+
+// TestIncompleteTraceIsShown: a stream cut before its end imports with a
+// warning naming the file, line and trace, and ls marks that trace (text
+// and JSON); a nested "incomplete" key in another trace's metadata does
+// not.
+func TestIncompleteTraceIsShown(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	const cut = "importers/testdata/formats/openai_chat/stream_cut.sse"
+	whole := writeIn(t, dir, "w.jsonl", `{"trace_id":"w1","question":"q?","metadata":{"note":{"incomplete":"no"}},"steps":[{"kind":"answer","text":"1"}]}`+"\n")
+	out, errs, code := run(t, "import", "--db", db, cut, whole)
+	if code != 0 || !strings.Contains(out, "1 incomplete") ||
+		!strings.Contains(errs, "warning: "+cut+":1: trace chatcmpl-stream-2 is incomplete (the response stream ended before a chunk with finish_reason)") {
+		t.Fatalf("import: %d %q %q", code, out, errs)
+	}
+	if strings.Contains(errs, "w1") {
+		t.Errorf("warning for the whole trace: %q", errs)
+	}
+	out, _, code = run(t, "ls", "--db", db)
+	var cutLine, wholeLine string
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "chatcmpl-stream-2"):
+			cutLine = l
+		case strings.HasPrefix(l, "w1"):
+			wholeLine = l
+		}
+	}
+	if code != 0 || !strings.Contains(cutLine, "(incomplete)") || wholeLine == "" || strings.Contains(wholeLine, "incomplete") {
+		t.Errorf("ls: %d\n%s", code, out)
+	}
+	out, _, code = run(t, "ls", "--db", db, "--format", "json")
+	var rows []struct {
+		TraceID    string `json:"trace_id"`
+		Incomplete string `json:"incomplete"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || code != 0 || len(rows) != 2 {
+		t.Fatalf("ls json: %d %v %s", code, err, out)
+	}
+	for _, r := range rows {
+		if want := r.TraceID == "chatcmpl-stream-2"; (r.Incomplete != "") != want {
+			t.Errorf("ls json: %s incomplete %q", r.TraceID, r.Incomplete)
+		}
+	}
+}

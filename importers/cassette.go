@@ -111,18 +111,11 @@ type cassetteInteraction struct {
 // encoding, a body past it is refused, not read into memory.
 const maxBodyBytes = 64 << 20
 
-// maxCassetteBytes caps the cassette read whole (cassettes are test
-// recordings, small).
-const maxCassetteBytes = 256 << 20
-
 // parseCassette reads a cassette and emits one record per conversation.
 func parseCassette(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	data, err := io.ReadAll(io.LimitReader(r, maxCassetteBytes+1))
+	data, err := readWhole(ctx, r, file, "VCR cassette")
 	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	if len(data) > maxCassetteBytes {
-		return &LineError{File: file, Msg: fmt.Sprintf("VCR cassette larger than %d MiB", maxCassetteBytes>>20)}
+		return err
 	}
 	var c cassette
 	if err := yaml.Unmarshal(data, &c); err != nil {

@@ -101,7 +101,7 @@ func parseClaudeSession(ctx context.Context, r io.Reader, file, format string, e
 	p := &claudeParser{file: file, format: format, emit: emit, open: newOpenRuns[*claudeSession]()}
 	br := asBufio(r)
 	if head, _ := br.Peek(16); bytes.HasPrefix(head, []byte("messages:")) {
-		if err := claudeYAML(br, file, p.handle); err != nil {
+		if err := claudeYAML(ctx, br, file, p.handle); err != nil {
 			return err
 		}
 	} else {
@@ -189,11 +189,11 @@ func (p *claudeParser) emitSession(s *claudeSession) error {
 
 // claudeYAML reads a YAML recording {messages: [event | {type, response:
 // event}]} (the Claude Agent SDK's test cassettes) whole; recordings are
-// small.
-func claudeYAML(r io.Reader, file string, handle func(int, map[string]any)) error {
-	data, err := io.ReadAll(io.LimitReader(r, 256<<20))
+// small, and the record cap (--max-record) is the file's.
+func claudeYAML(ctx context.Context, r io.Reader, file string, handle func(int, map[string]any)) error {
+	data, err := readWhole(ctx, r, file, "YAML recording")
 	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+		return err
 	}
 	var doc struct {
 		Messages []yaml.Node `yaml:"messages"`

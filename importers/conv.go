@@ -115,10 +115,25 @@ func settleTurns(stepsp *[]model.Step) string {
 			steps[i].Kind = model.KindAssistant
 		}
 	}
-	if lastUser < 0 {
-		return ""
+	if u := questionTurn(steps); u >= 0 {
+		return steps[u].Text
 	}
-	u := lastUser
+	return ""
+}
+
+// questionTurn is the index of the user turn the final answer answers: the
+// last user turn, or, when that replies to a clarifying question, the turn
+// the clarification was about; -1 when there is no user step.
+func questionTurn(steps []model.Step) int {
+	u := -1
+	for i, s := range steps {
+		if s.Kind == model.KindUser {
+			u = i
+		}
+	}
+	if u < 0 {
+		return -1
+	}
 	for {
 		prev := u - 1
 		for prev >= 0 && steps[prev].Kind != model.KindUser && steps[prev].Kind != model.KindClarification {
@@ -136,7 +151,7 @@ func settleTurns(stepsp *[]model.Step) string {
 		}
 		u = prev
 	}
-	return steps[u].Text
+	return u
 }
 
 // outputTool names the tools through which agent frameworks return their
@@ -359,7 +374,7 @@ func (c *genConvo) history(m genMsg) bool {
 		switch p.Kind {
 		case "text", "reasoning":
 			total++
-			if c.texts[m.Role+"\x00"+p.Text] {
+			if c.texts[m.Role+"\x00"+p.Text] || (m.Role == "user" && c.texts["bare\x00"+bareTurn(p.Text)]) {
 				known++
 			}
 		case "call":
@@ -466,6 +481,10 @@ func (c *genConvo) add(s model.Step) {
 		switch s.Kind {
 		case model.KindUser:
 			put(&c.texts, "user\x00"+s.Text, true)
+			// Coding agents (goose) re-send a turn in later calls'
+			// history with their <info-msg> block moved or gone: the same
+			// turn, not a new one (see history).
+			put(&c.texts, "bare\x00"+bareTurn(s.Text), true)
 		case model.KindReasoning, model.KindAssistant, model.KindAnswer, model.KindClarification:
 			put(&c.texts, "assistant\x00"+s.Text, true)
 		}

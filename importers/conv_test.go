@@ -99,3 +99,47 @@ func TestIDIndex(t *testing.T) {
 		}
 	}
 }
+
+// A coding agent (goose) re-sends the question in later calls' history
+// with its <info-msg> block moved from before the text to after it, or
+// dropped: that is the same turn, kept once, not a new user step.
+func TestRepeatedQuestionKeptOnce(t *testing.T) {
+	text := func(role, s string) genMsg { return genMsg{Role: role, Parts: []genPart{{Kind: "text", Text: s}}} }
+	call := genMsg{Role: "assistant", Parts: []genPart{{Kind: "call", ID: "c1", Name: "shell", Args: json.RawMessage(`{"cmd":"ls"}`)}}}
+	result := genMsg{Role: "tool", Parts: []genPart{{Kind: "result", ID: "c1", Result: json.RawMessage(`"a.txt"`)}}}
+	sys := text("system", "You are goose")
+	q := "Which file is there?"
+	tests := []struct {
+		name    string
+		resent  string
+		wantUsr int
+	}{
+		{"block moved after", q + "\n<info-msg>\ntasks: none\n</info-msg>", 1},
+		{"block dropped", q, 1},
+		{"a new turn", "And now?", 2},
+	}
+	for _, tt := range tests {
+		c := newGenConvo()
+		c.turn([]genMsg{sys, text("user", "<info-msg>\nIt is now\n</info-msg>\n"+q)}, []genMsg{call})
+		c.turn([]genMsg{sys, text("user", tt.resent), call, result}, []genMsg{text("assistant", "a.txt")})
+		var tr model.Trace
+		c.finish(&tr)
+		users := 0
+		for _, s := range tr.Steps {
+			if s.Kind == model.KindUser {
+				users++
+			}
+		}
+		if users != tt.wantUsr {
+			t.Errorf("%s: %d user steps, want %d: %+v", tt.name, users, tt.wantUsr, tr.Steps)
+		}
+	}
+	if got := bareTurn("<a>x</a>\nQ\n<b k>y</b>"); got != "Q\n<b k>y</b>" {
+		// An opening tag with attributes is not a block bareTurn strips
+		// from the end: it only strips what it can match exactly.
+		t.Errorf("bareTurn = %q", got)
+	}
+	if got := bareTurn("Q\n<info-msg>y</info-msg>"); got != "Q" {
+		t.Errorf("bareTurn = %q, want Q", got)
+	}
+}

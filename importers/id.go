@@ -1,8 +1,10 @@
 package importers
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"hash"
 	"strconv"
@@ -70,4 +72,40 @@ func checkIDs(t *model.Trace) *LineError {
 
 func validID(id string) bool {
 	return utf8.ValidString(id) && !strings.ContainsRune(id, utf8.RuneError)
+}
+
+// validText replaces invalid UTF-8 in a trace's texts, tool arguments and
+// results with U+FFFD, visibly: encoding/json already does so for the
+// strings it decodes, but raw JSON (args, results) keeps the bytes, which
+// a PostgreSQL database refuses and every reader of the stored JSON would
+// have to guess at. Unlike an id, a changed byte in them merges nothing.
+func validText(t *model.Trace) {
+	t.Question = validString(t.Question)
+	t.Answer = validString(t.Answer)
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		s.Text = validString(s.Text)
+		s.Args = validRaw(s.Args)
+		s.Result = validRaw(s.Result)
+	}
+	for i := range t.Tools {
+		t.Tools[i].InputSchema = validRaw(t.Tools[i].InputSchema)
+		t.Tools[i].OutputSchema = validRaw(t.Tools[i].OutputSchema)
+	}
+}
+
+func validString(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// validRaw keeps raw JSON valid: invalid bytes can only sit inside its
+// strings, where U+FFFD is as good a character as any.
+func validRaw(raw json.RawMessage) json.RawMessage {
+	if utf8.Valid(raw) {
+		return raw
+	}
+	return bytes.ToValidUTF8(raw, []byte("\uFFFD"))
 }

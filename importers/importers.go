@@ -154,6 +154,21 @@ func recordCap(ctx context.Context) int64 {
 	return DefaultMaxRecord
 }
 
+// readWhole reads a file that a format parses whole (a YAML cassette, a
+// JSON recording): the file is its one record, so the record cap of ctx
+// (--max-record) is its cap, as for every other reader.
+func readWhole(ctx context.Context, r io.Reader, file, what string) ([]byte, error) {
+	max := recordCap(ctx)
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if int64(len(data)) > max {
+		return nil, &LineError{File: file, Line: 1, Msg: what + ": " + errRecordTooBig(max)}
+	}
+	return data, nil
+}
+
 // errRecordTooBig is the message for a record past the cap.
 func errRecordTooBig(max int64) string {
 	return fmt.Sprintf("record is over %s, the cap on one record (raise it with --max-record)", sizeString(max))
@@ -217,6 +232,7 @@ func ParseWith(ctx context.Context, r io.Reader, file string, opts Options, emit
 				lerr.File, lerr.Line = file, r.Line
 				return emit(Record{Line: r.Line, Err: lerr})
 			}
+			validText(r.Trace)
 		}
 		return emit(r)
 	})

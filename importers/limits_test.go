@@ -4,9 +4,12 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // parseBytes parses data with opts and returns the records and the error.
@@ -188,4 +191,56 @@ func FuzzDescribeHead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestInvalidUTF8InContent: invalid bytes in a tool's arguments, result
+// or a step's text come out as valid UTF-8 with U+FFFD where they were,
+// the JSON still valid and the rest of the bytes as written.
+func TestInvalidUTF8InContent(t *testing.T) {
+	in := `{"trace_id":"u1","question":"q` + "\xff" + `?","steps":[{"kind":"tool_call","id":"c1","tool":"t","args":{"path":"a` + "\xfe" + `b"}},` +
+		`{"kind":"tool_result","call_id":"c1","result":{"out":"x` + "\xc3" + `"}},{"kind":"answer","text":"a` + "\xff" + `"}]}` + "\n"
+	_, recs, err := parseBytes(t, []byte(in), Options{})
+	if err != nil || len(recs) != 1 || recs[0].Trace == nil {
+		t.Fatalf("%v %+v", err, recs)
+	}
+	tr := recs[0].Trace
+	want := map[string]string{
+		"args":   `{"path":"a` + "\uFFFD" + `b"}`,
+		"result": `{"out":"x` + "\uFFFD" + `"}`,
+		"answer": "a\uFFFD",
+	}
+	got := map[string]string{"args": string(tr.Steps[0].Args), "result": string(tr.Steps[1].Result), "answer": tr.Steps[2].Text}
+	for k, w := range want {
+		if got[k] != w || !utf8.ValidString(got[k]) {
+			t.Errorf("%s = %q, want %q", k, got[k], w)
+		}
+	}
+	if !json.Valid(tr.Steps[0].Args) || !json.Valid(tr.Steps[1].Result) || !utf8.ValidString(tr.Question) {
+		t.Errorf("not valid: args %q result %q question %q", tr.Steps[0].Args, tr.Steps[1].Result, tr.Question)
+	}
+}
+
+// TestWholeFileReadersTakeTheRecordCap: the formats read whole (VCR
+// cassettes, Claude Agent SDK YAML recordings, mcp-recorder sessions) are
+// one record: --max-record is their cap too, not a cap of their own.
+func TestWholeFileReadersTakeTheRecordCap(t *testing.T) {
+	for _, path := range []string{
+		"testdata/formats/openai_chat/cassette.yaml",
+		"testdata/formats/claude_agent_sdk/recording.yaml",
+		"testdata/formats/mcp_recorder/session.json",
+	} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := int64(len(data))
+		if _, _, err := parseBytes(t, data, Options{MaxRecord: n}); err != nil {
+			t.Errorf("%s at a cap of its size: %v", path, err)
+		}
+		_, _, err = parseBytes(t, data, Options{MaxRecord: n - 1})
+		var lerr *LineError
+		if !errors.As(err, &lerr) || lerr.File != "in.jsonl" || lerr.Line != 1 || !strings.Contains(lerr.Msg, "--max-record") {
+			t.Errorf("%s at a cap one byte under its size: %v, want in.jsonl:1 naming --max-record", path, err)
+		}
+	}
 }

@@ -46,9 +46,9 @@ type mcpRecording struct {
 }
 
 func parseMCPRecorder(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	data, err := io.ReadAll(io.LimitReader(r, 256<<20))
+	data, err := readWhole(ctx, r, file, "mcp-recorder session")
 	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+		return err
 	}
 	var rec mcpRecording
 	if lerr := decodeLine(file, 1, data, &rec); lerr != nil {

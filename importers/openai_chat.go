@@ -103,14 +103,18 @@ type chatUsage struct {
 }
 
 type chatChoice struct {
-	Index   int         `json:"index"`
-	Message chatMessage `json:"message"`
-	Delta   chatMessage `json:"delta"`
+	Index        int         `json:"index"`
+	Message      chatMessage `json:"message"`
+	Delta        chatMessage `json:"delta"`
+	FinishReason *string     `json:"finish_reason"` // a stream's last chunk sets it
 }
 
 // chatRecord is every record shape this importer reads, in one struct so
 // encoding/json reports wrong types with their path.
 type chatRecord struct {
+	// cut marks a completion assembled from a stream that ended before a
+	// chunk gave its finish_reason.
+	cut bool
 	// A conversation or a request.
 	Messages  []chatMessage     `json:"messages"`
 	Tools     []json.RawMessage `json:"tools"`
@@ -217,6 +221,7 @@ func chatTraceOf(file string, line int, raw []byte, rec *chatRecord) (*model.Tra
 	msgPath := "messages"
 	tools, functions := rec.Tools, rec.Functions
 	id, created, usage := rec.ID, rec.Created, rec.Usage
+	cut := rec.cut
 	t.Model = rec.Model
 	switch {
 	case rec.Request != nil || len(rec.Response) > 0:
@@ -232,6 +237,7 @@ func chatTraceOf(file string, line int, raw []byte, rec *chatRecord) (*model.Tra
 			return nil, lerr
 		}
 		if resp != nil {
+			cut = resp.cut
 			id, created, usage = resp.ID, resp.Created, resp.Usage
 			t.Model = firstNonEmpty(resp.Model, t.Model) // the response names the dated model
 			if m, ok := firstChoice(resp.Choices); ok {
@@ -313,6 +319,9 @@ func chatTraceOf(file string, line int, raw []byte, rec *chatRecord) (*model.Tra
 	}
 	if tid, ok := md["trace_id"].(string); ok && tid != "" {
 		t.TraceID = tid
+	}
+	if cut {
+		markIncomplete(t, "the response stream ended before a chunk with finish_reason")
 	}
 	return t, nil
 }
@@ -469,6 +478,7 @@ type chatStream struct {
 	calls     []*chatStreamCall
 	usage     *chatUsage
 	hash      recordHash
+	finished  bool // a chunk gave the choice's finish_reason
 }
 
 type chatStreamCall struct {
@@ -495,6 +505,9 @@ func (s *chatStream) add(c *chatRecord, raw []byte) {
 	for _, ch := range c.Choices {
 		if ch.Index != 0 {
 			continue
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			s.finished = true
 		}
 		d := &ch.Delta
 		if text, _ := partsText(d.Content, ""); text != "" {
@@ -539,7 +552,7 @@ func (s *chatStream) record() *chatRecord {
 		m.ToolCalls = append(m.ToolCalls, chatToolCall{ID: c.id, Type: "function", Function: chatFunction{Name: c.name, Arguments: args}})
 	}
 	return &chatRecord{ID: s.id, Created: s.created, Usage: s.usage, Model: s.model, Object: "chat.completion",
-		Choices: []chatChoice{{Message: m}}}
+		Choices: []chatChoice{{Message: m}}, cut: !s.finished}
 }
 
 func (s *chatStream) traceID(id string) string {

@@ -87,8 +87,12 @@ type respRecord struct {
 	Request  *respRecord     `json:"request"`
 	Response json.RawMessage `json:"response"`
 	// A stream event.
-	Type string    `json:"type"`
-	Item *respItem `json:"item"`
+	Type  string          `json:"type"`
+	Item  *respItem       `json:"item"`
+	Delta json.RawMessage `json:"delta"` // response.output_text.delta: a string
+	// cut marks a response assembled from a stream that ended before its
+	// end event.
+	cut bool
 }
 
 func parseOpenAIResponses(ctx context.Context, r io.Reader, file string, emit Emit) error {
@@ -104,10 +108,7 @@ func parseOpenAIResponses(ctx context.Context, r io.Reader, file string, emit Em
 		}
 		s := st
 		st = nil
-		rec := s.resp
-		if len(rec.Output) == 0 {
-			rec.Output = s.items
-		}
+		rec := s.record()
 		rec.Object = "response"
 		t, lerr := respTraceOf(file, s.line, nil, &rec)
 		if lerr != nil {
@@ -143,20 +144,12 @@ func parseOpenAIResponses(ctx context.Context, r io.Reader, file string, emit Em
 				st = &respStream{line: v.line}
 			}
 			st.hash.add(v.raw)
-			if rec.Item != nil && rec.Type == "response.output_item.done" {
-				st.items = append(st.items, *rec.Item)
+			if lerr := st.add(file, v.line, &rec); lerr != nil {
+				lerr.Path = joinPath(v.path, lerr.Path)
+				st = nil
+				return emit(Record{Line: v.line, Err: lerr})
 			}
-			if len(rec.Response) > 0 {
-				var resp respRecord
-				if lerr := decodeLine(file, v.line, rec.Response, &resp); lerr != nil {
-					lerr.Path = joinPath(v.path, joinPath("response", lerr.Path))
-					st = nil
-					return emit(Record{Line: v.line, Err: lerr})
-				}
-				st.resp = resp
-			}
-			switch rec.Type {
-			case "response.completed", "response.incomplete", "response.failed":
+			if st.ended {
 				return flush()
 			}
 			return nil
@@ -177,10 +170,61 @@ func parseOpenAIResponses(ctx context.Context, r io.Reader, file string, emit Em
 }
 
 type respStream struct {
-	line  int
-	resp  respRecord
-	items []respItem
-	hash  recordHash
+	line int
+	respEvents
+	hash recordHash
+}
+
+// respEvents assembles the events of one streamed response (from a log of
+// events or an SSE body): the response of the last event that carries
+// one, with the output_item.done items when that response has no output.
+// A stream cut before its end event keeps the text streamed so far.
+type respEvents struct {
+	resp    respRecord
+	items   []respItem
+	partial strings.Builder // output_text deltas since the last done item
+	ended   bool            // a response.completed, .incomplete or .failed event came
+}
+
+func (a *respEvents) add(file string, line int, ev *respRecord) *LineError {
+	switch ev.Type {
+	case "response.output_item.done":
+		if ev.Item != nil {
+			a.items = append(a.items, *ev.Item)
+			a.partial.Reset()
+		}
+	case "response.output_text.delta":
+		var d string
+		if json.Unmarshal(ev.Delta, &d) == nil {
+			a.partial.WriteString(d)
+		}
+	case "response.completed", "response.incomplete", "response.failed":
+		a.ended = true
+	}
+	if r := trimJSON(ev.Response); len(r) > 0 && string(r) != "null" {
+		a.resp = respRecord{}
+		if lerr := decodeLine(file, line, r, &a.resp); lerr != nil {
+			lerr.Path = joinPath("response", lerr.Path)
+			return lerr
+		}
+	}
+	return nil
+}
+
+// record is the response the events add up to.
+func (a *respEvents) record() respRecord {
+	rec := a.resp
+	if len(rec.Output) == 0 {
+		rec.Output = a.items
+	}
+	if !a.ended {
+		rec.cut = true
+		if a.partial.Len() > 0 {
+			text, _ := json.Marshal([]map[string]string{{"type": "output_text", "text": a.partial.String()}})
+			rec.Output = append(rec.Output[:len(rec.Output):len(rec.Output)], respItem{Type: "message", Role: "assistant", Content: text})
+		}
+	}
+	return rec
 }
 
 func respTraceOf(file string, line int, raw []byte, rec *respRecord) (*model.Trace, *LineError) {
@@ -254,6 +298,9 @@ func respTraceOf(file string, line int, raw []byte, rec *respRecord) (*model.Tra
 	}
 	if t.TraceID == "" && raw != nil {
 		t.TraceID = hashID("openai_responses", raw)
+	}
+	if resp != nil && resp.cut {
+		markIncomplete(t, "the response stream ended before response.completed")
 	}
 	return t, nil
 }
@@ -423,38 +470,26 @@ func respContracts(t *model.Trace, tools []json.RawMessage) *LineError {
 	return nil
 }
 
-// respFromSSE reads a streamed response body (SSE text in a JSON string):
-// the response of its last response.* event that carries one, with the
-// output_item.done items when that response has no output.
+// respFromSSE reads a streamed response body (SSE text in a JSON string).
 func respFromSSE(file string, line int, raw json.RawMessage) (*respRecord, *LineError) {
 	var body string
 	if json.Unmarshal(raw, &body) != nil {
 		return nil, &LineError{Msg: "invalid JSON string"}
 	}
-	var resp respRecord
-	var items []respItem
+	var acc respEvents
 	var lerr *LineError
 	eachSSEData(body, func(_ int, data string) bool {
 		var ev respRecord
-		if lerr = decodeLine(file, line, []byte(data), &ev); lerr != nil {
-			return false
-		}
-		if ev.Item != nil && ev.Type == "response.output_item.done" {
-			items = append(items, *ev.Item)
-		}
-		if r := trimJSON(ev.Response); len(r) > 0 && r[0] == '{' {
-			resp = respRecord{}
-			lerr = decodeLine(file, line, r, &resp)
+		if lerr = decodeLine(file, line, []byte(data), &ev); lerr == nil {
+			lerr = acc.add(file, line, &ev)
 		}
 		return lerr == nil
 	})
 	if lerr != nil {
 		return nil, lerr
 	}
-	if len(resp.Output) == 0 {
-		resp.Output = items
-	}
-	return &resp, nil
+	rec := acc.record()
+	return &rec, nil
 }
 
 // respCassetteTrace reads a recorded Responses API call.

@@ -81,21 +81,26 @@ func machineText(s string) bool {
 	return true
 }
 
-// runQuestion is the first user turn a person wrote; when every user turn
-// is machine-made it is the first one, so a run is never left without the
-// text it started from.
+// runQuestion is the user turn the final answer answers (questionTurn),
+// going back past the turns an agent harness wrote (a lone
+// <system-reminder>, a goose <info-msg>) to the one a person wrote; when
+// every user turn up to it is machine-made it is the first one, so a run
+// is never left without the text it started from.
 func runQuestion(steps []model.Step) string {
+	u := questionTurn(steps)
+	if u < 0 {
+		return ""
+	}
 	first := ""
-	for _, s := range steps {
+	for i := u; i >= 0; i-- {
+		s := steps[i]
 		if s.Kind != model.KindUser {
 			continue
 		}
 		if !machineText(s.Text) {
 			return stripMachineBlocks(s.Text)
 		}
-		if first == "" {
-			first = s.Text
-		}
+		first = s.Text
 	}
 	return first
 }
@@ -123,6 +128,33 @@ func stripMachineBlocks(s string) string {
 	}
 	if t == "" {
 		return s
+	}
+	return t
+}
+
+// bareTurn is a user turn without the <tag>…</tag> blocks a coding agent
+// puts before or after what the person typed: goose sends its <info-msg>
+// first in one call and after the text in the next call's history, and
+// both are the same turn.
+func bareTurn(s string) string {
+	t := strings.TrimSpace(stripMachineBlocks(s))
+	for strings.HasSuffix(t, ">") {
+		open := strings.LastIndex(t, "</")
+		if open < 0 {
+			break
+		}
+		tag := t[open+2 : len(t)-1]
+		if tag == "" || strings.ContainsAny(tag, " \t\n<>/") {
+			break
+		}
+		start := strings.LastIndex(t[:open], "<"+tag+">")
+		if start < 0 {
+			break
+		}
+		t = strings.TrimSpace(t[:start])
+	}
+	if t == "" {
+		return strings.TrimSpace(s)
 	}
 	return t
 }

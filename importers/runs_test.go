@@ -53,16 +53,31 @@ func TestMachineTextAndQuestion(t *testing.T) {
 			t.Errorf("stripMachineBlocks(%q) = %q, want %q", tt.text, got, tt.strip)
 		}
 	}
-	steps := []model.Step{
-		{Kind: model.KindUser, Text: "<environment_context>x</environment_context>"},
-		{Kind: model.KindUser, Text: "<system-reminder>r</system-reminder> How many files?"},
-		{Kind: model.KindUser, Text: "Later question"},
+}
+
+// The question is the user turn the final answer answers (the last one a
+// person wrote), not the first turn of the session.
+func TestRunQuestion(t *testing.T) {
+	u := func(s string) model.Step { return model.Step{Kind: model.KindUser, Text: s} }
+	ans := func(s string) model.Step { return model.Step{Kind: model.KindAnswer, Text: s} }
+	env := u("<environment_context>x</environment_context>")
+	tests := []struct {
+		name  string
+		steps []model.Step
+		want  string
+	}{
+		{"no user turn", []model.Step{ans("hi")}, ""},
+		{"reminder stripped", []model.Step{env, u("<system-reminder>r</system-reminder> How many files?"), ans("3")}, "How many files?"},
+		{"last turn", []model.Step{env, u("First question"), ans("a"), u("Later question"), ans("b")}, "Later question"},
+		{"last turn unanswered", []model.Step{u("First question"), ans("a"), u("Later question"), {Kind: model.KindToolCall, Tool: "ls"}}, "Later question"},
+		{"machine turn after the person's", []model.Step{u("First"), ans("a"), u("Second"), u("<info-msg>now</info-msg>"), ans("b")}, "Second"},
+		{"clarification", []model.Step{u("Book a flight"), {Kind: model.KindClarification, Text: "Where to?"}, u("Paris"), ans("booked")}, "Book a flight"},
+		{"only machine turns", []model.Step{env, ans("a")}, env.Text},
 	}
-	if q := runQuestion(steps); q != "How many files?" {
-		t.Errorf("runQuestion = %q", q)
-	}
-	if q := runQuestion(steps[:1]); q != steps[0].Text {
-		t.Errorf("runQuestion with only machine turns = %q, want the first turn", q)
+	for _, tt := range tests {
+		if q := runQuestion(tt.steps); q != tt.want {
+			t.Errorf("%s: runQuestion = %q, want %q", tt.name, q, tt.want)
+		}
 	}
 }
 

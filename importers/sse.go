@@ -8,7 +8,7 @@ import (
 
 // MetaIncomplete is the Metadata key set on a trace read from a stream
 // cut before its end event; its value says what was missing.
-const MetaIncomplete = "incomplete"
+const MetaIncomplete = model.MetaIncomplete
 
 // markIncomplete records that t was cut short. What the stream had
 // reached stays, but interim text is not a final answer: it becomes an

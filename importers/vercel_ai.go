@@ -63,6 +63,7 @@ func parseVercelAI(ctx context.Context, r io.Reader, file string, emit Emit) err
 		return Record{Line: t.Source.Line, Trace: t}
 	})
 	rec := 0
+	pair := &vercelPairs{alias: map[string]string{}}
 	err := genRecords(ctx, r, func(n int, raw []byte) error {
 		rec++
 		var spans []*genSpan
@@ -77,6 +78,7 @@ func parseVercelAI(ctx context.Context, r io.Reader, file string, emit Emit) err
 				Start:  runTime(m["startTime"]), Attrs: gObj(m, "attributes"), Line: n,
 				Error: gInt(gObj(m, "status")["code"]) == 2}
 			ends[sp] = runTime(m["endTime"])
+			sp.TraceID = pair.traceOf(sp, ends[sp])
 			spans = append(spans, sp)
 			return ""
 		})
@@ -95,6 +97,53 @@ func parseVercelAI(ctx context.Context, r io.Reader, file string, emit Emit) err
 		return emit(Record{Line: 1, Err: &LineError{File: file, Line: 1, Msg: "no span with a prompt, a response or a tool call (embedding spans only): no conversation to import"}})
 	}
 	return nil
+}
+
+// vercelPairs joins the two halves of one call that an exporter wrote
+// without context: the SDK's test exporter (and a span processor started
+// before the tracer provider) gives the ai.generateText span and its
+// ai.generateText.doGenerate child each a traceId of its own and no
+// parent. Two adjacent parentless spans, one the other's .doGenerate or
+// .doStream, of the same telemetry function, the outer's time covering
+// the inner's, are one conversation: the second takes the first's trace.
+type vercelPairs struct {
+	last       *genSpan
+	start, end int64
+	alias      map[string]string // traceId → the trace it joined
+}
+
+func (p *vercelPairs) traceOf(sp *genSpan, end int64) string {
+	if a, ok := p.alias[sp.TraceID]; ok {
+		return a
+	}
+	prev, pStart, pEnd := p.last, p.start, p.end
+	p.last, p.start, p.end = sp, sp.Start, end
+	if prev == nil || sp.Parent != "" || prev.Parent != "" || prev.TraceID == sp.TraceID ||
+		gStr(prev.Attrs, "ai.telemetry.functionId") != gStr(sp.Attrs, "ai.telemetry.functionId") {
+		return sp.TraceID
+	}
+	// Exporters write a span when it ends: the inner one usually first.
+	outer, oStart, oEnd, inner, iStart, iEnd := sp, sp.Start, end, prev, pStart, pEnd
+	if vercelInnerOf(sp.Name) != "" {
+		outer, oStart, oEnd, inner, iStart, iEnd = prev, pStart, pEnd, sp, sp.Start, end
+	}
+	if vercelInnerOf(inner.Name) != outer.Name || oStart > iStart || oEnd < iEnd {
+		return sp.TraceID
+	}
+	p.alias[sp.TraceID] = prev.TraceID
+	p.last = nil // a pair is whole
+	return prev.TraceID
+}
+
+// vercelInnerOf is the call span a model-call span belongs to
+// ("ai.generateText" for "ai.generateText.doGenerate"), "" for others.
+func vercelInnerOf(name string) string {
+	for _, suf := range []string{".doGenerate", ".doStream"} {
+		if strings.HasSuffix(name, suf) {
+			return strings.TrimSuffix(name, suf)
+		}
+	}
+	return ""
 }
 
 func vercelTrace(tid string, spans []*genSpan, ends map[*genSpan]int64) *model.Trace {

@@ -20,7 +20,8 @@ var wildDir = filepath.Join(samplesDir, "wild")
 type wildRow struct {
 	file, format string
 	traces       int
-	questions    int // traces with a question
+	questions    int    // traces with a question
+	firstQ       string // the first trace's question
 	calls        int
 	multiAnswer  int // traces with more than one answer step
 	tokens       int64
@@ -55,6 +56,9 @@ func importWild(t *testing.T, path string) wildRow {
 		}
 		if r.Trace == nil {
 			continue
+		}
+		if row.traces == 0 {
+			row.firstQ = r.Trace.Question
 		}
 		row.traces++
 		if r.Trace.Question != "" {
@@ -97,6 +101,9 @@ type wildExpect struct {
 	calls   int
 	tokens  bool
 	refused string
+	// question: the first trace's question, where the file pins it down
+	// (the turn its final answer answers, not the session's first).
+	question string
 }
 
 // TestWild imports every file of ../shared/samples/wild with no flags and
@@ -177,6 +184,9 @@ func checkWild(t *testing.T, r wildRow, w wildExpect) {
 	if r.traces != w.traces {
 		t.Errorf("%s: %d traces, want %d", r.file, r.traces, w.traces)
 	}
+	if w.question != "" && r.firstQ != w.question {
+		t.Errorf("%s: question %q, want %q", r.file, r.firstQ, w.question)
+	}
 	if !w.noQ && r.questions != r.traces {
 		t.Errorf("%s: %d of %d traces have a question", r.file, r.questions, r.traces)
 	}
@@ -225,11 +235,13 @@ var wildWant = map[string]wildExpect{
 	"openinference/phoenix__pxi_turn_trace.json":                       {format: "openinference", traces: 1, calls: 11, tokens: true},
 	"openinference/phoenix__pxi_turn_subagent_trace.json":              {format: "openinference", traces: 1, calls: 19, tokens: true},
 	"langsmith/langsmith-sdk__langsmith_py_wrap_openai_reasoning.json": {format: "langsmith", traces: 1, tokens: true},
-	// Eight traceIds, one span each; the two embedding spans hold no
-	// conversation and are skipped.
-	"vercel_ai/openinference__all-spans.json":             {format: "vercel_ai", traces: 8, tokens: true},
-	"claude_code/cctranscripts__sample_session.jsonl":     {format: "claude_code", traces: 1, calls: 2},
-	"codex_cli/cctranscripts__sample_codex_session.jsonl": {format: "codex_cli", traces: 1},
+	// Ten spans, each with a traceId of its own and no parent: a call and
+	// its .doGenerate / .doStream are one conversation; the embedding pair
+	// holds none and is skipped.
+	"vercel_ai/openinference__all-spans.json": {format: "vercel_ai", traces: 4, tokens: true},
+	// Two turns: the final answer answers the second.
+	"claude_code/cctranscripts__sample_session.jsonl":     {format: "claude_code", traces: 1, calls: 2, question: "Now add a goodbye function"},
+	"codex_cli/cctranscripts__sample_codex_session.jsonl": {format: "codex_cli", traces: 1, question: "Write a hello world function"},
 	// The recording starts after the prompt was sent: no question.
 	"claude_agent_sdk/openinference__test_query_tool_spans_from_messages.yaml": {format: "claude_agent_sdk", traces: 1, noQ: true, calls: 1, tokens: true},
 	// The instructions are all there is: the user turn is empty.

@@ -57,7 +57,8 @@ type Trace struct {
 	Tools     []ToolContract `json:"tools,omitempty"`
 	Steps     []Step         `json:"steps"`
 	Usage     Usage          `json:"usage"`
-	// Metadata is free-form; a "case_id" key ties the trace to a suite case.
+	// Metadata is free-form; a "case_id" key ties the trace to a suite
+	// case, and MetaIncomplete marks a trace read from a cut stream.
 	Metadata map[string]any `json:"metadata,omitempty"`
 	Source   Source         `json:"-"`
 }
@@ -186,3 +187,7 @@ func (e *RecordError) Error() string {
 	b.WriteString(e.Msg)
 	return b.String()
 }
+
+// MetaIncomplete is the Metadata key an importer sets on a trace read from
+// a stream cut before its end event; its value says what was missing.
+const MetaIncomplete = "incomplete"

@@ -421,7 +421,7 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *WriteStats) (*Recor
 			return &RecordError{Line: t.Source.Line, Path: path, Msg: errNUL}, nil
 		}
 	}
-	sha := contentSHA(t)
+	sha := traceSHA(t)
 	var oldID int64
 	var oldSHA, oldFile string
 	var oldLine int
@@ -539,5 +539,5 @@ func nullJSON(raw json.RawMessage) any {
 	if len(raw) == 0 {
 		return nil
 	}
-	return string(raw)
+	return rawText(raw)
 }

@@ -32,6 +32,9 @@ type TraceSummary struct {
 	Model          string        `json:"model"`  // the model that answered, when the source said
 	// ReservedBy is the labeler holding the trace now (see Reserve), "" when nobody does.
 	ReservedBy string `json:"reserved_by,omitempty"`
+	// Incomplete says what the stream the trace was read from lacked
+	// (model.MetaIncomplete), "" for a whole trace.
+	Incomplete string `json:"incomplete,omitempty"`
 	pk         int64
 }
 
@@ -98,7 +101,8 @@ type Query struct {
 const summarySelect = `SELECT %s AS sort_key, t.trace_id, t.case_id, t.server, t.run_id, t.user_role, t.as_user,
 	t.question, t.outcome, t.started_at, t.case_status, t.suggested_class,
 	t.label_class, COALESCE(s.markers, 0), t.step_count,
-	COALESCE(s.needs_review, 0), t.queued, t.id, s.trace_pk IS NOT NULL, t.model, COALESCE(r.labeler, '')
+	COALESCE(s.needs_review, 0), t.queued, t.id, s.trace_pk IS NOT NULL, t.model, COALESCE(r.labeler, ''),
+	CASE WHEN t.metadata LIKE '%%"` + model.MetaIncomplete + `":%%' THEN t.metadata ELSE '' END
 	FROM traces t
 	LEFT JOIN scores s ON s.trace_pk = t.id
 	LEFT JOIN reservations r ON r.trace_pk = t.id AND r.expires_ms > ?`
@@ -215,12 +219,13 @@ func (s *Store) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Curso
 	for rows.Next() {
 		var ts TraceSummary
 		var key any
-		var outcome, status string
+		var outcome, status, meta string
 		if err := rows.Scan(&key, &ts.TraceID, &ts.CaseID, &ts.Server, &ts.RunID, &ts.UserRole, &ts.AsUser,
 			&ts.Question, &outcome, &ts.StartedAt, &status, &ts.SuggestedClass, &ts.LabelClass, &ts.Markers,
-			&ts.Steps, &ts.NeedsReview, &ts.Queued, &ts.pk, &ts.Scored, &ts.Model, &ts.ReservedBy); err != nil {
+			&ts.Steps, &ts.NeedsReview, &ts.Queued, &ts.pk, &ts.Scored, &ts.Model, &ts.ReservedBy, &meta); err != nil {
 			return nil, nil, err
 		}
+		ts.Incomplete = incompleteOf(meta)
 		ts.Outcome, ts.Status = model.Outcome(outcome), model.Status(status)
 		out = append(out, ts)
 		keys = append(keys, key)
@@ -234,6 +239,27 @@ func (s *Store) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Curso
 		next = &Cursor{Key: keys[len(keys)-1], PK: out[len(out)-1].pk}
 	}
 	return out, next, nil
+}
+
+// incompleteOf reads model.MetaIncomplete from a trace's metadata JSON:
+// the query only selects the metadata that may hold it (a LIKE both
+// dialects run), and the key must be a top-level one.
+func incompleteOf(meta string) string {
+	if meta == "" {
+		return ""
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(meta), &m) != nil {
+		return ""
+	}
+	v, ok := m[model.MetaIncomplete]
+	if !ok {
+		return ""
+	}
+	if s, ok := v.(string); ok && s != "" {
+		return s
+	}
+	return "incomplete"
 }
 
 // Counts are the queue header: how many traces per class and per status.
