@@ -572,8 +572,9 @@ func inspectOutcome(s *inspectSample) model.Outcome {
 }
 
 // Caps on what an .eval archive may inflate to, so a small zip cannot
-// make the import exhaust memory (an archive bomb): per member, and for
-// the whole file.
+// make the import exhaust memory (an archive bomb): per member (a member
+// is one record, so the record cap, --max-record, applies when it is
+// lower), and for the whole file.
 // Variables so tests can lower them.
 var (
 	maxMemberBytes  int64 = 256 << 20
@@ -604,13 +605,14 @@ func parseInspectZip(ctx context.Context, r io.Reader, file string, emit Emit) e
 		return d.IOReadCloser()
 	})
 	var inflated int64 // bytes inflated so far, all members
+	memberCap := min(maxMemberBytes, recordCap(ctx))
 	read := func(f *zip.File) ([]byte, *LineError) {
 		rc, err := f.Open()
 		if err != nil {
 			return nil, &LineError{File: file, Path: memberPath(f.Name), Msg: err.Error()}
 		}
 		defer rc.Close()
-		cr := &capReader{r: rc, member: maxMemberBytes, file: maxArchiveBytes - inflated}
+		cr := &capReader{r: rc, member: memberCap, file: maxArchiveBytes - inflated}
 		var raw json.RawMessage
 		err = json.NewDecoder(cr).Decode(&raw)
 		inflated += cr.n
@@ -698,7 +700,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 	limit := min(c.member, c.file)
 	if c.n >= limit {
 		if c.member <= c.file {
-			c.over = fmt.Sprintf("inflates past %d MiB, the cap on one .eval member", c.member>>20)
+			c.over = fmt.Sprintf("inflates past %d MiB, the cap on one .eval member (--max-record raises it up to 256 MiB)", c.member>>20)
 		} else {
 			c.over = fmt.Sprintf("inflates the archive past %d MiB, the cap on a whole .eval file", maxArchiveBytes>>20)
 		}

@@ -94,6 +94,16 @@ func TestInspectInflateCaps(t *testing.T) {
 	}
 }
 
+// A member is one record: the record cap (--max-record) bounds it too.
+func TestInspectMemberTakesTheRecordCap(t *testing.T) {
+	data, _ := os.ReadFile(filepath.Join(formatsDir, "inspect", "eval.eval"))
+	_, err := ParseWith(context.Background(), bytes.NewReader(rezip(t, data, zipMethodZstd)), "bomb.eval", Options{MaxRecord: 64},
+		func(r Record) error { return r.Err })
+	if err == nil || !strings.Contains(err.Error(), "the cap on one .eval member") {
+		t.Errorf("record cap 64 bytes: %v, want the member cap named", err)
+	}
+}
+
 // The same log written as .json and as .eval is one trace: same id, same
 // content.
 func TestWildInspectJSONAndEvalAgree(t *testing.T) {
