@@ -636,12 +636,12 @@ func parseInspectZip(ctx context.Context, r io.Reader, file string, emit Emit) e
 			if f.Name != name || found {
 				continue
 			}
-			b, lerr := read(f)
-			if lerr == nil {
-				lerr = decodeLine(file, 0, b, &head)
-			}
+			b, lerr := read(f) // its error names the member already
 			if lerr != nil {
-				lerr.Path = joinPath(name, lerr.Path)
+				return lerr
+			}
+			if lerr = decodeLine(file, 0, b, &head); lerr != nil {
+				lerr.Path = strings.TrimSuffix(memberPath(name)+": "+lerr.Path, ": ")
 				return lerr
 			}
 			found = true
