@@ -91,6 +91,9 @@ func TestInspectInflateCaps(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), ".json") {
 			t.Errorf("caps %d/%d: %v, want the member named and %q", tt.member, tt.file, err, tt.want)
 		}
+		if err != nil && strings.Contains(err.Error(), `header.json."header.json"`) {
+			t.Errorf("caps %d/%d: %v names its member twice", tt.member, tt.file, err)
+		}
 	}
 }
 
