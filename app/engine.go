@@ -27,7 +27,7 @@ type Engine struct {
 	sha string          // configSHA(cfg): which stored scores are current
 	sc  *scoring.Scorer // built once per configuration (see scorer)
 
-	cases caseLocks // serializes the label actions on one case (labels.go)
+	cases caseLocks  // serializes the label actions on one case (labels.go)
 	bg    background // rescores the traces an action marked stale (background.go)
 }
 
