@@ -22,6 +22,7 @@ func labelEngine(t *testing.T) *Engine {
 		t.Fatal(err)
 	}
 	e.SetPolicy(policy(t))
+	t.Cleanup(e.stopBackground) // before the store closes (cleanups run last first)
 	if _, err := e.Rescore(context.Background(), nil, nil); err != nil {
 		t.Fatal(err)
 	}
