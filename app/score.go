@@ -258,7 +258,15 @@ func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write
 		w := newBatchWriter(ctx, e, write)
 		err := loadAhead(ctx, ids, e.loadScoring, func(b scoringBatch) error {
 			ts, cases := b.traces, b.cases
-			if err := book.load(ctx, e.st, ts); err != nil {
+			// Only the traces without a person's gold read peers: a gold
+			// edit's own rescore need not read its whole question.
+			var takers []*model.Trace
+			for _, t := range ts {
+				if cr := cases[t.TraceID]; cr == nil || cr.GoldOrigin != store.OriginHuman {
+					takers = append(takers, t)
+				}
+			}
+			if err := book.load(ctx, e.st, takers); err != nil {
 				return err
 			}
 			rs := scoreBatch(sc, ts, cases, book)

@@ -218,6 +218,7 @@ func ops(args []string) error {
 	path := fs.String("db", "tracelab.db", "scored database")
 	reps := fs.Int("n", 15, "repetitions of each timed operation")
 	report := fs.Bool("report", true, "also time the report (R), 3 times")
+	accept := fs.String("accept", "", "also time `a` on traces whose question contains this (one shared by many, e.g. \"EMEA last quarter\"), then the background rescore of their peers")
 	fs.Parse(args)
 	ctx := context.Background()
 	e, err := app.Open(ctx, *path, app.Files{})
@@ -291,6 +292,34 @@ func ops(args []string) error {
 		return err
 	}); err != nil {
 		return err
+	}
+	if *accept != "" {
+		shared, _, err := e.ListTraces(ctx, app.Query{Filter: app.Filter{Search: *accept}, Limit: 2000})
+		if err != nil {
+			return err
+		}
+		var takers []string // traces whose gold is not a person's yet
+		for _, t := range shared {
+			if cr, err := e.CaseForTrace(ctx, t.TraceID); err != nil {
+				return err
+			} else if cr == nil || cr.GoldOrigin != "human" {
+				takers = append(takers, t.TraceID)
+			}
+		}
+		if len(takers) < *reps {
+			return fmt.Errorf("%d traces without a person's gold ask %q; need %d", len(takers), *accept, *reps)
+		}
+		if err := timeIt("accept (a), shared question", func(i int) error {
+			_, err := e.AcceptSuggestion(ctx, takers[i], "bench")
+			return err
+		}); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		if err := e.WaitIdle(ctx); err != nil {
+			return err
+		}
+		fmt.Printf("%-28s %7.1f s after the last accept\n", "background rescore", time.Since(t0).Seconds())
 	}
 	if !*report {
 		return nil
