@@ -27,7 +27,8 @@ type Engine struct {
 	sha string          // configSHA(cfg): which stored scores are current
 	sc  *scoring.Scorer // built once per configuration (see scorer)
 
-	cases caseLocks // serializes the label actions on one case (labels.go)
+	cases caseLocks  // serializes the label actions on one case (labels.go)
+	bg    background // rescores the traces an action marked stale (background.go)
 }
 
 // The store's row and query types, re-exported so front ends name them
@@ -114,8 +115,12 @@ type ConfigError struct{ Err error }
 func (e *ConfigError) Error() string { return e.Err.Error() }
 func (e *ConfigError) Unwrap() error { return e.Err }
 
-// Close closes the database.
-func (e *Engine) Close() error { return e.st.Close() }
+// Close stops the background rescore (what it left undone stays marked
+// in the database) and closes the database.
+func (e *Engine) Close() error {
+	e.stopBackground()
+	return e.st.Close()
+}
 
 // ReadOnly says the database was opened read-only (the file is not
 // writable by this process): browsing works, edits and scoring fail.

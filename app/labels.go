@@ -117,6 +117,11 @@ func (e *Engine) actLocked(ctx context.Context, traceID, who string, humanGold b
 // rescore says so), rescores the trace.
 func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group, rescore bool) (ActionResult, error) {
 	res := ActionResult{Group: g.ID, Action: g.Action}
+	if g.Peers > 0 {
+		// Asked for even when rescoring this trace fails below: the marks
+		// are committed with the action.
+		defer e.rescoreInBackground(traceID)
+	}
 	for _, ev := range g.Events {
 		res.Changed = append(res.Changed, ev.Field)
 		rescore = rescore || strings.HasPrefix(ev.Field, "gold.")
@@ -128,9 +133,10 @@ func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group,
 	if !rescore {
 		return res, nil
 	}
-	// The trace, and when its gold can teach, the traces of the same
-	// question that take their gold from peers (found by the question index).
-	if _, err := e.ScoreTraces(ctx, []string{traceID}, nil); err != nil {
+	// The trace alone: the traces of its question it teaches were marked
+	// stale by the action's transaction and are rescored in the background
+	// (see below), so the labeler waits for one trace, not its question.
+	if _, err := e.scoreOne(ctx, traceID); err != nil {
 		return res, fmt.Errorf("rescoring %s: %w", traceID, err)
 	}
 	res.Score, err = e.ScoreOf(ctx, traceID)

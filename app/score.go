@@ -149,7 +149,7 @@ func (e *Engine) scoreStale(ctx context.Context, progress Progress, emit func([]
 	if err != nil {
 		return ScoreSummary{}, err
 	}
-	sum, err := e.scoreTraces(ctx, stale, true, progress, emit)
+	sum, err := e.scoreTraces(ctx, stale, true, true, progress, emit)
 	sum.Total = total
 	return sum, err
 }
@@ -162,7 +162,7 @@ func (e *Engine) ScoreTraces(ctx context.Context, ids []string, progress Progres
 	if err != nil {
 		return ScoreSummary{}, err
 	}
-	return e.scoreTraces(ctx, todo, true, progress, nil)
+	return e.scoreTraces(ctx, todo, true, true, progress, nil)
 }
 
 // ScoreTraces is Engine.ScoreTraces for a store and a configuration: it
@@ -230,7 +230,11 @@ func dedupe(xs []string) []string {
 // and are scored against it. With write, every batch's scores and
 // suggested cases are stored in one transaction; emit, when set, sees
 // every batch's results. Nothing of the whole run is held in memory.
-func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write bool, progress Progress,
+// With takers (and write), the traces whose suggestion a trace with a
+// person's gold scored here feeds are rescored in the same run; without,
+// exactly todo is scored and the caller sees to those takers (marks them
+// stale for the background rescore).
+func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write, takers bool, progress Progress,
 	emit func([]Result) error) (ScoreSummary, error) {
 	var sum ScoreSummary
 	sc, err := e.scorer()
@@ -254,7 +258,15 @@ func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write
 		w := newBatchWriter(ctx, e, write)
 		err := loadAhead(ctx, ids, e.loadScoring, func(b scoringBatch) error {
 			ts, cases := b.traces, b.cases
-			if err := book.load(ctx, e.st, ts); err != nil {
+			// Only the traces without a person's gold read peers: a gold
+			// edit's own rescore need not read its whole question.
+			var takers []*model.Trace
+			for _, t := range ts {
+				if cr := cases[t.TraceID]; cr == nil || cr.GoldOrigin != store.OriginHuman {
+					takers = append(takers, t)
+				}
+			}
+			if err := book.load(ctx, e.st, takers); err != nil {
 				return err
 			}
 			rs := scoreBatch(sc, ts, cases, book)
@@ -287,7 +299,7 @@ func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write
 	if err := run(human); err != nil {
 		return sum, err
 	}
-	if len(human) > 0 && write {
+	if len(human) > 0 && write && takers {
 		// Their gold may have changed what the traces of the same
 		// question are suggested: rescore those too, even if current.
 		takers, err := e.st.SuggestionTakers(ctx, dedupe(teach))
@@ -620,7 +632,7 @@ func (e *Engine) evaluate(ctx context.Context, ids []string, progress Progress) 
 		}
 	}
 	var out []Result
-	_, err = e.scoreTraces(ctx, append(human, rest...), false, progress, func(rs []Result) error {
+	_, err = e.scoreTraces(ctx, append(human, rest...), false, false, progress, func(rs []Result) error {
 		out = append(out, rs...)
 		return nil
 	})
@@ -661,7 +673,7 @@ func (e *Engine) scoreAll(ctx context.Context, ids []string, progress Progress) 
 		return nil, err
 	}
 	var out []Result
-	_, err = e.scoreTraces(ctx, todo, true, progress, func(rs []Result) error {
+	_, err = e.scoreTraces(ctx, todo, true, true, progress, func(rs []Result) error {
 		for _, r := range rs {
 			if want[r.Score.TraceID] {
 				out = append(out, r)
@@ -802,19 +814,37 @@ func isEmptyGold(g model.Gold) bool {
 		g.FreshnessBoundHours == nil && g.PolicyScope == ""
 }
 
-// freshen rescores one trace when its stored score is missing or stale, so
-// what a screen shows of it is current.
+// freshen rescores one trace when its stored score is missing or stale
+// (a peer's teaching marked it so, among others), so what a screen shows
+// of it is current.
 func (e *Engine) freshen(ctx context.Context, traceID string) error {
 	ok, err := e.st.ScoreCurrent(ctx, traceID, e.configSHA())
 	if err != nil || ok {
 		return err
 	}
-	cases, err := e.st.CasesForTraces(ctx, []string{traceID})
-	if err != nil {
+	human, err := e.scoreOne(ctx, traceID)
+	if err != nil || !human {
 		return err
 	}
-	cr := cases[traceID]
-	todo := []store.StaleTrace{{TraceID: traceID, HumanGold: cr != nil && cr.GoldOrigin == store.OriginHuman}}
-	_, err = e.scoreTraces(ctx, todo, true, nil, nil)
+	// Its score (grounded, the fields it used) is part of what it teaches:
+	// the traces it teaches are marked stale and rescored in the background.
+	n, err := e.st.MarkTakersStale(ctx, []string{traceID})
+	if n > 0 {
+		e.rescoreInBackground(traceID)
+	}
 	return err
+}
+
+// scoreOne scores one trace and stores its score, and nothing else (the
+// traces it teaches are the caller's, see freshen and afterAction), so a
+// screen waits for one trace. human says its gold is a person's.
+func (e *Engine) scoreOne(ctx context.Context, traceID string) (human bool, err error) {
+	cases, err := e.st.CasesForTraces(ctx, []string{traceID})
+	if err != nil {
+		return false, err
+	}
+	cr := cases[traceID]
+	human = cr != nil && cr.GoldOrigin == store.OriginHuman
+	_, err = e.scoreTraces(ctx, []store.StaleTrace{{TraceID: traceID, HumanGold: human}}, true, false, nil, nil)
+	return human, err
 }

@@ -2,7 +2,8 @@ package app
 
 import (
 	"context"
-	"slices"
+
+	"tracelab/store"
 )
 
 // scoreChunk is how many traces one committed scoring step covers: a kill
@@ -10,41 +11,70 @@ import (
 // workbench start picks up whatever is still unscored.
 const scoreChunk = 2000
 
-// ScoreUnscored scores every trace that has no score, plus extra (traces
-// whose score is stale, e.g. just re-imported), committing each chunk of
-// scoreChunk traces before the next starts. It returns how many traces it
-// scored.
+// ScoreUnscored scores every trace not marked current (no score, a score
+// from other content or gold, or one a peer's edit marked stale), plus
+// extra (e.g. just re-imported), committing each chunk of scoreChunk
+// traces before the next starts. Traces with a person's gold go first and
+// mark stale the traces they teach, which the same call then scores. It
+// returns how many traces it scored.
 func (e *Engine) ScoreUnscored(ctx context.Context, extra []string, progress Progress) (int, error) {
-	ids, err := e.st.UnscoredTraceIDs(ctx)
-	if err != nil {
-		return 0, err
-	}
-	ids = union(extra, ids)
-	for start := 0; start < len(ids); start += scoreChunk {
-		chunk := ids[start:min(start+scoreChunk, len(ids))]
-		if _, err := e.Rescore(ctx, chunk, nil); err != nil {
-			return start, err
+	n := 0
+	// Two passes at most: the first may mark takers it did not list (the
+	// gold of the traces it scored teaches them); the second scores those.
+	for pass := 0; pass < 2; pass++ {
+		todo, err := e.st.MarkedTraces(ctx)
+		if err != nil {
+			return n, err
 		}
-		if progress != nil {
-			progress(start+len(chunk), len(ids))
+		if pass == 0 && len(extra) > 0 {
+			first, err := e.withTakers(ctx, extra)
+			if err != nil {
+				return n, err
+			}
+			todo = unionStale(first, todo)
+		}
+		taught := false
+		for start := 0; start < len(todo); start += scoreChunk {
+			chunk := todo[start:min(start+scoreChunk, len(todo))]
+			if _, err := e.scoreTraces(ctx, chunk, true, false, nil, nil); err != nil {
+				return n, err
+			}
+			var human []string
+			for _, t := range chunk {
+				if t.HumanGold {
+					human = append(human, t.TraceID)
+				}
+			}
+			marked, err := e.st.MarkTakersStale(ctx, human)
+			if err != nil {
+				return n, err
+			}
+			taught = taught || marked > 0
+			n += len(chunk)
+			if progress != nil {
+				progress(start+len(chunk), len(todo))
+			}
+		}
+		if !taught {
+			break
 		}
 	}
-	return len(ids), nil
+	return n, nil
 }
 
-// union is a then the elements of b not in a.
-func union(a, b []string) []string {
+// unionStale is a then the traces of b not in a.
+func unionStale(a, b []store.StaleTrace) []store.StaleTrace {
 	if len(a) == 0 {
 		return b
 	}
 	seen := make(map[string]bool, len(a))
-	out := slices.Clone(a)
-	for _, x := range a {
-		seen[x] = true
+	for _, t := range a {
+		seen[t.TraceID] = true
 	}
-	for _, x := range b {
-		if !seen[x] {
-			out = append(out, x)
+	out := append([]store.StaleTrace(nil), a...)
+	for _, t := range b {
+		if !seen[t.TraceID] {
+			out = append(out, t)
 		}
 	}
 	return out

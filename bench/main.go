@@ -218,6 +218,8 @@ func ops(args []string) error {
 	path := fs.String("db", "tracelab.db", "scored database")
 	reps := fs.Int("n", 15, "repetitions of each timed operation")
 	report := fs.Bool("report", true, "also time the report (R), 3 times")
+	accept := fs.String("accept", "", "also time `a` on traces whose question contains this (one shared by many, e.g. \"EMEA last quarter\"), then the background rescore of their peers")
+	settle := fs.Bool("settle", false, "with -accept: let the background rescore finish before each timed `a`")
 	fs.Parse(args)
 	ctx := context.Background()
 	e, err := app.Open(ctx, *path, app.Files{})
@@ -233,9 +235,15 @@ func ops(args []string) error {
 		return fmt.Errorf("%s holds %d traces; need %d", *path, len(page), *reps)
 	}
 	pick := func(i int) app.TraceSummary { return page[(i*131+7)%len(page)] }
+	var prep func() error // run untimed before each repetition
 	timeIt := func(name string, fn func(i int) error) error {
 		ds := make([]time.Duration, *reps)
 		for i := range ds {
+			if prep != nil {
+				if err := prep(); err != nil {
+					return err
+				}
+			}
 			t0 := time.Now()
 			if err := fn(i); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
@@ -291,6 +299,37 @@ func ops(args []string) error {
 		return err
 	}); err != nil {
 		return err
+	}
+	if *accept != "" {
+		shared, _, err := e.ListTraces(ctx, app.Query{Filter: app.Filter{Search: *accept}, Limit: 2000})
+		if err != nil {
+			return err
+		}
+		var takers []string // traces whose gold is not a person's yet
+		for _, t := range shared {
+			if cr, err := e.CaseForTrace(ctx, t.TraceID); err != nil {
+				return err
+			} else if cr == nil || cr.GoldOrigin != "human" {
+				takers = append(takers, t.TraceID)
+			}
+		}
+		if len(takers) < *reps {
+			return fmt.Errorf("%d traces without a person's gold ask %q; need %d", len(takers), *accept, *reps)
+		}
+		if *settle {
+			prep = func() error { return e.WaitIdle(ctx) }
+		}
+		if err := timeIt("accept (a), shared question", func(i int) error {
+			_, err := e.AcceptSuggestion(ctx, takers[i], "bench")
+			return err
+		}); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		if err := e.WaitIdle(ctx); err != nil {
+			return err
+		}
+		fmt.Printf("%-28s %7.1f s after the last accept\n", "background rescore", time.Since(t0).Seconds())
 	}
 	if !*report {
 		return nil

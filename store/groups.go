@@ -25,6 +25,10 @@ type Group struct {
 	ID     int64
 	Action string // edit | undo | redo
 	Events []Event
+	// Peers is how many traces of the case's question, scored against
+	// gold suggested from their peers, the action marked stale because it
+	// changed what the case teaches them (see markAfterEditTx).
+	Peers int64
 }
 
 // ErrNothingToRedo is returned by RedoGroup when who has undone nothing
@@ -40,8 +44,11 @@ var errNoChange = errors.New("no change")
 // returns the changes, so an edit is computed from the stored value and
 // never from a stale screen. Changes that leave a field as it is are
 // skipped; when nothing changes nothing is written and the group's ID is 0.
-// humanGold marks the gold as a person's even when no gold field changed
-// (a person accepted the machine's gold as it is).
+// humanGold says a person accepted the machine's suggestion: the gold
+// becomes theirs even when no gold field changed, and so does the label
+// when they have none of their own yet (its fields are written though
+// their values stay), so accepting a suggestion that is already the case's
+// makes it the person's instead of doing nothing.
 func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bool, fn func(*CaseRecord) ([]FieldChange, error)) (Group, error) {
 	var g Group
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -63,6 +70,7 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 		if err != nil {
 			return err
 		}
+		adopt := humanGold && rs.Rater(who) == nil
 		var todo []FieldChange
 		for _, c := range changes {
 			if c.Field == FieldAdjudication {
@@ -86,7 +94,7 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 			// A key that leaves the label as shown is no rating: a person
 			// becomes a rater of a case by changing its label or by
 			// confirming it (which endorses the label as it stands).
-			if nv, _ := probe.Field(c.Field); string(nv) != string(old) {
+			if nv, _ := probe.Field(c.Field); string(nv) != string(old) || (adopt && strings.HasPrefix(c.Field, "label.")) {
 				todo = append(todo, c)
 			}
 		}
@@ -97,7 +105,10 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 		}
 		if len(todo) == 0 {
 			if humanGold && cr.GoldOrigin != "human" {
-				return nil // the origin changed: keep that, with no group
+				// The origin changed: keep that, with no group; the gold
+				// now teaches its question's other traces.
+				g.Peers, err = markAfterEditTx(ctx, tx, traceID, cr, nil, true, cr.Status)
+				return err
 			}
 			return errNoChange
 		}
@@ -118,12 +129,23 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 				status = model.Status(jsonString(c.Value))
 			}
 		}
+		if g.Peers, err = markAfterEditTx(ctx, tx, traceID, cr, eventFields(g.Events), humanGold, status); err != nil {
+			return err
+		}
 		return s.followEditTx(ctx, tx, traceID, who, status)
 	})
 	if errors.Is(err, errNoChange) {
 		return Group{}, nil
 	}
 	return g, err
+}
+
+func eventFields(evs []Event) []string {
+	out := make([]string, len(evs))
+	for i, ev := range evs {
+		out[i] = ev.Field
+	}
+	return out
 }
 
 // jsonString is the string a JSON string value holds ("" otherwise).
@@ -254,6 +276,9 @@ func (s *Store) revert(ctx context.Context, traceID, who, action string, none er
 			if c.field == "status" {
 				status = model.Status(jsonString(c.old))
 			}
+		}
+		if g.Peers, err = markAfterEditTx(ctx, tx, traceID, cr, eventFields(g.Events), false, status); err != nil {
+			return err
 		}
 		return s.followEditTx(ctx, tx, traceID, who, status)
 	})

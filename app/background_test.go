@@ -1,0 +1,324 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"tracelab/store"
+)
+
+// The teacher of peerEngine's question (task-specific server) and how
+// many clones of trace_9f31c2 (generic-warehouse) ask the same question.
+const (
+	teacher = "trace_4be07a"
+	clones  = 60
+)
+
+// peerEngine is an engine on the bundled traces plus clones copies of
+// trace_9f31c2, all asking one question, scored: every clone takes its
+// gold from the question's peers. It returns the database's path too.
+func peerEngine(t *testing.T) (*Engine, string) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.db")
+	var line string
+	f, err := os.Open("../testdata/traces/generic-warehouse.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"trace_id":"trace_9f31c2"`) {
+			line = sc.Text()
+		}
+	}
+	f.Close()
+	if line == "" {
+		t.Fatal("trace_9f31c2 not in generic-warehouse.jsonl")
+	}
+	var b strings.Builder
+	for i := range clones {
+		b.WriteString(strings.Replace(line, `"trace_9f31c2"`, fmt.Sprintf(`"clone_%03d"`, i), 1) + "\n")
+	}
+	clonePath := filepath.Join(dir, "clones.jsonl")
+	if err := os.WriteFile(clonePath, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("../testdata/traces/*.jsonl")
+	for _, f := range append(files, clonePath) {
+		if _, err := ImportFile(ctx, st, f, ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := openPeerEngine(t, st)
+	if _, err := e.Rescore(ctx, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	return e, path
+}
+
+func openPeerEngine(t *testing.T, st *store.Store) *Engine {
+	t.Helper()
+	e, err := New(context.Background(), st, Files{Lineage: "../testdata/lineage.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SetPolicy(policy(t))
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// holdBackground makes the engine's background rescore wait until the
+// returned release is called (or the engine is closed).
+func holdBackground(e *Engine) (release func()) {
+	ch := make(chan struct{})
+	e.bg.hold = func(ctx context.Context) {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		}
+	}
+	return func() { close(ch) }
+}
+
+// takersOf lists the traces of the question of id that take their gold
+// from peers, id left out.
+func takersOf(t *testing.T, e *Engine, id string) []string {
+	t.Helper()
+	ctx := context.Background()
+	tr, err := e.Trace(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := e.st.SuggestionTakers(ctx, []string{store.QuestionKey(tr.Question)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids = slices.DeleteFunc(ids, func(x string) bool { return x == id })
+	if len(ids) < clones {
+		t.Fatalf("%d takers of %s's question, want at least %d", len(ids), id, clones)
+	}
+	return ids
+}
+
+func marked(t *testing.T, e *Engine) []string {
+	t.Helper()
+	ms, err := e.st.MarkedTraces(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range ms {
+		ids = append(ids, m.TraceID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func current(t *testing.T, e *Engine, id string) bool {
+	t.Helper()
+	ok, err := e.st.ScoreCurrent(context.Background(), id, e.configSHA())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+// suggestedGold is the gold stored in a trace's (machine) case.
+func suggestedGold(t *testing.T, e *Engine, id string) string {
+	t.Helper()
+	cr, err := e.CaseForTrace(context.Background(), id)
+	if err != nil || cr == nil {
+		t.Fatalf("case of %s: %v %v", id, cr, err)
+	}
+	b, _ := json.Marshal(cr.Case.Gold)
+	return string(b)
+}
+
+// freshGold is the gold the engine suggests for a trace now, from the
+// peers as stored.
+func freshGold(t *testing.T, e *Engine, id string) string {
+	t.Helper()
+	g, err := e.SuggestGold(context.Background(), id)
+	if err != nil || g == nil {
+		t.Fatalf("suggestion for %s: %v", id, err)
+	}
+	b, _ := json.Marshal(g.Gold)
+	return string(b)
+}
+
+// usedFields is the fields a trace's score says it used, as a JSON list:
+// as its gold, they make it grounded, so it teaches them.
+func usedFields(t *testing.T, e *Engine, id string) json.RawMessage {
+	t.Helper()
+	sc, err := e.ScoreOf(context.Background(), id)
+	if err != nil || sc == nil {
+		t.Fatalf("score of %s: %v", id, err)
+	}
+	var fs []string
+	for _, f := range sc.FieldsUsed {
+		fs = append(fs, f.Field)
+	}
+	if len(fs) == 0 {
+		t.Fatalf("%s used no fields", id)
+	}
+	v, _ := json.Marshal(fs)
+	return v
+}
+
+// The gold edit of a case with many peers scores that case alone and
+// marks its question's takers stale in the same step; the background
+// rescore brings them to the new suggestion.
+func TestGoldEditMarksPeersAndRescoresThemInTheBackground(t *testing.T) {
+	ctx := context.Background()
+	e, _ := peerEngine(t)
+	takers := takersOf(t, e, teacher)
+	if m := marked(t, e); len(m) != 0 {
+		t.Fatalf("marked before any edit: %v", m)
+	}
+	before := suggestedGold(t, e, "clone_000")
+	release := holdBackground(e)
+	v := usedFields(t, e, teacher)
+	res, err := e.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Score == nil || !current(t, e, teacher) {
+		t.Fatalf("the edited trace was not rescored (score %v)", res.Score)
+	}
+	// Nothing but the edited trace was scored in the action: every taker
+	// is still marked, none is current.
+	want := slices.Sorted(slices.Values(takers))
+	if got := marked(t, e); !slices.Equal(got, want) {
+		t.Fatalf("marked after the edit:\n%v\nwant the takers:\n%v", got, want)
+	}
+	for _, id := range takers {
+		if current(t, e, id) {
+			t.Fatalf("%s looks current before the background rescore", id)
+		}
+	}
+	release()
+	if err := e.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m := marked(t, e); len(m) != 0 {
+		t.Fatalf("still marked after the background rescore: %v", m)
+	}
+	for _, id := range takers {
+		if !current(t, e, id) {
+			t.Errorf("%s not current after the background rescore", id)
+		}
+	}
+	after := suggestedGold(t, e, "clone_000")
+	if after == before || after != freshGold(t, e, "clone_000") {
+		t.Errorf("clone_000's suggested gold %s (before the edit %s), want the fresh suggestion %s",
+			after, before, freshGold(t, e, "clone_000"))
+	}
+}
+
+// A confirm changes what a case teaches though no gold moved: its peers
+// are marked stale and pick up the newly taught gold; a label edit of a
+// case that teaches nothing marks nobody.
+func TestConfirmMarksPeersStale(t *testing.T) {
+	ctx := context.Background()
+	e, _ := peerEngine(t)
+	takers := takersOf(t, e, teacher)
+	release := holdBackground(e)
+	for _, f := range []func(context.Context, string, string) (ActionResult, error){e.ToggleGrounded, e.ToggleCorrect} {
+		if _, err := f(ctx, teacher, "peer"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// (The teacher itself may be marked: its first label created its case.)
+	if m := slices.DeleteFunc(marked(t, e), func(id string) bool { return id == teacher }); len(m) != 0 {
+		t.Fatalf("a label edit of a case that teaches nothing marked %v", m)
+	}
+	before := suggestedGold(t, e, "clone_000")
+	if _, err := e.ConfirmLabel(ctx, teacher, "peer", true); err != nil {
+		t.Fatal(err)
+	}
+	got := slices.DeleteFunc(marked(t, e), func(id string) bool { return id == teacher })
+	if want := slices.Sorted(slices.Values(takers)); !slices.Equal(got, want) {
+		t.Fatalf("marked after the confirm:\n%v\nwant the takers:\n%v", got, want)
+	}
+	release()
+	if err := e.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after := suggestedGold(t, e, "clone_000")
+	if after == before || after != freshGold(t, e, "clone_000") {
+		t.Errorf("clone_000's suggested gold %s (before the confirm %s), want the fresh suggestion %s",
+			after, before, freshGold(t, e, "clone_000"))
+	}
+	// Unconfirming takes the lesson back: marked again.
+	release = holdBackground(e)
+	if _, err := e.UndoAction(ctx, teacher, "peer"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(slices.DeleteFunc(marked(t, e), func(id string) bool { return id == teacher })); n != len(takers) {
+		t.Errorf("undoing the confirm marked %d traces, want %d", n, len(takers))
+	}
+	release()
+	if err := e.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := suggestedGold(t, e, "clone_000"); got != before {
+		t.Errorf("after the undo clone_000 suggests %s, want %s again", got, before)
+	}
+}
+
+// A process that dies between the action and the background rescore
+// leaves the marks in the database: opening a peer rescores it first and
+// the next workbench open scores the rest.
+func TestMarksSurviveAKilledBackgroundRescore(t *testing.T) {
+	ctx := context.Background()
+	e, path := peerEngine(t)
+	takers := takersOf(t, e, teacher)
+	holdBackground(e) // never released: Close cancels it
+	v := usedFields(t, e, teacher)
+	if _, err := e.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e = openPeerEngine(t, st)
+	if len(marked(t, e)) != len(takers) {
+		t.Fatalf("%d marked after reopening, want the %d takers", len(marked(t, e)), len(takers))
+	}
+	release := holdBackground(e)
+	defer release()
+	if _, err := e.ScoreOf(ctx, "clone_000"); err != nil {
+		t.Fatal(err)
+	}
+	if !current(t, e, "clone_000") || suggestedGold(t, e, "clone_000") != freshGold(t, e, "clone_000") {
+		t.Errorf("opening clone_000 did not rescore it on the new peers")
+	}
+	if len(marked(t, e)) != len(takers)-1 {
+		t.Errorf("%d marked after opening one, want %d", len(marked(t, e)), len(takers)-1)
+	}
+	n, err := e.ScoreUnscored(ctx, nil, nil)
+	if err != nil || n != len(takers)-1 {
+		t.Fatalf("ScoreUnscored scored %d (%v), want %d", n, err, len(takers)-1)
+	}
+	if m := marked(t, e); len(m) != 0 {
+		t.Errorf("still marked: %v", m)
+	}
+}
