@@ -264,7 +264,9 @@ func TestProgramForbidUndoKeepsSuggestions(t *testing.T) {
 	p.send("tab", "tab") // steps -> detail -> scoring
 	p.waitFor("Scoring")
 	p.send("x")
-	rec := p.eventually("trace_9f31c2", "forbidden", func(r *app.CaseRecord) bool {
+	// x makes the gold a person's (the machine's own suggestion may
+	// forbid fields too, so the origin is what tells x landed).
+	p.eventually("trace_9f31c2", "forbidden", func(r *app.CaseRecord) bool {
 		return r.GoldOrigin == "human" && len(r.Case.Gold.ForbiddenFields) > 0
 	})
 	p.send("u")
@@ -275,7 +277,7 @@ func TestProgramForbidUndoKeepsSuggestions(t *testing.T) {
 	// (The block never left the screen, so it is not redrawn: the final
 	// frame is checked below.)
 	p.send("a")
-	rec = p.eventually("trace_9f31c2", "accepted after undo", func(r *app.CaseRecord) bool { return len(r.Case.Gold.RequiredFields) > 0 })
+	rec := p.eventually("trace_9f31c2", "accepted after undo", func(r *app.CaseRecord) bool { return len(r.Case.Gold.RequiredFields) > 0 })
 	m := p.quit()
 	sc, _ := eng.ScoreOf(ctx, "trace_9f31c2")
 	if boolText(rec.Case.Label.Grounded) != boolText(sc.Grounded) || classText(rec.Case.Label.FailureClass) != classText(sc.SuggestedClass) {
