@@ -96,7 +96,8 @@ func (im *Importer) startDirect() error {
 // PutTrace writes one trace (its Source says where it was read). A
 // record the database refuses (same id, other content, no replace) is a
 // RecordError; any other error is fatal to the import.
-func (im *Importer) PutTrace(t *model.Trace) (*RecordError, error) {
+func (im *Importer) PutTrace(t *model.Trace) (_ *RecordError, err error) {
+	defer im.cause(&err)
 	if err := im.start(true); err != nil {
 		return nil, err
 	}
@@ -116,7 +117,8 @@ func (im *Importer) PutTrace(t *model.Trace) (*RecordError, error) {
 //
 // A case is checked against the database when it is put, so a staged file
 // moves to the database's own transaction at its first case.
-func (im *Importer) PutCase(c *model.Case, line int) (*RecordError, error) {
+func (im *Importer) PutCase(c *model.Case, line int) (_ *RecordError, err error) {
+	defer im.cause(&err)
 	if err := im.direct(); err != nil {
 		return nil, err
 	}
@@ -134,7 +136,7 @@ func (im *Importer) PutCase(c *model.Case, line int) (*RecordError, error) {
 	var sha, file string
 	var at int
 	var machine bool
-	err := im.w.cases.find.QueryRowContext(im.ctx, c.CaseID).Scan(&sha, &file, &at, &machine)
+	err = im.w.cases.find.QueryRowContext(im.ctx, c.CaseID).Scan(&sha, &file, &at, &machine)
 	wrote := errors.Is(err, sql.ErrNoRows) || (err == nil && machine)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, err
@@ -216,8 +218,9 @@ func (im *Importer) direct() error {
 
 // Commit writes what is buffered, records the import (format, sha256 of
 // the file, rejected records) and commits. Stats are final after it.
-func (im *Importer) Commit(format, sha string, rejected int) error {
+func (im *Importer) Commit(format, sha string, rejected int) (err error) {
 	defer im.Rollback()
+	defer im.cause(&err)
 	if err := im.direct(); err != nil {
 		return err
 	}
@@ -234,6 +237,16 @@ func (im *Importer) Commit(format, sha string, rejected int) error {
 	}
 	im.w.close()
 	return im.tx.Commit()
+}
+
+// cause makes a failure after the import's context ended say so: the
+// driver reports a cancelled statement in its own words ("statement is
+// closed" from database/sql, a closed connection from pgx), which would
+// hide that the user interrupted the import.
+func (im *Importer) cause(err *error) {
+	if *err != nil && im.ctx.Err() != nil {
+		*err = im.ctx.Err()
+	}
 }
 
 // Rollback abandons the import; a no-op after Commit.
