@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -44,25 +43,9 @@ func (tr TraceRaters) Rater(name string) *RaterLabel {
 // machineLabel is tracelab's suggestion as a rater: the scorer's correct,
 // grounded and class from the stored score (no field sets: the machine's
 // gold is a suggestion, not a rating).
-func machineLabel(ms machineScore) RaterLabel {
+func machineLabel(r store.MachineRating) RaterLabel {
 	return RaterLabel{Rater: model.MachineRater, Kind: model.RaterMachine, Status: model.StatusSuggested,
-		Label: model.Label{Correct: ms.Correct, Grounded: ms.Grounded, FailureClass: ms.SuggestedClass}}
-}
-
-// machineScore is what tracelab's rating reads of a stored score: decoding
-// only these fields skips the evidence lists, most of a score's size.
-type machineScore struct {
-	SuggestedClass *model.FailureClass `json:"suggested_class"`
-	Correct        *bool               `json:"correct"`
-	Grounded       *bool               `json:"grounded"`
-}
-
-func machineScoreOf(traceID string, detail []byte) (machineScore, error) {
-	var ms machineScore
-	if err := json.Unmarshal(detail, &ms); err != nil {
-		return ms, fmt.Errorf("stored score of %s: %w", traceID, err)
-	}
-	return ms, nil
+		Label: model.Label{Correct: r.Correct, Grounded: r.Grounded, FailureClass: r.SuggestedClass}}
 }
 
 // Raters returns the raters of one trace (ErrNotFound for no such trace).
@@ -71,7 +54,7 @@ func (e *Engine) Raters(ctx context.Context, traceID string) (TraceRaters, error
 	if err != nil {
 		return TraceRaters{}, err
 	}
-	raw, err := e.st.Score(ctx, traceID)
+	ratings, err := e.st.MachineRatings(ctx, []string{traceID})
 	if err != nil {
 		return TraceRaters{}, err
 	}
@@ -83,23 +66,19 @@ func (e *Engine) Raters(ctx context.Context, traceID string) (TraceRaters, error
 		}
 		base = rec.Case.Label
 	}
-	return traceRaters(cr, base, raw)
+	return traceRaters(cr, base, ratings), nil
 }
 
 // traceRaters completes a case's raters: the final label by the rule
 // (base is the case's label, which stands while no person labeled it) and
 // tracelab's suggestion from the stored score, when there is one.
-func traceRaters(cr store.CaseRaters, base model.Label, score json.RawMessage) (TraceRaters, error) {
+func traceRaters(cr store.CaseRaters, base model.Label, ratings map[string]store.MachineRating) TraceRaters {
 	tr := TraceRaters{TraceID: cr.TraceID, CaseID: cr.CaseID, Labels: cr.Labels, Adjudication: cr.Adjudication}
 	tr.Final = model.FinalLabel(base, cr.Labels, cr.Adjudication)
-	if len(score) > 0 && cr.TraceID != "" {
-		ms, err := machineScoreOf(cr.TraceID, score)
-		if err != nil {
-			return tr, err
-		}
-		tr.Labels = append(tr.Labels, machineLabel(ms))
+	if r, ok := ratings[cr.TraceID]; ok && cr.TraceID != "" {
+		tr.Labels = append(tr.Labels, machineLabel(r))
 	}
-	return tr, nil
+	return tr
 }
 
 // AdjudicateRequest settles a case: Pick names the rater whose label (and
@@ -175,7 +154,7 @@ func (e *Engine) RatedCases(ctx context.Context) ([]TraceRaters, error) {
 			ids = append(ids, cr.TraceID)
 		}
 	}
-	scores, err := e.st.ScoreDetails(ctx, ids)
+	ratings, err := e.st.MachineRatings(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -189,11 +168,7 @@ func (e *Engine) RatedCases(ctx context.Context) ([]TraceRaters, error) {
 	}
 	out := make([]TraceRaters, 0, len(crs))
 	for _, cr := range crs {
-		tr, err := traceRaters(cr, base[cr.CaseID], scores[cr.TraceID])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, tr)
+		out = append(out, traceRaters(cr, base[cr.CaseID], ratings))
 	}
 	return out, nil
 }

@@ -405,27 +405,41 @@ func (s *Store) EachScore(ctx context.Context, scope ScoreScope, fn func([]Store
 	}
 }
 
-// ScoreDetails returns the stored score detail of each scored trace among
-// ids, by trace id.
-func (s *Store) ScoreDetails(ctx context.Context, ids []string) (map[string]json.RawMessage, error) {
-	out := make(map[string]json.RawMessage, len(ids))
+// MachineRating is what a stored score says as tracelab's rating of its
+// trace: the scorer's correct, grounded and suggested class (nil when
+// none), read from the score's columns, not its JSON.
+type MachineRating struct {
+	Correct, Grounded *bool
+	SuggestedClass    *model.FailureClass
+}
+
+// MachineRatings returns the rating of each scored trace among ids, by
+// trace id.
+func (s *Store) MachineRatings(ctx context.Context, ids []string) (map[string]MachineRating, error) {
+	out := make(map[string]MachineRating, len(ids))
 	for start := 0; start < len(ids); start += loadBatch {
 		part := ids[start:min(start+loadBatch, len(ids))]
 		args := make([]any, len(part))
 		for i, id := range part {
 			args[i] = id
 		}
-		rows, err := s.db.QueryContext(ctx, withList(sqlScoreDetails, len(part)), args...)
+		rows, err := s.db.QueryContext(ctx, withList(sqlMachineRatings, len(part)), args...)
 		if err != nil {
 			return nil, err
 		}
 		for rows.Next() {
-			var id, d string
-			if err := rows.Scan(&id, &d); err != nil {
+			var id, class string
+			var correct, grounded sql.NullBool
+			if err := rows.Scan(&id, &class, &correct, &grounded); err != nil {
 				rows.Close()
 				return nil, err
 			}
-			out[id] = json.RawMessage(d)
+			r := MachineRating{Correct: scanNullBool(correct), Grounded: scanNullBool(grounded)}
+			if class != "" {
+				c := model.FailureClass(class)
+				r.SuggestedClass = &c
+			}
+			out[id] = r
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -437,8 +451,8 @@ func (s *Store) ScoreDetails(ctx context.Context, ids []string) (map[string]json
 
 // The SQL of this file, one constant per statement.
 const (
-	sqlScoreDetails = `SELECT t.trace_id, s.detail FROM traces t JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id IN (?*)`
-	sqlSaveScores   = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
+	sqlMachineRatings = `SELECT t.trace_id, s.suggested_class, s.correct, s.grounded FROM traces t JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id IN (?*)`
+	sqlSaveScores     = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
 						WHERE c.case_id = ?`
 )
 
