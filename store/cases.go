@@ -1,11 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"tracelab/model"
@@ -21,6 +24,9 @@ type CaseRecord struct {
 	UpdatedAt   string
 	ConfirmedBy string
 	ConfirmedAt string
+	// The gold and label as stored (JSON), when read from the database: a
+	// suggestion equal to them is known unchanged without encoding them.
+	goldJSON, labelJSON string
 }
 
 // Event is one entry of the append-only edit log.
@@ -183,7 +189,25 @@ const caseColumns = `c.case_id, c.source_trace, c.user_role, c.as_user, c.questi
 
 type rowScanner interface{ Scan(...any) error }
 
-func scanCase(r rowScanner) (*CaseRecord, error) {
+func scanCase(r rowScanner) (*CaseRecord, error) { return (*caseDecoder)(nil).scan(r) }
+
+// caseDecoder reads case rows, decoding each distinct gold, label and
+// contracts text once: the machine's suggestions for one question repeat
+// the same few, and decoding every case's JSON was a tenth of a scoring
+// run. Every case gets its own copy of what was decoded. The nil decoder
+// decodes every row.
+type caseDecoder struct {
+	golds     map[string]model.Gold
+	labels    map[string]model.Label
+	contracts map[string]map[string]string
+}
+
+func newCaseDecoder() *caseDecoder {
+	return &caseDecoder{golds: map[string]model.Gold{}, labels: map[string]model.Label{},
+		contracts: map[string]map[string]string{}}
+}
+
+func (d *caseDecoder) scan(r rowScanner) (*CaseRecord, error) {
 	var cr CaseRecord
 	c := &cr.Case
 	var gold, label, cost, status string
@@ -196,26 +220,99 @@ func scanCase(r rowScanner) (*CaseRecord, error) {
 		return nil, err
 	}
 	cr.Status = model.Status(status)
-	if err := json.Unmarshal([]byte(gold), &c.Gold); err != nil {
+	cr.goldJSON, cr.labelJSON = gold, label
+	var err error
+	if c.Gold, err = d.gold(gold); err != nil {
 		return nil, fmt.Errorf("case %s: gold: %w", c.CaseID, err)
 	}
-	if err := json.Unmarshal([]byte(label), &c.Label); err != nil {
+	if c.Label, err = d.label(label); err != nil {
 		return nil, fmt.Errorf("case %s: label: %w", c.CaseID, err)
 	}
-	if err := json.Unmarshal([]byte(cost), &c.Cost); err != nil {
-		return nil, fmt.Errorf("case %s: cost: %w", c.CaseID, err)
-	}
-	cs, err := caseContracts(cr.TraceID != "", traceCs, importedCs)
-	if err != nil {
-		return nil, fmt.Errorf("case %s: contracts: %w", c.CaseID, err)
-	}
-	c.Contracts = cs
 	if cr.TraceID != "" {
 		// The cost block comes from the trace's usage when the trace is here.
 		c.Cost = model.Cost{InputTokens: in.Int64, OutputTokens: out.Int64, USD: usd.Float64,
 			ToolCalls: calls.Int64, Turns: turns.Int64}
+	} else if err := json.Unmarshal([]byte(cost), &c.Cost); err != nil {
+		return nil, fmt.Errorf("case %s: cost: %w", c.CaseID, err)
+	}
+	src := importedCs
+	if cr.TraceID != "" {
+		src = traceCs
+	}
+	if c.Contracts, err = d.caseContracts(src); err != nil {
+		return nil, fmt.Errorf("case %s: contracts: %w", c.CaseID, err)
 	}
 	return &cr, nil
+}
+
+func (d *caseDecoder) gold(s string) (model.Gold, error) {
+	if d == nil {
+		var g model.Gold
+		return g, json.Unmarshal([]byte(s), &g)
+	}
+	g, ok := d.golds[s]
+	if !ok {
+		if err := json.Unmarshal([]byte(s), &g); err != nil {
+			return g, err
+		}
+		d.golds[s] = g
+	}
+	return cloneGold(g), nil
+}
+
+func (d *caseDecoder) label(s string) (model.Label, error) {
+	if d == nil {
+		var l model.Label
+		return l, json.Unmarshal([]byte(s), &l)
+	}
+	l, ok := d.labels[s]
+	if !ok {
+		if err := json.Unmarshal([]byte(s), &l); err != nil {
+			return l, err
+		}
+		d.labels[s] = l
+	}
+	return cloneLabel(l), nil
+}
+
+// cloneGold copies everything of g a pointer or slice shares.
+func cloneGold(g model.Gold) model.Gold {
+	g.Answer = bytes.Clone(g.Answer)
+	g.Tolerance = clonePtr(g.Tolerance)
+	g.RequiredFields = slices.Clone(g.RequiredFields)
+	g.ForbiddenFields = slices.Clone(g.ForbiddenFields)
+	g.Window = clonePtr(g.Window)
+	g.FreshnessBoundHours = clonePtr(g.FreshnessBoundHours)
+	return g
+}
+
+// cloneLabel copies everything of l a pointer shares.
+func cloneLabel(l model.Label) model.Label {
+	l.Correct, l.Grounded, l.FailureClass = clonePtr(l.Correct), clonePtr(l.Grounded), clonePtr(l.FailureClass)
+	return l
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func (d *caseDecoder) caseContracts(src sql.NullString) (map[string]string, error) {
+	if d == nil || !src.Valid {
+		return caseContracts(src)
+	}
+	m, ok := d.contracts[src.String]
+	if !ok {
+		var err error
+		if m, err = caseContracts(src); err != nil {
+			return nil, err
+		}
+		d.contracts[src.String] = m
+	}
+	return maps.Clone(m), nil
 }
 
 // Cases returns the cases sorted by case_id: confirmed ones only, or every
@@ -227,8 +324,9 @@ func (s *Store) Cases(ctx context.Context, all bool) ([]CaseRecord, error) {
 	}
 	defer rows.Close()
 	var out []CaseRecord
+	dec := newCaseDecoder()
 	for rows.Next() {
-		cr, err := scanCase(rows)
+		cr, err := dec.scan(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -254,8 +352,9 @@ func (s *Store) casesByID(ctx context.Context, ids []string) (map[string]*CaseRe
 		return nil, err
 	}
 	defer rows.Close()
+	dec := newCaseDecoder()
 	for rows.Next() {
-		cr, err := scanCase(rows)
+		cr, err := dec.scan(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -267,6 +366,7 @@ func (s *Store) casesByID(ctx context.Context, ids []string) (map[string]*CaseRe
 // CasesForTraces returns the case of each trace that has one, by trace id.
 func (s *Store) CasesForTraces(ctx context.Context, traceIDs []string) (map[string]*CaseRecord, error) {
 	out := map[string]*CaseRecord{}
+	dec := newCaseDecoder()
 	for start := 0; start < len(traceIDs); start += loadBatch {
 		part := traceIDs[start:min(start+loadBatch, len(traceIDs))]
 		args := make([]any, len(part))
@@ -278,7 +378,7 @@ func (s *Store) CasesForTraces(ctx context.Context, traceIDs []string) (map[stri
 			return nil, err
 		}
 		for rows.Next() {
-			cr, err := scanCase(rows)
+			cr, err := dec.scan(rows)
 			if err != nil {
 				rows.Close()
 				return nil, err

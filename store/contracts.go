@@ -306,13 +306,9 @@ func (s *Store) UnapprovedUses(ctx context.Context, server string) ([]Unapproved
 const caseContractsColumns = `c.contracts,
 	(SELECT json_group_object(tc.name, tc.fingerprint) FROM trace_contracts tc WHERE tc.trace_pk = c.trace_pk)`
 
-// caseContracts picks a case's contracts block: the linked trace's, else
-// the one imported with the case.
-func caseContracts(linked bool, traceCs, imported sql.NullString) (map[string]string, error) {
-	src := imported
-	if linked {
-		src = traceCs
-	}
+// caseContracts decodes a case's contracts block (the linked trace's, else
+// the one imported with the case; see caseDecoder.scan).
+func caseContracts(src sql.NullString) (map[string]string, error) {
 	if !src.Valid || strings.TrimSpace(src.String) == "" {
 		return nil, nil
 	}
