@@ -34,6 +34,9 @@ func (b *batch) add(vals ...any) error {
 	return nil
 }
 
+// pending is how many rows are buffered.
+func (b *batch) pending() int { return len(b.args) / b.cols }
+
 // flush writes the buffered rows.
 func (b *batch) flush() error {
 	n := len(b.args) / b.cols

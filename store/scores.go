@@ -49,11 +49,13 @@ type Suggestion struct {
 }
 
 const (
-	sqlUpsertScore = `INSERT INTO scores (trace_pk, suggested_class, markers, needs_review, correct, grounded, detail,
+	// The scores of a batch are upserted batchRows at a time (see batch):
+	// one statement per row cost more than the row itself.
+	sqlScoresHead = `INSERT INTO scores (trace_pk, suggested_class, markers, needs_review, correct, grounded, detail,
 		scored_at, content_sha, gold_sha, config_sha, grounding_precision, grounding_recall, definition_match,
-		freshness_pass, policy_violations, calls, clarifications, cost_usd)
-		SELECT id, ?, ?, ?, ?, ?, ?, ?, content_sha, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM traces WHERE trace_id = ?
-		ON CONFLICT (trace_pk) DO UPDATE SET suggested_class = excluded.suggested_class,
+		freshness_pass, policy_violations, calls, clarifications, cost_usd) VALUES`
+	sqlScoresCols = 19
+	sqlScoresTail = `ON CONFLICT (trace_pk) DO UPDATE SET suggested_class = excluded.suggested_class,
 		markers = excluded.markers, needs_review = excluded.needs_review, correct = excluded.correct,
 		grounded = excluded.grounded, detail = excluded.detail, scored_at = excluded.scored_at,
 		content_sha = excluded.content_sha, gold_sha = excluded.gold_sha, config_sha = excluded.config_sha,
@@ -81,18 +83,26 @@ const (
 func (s *Store) SaveScores(ctx context.Context, rows []ScoreRow, suggestions []Suggestion) error {
 	at := s.stamp()
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		var upsert, target, insCase, write *sql.Stmt
-		if err := prepareAll(ctx, tx, []prepared{{&upsert, sqlUpsertScore}, {&target, sqlSuggestTarget},
-			{&insCase, sqlInsMachineCase}, {&write, sqlWriteCase}}); err != nil {
-			closeAll(upsert, target, insCase, write)
-			return err
-		}
-		defer closeAll(upsert, target, insCase, write)
 		// Cases first: the queue's columns then follow the suggested label.
+		var changed []Suggestion
 		for _, sg := range suggestions {
-			if sg.Case != nil && mustJSON(sg.Case.Case.Gold) == mustJSON(sg.Gold) && mustJSON(sg.Case.Case.Label) == mustJSON(sg.Label) {
+			if sg.Case != nil && sameJSON(sg.Case.goldJSON, sg.Case.Case.Gold, sg.Gold) &&
+				sameJSON(sg.Case.labelJSON, sg.Case.Case.Label, sg.Label) {
 				continue // the same suggestion as stored (a rescore under a new configuration, mostly)
 			}
+			changed = append(changed, sg)
+		}
+		if len(changed) == 0 {
+			return saveScoreRows(ctx, tx, rows, at)
+		}
+		var target, insCase, write *sql.Stmt
+		if err := prepareAll(ctx, tx, []prepared{{&target, sqlSuggestTarget},
+			{&insCase, sqlInsMachineCase}, {&write, sqlWriteCase}}); err != nil {
+			closeAll(target, insCase, write)
+			return err
+		}
+		defer closeAll(target, insCase, write)
+		for _, sg := range changed {
 			var pk int64
 			var user, role, question, caseID string
 			var machine bool
@@ -131,21 +141,83 @@ func (s *Store) SaveScores(ctx context.Context, rows []ScoreRow, suggestions []S
 				}
 			}
 		}
-		for _, r := range rows {
-			detail := r.Detail
-			if len(detail) == 0 {
-				detail = json.RawMessage("{}")
-			}
-			m := &r.Metrics
-			if _, err := upsert.ExecContext(ctx, r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct),
-				nullBool(r.Grounded), string(detail), at, r.GoldSHA, r.ConfigSHA, nullFloat(m.Precision),
-				nullFloat(m.Recall), nullBool(m.DefinitionMatch), nullBool(m.FreshnessPass), nullInt(m.PolicyViolations),
-				m.Calls, m.Clarifications, m.CostUSD, r.TraceID); err != nil {
+		return saveScoreRows(ctx, tx, rows, at)
+	})
+}
+
+// saveScoreRows upserts score rows, each with its trace's pk and content
+// hash as they are in this transaction; a row whose trace went away since
+// it was scored is skipped.
+func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) error {
+	type target struct {
+		pk  int64
+		sha string
+	}
+	targets := make(map[string]target, len(rows))
+	for start := 0; start < len(rows); start += loadBatch {
+		part := rows[start:min(start+loadBatch, len(rows))]
+		args := make([]any, len(part))
+		for i, r := range part {
+			args[i] = r.TraceID
+		}
+		q, err := tx.QueryContext(ctx, withList(sqlScoreTargets, len(part)), args...)
+		if err != nil {
+			return err
+		}
+		for q.Next() {
+			var id string
+			var t target
+			if err := q.Scan(&id, &t.pk, &t.sha); err != nil {
+				q.Close()
 				return err
 			}
+			targets[id] = t
 		}
-		return nil
-	})
+		q.Close()
+		if err := q.Err(); err != nil {
+			return err
+		}
+	}
+	b := newBatch(ctx, tx, sqlScoresHead, sqlScoresCols, sqlScoresTail)
+	defer b.close()
+	pending := map[int64]bool{} // one statement may not upsert a row twice
+	for _, r := range rows {
+		t, ok := targets[r.TraceID]
+		if !ok {
+			continue // the trace went away since it was scored
+		}
+		if pending[t.pk] {
+			if err := b.flush(); err != nil {
+				return err
+			}
+			clear(pending)
+		}
+		detail := r.Detail
+		if len(detail) == 0 {
+			detail = json.RawMessage("{}")
+		}
+		m := &r.Metrics
+		if err := b.add(t.pk, r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct), nullBool(r.Grounded),
+			string(detail), at, t.sha, r.GoldSHA, r.ConfigSHA, nullFloat(m.Precision), nullFloat(m.Recall),
+			nullBool(m.DefinitionMatch), nullBool(m.FreshnessPass), nullInt(m.PolicyViolations), m.Calls,
+			m.Clarifications, m.CostUSD); err != nil {
+			return err
+		}
+		if b.pending() == 0 {
+			clear(pending)
+		} else {
+			pending[t.pk] = true
+		}
+	}
+	return b.flush()
+}
+
+// sameJSON says whether v encodes as was does: first against stored, the
+// text it was read from (a case read back from the database), so an
+// unchanged suggestion is known without encoding what was stored again.
+func sameJSON(stored string, was, v any) bool {
+	enc := mustJSON(v)
+	return enc == stored || enc == mustJSON(was)
 }
 
 // SuggestCase stores the machine's gold and label for one trace (see SaveScores).
@@ -451,6 +523,7 @@ func (s *Store) MachineRatings(ctx context.Context, ids []string) (map[string]Ma
 
 // The SQL of this file, one constant per statement.
 const (
+	sqlScoreTargets   = `SELECT trace_id, id, content_sha FROM traces WHERE trace_id IN (?*)`
 	sqlMachineRatings = `SELECT t.trace_id, s.suggested_class, s.correct, s.grounded FROM traces t JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id IN (?*)`
 	sqlSaveScores     = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
 						WHERE c.case_id = ?`
