@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"tracelab/model"
+)
+
+// manyTraces is n small traces t000… in one JSONL text.
+func manyTraces(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `{"trace_id":"t%03d","server":"s1","question":"How many %d?","steps":[{"kind":"answer","text":"%d"}]}`+"\n", i, i%3, i)
+	}
+	return b.String()
+}
+
+// SaveScores writes score rows several statements' worth at a time: every
+// row lands with its trace's content hash, a trace that is not there is
+// skipped, and a trace named twice keeps the later row, as if the rows
+// were written one by one.
+func TestSaveScoresInBatches(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		st := b.open(t)
+		ctx := context.Background()
+		const n = 2*batchRows + 7 // two full statements and a short one
+		if _, err := importString(t, st, "a.jsonl", manyTraces(n), ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		classes := []string{"semantic", "temporal", ""}
+		var rows []ScoreRow
+		for i := range n {
+			rows = append(rows, ScoreRow{TraceID: fmt.Sprintf("t%03d", i), SuggestedClass: classes[i%3], Markers: i,
+				GoldSHA: GoldSHANone, ConfigSHA: "c", Detail: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))})
+			if i == batchRows/2 {
+				rows = append(rows, ScoreRow{TraceID: "gone", SuggestedClass: "policy", GoldSHA: GoldSHANone, ConfigSHA: "c"})
+			}
+		}
+		// t005 again, later in the same statement's rows: the later row wins.
+		rows = append(rows[:10:10], append([]ScoreRow{{TraceID: "t005", SuggestedClass: "policy", Markers: 99,
+			GoldSHA: GoldSHANone, ConfigSHA: "c", Detail: json.RawMessage(`{"again":true}`)}}, rows[10:]...)...)
+		if err := st.SaveScores(ctx, rows, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			id, class, detail string
+			markers           int
+		}{
+			{"t000", "semantic", `{"i":0}`, 0},
+			{"t005", "policy", `{"again":true}`, 99},
+			{"t064", "temporal", `{"i":64}`, 64},
+			{fmt.Sprintf("t%03d", n-1), classes[(n-1)%3], fmt.Sprintf(`{"i":%d}`, n-1), n - 1},
+		} {
+			d, err := st.Score(ctx, tc.id)
+			if err != nil || string(d) != tc.detail {
+				t.Errorf("%s: detail %s %v, want %s", tc.id, d, err, tc.detail)
+			}
+			page, _, err := st.ListTraces(ctx, Query{Filter: Filter{TraceIDs: []string{tc.id}}})
+			if err != nil || len(page) != 1 || page[0].SuggestedClass != tc.class || page[0].Markers != tc.markers {
+				t.Errorf("%s: %+v %v, want class %q markers %d", tc.id, page, err, tc.class, tc.markers)
+			}
+		}
+		stale, err := st.StaleTraces(ctx, "c")
+		if err != nil || len(stale) != 0 {
+			t.Fatalf("every score written should be current: %d stale %v", len(stale), err)
+		}
+		if c, err := st.CountTraces(ctx); err != nil || c != n {
+			t.Fatalf("%d traces %v: the missing trace must not appear", c, err)
+		}
+	})
+}
+
+// Cases read together that share a gold, label and contracts text each
+// get their own copy of what was decoded once.
+func TestCasesForTracesShareNoDecodedValues(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		st := b.open(t)
+		ctx := context.Background()
+		if _, err := importString(t, st, "a.jsonl", manyTraces(3), ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		yes := true
+		class := model.FailureClass("semantic")
+		tol, hours := 0.5, 24.0
+		g := model.Gold{Answer: json.RawMessage(`[1,2]`), Tolerance: &tol, RequiredFields: []string{"a.b"},
+			ForbiddenFields: []string{"a.c"}, Window: &model.Window{Start: "2026-01-01"}, FreshnessBoundHours: &hours}
+		l := model.Label{Correct: &yes, Grounded: &yes, FailureClass: &class}
+		for _, id := range []string{"t000", "t001", "t002"} {
+			if err := st.SuggestCase(ctx, id, g, l); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cases, err := st.CasesForTraces(ctx, []string{"t000", "t001", "t002"})
+		if err != nil || len(cases) != 3 {
+			t.Fatalf("%v %v", cases, err)
+		}
+		a := &cases["t000"].Case
+		a.Gold.Answer[1] = '7'
+		*a.Gold.Tolerance = 9
+		a.Gold.RequiredFields[0] = "changed"
+		a.Gold.ForbiddenFields[0] = "changed"
+		a.Gold.Window.Start = "changed"
+		*a.Gold.FreshnessBoundHours = 9
+		*a.Label.Correct, *a.Label.Grounded, *a.Label.FailureClass = false, false, "changed"
+		for _, id := range []string{"t001", "t002"} {
+			c := cases[id].Case
+			if mustJSON(c.Gold) != mustJSON(g) || mustJSON(c.Label) != mustJSON(l) {
+				t.Errorf("%s shares what t000's case changed: %s %s", id, mustJSON(c.Gold), mustJSON(c.Label))
+			}
+		}
+	})
+}
