@@ -364,12 +364,12 @@ func (s *Store) loadBatch(ctx context.Context, ids []string) ([]*model.Trace, er
 	byPK := map[int64]*model.Trace{}
 	byID := map[string]*model.Trace{}
 	var pks []any
+	var pk int64
+	var outcome string
+	var meta sql.NullString
+	var steps int
 	for rows.Next() {
 		t := &model.Trace{}
-		var pk int64
-		var outcome string
-		var meta sql.NullString
-		var steps int
 		if err := rows.Scan(&pk, &t.TraceID, &t.Server, &t.RunID, &t.UserRole, &t.AsUser, &t.Question, &t.StartedAt,
 			&outcome, &t.Answer, &t.Usage.InputTokens, &t.Usage.OutputTokens, &t.Usage.USD, &meta,
 			&t.Source.File, &t.Source.Format, &t.Source.Line, &t.Model, &t.Usage.Estimated, &steps); err != nil {
@@ -398,17 +398,20 @@ func (s *Store) loadBatch(ctx context.Context, ids []string) ([]*model.Trace, er
 	if err != nil {
 		return nil, err
 	}
+	// One set of scan targets for every step row: what Scan points into
+	// escapes to the heap, and a million steps made five allocations each.
+	var st model.Step
+	var kind string
+	var a, r sql.NullString
+	dest := []any{&pk, &kind, &st.ID, &st.CallID, &st.Text, &st.Tool, &a, &r, &st.AsOf, &st.IsError,
+		&st.Credential, &st.NextCursor, &st.HasMore}
 	for srows.Next() {
-		var pk int64
-		var st model.Step
-		var kind string
-		var a, r sql.NullString
-		if err := srows.Scan(&pk, &kind, &st.ID, &st.CallID, &st.Text, &st.Tool, &a, &r, &st.AsOf, &st.IsError,
-			&st.Credential, &st.NextCursor, &st.HasMore); err != nil {
+		if err := srows.Scan(dest...); err != nil {
 			srows.Close()
 			return nil, err
 		}
 		st.Kind = model.StepKind(kind)
+		st.Args, st.Result = nil, nil
 		if a.Valid {
 			st.Args = json.RawMessage(a.String)
 		}
