@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -103,20 +104,21 @@ func writeScoreJSONL(w io.Writer, r app.Result) error {
 	return err
 }
 
-// scoresTable prints one row per scored trace as results arrive.
+// scoresTable prints one row per scored trace. The columns are aligned
+// over every row, so nothing is printed before the last row: the rows wait
+// as plain tab-separated lines in one buffer (a tabwriter holding 100k rows
+// while scoring ran was a quarter of the command's peak memory) and go
+// through the tabwriter at Flush.
 type scoresTable struct {
-	*tabwriter.Writer
-	header bool
+	w    io.Writer
+	rows bytes.Buffer
 }
 
-func newScoresTable(w io.Writer) *scoresTable {
-	return &scoresTable{Writer: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
-}
+func newScoresTable(w io.Writer) *scoresTable { return &scoresTable{w: w} }
 
 func (tw *scoresTable) add(r app.Result) error {
-	if !tw.header {
-		tw.header = true
-		fmt.Fprintln(tw, "TRACE\tSERVER\tCLASS\tPREC\tREC\tCORRECT\tGROUNDED\tMARKERS\tREVIEW")
+	if tw.rows.Len() == 0 {
+		tw.rows.WriteString("TRACE\tSERVER\tCLASS\tPREC\tREC\tCORRECT\tGROUNDED\tMARKERS\tREVIEW\n")
 	}
 	s := r.Score
 	class := "-"
@@ -127,9 +129,21 @@ func (tw *scoresTable) add(r app.Result) error {
 	if s.NeedsHumanReview {
 		rv = "review"
 	}
-	_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", model.CleanLine(s.TraceID), model.CleanLine(s.Server), class,
+	_, err := fmt.Fprintf(&tw.rows, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", model.CleanLine(s.TraceID), model.CleanLine(s.Server), class,
 		fmtRate(s.GroundingPrecision), fmtRate(s.GroundingRecall), fmtBool(s.Correct), fmtBool(s.Grounded), len(s.Markers), rv)
 	return err
+}
+
+// Flush prints the rows added, aligned.
+func (tw *scoresTable) Flush() error {
+	if tw.rows.Len() == 0 {
+		return nil
+	}
+	out := tabwriter.NewWriter(tw.w, 0, 0, 2, ' ', 0)
+	if _, err := tw.rows.WriteTo(out); err != nil {
+		return err
+	}
+	return out.Flush()
 }
 
 func fmtRate(p *float64) string { return cireport.Fixed(p, 2) }
