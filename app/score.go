@@ -255,8 +255,26 @@ func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write
 	run := func(ids []string) error {
 		// Writing a batch overlaps scoring the next (and loading the one
 		// after): one goroutine each, two cores busy.
-		w := newBatchWriter(ctx, e, write)
-		err := loadAhead(ctx, ids, e.loadScoring, func(b scoringBatch) error {
+		if len(ids) == 0 {
+			return nil
+		}
+		// A run of many batches reads them on a connection of its own with
+		// a small page cache (see store.BatchConn) and writes them on
+		// another; a short one (a gold edit's rescore) keeps to the pool,
+		// whose warm caches the workbench's reads use.
+		long := len(ids) > batch
+		var from batchSource = e.st
+		if long {
+			bc, err := e.st.BatchConn(ctx)
+			if err != nil {
+				return err
+			}
+			defer bc.Close()
+			from = bc
+		}
+		load := func(ctx context.Context, ids []string) (scoringBatch, error) { return loadScoring(ctx, from, ids) }
+		w := newBatchWriter(ctx, e, write, long)
+		err := loadAhead(ctx, ids, load, func(b scoringBatch) error {
 			ts, cases := b.traces, b.cases
 			// Only the traces without a person's gold read peers: a gold
 			// edit's own rescore need not read its whole question.
@@ -333,14 +351,21 @@ type scoringBatch struct {
 	cases  map[string]*store.CaseRecord
 }
 
+// batchSource is where a scoring run reads its batches: the store, or a
+// connection reserved for a run of batches (store.BatchConn).
+type batchSource interface {
+	LoadTraces(ctx context.Context, ids []string) ([]*model.Trace, error)
+	CasesForTraces(ctx context.Context, traceIDs []string) (map[string]*store.CaseRecord, error)
+}
+
 // loadScoring loads a batch's traces and cases, on the loader's goroutine:
 // decoding cases is a tenth of a scoring run, off the scorer's path.
-func (e *Engine) loadScoring(ctx context.Context, ids []string) (scoringBatch, error) {
-	ts, err := e.st.LoadTraces(ctx, ids)
+func loadScoring(ctx context.Context, from batchSource, ids []string) (scoringBatch, error) {
+	ts, err := from.LoadTraces(ctx, ids)
 	if err != nil {
 		return scoringBatch{}, err
 	}
-	cases, err := e.st.CasesForTraces(ctx, traceIDs(ts))
+	cases, err := from.CasesForTraces(ctx, traceIDs(ts))
 	return scoringBatch{ts, cases}, err
 }
 
@@ -412,13 +437,27 @@ type batchWriter struct {
 	done chan error
 }
 
-func newBatchWriter(ctx context.Context, e *Engine, write bool) *batchWriter {
+// With reserve, the batches are written on a connection reserved for them
+// (store.BatchConn), taken at the first batch.
+func newBatchWriter(ctx context.Context, e *Engine, write, reserve bool) *batchWriter {
 	w := &batchWriter{ch: make(chan []Result, 1), done: make(chan error, 1)}
 	go func() {
 		var err error
+		var bc *store.BatchConn
+		var to scoreSaver = e.st
 		for rs := range w.ch {
+			if err == nil && write && reserve && bc == nil {
+				if bc, err = e.st.BatchConn(ctx); err == nil {
+					to = bc
+				}
+			}
 			if err == nil && write {
-				err = e.save(ctx, rs)
+				err = e.save(ctx, to, rs)
+			}
+		}
+		if bc != nil {
+			if cerr := bc.Close(); err == nil {
+				err = cerr
 			}
 		}
 		w.done <- err
@@ -436,8 +475,15 @@ func (w *batchWriter) close() error {
 	return <-w.done
 }
 
-// save stores one batch's scores and suggested cases in one transaction.
-func (e *Engine) save(ctx context.Context, rs []Result) error {
+// scoreSaver is where save writes: the store (e.st), or a connection
+// reserved for a run of batches (store.BatchConn).
+type scoreSaver interface {
+	SaveScores(ctx context.Context, rows []store.ScoreRow, suggestions []store.Suggestion) error
+}
+
+// save stores one batch's scores and suggested cases in one transaction
+// through to.
+func (e *Engine) save(ctx context.Context, to scoreSaver, rs []Result) error {
 	rows := make([]store.ScoreRow, len(rs))
 	var sugg []store.Suggestion
 	sha := e.configSHA()
@@ -467,7 +513,7 @@ func (e *Engine) save(ctx context.Context, rs []Result) error {
 			NeedsReview: r.Score.NeedsHumanReview, Correct: r.Score.Correct, Grounded: r.Score.Grounded,
 			Detail: detail, GoldSHA: gold, ConfigSHA: sha, Metrics: metricsOf(r.Score)}
 	}
-	return e.st.SaveScores(ctx, rows, sugg)
+	return to.SaveScores(ctx, rows, sugg)
 }
 
 // peerBook holds, per question key, the peers that can teach a trace of

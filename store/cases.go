@@ -365,6 +365,10 @@ func (s *Store) casesByID(ctx context.Context, ids []string) (map[string]*CaseRe
 
 // CasesForTraces returns the case of each trace that has one, by trace id.
 func (s *Store) CasesForTraces(ctx context.Context, traceIDs []string) (map[string]*CaseRecord, error) {
+	return casesForTraces(ctx, s.db, traceIDs)
+}
+
+func casesForTraces(ctx context.Context, db querier, traceIDs []string) (map[string]*CaseRecord, error) {
 	out := map[string]*CaseRecord{}
 	dec := newCaseDecoder()
 	for start := 0; start < len(traceIDs); start += loadBatch {
@@ -373,7 +377,7 @@ func (s *Store) CasesForTraces(ctx context.Context, traceIDs []string) (map[stri
 		for i, id := range part {
 			args[i] = id
 		}
-		rows, err := s.db.QueryContext(ctx, withList(sqlCasesForTraces, len(part)), args...)
+		rows, err := db.QueryContext(ctx, withList(sqlCasesForTraces, len(part)), args...)
 		if err != nil {
 			return nil, err
 		}

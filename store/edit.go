@@ -251,8 +251,16 @@ func (s *Store) Events(ctx context.Context, caseID string) ([]Event, error) {
 	return out, rows.Err()
 }
 
-func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error { return inTxOn(ctx, s.db, fn) }
+
+// txBeginner begins transactions: the pool, or one connection of it.
+type txBeginner interface {
+	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
+}
+
+// inTxOn is inTx on db.
+func inTxOn(ctx context.Context, db txBeginner, fn func(*sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}

@@ -334,10 +334,14 @@ const loadBatch = 400
 // batch of ids per query; unknown ids are skipped. The result keeps the
 // order of ids.
 func (s *Store) LoadTraces(ctx context.Context, ids []string) ([]*model.Trace, error) {
+	return loadTraces(ctx, s.db, ids)
+}
+
+func loadTraces(ctx context.Context, db querier, ids []string) ([]*model.Trace, error) {
 	out := make([]*model.Trace, 0, len(ids))
 	for start := 0; start < len(ids); start += loadBatch {
 		batch := ids[start:min(start+loadBatch, len(ids))]
-		ts, err := s.loadBatch(ctx, batch)
+		ts, err := loadTraceBatch(ctx, db, batch)
 		if err != nil {
 			return nil, err
 		}
@@ -352,12 +356,12 @@ func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, "
 // withList fills the "(?*)" of a statement with n parameters.
 func withList(q string, n int) string { return strings.Replace(q, "(?*)", "("+placeholders(n)+")", 1) }
 
-func (s *Store) loadBatch(ctx context.Context, ids []string) ([]*model.Trace, error) {
+func loadTraceBatch(ctx context.Context, db querier, ids []string) ([]*model.Trace, error) {
 	args := make([]any, len(ids))
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.db.QueryContext(ctx, withList(sqlLoadTraces, len(ids)), args...)
+	rows, err := db.QueryContext(ctx, withList(sqlLoadTraces, len(ids)), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +398,7 @@ func (s *Store) loadBatch(ctx context.Context, ids []string) ([]*model.Trace, er
 	if len(pks) == 0 {
 		return nil, nil
 	}
-	srows, err := s.db.QueryContext(ctx, withList(sqlLoadSteps, len(pks)), pks...)
+	srows, err := db.QueryContext(ctx, withList(sqlLoadSteps, len(pks)), pks...)
 	if err != nil {
 		return nil, err
 	}
@@ -424,7 +428,7 @@ func (s *Store) loadBatch(ctx context.Context, ids []string) ([]*model.Trace, er
 	if err := srows.Err(); err != nil {
 		return nil, err
 	}
-	crows, err := s.db.QueryContext(ctx, withList(sqlLoadContracts, len(pks)), pks...)
+	crows, err := db.QueryContext(ctx, withList(sqlLoadContracts, len(pks)), pks...)
 	if err != nil {
 		return nil, err
 	}

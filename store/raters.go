@@ -36,6 +36,8 @@ func (cr *CaseRaters) Rater(name string) *model.RaterLabel {
 	return nil
 }
 
+// querier is what a read runs on: the pool, a transaction, or one
+// connection (see BatchReader).
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row

@@ -81,8 +81,14 @@ const (
 // case when there is none and refreshes a case only while it is still
 // purely the machine's: a person's work is never overwritten.
 func (s *Store) SaveScores(ctx context.Context, rows []ScoreRow, suggestions []Suggestion) error {
+	return s.saveScores(ctx, s.db, rows, suggestions)
+}
+
+// saveScores is SaveScores in a transaction begun on db: the pool, or a
+// BatchConn's connection.
+func (s *Store) saveScores(ctx context.Context, db txBeginner, rows []ScoreRow, suggestions []Suggestion) error {
 	at := s.stamp()
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return inTxOn(ctx, db, func(tx *sql.Tx) error {
 		// Cases first: the queue's columns then follow the suggested label.
 		var changed []Suggestion
 		for _, sg := range suggestions {

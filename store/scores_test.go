@@ -114,3 +114,44 @@ func TestCasesForTracesShareNoDecodedValues(t *testing.T) {
 		}
 	})
 }
+
+// A BatchConn reads and writes with a small page cache and gives its
+// connection back to the pool with the cache every connection has.
+func TestBatchConnRestoresTheCache(t *testing.T) {
+	st := sqliteStore(t)
+	ctx := context.Background()
+	if _, err := importString(t, st, "a.jsonl", manyTraces(3), ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st.db.SetMaxOpenConns(1) // the reserved connection is the pool's only one
+	cache := func(q querier) int {
+		var kib int
+		if err := q.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&kib); err != nil {
+			t.Fatal(err)
+		}
+		return kib
+	}
+	bc, err := st.BatchConn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cache(bc.conn); got != batchCacheKiB {
+		t.Fatalf("reserved connection's cache %d, want %d", got, batchCacheKiB)
+	}
+	ts, err := bc.LoadTraces(ctx, []string{"t001"})
+	if err != nil || len(ts) != 1 || ts[0].TraceID != "t001" {
+		t.Fatalf("%v %v", ts, err)
+	}
+	if err := bc.SaveScores(ctx, []ScoreRow{{TraceID: "t001", SuggestedClass: "semantic", GoldSHA: GoldSHANone}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := bc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := cache(st.db); got != cacheKiB {
+		t.Fatalf("connection back in the pool with cache %d, want %d", got, cacheKiB)
+	}
+	if d, err := st.Score(ctx, "t001"); err != nil || string(d) != "{}" {
+		t.Fatalf("score written on the reserved connection: %s %v", d, err)
+	}
+}

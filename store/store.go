@@ -123,7 +123,7 @@ func open(ctx context.Context, path string, opts Options, mode access, pragmas .
 	for _, p := range pragmas {
 		q.Add("_pragma", p)
 	}
-	q.Add("_pragma", "cache_size(-32000)") // 32 MB: bulk imports spill less
+	q.Add("_pragma", fmt.Sprintf("cache_size(%d)", cacheKiB)) // bulk imports spill less
 	q.Set("_txlock", "immediate")
 	if mode != readWrite {
 		q.Set("mode", "ro")
