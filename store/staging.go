@@ -33,11 +33,46 @@ import (
 type staging struct {
 	db   *Store    // a scratch store: no journal, no fsync
 	find *sql.Stmt // finds a trace in the real database, outside any transaction
+	// unlinked says the real database holds cases waiting for their
+	// trace; waiting then tells whether one waits for a given trace id.
+	unlinked bool
+	waiting  *sql.Stmt
 }
 
 func (st *staging) close() {
-	st.find.Close()
+	closeAll(st.find, st.waiting)
 	st.db.Close()
+}
+
+// sqlWaitingCase says a case of the database waits for trace id ?.
+const sqlWaitingCase = `SELECT EXISTS (SELECT 1 FROM cases WHERE source_trace = ? AND trace_pk IS NULL)`
+
+// bareStaging drops the staging database's triggers and secondary
+// indexes: its rows are only written, found by trace id (the unique
+// constraints stay) and copied in order. The queue columns the triggers
+// keep and the indexes are the database's, built once as the copy lands
+// there; kept here they cost every staged row as much again.
+func bareStaging(ctx context.Context, sdb *Store) error {
+	rows, err := sdb.db.QueryContext(ctx, `SELECT type, name FROM sqlite_master
+		WHERE type IN ('trigger', 'index') AND sql IS NOT NULL ORDER BY type DESC`)
+	if err != nil {
+		return err
+	}
+	var drops []string
+	for rows.Next() {
+		var kind, name string
+		if err := rows.Scan(&kind, &name); err != nil {
+			rows.Close()
+			return err
+		}
+		drops = append(drops, "DROP "+strings.ToUpper(kind)+` "`+name+`"`)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	_, err = sdb.db.ExecContext(ctx, strings.Join(drops, "; "))
+	return err
 }
 
 // stagesImports says imports of traces are staged: a writable SQLite file
@@ -57,12 +92,20 @@ func (im *Importer) startStaged() (ok bool, err error) {
 		return false, nil
 	}
 	im.staged = path
-	find, err := s.db.PrepareContext(im.ctx, sqlFindTrace)
-	if err != nil {
+	if err := bareStaging(im.ctx, sdb); err != nil {
 		sdb.Close()
 		return false, err
 	}
-	im.stage = &staging{db: sdb, find: find}
+	stage := &staging{db: sdb}
+	im.stage = stage
+	for _, p := range []prepared{{&stage.find, sqlFindTrace}, {&stage.waiting, sqlWaitingCase}} {
+		if *p.dst, err = s.db.PrepareContext(im.ctx, p.q); err != nil {
+			return false, err
+		}
+	}
+	if err := s.db.QueryRowContext(im.ctx, sqlAnyUnlinked).Scan(&stage.unlinked); err != nil {
+		return false, err
+	}
 	tx, err := sdb.db.BeginTx(im.ctx, nil)
 	if err != nil {
 		return false, err
@@ -72,7 +115,18 @@ func (im *Importer) startStaged() (ok bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	w.inDB, w.replaces = find, map[string]string{}
+	w.staged()
+	w.replaces = map[string]string{}
+	// A database without traces when the import starts has none to
+	// compare with: the ids other processes write meanwhile are decided
+	// at the copy (reconcile).
+	var empty bool
+	if err := s.db.QueryRowContext(im.ctx, `SELECT NOT EXISTS (SELECT 1 FROM traces)`).Scan(&empty); err != nil {
+		return false, err
+	}
+	if !empty {
+		w.inDB = stage.find
+	}
 	im.w = w
 	return true, nil
 }
@@ -165,11 +219,28 @@ func (im *Importer) copyStaged(replaces map[string]string) error {
 	}
 	// The staged traces keep their order and get the ids after the
 	// database's last one: the child rows then need no join to map them.
+	//
+	// The machine's cases and the scores put while staging go in before
+	// their traces, so that the queue triggers they fire find no trace
+	// row to update (the foreign keys are checked at the commit instead);
+	// each trace then lands with the queue columns those triggers would
+	// have given it (queueColumns). A staged machine case is left out when
+	// a case of the database waits for its trace (written by another
+	// process meanwhile) or holds its id: the trace's score, computed
+	// without that case, is then not current, and it is scored again
+	// after the import.
+	if _, err := tx.ExecContext(ctx, `PRAGMA defer_foreign_keys = ON`); err != nil {
+		return err
+	}
+	notSkipped := "NOT IN (SELECT pk FROM temp.staged_skip)"
 	copies := []struct{ table, pk, tail string }{
 		{"contracts", "", "WHERE true ON CONFLICT DO NOTHING"},
-		{"traces", "id", "WHERE id NOT IN (SELECT pk FROM temp.staged_skip) ORDER BY id"},
-		{"steps", "trace_pk", "WHERE trace_pk NOT IN (SELECT pk FROM temp.staged_skip)"},
-		{"trace_contracts", "trace_pk", "WHERE trace_pk NOT IN (SELECT pk FROM temp.staged_skip)"},
+		{"cases", "trace_pk", "WHERE trace_pk IS NOT NULL AND trace_pk " + notSkipped + ` AND NOT EXISTS (SELECT 1 FROM main.cases w
+			WHERE w.source_trace = cases.source_trace AND w.trace_pk IS NULL) ON CONFLICT DO NOTHING`},
+		{"scores", "trace_pk", "WHERE trace_pk " + notSkipped},
+		{"traces", "id", "WHERE id " + notSkipped + " ORDER BY id"},
+		{"steps", "trace_pk", "WHERE trace_pk " + notSkipped},
+		{"trace_contracts", "trace_pk", "WHERE trace_pk " + notSkipped},
 	}
 	for _, c := range copies {
 		cols, err := stagedColumns(ctx, tx, c.table, c.pk)
@@ -178,8 +249,15 @@ func (im *Importer) copyStaged(replaces map[string]string) error {
 		}
 		q := `INSERT INTO main.` + c.table + ` (` + cols + `) SELECT ` + cols + ` FROM staged.` + c.table + ` ` + c.tail
 		var args []any
-		if c.pk != "" {
-			q = `INSERT INTO main.` + c.table + ` (` + c.pk + `, ` + cols + `) SELECT ` + c.pk + ` + ?, ` + cols +
+		switch c.table {
+		case "contracts":
+		case "traces":
+			q = `INSERT INTO main.traces (id, ` + cols + `) SELECT traces.id + ?1, ` + queueColumns(cols) +
+				` FROM staged.traces LEFT JOIN main.cases c ON c.trace_pk = traces.id + ?1
+				LEFT JOIN staged.scores s ON s.trace_pk = traces.id ` + c.tail
+			args = append(args, offset)
+		default:
+			q = `INSERT INTO main.` + c.table + ` (` + c.pk + `, ` + cols + `) SELECT ` + c.pk + ` + ?1, ` + cols +
 				` FROM staged.` + c.table + ` ` + c.tail
 			args = append(args, offset)
 		}
@@ -192,6 +270,32 @@ func (im *Importer) copyStaged(replaces map[string]string) error {
 	_, err := tx.ExecContext(ctx, `UPDATE main.cases SET trace_pk = (SELECT t.id FROM main.traces t WHERE t.trace_id = cases.source_trace)
 		WHERE trace_pk IS NULL AND source_trace IN (SELECT trace_id FROM staged.traces)`)
 	return err
+}
+
+// queueColumns is the select list of a staged trace's columns cols, as
+// the queue triggers of migrations 0003 and 0009 would leave the queue
+// columns once its case (c: the machine's, the only one it can have
+// before the waiting cases are linked) and its score (s) are written.
+func queueColumns(cols string) string {
+	const class = `COALESCE(json_extract(c.label, '$.failure_class'), '')`
+	derived := map[string]string{
+		"case_id":         `COALESCE(c.case_id, '')`,
+		"case_status":     `COALESCE(c.status, 'none')`,
+		"label_class":     class,
+		"suggested_class": `COALESCE(s.suggested_class, '')`,
+		"queue_class": `CASE WHEN ` + class + ` <> '' THEN ` + class + `
+			WHEN COALESCE(s.suggested_class, '') <> '' THEN s.suggested_class ELSE 'none' END`,
+		"score_ok": `COALESCE(s.content_sha = traces.content_sha AND s.gold_sha = COALESCE(c.gold_sha, 'none'), 0)`,
+	}
+	var out []string
+	for _, col := range strings.Split(cols, ", ") {
+		if d, ok := derived[col]; ok {
+			out = append(out, d)
+		} else {
+			out = append(out, "traces."+col)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // reconcile decides each staged trace whose id the database holds now.
@@ -238,6 +342,10 @@ func (im *Importer) reconcile(replaces map[string]string) error {
 			res.New--
 			res.Unchanged++
 			res.Steps -= k.steps
+			if im.scored[k.id] {
+				delete(im.scored, k.id)
+				res.Scored--
+			}
 			skipped[k.id] = true
 			if _, err := tx.ExecContext(ctx, `INSERT INTO temp.staged_skip (pk) VALUES (?)`, k.stagedPK); err != nil {
 				return err
