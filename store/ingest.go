@@ -50,6 +50,7 @@ type Importer struct {
 	stage   *staging        // set while the rows go to a staging database
 	staged  string          // the staging database's file, removed when the import ends
 	scored  map[string]bool // the traces PutScores wrote a score for
+	format  string          // the file's format, once Commit knows it
 	Stats   WriteStats
 }
 
@@ -311,6 +312,7 @@ func (im *Importer) Unscored() []string {
 func (im *Importer) Commit(format, sha string, rejected int) (err error) {
 	defer im.Rollback()
 	defer im.cause(&err)
+	im.format = format // staged traces land with it
 	if err := im.direct(); err != nil {
 		return err
 	}
