@@ -36,6 +36,10 @@ type ImportOptions struct {
 	// Progress, when set, is called now and then with bytes read so far and
 	// records seen so far.
 	Progress func(bytes int64, records int)
+	// Score makes Engine.Import score the new traces as it writes them,
+	// in the same transaction (see inflight); the rest of what it wrote is
+	// in ImportResult.ToScore, for AfterImport.
+	Score bool
 }
 
 // RecordError is a precise complaint about one record: file, line, JSON
@@ -52,8 +56,12 @@ type ImportResult struct {
 	Replaced  int
 	Steps     int
 	Traces    []string // trace ids written (new or replaced)
-	Labels    int      // rater labels added or changed
-	Bad       []*RecordError
+	// Scored is how many of Traces were scored and stored by the import
+	// itself (with ImportOptions.Score); ToScore lists the others.
+	Scored  int
+	ToScore []string
+	Labels  int // rater labels added or changed
+	Bad     []*RecordError
 	// Skipped lists the parts of the file an importer read past on purpose
 	// (a cassette's telemetry call), as "path: reason".
 	Skipped []string
@@ -101,12 +109,22 @@ var ErrRejected = errors.New("rejected")
 
 // ImportFile imports one file into the engine's database (see Import).
 func (e *Engine) ImportFile(ctx context.Context, path string, opts ImportOptions) (ImportResult, error) {
-	return ImportFile(ctx, e.st, path, opts)
+	f, err := os.Open(path)
+	if err != nil {
+		return ImportResult{File: path}, err
+	}
+	defer f.Close()
+	return e.Import(ctx, f, path, opts)
 }
 
-// Import reads r (named name in messages) into the engine's database.
+// Import reads r (named name in messages) into the engine's database;
+// with opts.Score it scores the new traces as it goes.
 func (e *Engine) Import(ctx context.Context, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
-	return Import(ctx, e.st, r, name, opts)
+	var sc *Engine
+	if opts.Score {
+		sc = e
+	}
+	return importInto(ctx, e.st, sc, r, name, opts)
 }
 
 // ImportFile imports one file in one transaction: either every good record
@@ -140,8 +158,16 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // Import reads r (named name in messages) in one transaction. Parsing
 // runs in its own goroutine, a few records ahead of the store's writer,
-// so JSON decoding overlaps with SQLite's work.
+// so JSON decoding overlaps with SQLite's work. It scores nothing
+// (opts.Score is the engine's).
 func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
+	return importInto(ctx, st, nil, r, name, opts)
+}
+
+// importInto is Import; with a scoring engine sc, the fresh traces are
+// scored on a third goroutine as they are written, and their scores put
+// in the same transaction.
+func importInto(ctx context.Context, st *store.Store, sc *Engine, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
 	res := ImportResult{File: name}
 	h := sha256.New()
 	var records atomic.Int64 // written by the writer, read by the parser's progress callback
@@ -155,18 +181,32 @@ func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts
 	}
 	defer im.Rollback() // no-op after Commit
 	im.SetLabeler(opts.Labeler)
-	recs := make(chan importers.Record, 256)
+	// A record travels with its trace's row, prepared (hashed) on the
+	// parser's goroutine: the writer's is the import's busiest.
+	type record struct {
+		importers.Record
+		row *store.TraceRow
+	}
+	recs := make(chan record, 256)
 	type parsed struct {
 		format importers.Format
 		err    error
 	}
 	done := make(chan parsed, 1)
+	prepare := func(rec importers.Record) record {
+		if rec.Trace == nil {
+			return record{Record: rec}
+		}
+		rec.Trace.Source = model.Source{File: name, Line: rec.Line}
+		applyDefaults(rec.Trace, opts.Defaults)
+		return record{rec, store.PrepareTrace(rec.Trace)}
+	}
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
 		f, err := importers.ParseWith(pctx, cr, name, importers.Options{Format: opts.Format, MaxRecord: opts.MaxRecord}, func(rec importers.Record) error {
 			select {
-			case recs <- rec:
+			case recs <- prepare(rec):
 				return nil
 			case <-pctx.Done():
 				return pctx.Err()
@@ -176,18 +216,49 @@ func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts
 		done <- parsed{f, err}
 	}()
 	var fatal error
-	for rec := range recs {
-		if fatal != nil {
-			continue // drain so the parser can finish
+	fail := func(err error) {
+		if fatal == nil && err != nil {
+			fatal = err
+			cancel()
 		}
+	}
+	var score *inflight
+	if sc != nil {
+		score = sc.scoreInFlight(pctx)
+	}
+	var fresh []*model.Trace // written, waiting to be sent to the scorer
+	put := func(b scoredBatch) {
+		if fatal != nil {
+			return
+		}
+		if b.err != nil {
+			fail(b.err)
+			return
+		}
+		fail(im.PutScores(b.rows, b.sugg))
+	}
+	// send hands the fresh traces to the scorer, putting the scores it
+	// finishes meanwhile: neither side waits for the other forever.
+	send := func() {
+		for fatal == nil {
+			select {
+			case score.in <- fresh:
+				fresh = nil
+				return
+			case b := <-score.out:
+				put(b)
+			}
+		}
+	}
+	handle := func(rec record) {
 		records.Add(1)
 		if rec.Err != nil {
 			res.Bad = append(res.Bad, rec.Err)
-			continue
+			return
 		}
 		if rec.Skip != nil {
 			res.Skipped = append(res.Skipped, rec.Skip.Path+": "+rec.Skip.Reason)
-			continue
+			return
 		}
 		var rerr *store.RecordError
 		var err error
@@ -196,18 +267,46 @@ func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts
 			if why, ok := rec.Trace.Metadata[importers.MetaIncomplete]; ok {
 				res.Incomplete = append(res.Incomplete, IncompleteTrace{TraceID: rec.Trace.TraceID, Line: rec.Line, Why: fmt.Sprint(why)})
 			}
-			rec.Trace.Source = model.Source{File: name, Line: rec.Line}
-			applyDefaults(rec.Trace, opts.Defaults)
-			rerr, err = im.PutTrace(rec.Trace)
+			var t *model.Trace
+			t, rerr, err = im.PutRow(rec.row)
+			if t != nil && score != nil && err == nil {
+				fresh = append(fresh, t)
+				if len(fresh) >= inflightBatch {
+					send()
+				}
+			}
 		case rec.Case != nil:
 			rerr, err = im.PutCase(rec.Case, rec.Line)
 		}
-		if err != nil {
-			fatal = err
-			cancel()
-		}
+		fail(err)
 		if rerr != nil {
 			res.Bad = append(res.Bad, rerr)
+		}
+	}
+	var out <-chan scoredBatch
+	if score != nil {
+		out = score.out
+	}
+	for in := recs; in != nil; {
+		select {
+		case rec, ok := <-in:
+			switch {
+			case !ok:
+				in = nil
+			case fatal == nil:
+				handle(rec)
+			} // else drain so the parser can finish
+		case b := <-out:
+			put(b)
+		}
+	}
+	if score != nil {
+		if len(fresh) > 0 {
+			send()
+		}
+		close(score.in)
+		for b := range score.out {
+			put(b)
 		}
 	}
 	p := <-done
@@ -236,12 +335,14 @@ func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts
 	res.SHA256 = hex.EncodeToString(h.Sum(nil))
 	err = im.Commit(res.Format, res.SHA256, len(res.Bad))
 	res.setStats(im.Stats) // final: the commit may decide a record again against what others wrote meanwhile
+	res.ToScore = im.Unscored()
 	return res, err
 }
 
 func (r *ImportResult) setStats(s store.WriteStats) {
 	r.New, r.Unchanged, r.Replaced, r.Steps, r.Traces = s.New, s.Unchanged, s.Replaced, s.Steps, s.Traces
-	r.Labels = s.Labels
+	r.Labels, r.Scored = s.Labels, s.Scored
+	r.ToScore = r.Traces
 }
 
 func applyDefaults(t *model.Trace, d Defaults) {

@@ -484,13 +484,22 @@ type scoreSaver interface {
 // save stores one batch's scores and suggested cases in one transaction
 // through to.
 func (e *Engine) save(ctx context.Context, to scoreSaver, rs []Result) error {
+	rows, sugg, err := e.scoreRows(rs)
+	if err != nil {
+		return err
+	}
+	return to.SaveScores(ctx, rows, sugg)
+}
+
+// scoreRows are the score rows and suggested cases that store results.
+func (e *Engine) scoreRows(rs []Result) ([]store.ScoreRow, []store.Suggestion, error) {
 	rows := make([]store.ScoreRow, len(rs))
 	var sugg []store.Suggestion
 	sha := e.configSHA()
 	for i, r := range rs {
 		detail, err := json.Marshal(r.Score)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		class := ""
 		if r.Score.SuggestedClass != nil {
@@ -513,7 +522,7 @@ func (e *Engine) save(ctx context.Context, to scoreSaver, rs []Result) error {
 			NeedsReview: r.Score.NeedsHumanReview, Correct: r.Score.Correct, Grounded: r.Score.Grounded,
 			Detail: detail, GoldSHA: gold, ConfigSHA: sha, Metrics: metricsOf(r.Score)}
 	}
-	return to.SaveScores(ctx, rows, sugg)
+	return rows, sugg, nil
 }
 
 // peerBook holds, per question key, the peers that can teach a trace of

@@ -376,8 +376,8 @@ func profile(args []string) error {
 		_, err = e.Report(ctx, true)
 	case "import":
 		var res app.ImportResult
-		if res, err = e.ImportFile(ctx, *in, app.ImportOptions{}); err == nil {
-			_, err = e.AfterImport(ctx, res.Traces, false)
+		if res, err = e.ImportFile(ctx, *in, app.ImportOptions{Score: true}); err == nil {
+			_, err = e.AfterImport(ctx, res.ToScore, false)
 		}
 	default:
 		err = fmt.Errorf("unknown -op %q", *op)

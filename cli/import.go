@@ -65,11 +65,15 @@ labeler a cases.jsonl is a suite: its cases are written as they are, nobody's la
 				return err
 			}
 			defer eng.Close()
-			imported, ierr := runImport(cmd.Context(), eng, args, opts, verbose, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			// The new traces are scored as they are imported; what is left
+			// (traces a stored case waits for, and those they teach) after.
+			opts.Score = !noScore
+			toScore, scored, ierr := runImport(cmd.Context(), eng, args, opts, verbose, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			if errors.Is(ierr, context.Canceled) || exitCode(ierr) == 130 {
 				return ierr
 			}
-			n, err := eng.AfterImport(cmd.Context(), imported, noScore)
+			n, err := eng.AfterImport(cmd.Context(), toScore, noScore)
+			n += scored
 			if n > 0 {
 				fmt.Fprintf(cmd.OutOrStdout(), "scored %d traces\n", n)
 			}
@@ -99,9 +103,10 @@ labeler a cases.jsonl is a suite: its cases are written as they are, nobody's la
 
 // runImport imports every file, each in its own transaction, and reports
 // per file. Files that finished stay imported when a later one fails or
-// the user presses Ctrl-C. It returns the ids of the traces written.
-func runImport(ctx context.Context, st *app.Engine, files []string, opts app.ImportOptions, verbose bool, out, errw io.Writer) ([]string, error) {
-	rejected, failed := 0, 0
+// the user presses Ctrl-C. It returns the ids of the traces written that
+// the import did not score, and how many it scored.
+func runImport(ctx context.Context, st *app.Engine, files []string, opts app.ImportOptions, verbose bool, out, errw io.Writer) ([]string, int, error) {
+	rejected, failed, scored := 0, 0, 0
 	var written []string
 	for _, path := range files {
 		res, err := importOne(ctx, st, path, opts, errw)
@@ -111,7 +116,7 @@ func runImport(ctx context.Context, st *app.Engine, files []string, opts app.Imp
 		switch {
 		case errors.Is(err, context.Canceled):
 			fmt.Fprintf(errw, "%s: interrupted, nothing imported from it\n", path)
-			return nil, withCode(130, fmt.Errorf("import interrupted"))
+			return nil, 0, withCode(130, fmt.Errorf("import interrupted"))
 		case errors.Is(err, app.ErrRejected):
 			fmt.Fprintln(errw, err)
 			rejected++
@@ -139,7 +144,8 @@ func runImport(ctx context.Context, st *app.Engine, files []string, opts app.Imp
 				fmt.Fprintln(out, "  skipped "+model.CleanLine(sk))
 			}
 		}
-		written = append(written, res.Traces...)
+		written = append(written, res.ToScore...)
+		scored += res.Scored
 		if len(res.Bad) > 0 {
 			rejected++
 		}
@@ -148,11 +154,11 @@ func runImport(ctx context.Context, st *app.Engine, files []string, opts app.Imp
 	case failed > 0:
 		// A database that could not be written, or a file that could not
 		// be read: a failed dependency or bad input, not a verdict.
-		return written, withCode(2, fmt.Errorf("%d of %d file(s) not imported", failed+rejected, len(files)))
+		return written, scored, withCode(2, fmt.Errorf("%d of %d file(s) not imported", failed+rejected, len(files)))
 	case rejected > 0:
-		return written, fmt.Errorf("%d of %d file(s) had rejected records", rejected, len(files))
+		return written, scored, fmt.Errorf("%d of %d file(s) had rejected records", rejected, len(files))
 	}
-	return written, nil
+	return written, scored, nil
 }
 
 // checkInputs refuses missing or unreadable input files, and folders,

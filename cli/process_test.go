@@ -527,9 +527,14 @@ func TestProcessKillDuringScoringLeavesNothingUnscored(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.db")
 	file := repoFile(t, "testdata/traces/generic-warehouse.jsonl")
-	// A slow oracle keeps the import in its scoring phase long enough to
-	// kill it there: after the file's transaction committed, before the
-	// scores did.
+	// New traces without a case are scored inside their file's
+	// transaction; the traces a suite imported first waits for are scored
+	// after it, with their cases. A slow oracle keeps the import in that
+	// phase long enough to kill it there: after the file's transaction
+	// committed, before the scores did.
+	if p := tracelab(t, dir, "import", "--db", db, repoFile(t, "testdata/cases.jsonl")); p.code != 0 {
+		t.Fatalf("import cases: %d %q", p.code, p.err)
+	}
 	slow := `sleep 0.5; cat >/dev/null; echo '{"violations":[]}'`
 	cmd := tracelabCmd(t, dir, "import", "--db", db, "--policy-oracle", slow, file)
 	if err := cmd.Start(); err != nil {
@@ -537,7 +542,7 @@ func TestProcessKillDuringScoringLeavesNothingUnscored(t *testing.T) {
 	}
 	waitFor(t, 30*time.Second, "the import committing", func() bool {
 		n, err := tryCountRows(db, "imports")
-		return err == nil && n == 1
+		return err == nil && n == 2
 	})
 	cmd.Process.Kill()
 	cmd.Wait()

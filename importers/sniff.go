@@ -5,6 +5,7 @@ package importers
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // shape is what a detector can tell from the first bytes of a file without
@@ -26,7 +28,32 @@ func (s shape) has(k string) bool { return s.seen[k] }
 // sniffBudget bounds the tokens read, so detecting a large file stays cheap.
 const sniffBudget = 20000
 
+// lastSniff is the shape of the head detected last: detect asks each
+// format in turn and four of them sniff the same head, which for a 1 MiB
+// head of JSONL is the sniff budget each time (a tenth of a second of an
+// import of a thousand traces). The head is known by its hash, not its
+// address: a buffer may be reused for other bytes.
+var lastSniff struct {
+	sync.Mutex
+	sum [sha256.Size]byte
+	s   shape
+}
+
 func sniff(head []byte) shape {
+	sum := sha256.Sum256(head)
+	lastSniff.Lock()
+	defer lastSniff.Unlock()
+	if lastSniff.s.seen != nil && lastSniff.sum == sum {
+		return lastSniff.s
+	}
+	s := sniffHead(head)
+	lastSniff.sum, lastSniff.s = sum, s
+	return s
+}
+
+// sniffHead reads the shape of a head (see shape); the shape is only read
+// after, so sniff may hand it to every detector.
+func sniffHead(head []byte) shape {
 	s := shape{seen: map[string]bool{}}
 	head = bytes.TrimSpace(stripBOM(head))
 	if len(head) > 0 && (head[0] == 'e' || head[0] == 'd' || head[0] == ':') {

@@ -19,6 +19,9 @@ type batch struct {
 	cols  int
 	args  []any
 	stmts map[int]*sql.Stmt // by row count
+	// parent, when set, is the batch of the rows these rows reference:
+	// it is written first, so that a foreign key finds its row.
+	parent *batch
 }
 
 func newBatch(ctx context.Context, tx *sql.Tx, head string, cols int, tail string) *batch {
@@ -37,8 +40,14 @@ func (b *batch) add(vals ...any) error {
 // pending is how many rows are buffered.
 func (b *batch) pending() int { return len(b.args) / b.cols }
 
-// flush writes the buffered rows.
+// flush writes the buffered rows (none for a nil batch).
 func (b *batch) flush() error {
+	if b == nil {
+		return nil
+	}
+	if err := b.parent.flush(); err != nil {
+		return err
+	}
 	n := len(b.args) / b.cols
 	if n == 0 {
 		return nil
@@ -59,6 +68,9 @@ func (b *batch) flush() error {
 }
 
 func (b *batch) close() {
+	if b == nil {
+		return
+	}
 	for _, st := range b.stmts {
 		st.Close()
 	}

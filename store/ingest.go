@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"tracelab/model"
@@ -27,6 +28,7 @@ type WriteStats struct {
 	Steps     int
 	Traces    []string // trace ids written (new or replaced)
 	Labels    int      // rater labels added or changed (cases imported with a labeler)
+	Scored    int      // scores put with PutScores (final after Commit)
 }
 
 // Importer writes the records of one file in one transaction: the engine
@@ -45,8 +47,10 @@ type Importer struct {
 	tx      *sql.Tx   // the transaction rows are written in: the database's or the staging database's
 	conn    *sql.Conn // the database connection tx runs on, when it needs one of its own
 	w       *writer
-	stage   *staging // set while the rows go to a staging database
-	staged  string   // the staging database's file, removed when the import ends
+	stage   *staging        // set while the rows go to a staging database
+	staged  string          // the staging database's file, removed when the import ends
+	scored  map[string]bool // the traces PutScores wrote a score for
+	format  string          // the file's format, once Commit knows it
 	Stats   WriteStats
 }
 
@@ -58,7 +62,7 @@ func (im *Importer) SetLabeler(name string) { im.labeler = name }
 // trace or case seen again with other content replaces the old one.
 // Nothing is locked yet: the first record decides where rows go.
 func (s *Store) BeginImport(ctx context.Context, file string, replace bool) (*Importer, error) {
-	return &Importer{s: s, ctx: ctx, file: file, replace: replace, at: s.stamp()}, nil
+	return &Importer{s: s, ctx: ctx, file: file, replace: replace, at: s.stamp(), scored: map[string]bool{}}, nil
 }
 
 // start opens where the rows go: a file that starts with traces is staged
@@ -96,16 +100,41 @@ func (im *Importer) startDirect() error {
 // PutTrace writes one trace (its Source says where it was read). A
 // record the database refuses (same id, other content, no replace) is a
 // RecordError; any other error is fatal to the import.
-func (im *Importer) PutTrace(t *model.Trace) (_ *RecordError, err error) {
+func (im *Importer) PutTrace(t *model.Trace) (*RecordError, error) {
+	_, rerr, err := im.PutRow(PrepareTrace(t))
+	return rerr, err
+}
+
+// PutRow is PutTrace for a prepared trace that also says whether the
+// trace can be scored before the import commits: fresh is the trace as
+// LoadTraces will read it back (tools as stored, the final answer filled
+// in) when it was written new with no case waiting for it, else nil. A
+// fresh trace's score goes in with PutScores, in the same transaction. A
+// trace that replaces another, or that a stored case waits for, is scored
+// after the commit, with its case and the traces it teaches.
+func (im *Importer) PutRow(row *TraceRow) (fresh *model.Trace, _ *RecordError, err error) {
 	defer im.cause(&err)
 	if err := im.start(true); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rerr, err := im.w.putTrace(t, im.replace, &im.Stats)
+	t := row.t
+	fresh, rerr, err := im.w.putTrace(row, im.replace, &im.Stats)
 	if rerr != nil {
 		rerr.File = im.file
 	}
-	return rerr, err
+	if fresh != nil && im.stage != nil && im.stage.unlinked {
+		// A case in the database may wait for this id: it is linked at
+		// the copy, and the trace scored with it after the commit.
+		var waits bool
+		if err := im.stage.waiting.QueryRowContext(im.ctx, t.TraceID).Scan(&waits); err != nil {
+			return nil, nil, err
+		}
+		if waits {
+			delete(im.w.fresh, t.TraceID)
+			fresh = nil
+		}
+	}
+	return fresh, rerr, err
 }
 
 // PutCase writes one suite case read at line of the file. A case with no
@@ -216,11 +245,74 @@ func (im *Importer) direct() error {
 	return im.start(false)
 }
 
+// PutScores writes the scores of fresh traces (see PutRow) and the
+// machine's suggested cases for them, in the import's transaction, as
+// SaveScores would after the commit: the queue's columns follow from the
+// same triggers. A row or suggestion for a trace that is not fresh (it
+// was replaced later in the file) is left out.
+func (im *Importer) PutScores(rows []ScoreRow, suggestions []Suggestion) (err error) {
+	defer im.cause(&err)
+	w := im.w
+	if w == nil {
+		return errors.New("store: PutScores before any trace")
+	}
+	for _, sg := range suggestions {
+		f, ok := w.fresh[sg.TraceID]
+		if !ok {
+			continue
+		}
+		c := model.Case{CaseID: sg.TraceID, SourceTrace: sg.TraceID, UserRole: f.role, AsUser: f.user,
+			Question: f.question, Gold: sg.Gold, Label: sg.Label}
+		if err := w.machineCases.add(c.CaseID, f.pk, c.SourceTrace, f.role, f.user, f.question, mustJSON(c.Gold),
+			mustJSON(c.Label), mustJSON(c.Cost), "suggested", OriginMachine, contentSHA(&c), "tracelab", im.at,
+			OriginMachine); err != nil {
+			return err
+		}
+	}
+	if err := w.machineCases.flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		f, ok := w.fresh[r.TraceID]
+		if !ok {
+			continue
+		}
+		delete(w.fresh, r.TraceID)
+		detail := r.Detail
+		if len(detail) == 0 {
+			detail = json.RawMessage("{}")
+		}
+		m := &r.Metrics
+		if err := w.scoreRows.add(f.pk, r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct),
+			nullBool(r.Grounded), string(detail), im.at, f.sha, r.GoldSHA, r.ConfigSHA, nullFloat(m.Precision),
+			nullFloat(m.Recall), nullBool(m.DefinitionMatch), nullBool(m.FreshnessPass), nullInt(m.PolicyViolations),
+			m.Calls, m.Clarifications, m.CostUSD); err != nil {
+			return err
+		}
+		im.scored[r.TraceID] = true
+		im.Stats.Scored++
+	}
+	return nil
+}
+
+// Unscored lists the traces written (Stats.Traces) that PutScores wrote
+// no score for: after Commit, what is left to score.
+func (im *Importer) Unscored() []string {
+	var out []string
+	for _, id := range im.Stats.Traces {
+		if !im.scored[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // Commit writes what is buffered, records the import (format, sha256 of
 // the file, rejected records) and commits. Stats are final after it.
 func (im *Importer) Commit(format, sha string, rejected int) (err error) {
 	defer im.Rollback()
 	defer im.cause(&err)
+	im.format = format // staged traces land with it
 	if err := im.direct(); err != nil {
 		return err
 	}
@@ -283,6 +375,9 @@ const (
 		outcome, answer, input_tokens, output_tokens, usd, metadata, step_count, tool_calls, turns,
 		content_sha, source_file, source_format, source_line, imported_at, question_key, model, usd_estimated)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?) RETURNING id`
+	sqlStagedTracesHead = `INSERT INTO traces (id, trace_id, server, run_id, user_role, as_user, question, started_at,
+		outcome, answer, input_tokens, output_tokens, usd, metadata, step_count, tool_calls, turns,
+		content_sha, source_file, source_line, imported_at, question_key, model, usd_estimated) VALUES`
 	sqlInsContract  = `INSERT INTO contracts (fingerprint, name, body) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlLinkCases    = `UPDATE cases SET trace_pk = ? WHERE source_trace = ? AND trace_pk IS NULL`
 	sqlAnyUnlinked  = `SELECT EXISTS (SELECT 1 FROM cases WHERE trace_pk IS NULL AND source_trace <> '')`
@@ -290,6 +385,11 @@ const (
 	sqlStepsHead    = `INSERT INTO steps (trace_pk, idx, kind, step_id, call_id, text, tool, args, result, as_of, is_error, credential, next_cursor, has_more) VALUES`
 	sqlTraceCtsHead = `INSERT INTO trace_contracts (trace_pk, name, fingerprint) VALUES`
 	sqlTraceCtsTail = `ON CONFLICT (trace_pk, name) DO UPDATE SET fingerprint = excluded.fingerprint`
+	// The machine's case for a fresh trace, as SaveScores writes it for a
+	// trace that has none yet (its score goes through sqlScoresHead).
+	sqlMachineCasesHead = `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
+		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, gold_sha) VALUES`
+	sqlMachineCasesTail = `ON CONFLICT DO NOTHING`
 )
 
 // writer holds the prepared statements of one import transaction.
@@ -305,9 +405,9 @@ type writer struct {
 	// span traces: fewer, larger executions are what the pure-Go SQLite
 	// spends its time on.
 	steps, traceContracts *batch
-	// contracts caches canonical body and fingerprint by wire bytes: the
-	// same tool list repeats on every trace of a run.
-	contracts map[string][2]string
+	// contracts caches each contract as stored by wire bytes: the same
+	// tool list repeats on every trace of a run.
+	contracts map[string]storedContract
 	stored    map[string]bool // fingerprints already inserted in this transaction
 	// unlinked says some case may wait for its trace (source_trace set,
 	// no trace yet); while none does, new traces skip the link update.
@@ -319,22 +419,62 @@ type writer struct {
 	inDB     *sql.Stmt
 	replaces map[string]string
 	nulOK    bool // the database stores U+0000 in text (dialect.nulInText)
+	// fresh holds the traces of this import PutScores may score (see
+	// PutNewTrace) until their score is put.
+	fresh map[string]freshTrace
+	// scoreRows and machineCases write what PutScores puts.
+	scoreRows, machineCases *batch
+	// Set while staging (see staged): the ids of the traces written so
+	// far, the last id given, and the batch their rows go in.
+	ids       map[string]int64
+	lastPK    int64
+	traceRows *batch
 }
 
-// contract returns the canonical body and wire fingerprint of a contract.
-func (w *writer) contract(tc model.ToolContract) (body, fp string, err error) {
+// staged makes the writer give the trace ids itself and write the trace
+// rows in batches: on a staging database, which nobody else writes.
+func (w *writer) staged() {
+	w.ids = map[string]int64{}
+	w.traceRows = newBatch(w.ctx, w.tx, sqlStagedTracesHead, 24, "")
+	for _, b := range []*batch{w.steps, w.traceContracts, w.scoreRows, w.machineCases} {
+		b.parent = w.traceRows
+	}
+}
+
+// storedContract is a tool contract as the store keeps it: its canonical
+// body, its fingerprint, and the contract LoadTraces decodes from the body.
+type storedContract struct {
+	body, fp string
+	tc       model.ToolContract
+}
+
+// freshTrace is what a score or a machine case of a fresh trace is
+// written with.
+type freshTrace struct {
+	pk                   int64
+	sha                  string
+	user, role, question string
+}
+
+// contract returns a contract as stored: canonical body, wire
+// fingerprint, and the contract read back from the body.
+func (w *writer) contract(tc model.ToolContract) (storedContract, error) {
 	wire := tc.WireJSON()
 	if c, ok := w.contracts[string(wire)]; ok {
-		return c[0], c[1], nil
+		return c, nil
 	}
 	canon, err := model.CanonicalJSON(wire)
 	if err != nil {
-		return "", "", err
+		return storedContract{}, err
 	}
 	sum := sha256.Sum256(canon)
-	body, fp = string(canon), hex.EncodeToString(sum[:])
-	w.contracts[string(wire)] = [2]string{body, fp}
-	return body, fp, nil
+	c := storedContract{body: string(canon), fp: hex.EncodeToString(sum[:])}
+	if err := json.Unmarshal(canon, &c.tc); err != nil {
+		return storedContract{}, err
+	}
+	c.tc.Raw = json.RawMessage(c.body)
+	w.contracts[string(wire)] = c
+	return c, nil
 }
 
 // newWriter is the import's writer on tx, for the store's dialect.
@@ -347,9 +487,12 @@ func (im *Importer) newWriter(tx *sql.Tx) (*writer, error) {
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx, at string) (*writer, error) {
-	w := &writer{ctx: ctx, tx: tx, at: at, contracts: map[string][2]string{}, stored: map[string]bool{},
+	w := &writer{ctx: ctx, tx: tx, at: at, contracts: map[string]storedContract{}, stored: map[string]bool{},
 		steps:          newBatch(ctx, tx, sqlStepsHead, 14, ""),
-		traceContracts: newBatch(ctx, tx, sqlTraceCtsHead, 3, sqlTraceCtsTail)}
+		traceContracts: newBatch(ctx, tx, sqlTraceCtsHead, 3, sqlTraceCtsTail),
+		fresh:          map[string]freshTrace{},
+		scoreRows:      newBatch(ctx, tx, sqlScoresHead, sqlScoresCols, ""),
+		machineCases:   newBatch(ctx, tx, sqlMachineCasesHead, 15, sqlMachineCasesTail)}
 	if err := prepareAll(ctx, tx, []prepared{
 		{&w.findTrace, sqlFindTrace}, {&w.insTrace, sqlInsTrace}, {&w.insContract, sqlInsContract}, {&w.link, sqlLinkCases},
 	}); err != nil {
@@ -393,12 +536,15 @@ func closeAll(sts ...*sql.Stmt) {
 	}
 }
 
-// flush writes every buffered row.
+// flush writes every buffered row: a case before the score of its
+// trace, as SaveScores writes them (the queue triggers read both).
 func (w *writer) flush() error {
-	if err := w.steps.flush(); err != nil {
-		return err
+	for _, b := range []*batch{w.traceRows, w.steps, w.traceContracts, w.machineCases, w.scoreRows} {
+		if err := b.flush(); err != nil {
+			return err
+		}
 	}
-	return w.traceContracts.flush()
+	return nil
 }
 
 func (w *writer) close() {
@@ -410,8 +556,9 @@ func (w *writer) close() {
 	if w.cases != nil {
 		w.cases.close()
 	}
-	w.steps.close()
-	w.traceContracts.close()
+	for _, b := range []*batch{w.traceRows, w.steps, w.traceContracts, w.machineCases, w.scoreRows} {
+		b.close()
+	}
 }
 
 // contentSHA is the hash that decides whether a trace or case seen again
@@ -428,31 +575,61 @@ func contentSHA(v any) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func (w *writer) putTrace(t *model.Trace, replace bool, res *WriteStats) (*RecordError, error) {
-	if !w.nulOK {
-		if path := nulPath(t); path != "" {
-			return &RecordError{Line: t.Source.Line, Path: path, Msg: errNUL}, nil
-		}
+// TraceRow is a trace made ready to write: what the store derives from
+// it alone (its content hash, question key, metadata JSON, the NUL check)
+// is computed by PrepareTrace, on whatever goroutine the caller likes, so
+// that the import's writer only writes.
+type TraceRow struct {
+	t         *model.Trace
+	sha, qkey string
+	meta      any    // the metadata column: JSON text, or nil
+	nulPath   string // the first text field holding U+0000 ("" for none)
+}
+
+// PrepareTrace derives a trace's row; t must not change after it.
+func PrepareTrace(t *model.Trace) *TraceRow {
+	r := &TraceRow{t: t, sha: traceSHA(t), qkey: QuestionKey(t.Question), nulPath: nulPath(t)}
+	if len(t.Metadata) > 0 {
+		b, _ := json.Marshal(t.Metadata)
+		r.meta = string(b)
 	}
-	sha := traceSHA(t)
+	return r
+}
+
+// putTrace writes one trace; fresh is its stored shape when it is new
+// and no case of this transaction links to it (see PutRow).
+func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *model.Trace, _ *RecordError, _ error) {
+	t, sha := row.t, row.sha
+	if !w.nulOK && row.nulPath != "" {
+		return nil, &RecordError{Line: t.Source.Line, Path: row.nulPath, Msg: errNUL}, nil
+	}
 	var oldID int64
 	var oldSHA, oldFile string
 	var oldLine int
-	err := w.findTrace.QueryRowContext(w.ctx, t.TraceID).Scan(&oldID, &oldSHA, &oldFile, &oldLine)
+	err := sql.ErrNoRows
+	if _, seen := w.ids[t.TraceID]; seen || w.ids == nil {
+		// Written earlier in this transaction (a staged import knows
+		// which ids it wrote, and looks only those up).
+		if err = w.traceRows.flush(); err != nil {
+			return nil, nil, err
+		}
+		err = w.findTrace.QueryRowContext(w.ctx, t.TraceID).Scan(&oldID, &oldSHA, &oldFile, &oldLine)
+	}
 	inDB := false
 	if errors.Is(err, sql.ErrNoRows) && w.inDB != nil {
 		err = w.inDB.QueryRowContext(w.ctx, t.TraceID).Scan(&oldID, &oldSHA, &oldFile, &oldLine)
 		inDB = err == nil
 	}
+	replacing := err == nil
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
-		return nil, err
+		return nil, nil, err
 	case oldSHA == sha:
 		res.Unchanged++
-		return nil, nil
+		return nil, nil, nil
 	case !replace:
-		return &RecordError{Line: t.Source.Line, Path: "trace_id", Msg: fmt.Sprintf(
+		return nil, &RecordError{Line: t.Source.Line, Path: "trace_id", Msg: fmt.Sprintf(
 			"trace %q was already imported from %s:%d with different content (use --replace to overwrite it)",
 			t.TraceID, oldFile, oldLine)}, nil
 	case inDB:
@@ -464,58 +641,102 @@ func (w *writer) putTrace(t *model.Trace, replace bool, res *WriteStats) (*Recor
 		// Cases keep their labels: ON DELETE SET NULL unlinks them and the
 		// link statement below ties them to the new row.
 		if err := w.flush(); err != nil { // rows of the old trace may still be buffered
-			return nil, err
+			return nil, nil, err
 		}
 		if _, err := w.tx.ExecContext(w.ctx, sqlDeleteTrace, oldID); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		delete(w.fresh, t.TraceID) // an earlier trace of this file, its score not put yet
 		w.unlinked = true
 		res.Replaced++
 		res.New--
 	}
-	var meta any
-	if len(t.Metadata) > 0 {
-		b, _ := json.Marshal(t.Metadata)
-		meta = string(b)
-	}
-	var pk int64
-	if err := w.insTrace.QueryRowContext(w.ctx, t.TraceID, t.Server, t.RunID, t.UserRole, t.AsUser, t.Question,
+	cols := []any{t.TraceID, t.Server, t.RunID, t.UserRole, t.AsUser, t.Question,
 		t.StartedAt, string(t.Outcome), t.FinalAnswer(), t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.USD,
-		meta, len(t.Steps), t.ToolCalls(), t.Turns(), sha, t.Source.File, t.Source.Line, w.at,
-		QuestionKey(t.Question), t.Model, t.Usage.Estimated).Scan(&pk); err != nil {
-		return nil, err
+		row.meta, len(t.Steps), t.ToolCalls(), t.Turns(), sha, t.Source.File, t.Source.Line, w.at,
+		row.qkey, t.Model, t.Usage.Estimated}
+	var pk int64
+	if w.ids != nil {
+		// Staged: nobody else writes the staging database, so the ids
+		// are the writer's to give and the rows go in batches.
+		w.lastPK++
+		pk = w.lastPK
+		w.ids[t.TraceID] = pk
+		if err := w.traceRows.add(append([]any{pk}, cols...)...); err != nil {
+			return nil, nil, err
+		}
+	} else if err := w.insTrace.QueryRowContext(w.ctx, cols...).Scan(&pk); err != nil {
+		return nil, nil, err
 	}
 	for i := range t.Steps {
 		st := &t.Steps[i]
 		if err := w.steps.add(pk, i, string(st.Kind), st.ID, st.CallID, st.Text, st.Tool, nullJSON(st.Args),
 			nullJSON(st.Result), st.AsOf, st.IsError, st.Credential, st.NextCursor, st.HasMore); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
+	tools := make([]model.ToolContract, 0, len(t.Tools))
 	for _, tc := range t.Tools {
-		body, fp, err := w.contract(tc)
+		c, err := w.contract(tc)
 		if err != nil {
-			return &RecordError{Line: t.Source.Line, Path: "tools", Msg: "tool " + tc.Name + ": " + err.Error()}, nil
+			return nil, &RecordError{Line: t.Source.Line, Path: "tools", Msg: "tool " + tc.Name + ": " + err.Error()}, nil
 		}
-		if !w.stored[fp] {
-			if _, err := w.insContract.ExecContext(w.ctx, fp, tc.Name, body); err != nil {
-				return nil, err
+		if !w.stored[c.fp] {
+			if _, err := w.insContract.ExecContext(w.ctx, c.fp, tc.Name, c.body); err != nil {
+				return nil, nil, err
 			}
-			w.stored[fp] = true
+			w.stored[c.fp] = true
 		}
-		if err := w.traceContracts.add(pk, tc.Name, fp); err != nil {
-			return nil, err
+		if err := w.traceContracts.add(pk, tc.Name, c.fp); err != nil {
+			return nil, nil, err
 		}
+		tools = append(tools, c.tc)
 	}
+	linked := false
 	if w.unlinked {
-		if _, err := w.link.ExecContext(w.ctx, pk, t.TraceID); err != nil {
-			return nil, err
+		if err := w.traceRows.flush(); err != nil {
+			return nil, nil, err
 		}
+		r, err := w.link.ExecContext(w.ctx, pk, t.TraceID)
+		if err != nil {
+			return nil, nil, err
+		}
+		n, err := r.RowsAffected()
+		if err != nil {
+			return nil, nil, err
+		}
+		linked = n > 0
 	}
 	res.New++
 	res.Steps += len(t.Steps)
 	res.Traces = append(res.Traces, t.TraceID)
-	return nil, nil
+	if replacing || linked {
+		return nil, nil, nil
+	}
+	w.fresh[t.TraceID] = freshTrace{pk: pk, sha: sha, user: t.AsUser, role: t.UserRole, question: t.Question}
+	return storedShape(t, tools), nil, nil
+}
+
+// storedShape is t as LoadTraces reads it back: the final answer as its
+// answer, and its tools as trace_contracts keeps them (one per name, the
+// last given, in name order) decoded from their canonical bodies, so a
+// trace scored before its import commits scores as it would after.
+func storedShape(t *model.Trace, tools []model.ToolContract) *model.Trace {
+	st := *t
+	st.Answer = t.FinalAnswer()
+	sort.SliceStable(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	kept := tools[:0]
+	for i, tc := range tools {
+		if i+1 < len(tools) && tools[i+1].Name == tc.Name {
+			continue // a later contract of the same name overwrote it
+		}
+		kept = append(kept, tc)
+	}
+	st.Tools = kept
+	if len(kept) == 0 {
+		st.Tools = nil
+	}
+	return &st
 }
 
 // errNUL is the complaint about a record with a NUL character in a text

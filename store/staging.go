@@ -33,11 +33,60 @@ import (
 type staging struct {
 	db   *Store    // a scratch store: no journal, no fsync
 	find *sql.Stmt // finds a trace in the real database, outside any transaction
+	// unlinked says the real database holds cases waiting for their
+	// trace; waiting then tells whether one waits for a given trace id.
+	unlinked bool
+	waiting  *sql.Stmt
 }
 
 func (st *staging) close() {
-	st.find.Close()
+	closeAll(st.find, st.waiting)
 	st.db.Close()
+}
+
+// sqlWaitingCase says a case of the database waits for trace id ?.
+const sqlWaitingCase = `SELECT EXISTS (SELECT 1 FROM cases WHERE source_trace = ? AND trace_pk IS NULL)`
+
+// openStaging creates the staging database at path with the tables of
+// the database s and nothing else: their definitions are read from s, so
+// a later migration's columns are staged without this file knowing, and
+// the indexes and triggers are left out. The staged rows are only
+// written, found by trace id (the tables' unique constraints stay) and
+// copied in order: the queue columns the triggers keep and the indexes
+// are the database's, built once as the copy lands there.
+func openStaging(ctx context.Context, s *Store, path string) (*Store, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' ORDER BY rowid`)
+	if err != nil {
+		return nil, err
+	}
+	var tables []string
+	for rows.Next() {
+		var q string
+		if err := rows.Scan(&q); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		tables = append(tables, q)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// No journal and no fsync: nothing in it outlives the import.
+	db, err := sql.Open("sqlite", sqliteDSN(path, Options{}, readWrite, "journal_mode(OFF)", "synchronous(OFF)"))
+	if err != nil {
+		return nil, err
+	}
+	st := &Store{db: db, d: sqliteDialect, path: path, now: s.now}
+	// One connection, the writer's, with a small cache: its rows are
+	// appended and read back once in order, and a large cache would only
+	// hold pages the import never reads again.
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, `PRAGMA cache_size = -2048; `+strings.Join(tables, ";\n")); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return st, nil
 }
 
 // stagesImports says imports of traces are staged: a writable SQLite file
@@ -51,18 +100,22 @@ func (im *Importer) startStaged() (ok bool, err error) {
 	s := im.s
 	removeOrphanStaging(s.path)
 	path := fmt.Sprintf("%s.%d-%s", stagingPrefix(s.path), os.Getpid(), strconv.FormatUint(rand.Uint64(), 36))
-	sdb, err := OpenScratch(im.ctx, path)
+	sdb, err := openStaging(im.ctx, s, path)
 	if err != nil {
 		os.Remove(path)
 		return false, nil
 	}
 	im.staged = path
-	find, err := s.db.PrepareContext(im.ctx, sqlFindTrace)
-	if err != nil {
-		sdb.Close()
+	stage := &staging{db: sdb}
+	im.stage = stage
+	for _, p := range []prepared{{&stage.find, sqlFindTrace}, {&stage.waiting, sqlWaitingCase}} {
+		if *p.dst, err = s.db.PrepareContext(im.ctx, p.q); err != nil {
+			return false, err
+		}
+	}
+	if err := s.db.QueryRowContext(im.ctx, sqlAnyUnlinked).Scan(&stage.unlinked); err != nil {
 		return false, err
 	}
-	im.stage = &staging{db: sdb, find: find}
 	tx, err := sdb.db.BeginTx(im.ctx, nil)
 	if err != nil {
 		return false, err
@@ -72,7 +125,18 @@ func (im *Importer) startStaged() (ok bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	w.inDB, w.replaces = find, map[string]string{}
+	w.staged()
+	w.replaces = map[string]string{}
+	// A database without traces when the import starts has none to
+	// compare with: the ids other processes write meanwhile are decided
+	// at the copy (reconcile).
+	var empty bool
+	if err := s.db.QueryRowContext(im.ctx, `SELECT NOT EXISTS (SELECT 1 FROM traces)`).Scan(&empty); err != nil {
+		return false, err
+	}
+	if !empty {
+		w.inDB = stage.find
+	}
 	im.w = w
 	return true, nil
 }
@@ -156,7 +220,8 @@ func (im *Importer) copyStaged(replaces map[string]string) error {
 	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS staged_skip (pk INTEGER PRIMARY KEY)`); err != nil {
 		return err
 	}
-	if err := im.reconcile(replaces); err != nil {
+	skips, err := im.reconcile(replaces)
+	if err != nil {
 		return err
 	}
 	var offset int64
@@ -165,11 +230,31 @@ func (im *Importer) copyStaged(replaces map[string]string) error {
 	}
 	// The staged traces keep their order and get the ids after the
 	// database's last one: the child rows then need no join to map them.
+	//
+	// The machine's cases and the scores put while staging go in before
+	// their traces, so that the queue triggers they fire find no trace
+	// row to update (the foreign keys are checked at the commit instead);
+	// each trace then lands with the queue columns those triggers would
+	// have given it (queueColumns). A staged machine case is left out when
+	// a case of the database waits for its trace (written by another
+	// process meanwhile) or holds its id: the trace's score, computed
+	// without that case, is then not current, and it is scored again
+	// after the import.
+	if _, err := tx.ExecContext(ctx, `PRAGMA defer_foreign_keys = ON`); err != nil {
+		return err
+	}
+	notSkipped := "NOT IN (SELECT pk FROM temp.staged_skip)"
+	if !skips {
+		notSkipped = "IS NOT NULL" // every staged row lands
+	}
 	copies := []struct{ table, pk, tail string }{
 		{"contracts", "", "WHERE true ON CONFLICT DO NOTHING"},
-		{"traces", "id", "WHERE id NOT IN (SELECT pk FROM temp.staged_skip) ORDER BY id"},
-		{"steps", "trace_pk", "WHERE trace_pk NOT IN (SELECT pk FROM temp.staged_skip)"},
-		{"trace_contracts", "trace_pk", "WHERE trace_pk NOT IN (SELECT pk FROM temp.staged_skip)"},
+		{"cases", "trace_pk", "WHERE trace_pk IS NOT NULL AND trace_pk " + notSkipped + ` AND NOT EXISTS (SELECT 1 FROM main.cases w
+			WHERE w.source_trace = cases.source_trace AND w.trace_pk IS NULL) ON CONFLICT DO NOTHING`},
+		{"scores", "trace_pk", "WHERE trace_pk " + notSkipped},
+		{"traces", "id", "WHERE id " + notSkipped + " ORDER BY id"},
+		{"steps", "trace_pk", "WHERE trace_pk " + notSkipped},
+		{"trace_contracts", "trace_pk", "WHERE trace_pk " + notSkipped},
 	}
 	for _, c := range copies {
 		cols, err := stagedColumns(ctx, tx, c.table, c.pk)
@@ -178,8 +263,18 @@ func (im *Importer) copyStaged(replaces map[string]string) error {
 		}
 		q := `INSERT INTO main.` + c.table + ` (` + cols + `) SELECT ` + cols + ` FROM staged.` + c.table + ` ` + c.tail
 		var args []any
-		if c.pk != "" {
-			q = `INSERT INTO main.` + c.table + ` (` + c.pk + `, ` + cols + `) SELECT ` + c.pk + ` + ?, ` + cols +
+		switch c.table {
+		case "contracts":
+		case "traces":
+			q = `INSERT INTO main.traces (id, ` + cols + `) SELECT traces.id + ?1, ` + landedColumns(cols, im.format != "") +
+				` FROM staged.traces LEFT JOIN main.cases c ON c.trace_pk = traces.id + ?1
+				LEFT JOIN staged.scores s ON s.trace_pk = traces.id ` + c.tail
+			args = append(args, offset)
+			if im.format != "" {
+				args = append(args, im.format)
+			}
+		default:
+			q = `INSERT INTO main.` + c.table + ` (` + c.pk + `, ` + cols + `) SELECT ` + c.pk + ` + ?1, ` + cols +
 				` FROM staged.` + c.table + ` ` + c.tail
 			args = append(args, offset)
 		}
@@ -189,19 +284,51 @@ func (im *Importer) copyStaged(replaces map[string]string) error {
 	}
 	// Cases waiting for one of these traces (a suite imported first, or
 	// the cases of a replaced trace, unlinked by ON DELETE SET NULL).
-	_, err := tx.ExecContext(ctx, `UPDATE main.cases SET trace_pk = (SELECT t.id FROM main.traces t WHERE t.trace_id = cases.source_trace)
+	_, err = tx.ExecContext(ctx, `UPDATE main.cases SET trace_pk = (SELECT t.id FROM main.traces t WHERE t.trace_id = cases.source_trace)
 		WHERE trace_pk IS NULL AND source_trace IN (SELECT trace_id FROM staged.traces)`)
 	return err
 }
 
-// reconcile decides each staged trace whose id the database holds now.
-func (im *Importer) reconcile(replaces map[string]string) error {
+// landedColumns is the select list of a staged trace's columns cols as
+// they land: the queue columns as the triggers of migrations 0003 and
+// 0009 would leave them once its case (c: the machine's, the only one it
+// can have before the waiting cases are linked) and its score (s) are
+// written, and, withFormat, the file's format (parameter 2) that Commit
+// would otherwise write into every row again.
+func landedColumns(cols string, withFormat bool) string {
+	const class = `COALESCE(json_extract(c.label, '$.failure_class'), '')`
+	derived := map[string]string{
+		"case_id":         `COALESCE(c.case_id, '')`,
+		"case_status":     `COALESCE(c.status, 'none')`,
+		"label_class":     class,
+		"suggested_class": `COALESCE(s.suggested_class, '')`,
+		"queue_class": `CASE WHEN ` + class + ` <> '' THEN ` + class + `
+			WHEN COALESCE(s.suggested_class, '') <> '' THEN s.suggested_class ELSE 'none' END`,
+		"score_ok": `COALESCE(s.content_sha = traces.content_sha AND s.gold_sha = COALESCE(c.gold_sha, 'none'), 0)`,
+	}
+	if withFormat {
+		derived["source_format"] = "?2"
+	}
+	var out []string
+	for _, col := range strings.Split(cols, ", ") {
+		if d, ok := derived[col]; ok {
+			out = append(out, d)
+		} else {
+			out = append(out, "traces."+col)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// reconcile decides each staged trace whose id the database holds now;
+// skips says some staged traces are not to be copied (temp.staged_skip).
+func (im *Importer) reconcile(replaces map[string]string) (skips bool, _ error) {
 	ctx, tx, res := im.ctx, im.tx, &im.Stats
 	rows, err := tx.QueryContext(ctx, `SELECT st.id, st.trace_id, st.content_sha, st.step_count, st.source_line,
 		t.id, t.content_sha, t.source_file, t.source_line
 		FROM staged.traces st JOIN main.traces t ON t.trace_id = st.trace_id ORDER BY st.id`)
 	if err != nil {
-		return err
+		return false, err
 	}
 	type known struct {
 		stagedPK, pk          int64
@@ -213,13 +340,13 @@ func (im *Importer) reconcile(replaces map[string]string) error {
 		var k known
 		if err := rows.Scan(&k.stagedPK, &k.id, &k.sha, &k.steps, &k.line, &k.pk, &k.oldSHA, &k.file, &k.oldLine); err != nil {
 			rows.Close()
-			return err
+			return false, err
 		}
 		ks = append(ks, k)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return false, err
 	}
 	seen := map[string]bool{}
 	skipped := map[string]bool{}
@@ -238,9 +365,13 @@ func (im *Importer) reconcile(replaces map[string]string) error {
 			res.New--
 			res.Unchanged++
 			res.Steps -= k.steps
+			if im.scored[k.id] {
+				delete(im.scored, k.id)
+				res.Scored--
+			}
 			skipped[k.id] = true
 			if _, err := tx.ExecContext(ctx, `INSERT INTO temp.staged_skip (pk) VALUES (?)`, k.stagedPK); err != nil {
-				return err
+				return false, err
 			}
 			continue
 		case im.replace:
@@ -249,11 +380,11 @@ func (im *Importer) reconcile(replaces map[string]string) error {
 				res.New--
 			}
 		default:
-			return fmt.Errorf("%s:%d: trace %q was imported by another process from %s:%d while this file was read, with different content (import it again to see the conflict, or use --replace)",
+			return false, fmt.Errorf("%s:%d: trace %q was imported by another process from %s:%d while this file was read, with different content (import it again to see the conflict, or use --replace)",
 				im.file, k.line, k.id, k.file, k.oldLine)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM main.traces WHERE id = ?`, k.pk); err != nil {
-			return err
+			return false, err
 		}
 	}
 	for id := range replaces {
@@ -271,7 +402,7 @@ func (im *Importer) reconcile(replaces map[string]string) error {
 		}
 		res.Traces = kept
 	}
-	return nil
+	return len(skipped) > 0, nil
 }
 
 // stagedColumns lists a staged table's columns but exclude, comma

@@ -113,6 +113,15 @@ func OpenScratch(ctx context.Context, path string) (*Store, error) {
 }
 
 func open(ctx context.Context, path string, opts Options, mode access, pragmas ...string) (*Store, error) {
+	db, err := sql.Open("sqlite", sqliteDSN(path, opts, mode, pragmas...))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return start(ctx, db, sqliteDialect, path, mode, opts.upTo)
+}
+
+// sqliteDSN is the driver's name for the SQLite file at path, opened so.
+func sqliteDSN(path string, opts Options, mode access, pragmas ...string) string {
 	wait := opts.LockWait
 	if wait <= 0 {
 		wait = DefaultLockWait
@@ -131,11 +140,7 @@ func open(ctx context.Context, path string, opts Options, mode access, pragmas .
 	if mode == immutable {
 		q.Set("immutable", "1")
 	}
-	db, err := sql.Open("sqlite", fileURI(path)+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	return start(ctx, db, sqliteDialect, path, mode, opts.upTo)
+	return fileURI(path) + "?" + q.Encode()
 }
 
 // start checks (read-only) or brings up to date the schema of an opened
