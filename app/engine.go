@@ -29,6 +29,7 @@ type Engine struct {
 
 	cases caseLocks  // serializes the label actions on one case (labels.go)
 	bg    background // rescores the traces an action marked stale (background.go)
+	fg    gate       // the label actions running now; the background's writes wait for them
 }
 
 // The store's row and query types, re-exported so front ends name them

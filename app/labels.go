@@ -90,6 +90,7 @@ func (l *caseLocks) lock(id string) (unlock func()) {
 // act runs one action under the case's lock and, when it changed gold,
 // rescores the trace so the score and the queue follow the gold.
 func (e *Engine) act(ctx context.Context, traceID, who string, humanGold bool, fn func(*CaseRecord) ([]FieldEdit, error)) (ActionResult, error) {
+	defer e.fg.enter()()
 	unlock := e.cases.lock(traceID)
 	defer unlock()
 	return e.actLocked(ctx, traceID, who, humanGold, nil, fn)
@@ -224,6 +225,7 @@ var suggestedGoldFields = []string{"gold.required_fields", "gold.forbidden_field
 // the class from that score, so the label agrees with the gold it was
 // accepted with. The scorer's evidence goes to label.machine_note.
 func (e *Engine) AcceptSuggestion(ctx context.Context, traceID, who string) (ActionResult, error) {
+	defer e.fg.enter()()
 	unlock := e.cases.lock(traceID)
 	defer unlock()
 	// The peers are read once: the screen's suggestion after the action
@@ -345,6 +347,7 @@ func (e *Engine) RedoAction(ctx context.Context, traceID, who string) (ActionRes
 }
 
 func (e *Engine) revert(ctx context.Context, traceID, who string, fn func(context.Context, string, string) (store.Group, error)) (ActionResult, error) {
+	defer e.fg.enter()()
 	unlock := e.cases.lock(traceID)
 	defer unlock()
 	g, err := fn(ctx, traceID, who)

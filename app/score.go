@@ -425,7 +425,9 @@ func newBatchWriter(ctx context.Context, e *Engine, write bool) *batchWriter {
 		var err error
 		for rs := range w.ch {
 			if err == nil && write {
-				err = e.save(ctx, rs)
+				if err = e.yieldToActions(ctx); err == nil {
+					err = e.save(ctx, rs)
+				}
 			}
 		}
 		w.done <- err

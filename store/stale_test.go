@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"tracelab/model"
 )
 
 // sharedTraces are four traces asking one question (a-d) and one asking
@@ -229,7 +231,15 @@ func TestMarkTakersStaleMarksTheQuestionOnce(t *testing.T) {
 // teachers, not through every trace that asks it (traces_question).
 func TestPeersOfAQuestionUseTheTeachersIndex(t *testing.T) {
 	st := sqliteStore(t)
-	rows, err := st.db.Query(`EXPLAIN QUERY PLAN `+withList(sqlPeers+sqlPeersOfQuestions, 1)+` ORDER BY t.id`, sharedKey)
+	if p := queryPlan(t, st, withList(sqlPeers+sqlPeersOfQuestions, 1)+` ORDER BY t.id`, sharedKey); !strings.Contains(p, "traces_teachers") {
+		t.Errorf("plan of the peers of a question:\n%s\nwant it through traces_teachers", p)
+	}
+}
+
+// queryPlan is SQLite's plan of q, one step a line.
+func queryPlan(t *testing.T, st *Store, q string, args ...any) string {
+	t.Helper()
+	rows, err := st.db.Query(`EXPLAIN QUERY PLAN `+q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,9 +253,10 @@ func TestPeersOfAQuestionUseTheTeachersIndex(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	if p := strings.Join(plan, "\n"); !strings.Contains(p, "traces_teachers") {
-		t.Errorf("plan of the peers of a question:\n%s\nwant it through traces_teachers", p)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return strings.Join(plan, "\n")
 }
 
 // A database from before 0011 comes out with its teachers flagged: the
@@ -266,4 +277,16 @@ func TestMigrationFlagsTheTeachers(t *testing.T) {
 			t.Fatalf("peers after the migration: %+v %v; want t1", ps, err)
 		}
 	})
+}
+
+// The header counts read an index alone (SQLite's plan says COVERING), with
+// and without a filter on class or status.
+func TestCountsReadOnlyAnIndex(t *testing.T) {
+	st := sqliteStore(t)
+	for _, f := range []Filter{{}, {Classes: []string{"policy"}}, {Statuses: []model.Status{model.StatusConfirmed}}} {
+		where, args := f.where(st.d)
+		if p := queryPlan(t, st, sqlCounts+where+` GROUP BY 1, 2`, args...); !strings.Contains(p, "COVERING INDEX") {
+			t.Errorf("counts with filter %+v read the table:\n%s", f, p)
+		}
+	}
 }

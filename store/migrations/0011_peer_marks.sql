@@ -44,3 +44,11 @@ BEGIN
     UPDATE traces SET teaches = 1 - teaches WHERE id = NEW.trace_pk AND case_id = NEW.case_id
         AND teaches <> (NEW.gold_origin = 'human' OR NEW.status = 'confirmed');
 END;
+
+-- The queue's header counts (store.Counts: per class and status, and how
+-- many disputed) read only the index when it holds disputed too: before,
+-- each of the 100,000 rows was fetched for its disputed flag.
+DROP INDEX traces_queue;
+CREATE INDEX traces_queue ON traces(queue_class, case_status, disputed);
+DROP INDEX traces_case_status;
+CREATE INDEX traces_case_status ON traces(case_status, queue_class, disputed);

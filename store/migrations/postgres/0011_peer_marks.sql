@@ -35,3 +35,8 @@ BEGIN
 END $$;
 CREATE TRIGGER cases_teaches AFTER UPDATE OF gold_origin, status ON cases FOR EACH ROW
     WHEN (NEW.trace_pk IS NOT NULL) EXECUTE FUNCTION cases_teaches();
+
+DROP INDEX traces_queue;
+CREATE INDEX traces_queue ON traces(queue_class, case_status, disputed);
+DROP INDEX traces_case_status;
+CREATE INDEX traces_case_status ON traces(case_status, queue_class, disputed);
