@@ -6,9 +6,10 @@ import (
 )
 
 // background is an engine's one rescoring worker: a label action scores
-// its own trace and marks stale, in its transaction, the traces of the
-// question whose suggested gold it changed (store.Group.Peers); the worker
-// scores whatever is marked after the action has returned. It is single
+// its own trace and marks stale, in its transaction, the question whose
+// suggested gold it changed (one row, store.Group.Peers); the worker
+// scores whatever is marked after the action has returned, its writes
+// giving way to the actions under way (yieldToActions). It is single
 // flight: a request while it runs makes it run once more when done. The
 // marks are in the database, so a worker killed midway loses nothing: the
 // next workbench open, score or ScoreOf picks them up.
@@ -54,15 +55,16 @@ func (e *Engine) rescoreInBackground(traceIDs ...string) {
 func (e *Engine) runBackground() {
 	b := &e.bg
 	defer b.wg.Done()
+	ctx := context.WithValue(b.ctx, inBackground{}, true)
 	for {
 		b.mu.Lock()
 		ids, hold := b.pending, b.hold
 		b.pending, b.again = nil, false
 		b.mu.Unlock()
 		if hold != nil {
-			hold(b.ctx)
+			hold(ctx)
 		}
-		err := e.rescoreMarked(b.ctx, ids)
+		err := e.rescoreMarked(ctx, ids)
 		b.mu.Lock()
 		b.err = err
 		if !b.again || b.ctx.Err() != nil {
@@ -116,4 +118,65 @@ func (e *Engine) stopBackground() {
 	}
 	b.mu.Unlock()
 	b.wg.Wait()
+}
+
+// inBackground marks the context of the background rescore: its batch
+// writes give way to the label actions (yieldToActions).
+type inBackground struct{}
+
+// yieldToActions, called before each batch write of a scoring run, waits
+// while label actions run when the run is the background's: SQLite has one
+// writer, and an action should wait at most for the one batch already
+// being written, not for the rescore it started. Other runs go on.
+func (e *Engine) yieldToActions(ctx context.Context) error {
+	if ctx.Value(inBackground{}) == nil {
+		return nil
+	}
+	return e.fg.wait(ctx)
+}
+
+// gate counts the label actions under way (enter) and lets the
+// background wait until there are none (wait).
+type gate struct {
+	mu   sync.Mutex
+	n    int
+	free chan struct{} // closed when n drops to 0
+	// waiting, when set (tests), is called when a wait blocks.
+	waiting func()
+}
+
+// enter counts an action in until the returned func is called.
+func (g *gate) enter() (exit func()) {
+	g.mu.Lock()
+	if g.n == 0 {
+		g.free = make(chan struct{})
+	}
+	g.n++
+	g.mu.Unlock()
+	return func() {
+		g.mu.Lock()
+		if g.n--; g.n == 0 {
+			close(g.free)
+		}
+		g.mu.Unlock()
+	}
+}
+
+// wait returns when no action is under way (or ctx ends).
+func (g *gate) wait(ctx context.Context) error {
+	g.mu.Lock()
+	n, free, waiting := g.n, g.free, g.waiting
+	g.mu.Unlock()
+	if n == 0 {
+		return nil
+	}
+	if waiting != nil {
+		waiting()
+	}
+	select {
+	case <-free:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"tracelab/store"
@@ -320,5 +321,37 @@ func TestMarksSurviveAKilledBackgroundRescore(t *testing.T) {
 	}
 	if m := marked(t, e); len(m) != 0 {
 		t.Errorf("still marked: %v", m)
+	}
+}
+
+// While a label action is under way the background rescore writes
+// nothing (SQLite has one writer: the action would wait for it); it goes
+// on once the action is done.
+func TestBackgroundWritesWaitForActions(t *testing.T) {
+	ctx := context.Background()
+	e, _ := peerEngine(t)
+	takers := takersOf(t, e, teacher)
+	release := holdBackground(e)
+	v := usedFields(t, e, teacher)
+	if _, err := e.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v}); err != nil {
+		t.Fatal(err)
+	}
+	blocked := make(chan struct{})
+	var once sync.Once
+	e.fg.mu.Lock()
+	e.fg.waiting = func() { once.Do(func() { close(blocked) }) }
+	e.fg.mu.Unlock()
+	exit := e.fg.enter() // an action under way
+	release()
+	<-blocked
+	if got := len(marked(t, e)); got != len(takers) {
+		t.Errorf("%d of %d takers still marked while an action runs: the background wrote", got, len(takers))
+	}
+	exit()
+	if err := e.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m := marked(t, e); len(m) != 0 {
+		t.Errorf("still marked after the action and the rescore: %v", m)
 	}
 }

@@ -29,6 +29,7 @@ type Engine struct {
 
 	cases caseLocks  // serializes the label actions on one case (labels.go)
 	bg    background // rescores the traces an action marked stale (background.go)
+	fg    gate       // the label actions running now; the background's writes wait for them
 }
 
 // The store's row and query types, re-exported so front ends name them
@@ -207,6 +208,11 @@ type TraceScore struct {
 // ScoreOf returns a trace's score (rescored first when stale) with the
 // engine's gold suggestion; nil when there is no such trace.
 func (e *Engine) ScoreOf(ctx context.Context, traceID string) (*TraceScore, error) {
+	return e.scoreOf(ctx, traceID, nil)
+}
+
+// scoreOf is ScoreOf with the peers of the trace's question if read.
+func (e *Engine) scoreOf(ctx context.Context, traceID string, peers *peerMemo) (*TraceScore, error) {
 	if err := e.freshen(ctx, traceID); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
@@ -218,7 +224,7 @@ func (e *Engine) ScoreOf(ctx context.Context, traceID string) (*TraceScore, erro
 	if err != nil {
 		return nil, fmt.Errorf("stored score of %s: %w", traceID, err)
 	}
-	g, err := e.SuggestGold(ctx, traceID)
+	g, err := e.suggestGold(ctx, traceID, peers)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +257,11 @@ func DecodeScore(raw json.RawMessage) (*TraceScore, error) {
 // find. A trace with human gold gets what the machine would have
 // suggested: it still helps the labeler compare.
 func (e *Engine) SuggestGold(ctx context.Context, traceID string) (*scoring.GoldSuggestion, error) {
-	_, _, sugg, err := e.evaluateOne(ctx, traceID)
+	return e.suggestGold(ctx, traceID, nil)
+}
+
+func (e *Engine) suggestGold(ctx context.Context, traceID string, peers *peerMemo) (*scoring.GoldSuggestion, error) {
+	_, _, sugg, err := e.evaluateOne(ctx, traceID, peers)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}

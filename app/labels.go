@@ -90,13 +90,16 @@ func (l *caseLocks) lock(id string) (unlock func()) {
 // act runs one action under the case's lock and, when it changed gold,
 // rescores the trace so the score and the queue follow the gold.
 func (e *Engine) act(ctx context.Context, traceID, who string, humanGold bool, fn func(*CaseRecord) ([]FieldEdit, error)) (ActionResult, error) {
+	defer e.fg.enter()()
 	unlock := e.cases.lock(traceID)
 	defer unlock()
-	return e.actLocked(ctx, traceID, who, humanGold, fn)
+	return e.actLocked(ctx, traceID, who, humanGold, nil, fn)
 }
 
-// actLocked runs an action with the case locked by the caller.
-func (e *Engine) actLocked(ctx context.Context, traceID, who string, humanGold bool, fn func(*CaseRecord) ([]FieldEdit, error)) (ActionResult, error) {
+// actLocked runs an action with the case locked by the caller; peers
+// holds the peers of the trace's question if the caller read them.
+func (e *Engine) actLocked(ctx context.Context, traceID, who string, humanGold bool, peers *peerMemo,
+	fn func(*CaseRecord) ([]FieldEdit, error)) (ActionResult, error) {
 	g, err := e.st.EditGroup(ctx, traceID, who, humanGold, func(rec *CaseRecord) ([]store.FieldChange, error) {
 		eds, err := fn(rec)
 		cs := make([]store.FieldChange, len(eds))
@@ -110,12 +113,12 @@ func (e *Engine) actLocked(ctx context.Context, traceID, who string, humanGold b
 		res.Case, _ = e.st.CaseForTrace(ctx, traceID)
 		return res, err
 	}
-	return e.afterAction(ctx, traceID, g, humanGold)
+	return e.afterAction(ctx, traceID, g, humanGold, peers)
 }
 
 // afterAction reloads the case and, when the action moved gold (or
 // rescore says so), rescores the trace.
-func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group, rescore bool) (ActionResult, error) {
+func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group, rescore bool, peers *peerMemo) (ActionResult, error) {
 	res := ActionResult{Group: g.ID, Action: g.Action}
 	if g.Peers > 0 {
 		// Asked for even when rescoring this trace fails below: the marks
@@ -139,7 +142,7 @@ func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group,
 	if _, err := e.scoreOne(ctx, traceID); err != nil {
 		return res, fmt.Errorf("rescoring %s: %w", traceID, err)
 	}
-	res.Score, err = e.ScoreOf(ctx, traceID)
+	res.Score, err = e.scoreOf(ctx, traceID, peers)
 	return res, err
 }
 
@@ -222,9 +225,14 @@ var suggestedGoldFields = []string{"gold.required_fields", "gold.forbidden_field
 // the class from that score, so the label agrees with the gold it was
 // accepted with. The scorer's evidence goes to label.machine_note.
 func (e *Engine) AcceptSuggestion(ctx context.Context, traceID, who string) (ActionResult, error) {
+	defer e.fg.enter()()
 	unlock := e.cases.lock(traceID)
 	defer unlock()
-	t, _, sugg, err := e.evaluateOne(ctx, traceID)
+	// The peers are read once: the screen's suggestion after the action
+	// comes from the same peers (the action changed only this trace, which
+	// is not its own peer).
+	peers := &peerMemo{}
+	t, _, sugg, err := e.evaluateOne(ctx, traceID, peers)
 	var sc *scoring.Scorer
 	if err == nil {
 		sc, err = scoring.NewScorer(e.Config())
@@ -232,7 +240,7 @@ func (e *Engine) AcceptSuggestion(ctx context.Context, traceID, who string) (Act
 	if err != nil {
 		return ActionResult{}, err
 	}
-	return e.actLocked(ctx, traceID, who, true, func(rec *CaseRecord) ([]FieldEdit, error) {
+	return e.actLocked(ctx, traceID, who, true, peers, func(rec *CaseRecord) ([]FieldEdit, error) {
 		gold := acceptedGold(rec, sugg.Gold)
 		score := sc.Score(t, &gold)
 		var out []FieldEdit
@@ -339,13 +347,14 @@ func (e *Engine) RedoAction(ctx context.Context, traceID, who string) (ActionRes
 }
 
 func (e *Engine) revert(ctx context.Context, traceID, who string, fn func(context.Context, string, string) (store.Group, error)) (ActionResult, error) {
+	defer e.fg.enter()()
 	unlock := e.cases.lock(traceID)
 	defer unlock()
 	g, err := fn(ctx, traceID, who)
 	if err != nil {
 		return ActionResult{}, err
 	}
-	return e.afterAction(ctx, traceID, g, false)
+	return e.afterAction(ctx, traceID, g, false, nil)
 }
 
 // IsIncomplete reports whether err is a confirm refused for an unfinished
@@ -358,9 +367,19 @@ func IsIncomplete(err error) ([]string, bool) {
 	return nil, false
 }
 
-// peers returns the peers of t's question (through the question index,
-// never a scan), without t itself.
-func (e *Engine) peers(ctx context.Context, t *model.Trace) ([]scoring.Peer, error) {
+// peerMemo keeps the peers of one trace's question once read, so the
+// steps of one action read them once (nil: read them each time).
+type peerMemo struct {
+	read  bool
+	peers []scoring.Peer
+}
+
+// peers returns the peers of t's question (through the question's
+// teachers, never a scan), without t itself.
+func (e *Engine) peers(ctx context.Context, t *model.Trace, memo *peerMemo) ([]scoring.Peer, error) {
+	if memo != nil && memo.read {
+		return memo.peers, nil
+	}
 	book := peerBook{}
 	if err := book.load(ctx, e.st, []*model.Trace{t}); err != nil {
 		return nil, err
@@ -371,6 +390,9 @@ func (e *Engine) peers(ctx context.Context, t *model.Trace) ([]scoring.Peer, err
 			out = append(out, peer)
 		}
 	}
+	if memo != nil {
+		memo.read, memo.peers = true, out
+	}
 	return out, nil
 }
 
@@ -378,7 +400,7 @@ func (e *Engine) peers(ctx context.Context, t *model.Trace) ([]scoring.Peer, err
 // scored against its human gold, or else against the gold suggested for
 // it. The suggestion is also made for human gold, for the labeler to
 // compare.
-func (e *Engine) evaluateOne(ctx context.Context, traceID string) (*model.Trace, Result, *scoring.GoldSuggestion, error) {
+func (e *Engine) evaluateOne(ctx context.Context, traceID string, memo *peerMemo) (*model.Trace, Result, *scoring.GoldSuggestion, error) {
 	var r Result
 	t, err := e.st.Trace(ctx, traceID)
 	if err != nil {
@@ -398,7 +420,7 @@ func (e *Engine) evaluateOne(ctx context.Context, traceID string) (*model.Trace,
 		gold, r.HumanGold = &g, true
 	}
 	r.Score = sc.Score(t, gold)
-	peers, err := e.peers(ctx, t)
+	peers, err := e.peers(ctx, t, memo)
 	if err != nil {
 		return nil, r, nil, err
 	}

@@ -319,7 +319,7 @@ func TestEvaluateOneMatchesEvaluate(t *testing.T) {
 			if err != nil || len(rs) != 1 {
 				t.Fatalf("Evaluate %s: %v", id, err)
 			}
-			_, r, _, err := e.evaluateOne(ctx, id)
+			_, r, _, err := e.evaluateOne(ctx, id, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -145,12 +145,19 @@ func (e *Engine) scoreStale(ctx context.Context, progress Progress, emit func([]
 	if err != nil {
 		return ScoreSummary{}, err
 	}
+	marks, err := e.st.PeerMarks(ctx) // before the listing: see ScoreUnscored
+	if err != nil {
+		return ScoreSummary{}, err
+	}
 	stale, err := e.st.StaleTraces(ctx, e.configSHA())
 	if err != nil {
 		return ScoreSummary{}, err
 	}
 	sum, err := e.scoreTraces(ctx, stale, true, true, progress, emit)
 	sum.Total = total
+	if err == nil {
+		err = e.st.ClearPeerMarks(ctx, marks)
+	}
 	return sum, err
 }
 
@@ -452,7 +459,9 @@ func newBatchWriter(ctx context.Context, e *Engine, write, reserve bool) *batchW
 				}
 			}
 			if err == nil && write {
-				err = e.save(ctx, to, rs)
+				if err = e.yieldToActions(ctx); err == nil {
+					err = e.save(ctx, to, rs)
+				}
 			}
 		}
 		if bc != nil {
@@ -877,9 +886,21 @@ func (e *Engine) freshen(ctx context.Context, traceID string) error {
 	if err != nil || ok {
 		return err
 	}
-	human, err := e.scoreOne(ctx, traceID)
-	if err != nil || !human {
+	mark, err := e.st.PeerMarkOf(ctx, traceID) // before the peers are read
+	if err != nil {
 		return err
+	}
+	human, err := e.scoreOne(ctx, traceID)
+	if err != nil {
+		return err
+	}
+	if !human {
+		if mark == 0 {
+			return nil
+		}
+		// Its question stays marked for its other takers; this one has
+		// seen the mark.
+		return e.st.SawPeerMark(ctx, traceID, mark)
 	}
 	// Its score (grounded, the fields it used) is part of what it teaches:
 	// the traces it teaches are marked stale and rescored in the background.

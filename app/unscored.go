@@ -22,6 +22,12 @@ func (e *Engine) ScoreUnscored(ctx context.Context, extra []string, progress Pro
 	// Two passes at most: the first may mark takers it did not list (the
 	// gold of the traces it scored teaches them); the second scores those.
 	for pass := 0; pass < 2; pass++ {
+		// The marks as they are before the listing: every taker they mark
+		// is listed and scored below, on peers read after them.
+		marks, err := e.st.PeerMarks(ctx)
+		if err != nil {
+			return n, err
+		}
 		todo, err := e.st.MarkedTraces(ctx)
 		if err != nil {
 			return n, err
@@ -54,6 +60,9 @@ func (e *Engine) ScoreUnscored(ctx context.Context, extra []string, progress Pro
 			if progress != nil {
 				progress(start+len(chunk), len(todo))
 			}
+		}
+		if err := e.st.ClearPeerMarks(ctx, marks); err != nil {
+			return n, err
 		}
 		if !taught {
 			break

@@ -220,6 +220,7 @@ func ops(args []string) error {
 	report := fs.Bool("report", true, "also time the report (R), 3 times")
 	accept := fs.String("accept", "", "also time `a` on traces whose question contains this (one shared by many, e.g. \"EMEA last quarter\"), then the background rescore of their peers")
 	settle := fs.Bool("settle", false, "with -accept: let the background rescore finish before each timed `a`")
+	cpu := fs.String("cpuprofile", "", "with -accept: a CPU profile of the timed `a` repetitions (and the background rescore between them)")
 	fs.Parse(args)
 	ctx := context.Background()
 	e, err := app.Open(ctx, *path, app.Files{})
@@ -319,10 +320,26 @@ func ops(args []string) error {
 		if *settle {
 			prep = func() error { return e.WaitIdle(ctx) }
 		}
-		if err := timeIt("accept (a), shared question", func(i int) error {
+		if *cpu != "" {
+			// The background rescore runs in the profile too: read the
+			// accept's share with pprof -focus AcceptSuggestion.
+			prof, err := os.Create(*cpu)
+			if err != nil {
+				return err
+			}
+			defer prof.Close()
+			if err := pprof.StartCPUProfile(prof); err != nil {
+				return err
+			}
+		}
+		err = timeIt("accept (a), shared question", func(i int) error {
 			_, err := e.AcceptSuggestion(ctx, takers[i], "bench")
 			return err
-		}); err != nil {
+		})
+		if *cpu != "" {
+			pprof.StopCPUProfile()
+		}
+		if err != nil {
 			return err
 		}
 		t0 := time.Now()

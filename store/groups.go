@@ -25,9 +25,10 @@ type Group struct {
 	ID     int64
 	Action string // edit | undo | redo
 	Events []Event
-	// Peers is how many traces of the case's question, scored against
-	// gold suggested from their peers, the action marked stale because it
-	// changed what the case teaches them (see markAfterEditTx).
+	// Peers is how many questions the action marked stale (0 or 1): it
+	// changed what the case teaches the traces of its question that are
+	// scored against gold suggested from their peers (see markAfterEditTx
+	// and stale.go).
 	Peers int64
 }
 

@@ -284,13 +284,15 @@ type StaleTrace struct {
 }
 
 // A trace is stale when its score_ok is 0 (no score, or one computed from
-// other content or gold; triggers keep it) or its score was computed under
-// another configuration: two index lookups, no scan.
+// other content or gold; triggers keep it), its score was computed under
+// another configuration, or its question's peers were marked since it
+// (sqlPeerStale): index lookups, no scan.
 const sqlStale = `SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', FALSE) AS human FROM traces t
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.score_ok = 0
 	UNION
 	SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', FALSE) FROM scores s JOIN traces t ON t.id = s.trace_pk
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE s.config_sha < ? OR s.config_sha > ?
+	UNION ` + sqlPeerStale + `
 	ORDER BY human DESC, 1`
 
 // StaleTraces lists the traces whose score is missing, or was computed
@@ -331,7 +333,9 @@ const sqlPeers = `SELECT t.trace_id, t.question, t.server, c.gold, c.gold_origin
 	LEFT JOIN scores s ON s.trace_pk = t.id
 	WHERE (c.gold_origin = 'human' OR c.status = 'confirmed')`
 
-const sqlPeersOfQuestions = ` AND t.question_key IN (?*)`
+// Through the partial index traces_teachers (0011): a question's teachers,
+// not every trace that asks it.
+const sqlPeersOfQuestions = ` AND t.teaches = 1 AND t.question_key IN (?*)`
 
 // Peers returns the traces that can teach others their gold, in import
 // order: every one (keys nil) or those whose question has one of keys
@@ -545,10 +549,11 @@ const (
 const sqlScoreCurrent = `SELECT EXISTS (SELECT 1 FROM traces t JOIN scores s ON s.trace_pk = t.id
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
 	WHERE t.trace_id = ? AND s.content_sha = t.content_sha AND s.config_sha = ?
-		AND s.gold_sha = COALESCE(c.gold_sha, '` + GoldSHANone + `'))`
+		AND s.gold_sha = COALESCE(c.gold_sha, '` + GoldSHANone + `')` + sqlSeenMarks + `)`
 
 // ScoreCurrent reports whether a trace's stored score was computed from
-// its present content and gold under configSHA.
+// its present content and gold under configSHA, after its question's
+// peers were last marked (see stale.go).
 func (s *Store) ScoreCurrent(ctx context.Context, traceID, configSHA string) (bool, error) {
 	var ok bool
 	err := s.db.QueryRowContext(ctx, sqlScoreCurrent, traceID, configSHA).Scan(&ok)

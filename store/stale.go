@@ -8,25 +8,41 @@ import (
 	"tracelab/model"
 )
 
-// A trace without a person's gold is scored against gold suggested from
-// the peers of its question (the traces with a person's gold or a
-// confirmed label). When a peer's teaching changes, those takers' scores
-// are stale, though nothing of their own changed: their score's gold hash
-// is cleared, so every test of currency (ScoreCurrent, score_ok, which the
-// score trigger recomputes from the hashes, and so StaleTraces and
-// MarkedTraces) calls them stale until they are scored again. The mark
-// is in the score row, where no case trigger recomputes it away, and it
-// survives the process: whoever scores next picks it up.
+// A trace without a person's gold (a taker) is scored against gold
+// suggested from the peers of its question (the traces with a person's
+// gold or a confirmed label). When a peer's teaching changes, the takers'
+// scores are stale, though nothing of their own changed. The change is
+// marked once for the question, in peer_marks (migration 0011), not in
+// each taker's score: a question that 25,000 traces ask is one row to
+// write, where clearing each score's gold hash fired the score trigger
+// 25,000 times in the labeler's action. Every test of currency reads the
+// marks: a taker's score is stale while its question has a mark newer
+// than the score's peer_mark (sqlPeerStale in MarkedTraces and
+// StaleTraces, sqlSeenMarks in ScoreCurrent). A mark survives the
+// process; whoever rescores every taker of the marks it read deletes
+// exactly those (ClearPeerMarks), so a mark made meanwhile stays.
 
-// sqlMarkTakers clears the gold hash of the scores of the takers of the
-// questions of the named traces (through the question index), the named
-// traces themselves left out. Already-marked scores are skipped, so a
-// second edit of the same question while the first is being rescored
-// writes only what that rescore has already refreshed.
-const sqlMarkTakers = `UPDATE scores SET gold_sha = '' WHERE gold_sha <> '' AND trace_pk IN (
-	SELECT t.id FROM traces t LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
-	WHERE t.question_key IN (SELECT q.question_key FROM traces q WHERE q.trace_id IN (?*))
-		AND t.trace_id NOT IN (?*) AND COALESCE(c.gold_origin, 'machine') <> 'human')`
+// sqlMarkTakers marks the questions of the named traces that have a taker
+// besides the named traces themselves (their own suggestion never comes
+// from their own teaching).
+const sqlMarkTakers = `INSERT INTO peer_marks (question_key)
+	SELECT DISTINCT q.question_key FROM traces q WHERE q.trace_id IN (?*) AND EXISTS (
+		SELECT 1 FROM traces t LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
+		WHERE t.question_key = q.question_key AND t.trace_id NOT IN (?*)
+			AND COALESCE(c.gold_origin, 'machine') <> 'human')`
+
+// sqlPeerStale lists the takers whose score has not seen their question's
+// newest mark (id, trace_id, human = FALSE, as sqlStale and sqlMarked).
+const sqlPeerStale = `SELECT t.id, t.trace_id, FALSE FROM (SELECT question_key, max(id) AS mark FROM peer_marks
+	GROUP BY question_key) m JOIN traces t ON t.question_key = m.question_key JOIN scores s ON s.trace_pk = t.id
+	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
+	WHERE s.peer_mark < m.mark AND COALESCE(c.gold_origin, 'machine') <> 'human'`
+
+// sqlSeenMarks is ScoreCurrent's condition on the marks, over its t, s
+// and c: no mark of the question newer than the score, unless the trace
+// has a person's gold.
+const sqlSeenMarks = ` AND NOT EXISTS (SELECT 1 FROM peer_marks m WHERE m.question_key = t.question_key
+	AND m.id > s.peer_mark AND COALESCE(c.gold_origin, 'machine') <> 'human')`
 
 type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
@@ -34,7 +50,7 @@ type execer interface {
 
 // MarkTakersStale marks stale the scores of the traces that take their
 // gold from the peers of the questions of traceIDs (see above), in one
-// statement, and returns how many it marked.
+// statement, and returns how many questions it marked.
 func (s *Store) MarkTakersStale(ctx context.Context, traceIDs []string) (int64, error) {
 	return markTakers(ctx, s.db, traceIDs)
 }
@@ -97,14 +113,15 @@ func markAfterEditTx(ctx context.Context, tx *sql.Tx, traceID string, before *Ca
 	return markTakers(ctx, tx, []string{traceID})
 }
 
-// sqlMarked lists the traces not marked current (score_ok = 0, the
-// partial index traces_unscored): no score yet, a score computed from
-// other content or gold, or a score marked stale by a peer. Those with a
-// person's gold first (they feed the others' suggestions), each group in
-// import order.
-const sqlMarked = `SELECT t.trace_id, COALESCE(c.gold_origin = 'human', FALSE) AS human FROM traces t
+// sqlMarked lists the traces not marked current: score_ok = 0 (the
+// partial index traces_unscored: no score yet, or a score computed from
+// other content or gold) or a score older than its question's mark. Those
+// with a person's gold first (they feed the others' suggestions), each
+// group in import order.
+const sqlMarked = `SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', FALSE) AS human FROM traces t
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.score_ok = 0
-	ORDER BY human DESC, t.id`
+	UNION ` + sqlPeerStale + `
+	ORDER BY human DESC, 1`
 
 // MarkedTraces lists the traces whose score is missing or not current
 // for their content, gold or peers (see sqlMarked). Unlike StaleTraces it
@@ -119,10 +136,68 @@ func (s *Store) MarkedTraces(ctx context.Context) ([]StaleTrace, error) {
 	var out []StaleTrace
 	for rows.Next() {
 		var st StaleTrace
-		if err := rows.Scan(&st.TraceID, &st.HumanGold); err != nil {
+		var pk int64
+		if err := rows.Scan(&pk, &st.TraceID, &st.HumanGold); err != nil {
 			return nil, err
 		}
 		out = append(out, st)
 	}
 	return out, rows.Err()
+}
+
+// PeerMarks lists the ids of the marks stored now. Read them before
+// listing what is stale: once every taker listed is rescored, exactly
+// these may go (ClearPeerMarks).
+func (s *Store) PeerMarks(ctx context.Context) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM peer_marks ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// ClearPeerMarks deletes the marks ids (from PeerMarks), their takers all
+// rescored on the peers as they were after them. A mark made since is not
+// among them and stays.
+func (s *Store) ClearPeerMarks(ctx context.Context, ids []int64) error {
+	const batch = 500
+	for start := 0; start < len(ids); start += batch {
+		part := ids[start:min(start+batch, len(ids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		if _, err := s.db.ExecContext(ctx, withList(`DELETE FROM peer_marks WHERE id IN (?*)`, len(part)), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PeerMarkOf is the newest mark of a trace's question (0: none). Read it
+// before rescoring the trace alone; SawPeerMark then records that the
+// score saw it.
+func (s *Store) PeerMarkOf(ctx context.Context, traceID string) (int64, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(max(m.id), 0) FROM peer_marks m
+		JOIN traces t ON t.question_key = m.question_key WHERE t.trace_id = ?`, traceID).Scan(&id)
+	return id, err
+}
+
+// SawPeerMark records that a trace's stored score was computed after mark
+// (PeerMarkOf, read before the scoring): that mark no longer makes it
+// stale, a newer one still does. No score trigger watches peer_mark.
+func (s *Store) SawPeerMark(ctx context.Context, traceID string, mark int64) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE scores SET peer_mark = ?
+		WHERE trace_pk = (SELECT id FROM traces WHERE trace_id = ?) AND peer_mark < ?`, mark, traceID, mark)
+	return err
 }
