@@ -30,6 +30,15 @@ type background struct {
 	hold func(context.Context)
 }
 
+// HoldBackground makes every background rescore call hold first, with
+// the run's context: a test blocks in it to see what a front end shows
+// before the peers of an action are rescored. Nil removes the hold.
+func (e *Engine) HoldBackground(hold func(context.Context)) {
+	e.bg.mu.Lock()
+	defer e.bg.mu.Unlock()
+	e.bg.hold = hold
+}
+
 // rescoreInBackground asks the worker to rescore the marked traces, the
 // takers of traceIDs' questions marked again first (see run).
 func (e *Engine) rescoreInBackground(traceIDs ...string) {

@@ -106,10 +106,27 @@ func (ts *traceScreen) showAction(h host, msg actionMsg) tea.Cmd {
 		note = res.Action + " " + strings.Join(res.Changed, ", ")
 	}
 	h.setStatus(note, false)
+	// The action may have marked the traces of its question stale; the
+	// engine rescores them in the background, and the queue reads its
+	// rows again when that ends.
+	raters = tea.Batch(raters, ts.waitPeers())
 	if msg.act.confirm && res.Case != nil && res.Case.Status == model.StatusConfirmed {
 		return tea.Batch(raters, func() tea.Msg { return queueNextMsg{from: id} })
 	}
 	return raters
+}
+
+// waitPeers waits, off the UI goroutine, for the engine's background
+// rescore to end, and tells the queue.
+func (ts *traceScreen) waitPeers() tea.Cmd {
+	eng, ctx := ts.eng, ts.ctx
+	return func() tea.Msg {
+		err := eng.WaitIdle(ctx)
+		if ctx.Err() != nil {
+			return nil // the program is ending
+		}
+		return peersRescoredMsg{err: err}
+	}
 }
 
 // showCase puts a trace's case and score (each when not nil) as stored

@@ -415,10 +415,24 @@ func TestProgramPeerRescoreShowsInQueue(t *testing.T) {
 	p.waitScreen("the gold editor on forbidden fields", func(f string) bool {
 		return lineWith(f, "▸ forbidden") != ""
 	})
+	release := make(chan struct{})
+	eng.HoldBackground(func(ctx context.Context) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+	})
 	p.typeText("customers.account_id")
 	p.send("ctrl+s")
 	p.waitScreen("the gold saved", func(f string) bool { return strings.Contains(f, "gold saved") })
 	p.send("esc")
+	// The queue is shown while the peers are still being rescored: it
+	// shows the old suggestion, and turns to the new one on its own when
+	// the rescore ends, with no key pressed.
+	p.waitScreen("the queue before the peers are rescored", func(f string) bool {
+		return !strings.Contains(f, "─ Steps ") && row(f) != "" && !strings.Contains(row(f), "semantic")
+	})
+	close(release)
 	p.waitScreen(taker+" suggested semantic in the queue", func(f string) bool {
 		return !strings.Contains(f, "─ Steps ") && strings.Contains(row(f), "semantic")
 	})

@@ -116,6 +116,9 @@ type (
 	}
 	// applyFilterAction is the filter menu's answer.
 	applyFilterAction struct{ f app.Filter }
+	// peersRescoredMsg says the engine's background rescore of the peers
+	// an action marked stale has ended (err: how its last run ended).
+	peersRescoredMsg struct{ err error }
 )
 
 func (pageMsg) owner() screenID           { return screenQueue }
@@ -126,6 +129,7 @@ func (queueNextMsg) owner() screenID      { return screenQueue }
 func (queueStepMsg) owner() screenID      { return screenQueue }
 func (nextMsg) owner() screenID           { return screenQueue }
 func (driftOpenQueueMsg) owner() screenID { return screenQueue }
+func (peersRescoredMsg) owner() screenID  { return screenQueue }
 
 func (q *queueScreen) typing() bool { return q.searching }
 
@@ -141,6 +145,17 @@ func (q *queueScreen) update(h host, msg tea.Msg) tea.Cmd {
 		// row says (the triggers of store/migrations/0003 keep them), and
 		// edits, rescoring and the report's scoring of what was stale
 		// change rows other than the one opened. Read them again.
+		return q.reread(nil)
+	case peersRescoredMsg:
+		// The peers of an action were rescored after it returned: rows
+		// on screen may show their old suggestions. Off screen, the
+		// queue reads its rows when it is shown again.
+		if msg.err != nil {
+			h.setStatus("rescoring the traces of the same question: "+msg.err.Error(), true)
+		}
+		if h.current() != screenQueue || msg.err != nil {
+			return nil
+		}
 		return q.reread(nil)
 	case tea.KeyPressMsg:
 		if q.searching {
