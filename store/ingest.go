@@ -261,8 +261,7 @@ func (im *Importer) PutScores(rows []ScoreRow, suggestions []Suggestion) (err er
 		if !ok {
 			continue
 		}
-		c := model.Case{CaseID: sg.TraceID, SourceTrace: sg.TraceID, UserRole: f.role, AsUser: f.user,
-			Question: f.question, Gold: sg.Gold, Label: sg.Label}
+		c := sg.machineCase(f.role, f.user, f.question)
 		if err := w.machineCases.add(c.CaseID, f.pk, c.SourceTrace, f.role, f.user, f.question, mustJSON(c.Gold),
 			mustJSON(c.Label), mustJSON(c.Cost), "suggested", OriginMachine, contentSHA(&c), "tracelab", im.at,
 			OriginMachine); err != nil {
@@ -278,15 +277,7 @@ func (im *Importer) PutScores(rows []ScoreRow, suggestions []Suggestion) (err er
 			continue
 		}
 		delete(w.fresh, r.TraceID)
-		detail := r.Detail
-		if len(detail) == 0 {
-			detail = json.RawMessage("{}")
-		}
-		m := &r.Metrics
-		if err := w.scoreRows.add(f.pk, r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct),
-			nullBool(r.Grounded), string(detail), im.at, f.sha, r.GoldSHA, r.ConfigSHA, nullFloat(m.Precision),
-			nullFloat(m.Recall), nullBool(m.DefinitionMatch), nullBool(m.FreshnessPass), nullInt(m.PolicyViolations),
-			m.Calls, m.Clarifications, m.CostUSD); err != nil {
+		if err := w.scoreRows.add(r.values(f.pk, f.sha, im.at)...); err != nil {
 			return err
 		}
 		im.scored[r.TraceID] = true

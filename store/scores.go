@@ -121,8 +121,7 @@ func (s *Store) saveScores(ctx context.Context, db txBeginner, rows []ScoreRow, 
 			}
 			switch {
 			case caseID == "":
-				c := model.Case{CaseID: sg.TraceID, SourceTrace: sg.TraceID, UserRole: role, AsUser: user,
-					Question: question, Gold: sg.Gold, Label: sg.Label}
+				c := sg.machineCase(role, user, question)
 				if _, err := insCase.ExecContext(ctx, c.CaseID, pk, c.SourceTrace, role, user, question,
 					mustJSON(c.Gold), mustJSON(c.Label), mustJSON(c.Cost), contentSHA(&c), at); err != nil {
 					return err
@@ -198,15 +197,7 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 			}
 			clear(pending)
 		}
-		detail := r.Detail
-		if len(detail) == 0 {
-			detail = json.RawMessage("{}")
-		}
-		m := &r.Metrics
-		if err := b.add(t.pk, r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct), nullBool(r.Grounded),
-			string(detail), at, t.sha, r.GoldSHA, r.ConfigSHA, nullFloat(m.Precision), nullFloat(m.Recall),
-			nullBool(m.DefinitionMatch), nullBool(m.FreshnessPass), nullInt(m.PolicyViolations), m.Calls,
-			m.Clarifications, m.CostUSD); err != nil {
+		if err := b.add(r.values(t.pk, t.sha, at)...); err != nil {
 			return err
 		}
 		if b.pending() == 0 {
@@ -216,6 +207,28 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 		}
 	}
 	return b.flush()
+}
+
+// values are the row's columns as sqlScoresHead lists them, for the trace
+// row pk whose content hash is contentSHA, scored at at.
+func (r *ScoreRow) values(pk int64, contentSHA, at string) []any {
+	detail := r.Detail
+	if len(detail) == 0 {
+		detail = json.RawMessage("{}")
+	}
+	m := &r.Metrics
+	return []any{pk, r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct), nullBool(r.Grounded),
+		string(detail), at, contentSHA, r.GoldSHA, r.ConfigSHA, nullFloat(m.Precision), nullFloat(m.Recall),
+		nullBool(m.DefinitionMatch), nullBool(m.FreshnessPass), nullInt(m.PolicyViolations), m.Calls,
+		m.Clarifications, m.CostUSD}
+}
+
+// machineCase is the case the machine's suggestion becomes for a trace
+// that has none: named for the trace, with the trace's user, role and
+// question.
+func (sg *Suggestion) machineCase(role, user, question string) model.Case {
+	return model.Case{CaseID: sg.TraceID, SourceTrace: sg.TraceID, UserRole: role, AsUser: user,
+		Question: question, Gold: sg.Gold, Label: sg.Label}
 }
 
 // sameJSON says whether v encodes as was does: first against stored, the
@@ -287,8 +300,7 @@ type StaleTrace struct {
 // other content or gold; triggers keep it), its score was computed under
 // another configuration, or its question's peers were marked since it
 // (sqlPeerStale): index lookups, no scan.
-const sqlStale = `SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', FALSE) AS human FROM traces t
-	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.score_ok = 0
+const sqlStale = sqlUnscored + `
 	UNION
 	SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', FALSE) FROM scores s JOIN traces t ON t.id = s.trace_pk
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE s.config_sha < ? OR s.config_sha > ?
@@ -300,21 +312,7 @@ const sqlStale = `SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', FAL
 // configSHA; those with a person's gold first (they feed the others'
 // suggestions), each group in import order.
 func (s *Store) StaleTraces(ctx context.Context, configSHA string) ([]StaleTrace, error) {
-	rows, err := s.db.QueryContext(ctx, sqlStale, configSHA, configSHA)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []StaleTrace
-	for rows.Next() {
-		var st StaleTrace
-		var pk int64
-		if err := rows.Scan(&pk, &st.TraceID, &st.HumanGold); err != nil {
-			return nil, err
-		}
-		out = append(out, st)
-	}
-	return out, rows.Err()
+	return s.staleList(ctx, sqlStale, configSHA, configSHA)
 }
 
 // PeerRow is a trace that can teach others of its question their gold: a

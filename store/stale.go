@@ -118,17 +118,27 @@ func markAfterEditTx(ctx context.Context, tx *sql.Tx, traceID string, before *Ca
 // other content or gold) or a score older than its question's mark. Those
 // with a person's gold first (they feed the others' suggestions), each
 // group in import order.
-const sqlMarked = `SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', FALSE) AS human FROM traces t
-	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.score_ok = 0
+const sqlMarked = sqlUnscored + `
 	UNION ` + sqlPeerStale + `
 	ORDER BY human DESC, 1`
+
+// sqlUnscored lists the traces whose score_ok is 0, with whether their
+// gold is a person's (the first part of sqlMarked and sqlStale).
+const sqlUnscored = `SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', FALSE) AS human FROM traces t
+	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.score_ok = 0`
 
 // MarkedTraces lists the traces whose score is missing or not current
 // for their content, gold or peers (see sqlMarked). Unlike StaleTraces it
 // ignores the configuration: a new configuration rescores everything,
 // which is the score command's business, not the workbench's.
 func (s *Store) MarkedTraces(ctx context.Context) ([]StaleTrace, error) {
-	rows, err := s.db.QueryContext(ctx, sqlMarked)
+	return s.staleList(ctx, sqlMarked)
+}
+
+// staleList runs a query of (pk, trace id, human gold) rows, sqlMarked's
+// or sqlStale's, into StaleTraces.
+func (s *Store) staleList(ctx context.Context, query string, args ...any) ([]StaleTrace, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
