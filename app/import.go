@@ -314,7 +314,7 @@ func importInto(ctx context.Context, st *store.Store, sc *Engine, r io.Reader, n
 	if errors.Is(p.err, importers.ErrEmpty) {
 		res.Format, p.err = "empty", nil
 	}
-	res.setStats(im.Stats)
+	res.setStats(im)
 	if err := ctx.Err(); err != nil {
 		// database/sql rolls the transaction back on cancel, so the writer's
 		// own error ("statement is closed") would hide the real cause.
@@ -334,15 +334,16 @@ func importInto(ctx context.Context, st *store.Store, sc *Engine, r io.Reader, n
 	}
 	res.SHA256 = hex.EncodeToString(h.Sum(nil))
 	err = im.Commit(res.Format, res.SHA256, len(res.Bad))
-	res.setStats(im.Stats) // final: the commit may decide a record again against what others wrote meanwhile
-	res.ToScore = im.Unscored()
+	res.setStats(im) // final: the commit may decide a record again against what others wrote meanwhile
 	return res, err
 }
 
-func (r *ImportResult) setStats(s store.WriteStats) {
+// setStats copies what the importer wrote so far into the result.
+func (r *ImportResult) setStats(im *store.Importer) {
+	s := im.Stats
 	r.New, r.Unchanged, r.Replaced, r.Steps, r.Traces = s.New, s.Unchanged, s.Replaced, s.Steps, s.Traces
 	r.Labels, r.Scored = s.Labels, s.Scored
-	r.ToScore = r.Traces
+	r.ToScore = im.Unscored()
 }
 
 func applyDefaults(t *model.Trace, d Defaults) {
