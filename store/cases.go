@@ -189,13 +189,12 @@ const caseColumns = `c.case_id, c.source_trace, c.user_role, c.as_user, c.questi
 
 type rowScanner interface{ Scan(...any) error }
 
-func scanCase(r rowScanner) (*CaseRecord, error) { return (*caseDecoder)(nil).scan(r) }
+func scanCase(r rowScanner) (*CaseRecord, error) { return newCaseDecoder().scan(r) }
 
 // caseDecoder reads case rows, decoding each distinct gold, label and
 // contracts text once: the machine's suggestions for one question repeat
 // the same few, and decoding every case's JSON was a tenth of a scoring
-// run. Every case gets its own copy of what was decoded. The nil decoder
-// decodes every row.
+// run. Every case gets its own copy of what was decoded.
 type caseDecoder struct {
 	golds     map[string]model.Gold
 	labels    map[string]model.Label
@@ -246,33 +245,31 @@ func (d *caseDecoder) scan(r rowScanner) (*CaseRecord, error) {
 }
 
 func (d *caseDecoder) gold(s string) (model.Gold, error) {
-	if d == nil {
-		var g model.Gold
-		return g, json.Unmarshal([]byte(s), &g)
-	}
-	g, ok := d.golds[s]
-	if !ok {
-		if err := json.Unmarshal([]byte(s), &g); err != nil {
-			return g, err
-		}
-		d.golds[s] = g
-	}
-	return cloneGold(g), nil
+	return memoized(d.golds, s, decodeJSON[model.Gold], cloneGold)
 }
 
 func (d *caseDecoder) label(s string) (model.Label, error) {
-	if d == nil {
-		var l model.Label
-		return l, json.Unmarshal([]byte(s), &l)
-	}
-	l, ok := d.labels[s]
+	return memoized(d.labels, s, decodeJSON[model.Label], cloneLabel)
+}
+
+// memoized is decode(s), decoded once per distinct s and kept in memo;
+// each caller gets its own clone.
+func memoized[T any](memo map[string]T, s string, decode func(string) (T, error), clone func(T) T) (T, error) {
+	v, ok := memo[s]
 	if !ok {
-		if err := json.Unmarshal([]byte(s), &l); err != nil {
-			return l, err
+		var err error
+		if v, err = decode(s); err != nil {
+			return v, err
 		}
-		d.labels[s] = l
+		memo[s] = v
 	}
-	return cloneLabel(l), nil
+	return clone(v), nil
+}
+
+func decodeJSON[T any](s string) (T, error) {
+	var v T
+	err := json.Unmarshal([]byte(s), &v)
+	return v, err
 }
 
 // cloneGold copies everything of g a pointer or slice shares.
@@ -301,18 +298,11 @@ func clonePtr[T any](p *T) *T {
 }
 
 func (d *caseDecoder) caseContracts(src sql.NullString) (map[string]string, error) {
-	if d == nil || !src.Valid {
-		return caseContracts(src)
+	if !src.Valid {
+		return nil, nil
 	}
-	m, ok := d.contracts[src.String]
-	if !ok {
-		var err error
-		if m, err = caseContracts(src); err != nil {
-			return nil, err
-		}
-		d.contracts[src.String] = m
-	}
-	return maps.Clone(m), nil
+	return memoized(d.contracts, src.String, func(string) (map[string]string, error) { return caseContracts(src) },
+		maps.Clone[map[string]string])
 }
 
 // Cases returns the cases sorted by case_id: confirmed ones only, or every
