@@ -86,12 +86,12 @@ func openPeerEngine(t *testing.T, st *store.Store) *Engine {
 // returned release is called (or the engine is closed).
 func holdBackground(e *Engine) (release func()) {
 	ch := make(chan struct{})
-	e.bg.hold = func(ctx context.Context) {
+	e.HoldBackground(func(ctx context.Context) {
 		select {
 		case <-ch:
 		case <-ctx.Done():
 		}
-	}
+	})
 	return func() { close(ch) }
 }
 
@@ -200,6 +200,9 @@ func TestGoldEditMarksPeersAndRescoresThemInTheBackground(t *testing.T) {
 	if res.Score == nil || !current(t, e, teacher) {
 		t.Fatalf("the edited trace was not rescored (score %v)", res.Score)
 	}
+	if !res.PeersStale {
+		t.Fatal("the edit of a teacher's gold does not say its peers are being rescored (PeersStale)")
+	}
 	// Nothing but the edited trace was scored in the action: every taker
 	// is still marked, none is current.
 	want := slices.Sorted(slices.Values(takers))
@@ -248,8 +251,12 @@ func TestConfirmMarksPeersStale(t *testing.T) {
 		t.Fatalf("a label edit of a case that teaches nothing marked %v", m)
 	}
 	before := suggestedGold(t, e, "clone_000")
-	if _, err := e.ConfirmLabel(ctx, teacher, "peer", true); err != nil {
+	res, err := e.ConfirmLabel(ctx, teacher, "peer", true)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if !res.PeersStale {
+		t.Error("the confirm that makes the trace a teacher does not say its peers are being rescored (PeersStale)")
 	}
 	got := slices.DeleteFunc(marked(t, e), func(id string) bool { return id == teacher })
 	if want := slices.Sorted(slices.Values(takers)); !slices.Equal(got, want) {

@@ -49,6 +49,10 @@ type ActionResult struct {
 	Group   int64
 	Action  string // edit | undo | redo
 	Changed []string
+	// PeersStale says the action changed what its question's other
+	// traces are suggested: the engine rescores them in the background
+	// (WaitIdle returns when it is done).
+	PeersStale bool
 }
 
 // caseLocks hands out one mutex per trace, so that actions on one case
@@ -119,8 +123,8 @@ func (e *Engine) actLocked(ctx context.Context, traceID, who string, humanGold b
 // afterAction reloads the case and, when the action moved gold (or
 // rescore says so), rescores the trace.
 func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group, rescore bool, peers *peerMemo) (ActionResult, error) {
-	res := ActionResult{Group: g.ID, Action: g.Action}
-	if g.Peers > 0 {
+	res := ActionResult{Group: g.ID, Action: g.Action, PeersStale: g.Peers > 0}
+	if res.PeersStale {
 		// Asked for even when rescoring this trace fails below: the marks
 		// are committed with the action.
 		defer e.rescoreInBackground(traceID)

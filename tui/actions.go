@@ -106,10 +106,11 @@ func (ts *traceScreen) showAction(h host, msg actionMsg) tea.Cmd {
 		note = res.Action + " " + strings.Join(res.Changed, ", ")
 	}
 	h.setStatus(note, false)
-	// The action may have marked the traces of its question stale; the
-	// engine rescores them in the background, and the queue reads its
-	// rows again when that ends.
-	raters = tea.Batch(raters, ts.waitPeers())
+	if res.PeersStale {
+		// The engine rescores the traces of its question in the
+		// background; the queue reads its rows again when that ends.
+		raters = tea.Batch(raters, ts.waitPeers())
+	}
 	if msg.act.confirm && res.Case != nil && res.Case.Status == model.StatusConfirmed {
 		return tea.Batch(raters, func() tea.Msg { return queueNextMsg{from: id} })
 	}
