@@ -63,15 +63,14 @@ type Predicate struct {
 
 // SQLAnalysis is what one SQL statement reveals about the fields it used.
 type SQLAnalysis struct {
-	SQL         string
-	Fingerprint string // pg_query fingerprint, the cache key
-	Fields      []FieldUse
-	Ambiguous   []string // ?.column names that did not resolve
-	Tables      []string // real tables referenced, sorted
-	Joins       []Join
-	Aggregates  []Aggregate
-	Where       []Predicate
-	Err         string // the parser's message when the statement did not parse
+	SQL        string
+	Fields     []FieldUse
+	Ambiguous  []string // ?.column names that did not resolve
+	Tables     []string // real tables referenced, sorted
+	Joins      []Join
+	Aggregates []Aggregate
+	Where      []Predicate
+	Err        string // the parser's message when the statement did not parse
 }
 
 // AnalyzeSQL parses one SQL text (several statements are merged into one
@@ -152,10 +151,11 @@ func mix64(x uint64) uint64 {
 }
 
 // sqlCache remembers analyses by exact SQL text and schema. It does not key
-// by pg_query fingerprint alone: the fingerprint ignores constants, so
-// "x = 'A'" and "x = 'B'" (or ORDER BY 1 and ORDER BY 2) share one, yet
-// their predicates and ordinal fields differ. The fingerprint is still
-// computed and reported in SQLAnalysis.Fingerprint for grouping queries.
+// by pg_query fingerprint: the fingerprint ignores constants, so "x = 'A'"
+// and "x = 'B'" (or ORDER BY 1 and ORDER BY 2) share one, yet their
+// predicates and ordinal fields differ; and computing it is a second parse
+// of every new statement (a fifth of scoring a new trace's SQL), for a
+// key the exact text already gives.
 type sqlCache struct {
 	mu  sync.RWMutex
 	m   map[sqlCacheKey]*SQLAnalysis
@@ -283,9 +283,6 @@ func analyzeUncached(sql string, idx *schemaIndex) *SQLAnalysis {
 	if tail := unreadTail(norm.sql, tree); tail >= 0 {
 		out.Err = fmt.Sprintf("the parser stopped at offset %d of the normalized text: the rest is unread", tail)
 		return out
-	}
-	if fp, err := pg.Fingerprint(norm.sql); err == nil {
-		out.Fingerprint = fp
 	}
 	an := &sqlAnalyzer{
 		idx: idx, dq: norm.dqStarts,
