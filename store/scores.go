@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"tracelab/model"
 )
@@ -53,8 +56,8 @@ const (
 	// one statement per row cost more than the row itself.
 	sqlScoresHead = `INSERT INTO scores (trace_pk, suggested_class, markers, needs_review, correct, grounded, detail,
 		scored_at, content_sha, gold_sha, config_sha, grounding_precision, grounding_recall, definition_match,
-		freshness_pass, policy_violations, calls, clarifications, cost_usd) VALUES`
-	sqlScoresCols = 19
+		freshness_pass, policy_violations, calls, clarifications, cost_usd, result_sha) VALUES`
+	sqlScoresCols = 20
 	sqlScoresTail = `ON CONFLICT (trace_pk) DO UPDATE SET suggested_class = excluded.suggested_class,
 		markers = excluded.markers, needs_review = excluded.needs_review, correct = excluded.correct,
 		grounded = excluded.grounded, detail = excluded.detail, scored_at = excluded.scored_at,
@@ -62,7 +65,9 @@ const (
 		grounding_precision = excluded.grounding_precision, grounding_recall = excluded.grounding_recall,
 		definition_match = excluded.definition_match, freshness_pass = excluded.freshness_pass,
 		policy_violations = excluded.policy_violations, calls = excluded.calls,
-		clarifications = excluded.clarifications, cost_usd = excluded.cost_usd`
+		clarifications = excluded.clarifications, cost_usd = excluded.cost_usd, result_sha = excluded.result_sha`
+	// A rescore that says what the stored score says (see saveScoreRows).
+	sqlRescoredSame = `UPDATE scores SET config_sha = ?, scored_at = ? WHERE trace_pk IN (?*)`
 	// The trace's case and whether it is still purely the machine's:
 	// suggested, machine gold, and nothing in its event log.
 	sqlSuggestTarget = `SELECT t.id, t.as_user, t.user_role, t.question, COALESCE(c.case_id, ''),
@@ -154,9 +159,13 @@ func (s *Store) saveScores(ctx context.Context, db txBeginner, rows []ScoreRow, 
 // hash as they are in this transaction; a row whose trace went away since
 // it was scored is skipped.
 func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) error {
+	// target is a row's trace as it is in this transaction, with what its
+	// stored score (if any) says and was computed from.
 	type target struct {
-		pk  int64
-		sha string
+		pk                    int64
+		sha                   string
+		result, content, gold string
+		current               bool // the trace's queue marks that score current
 	}
 	targets := make(map[string]target, len(rows))
 	for start := 0; start < len(rows); start += loadBatch {
@@ -172,7 +181,7 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 		for q.Next() {
 			var id string
 			var t target
-			if err := q.Scan(&id, &t.pk, &t.sha); err != nil {
+			if err := q.Scan(&id, &t.pk, &t.sha, &t.result, &t.content, &t.gold, &t.current); err != nil {
 				q.Close()
 				return err
 			}
@@ -185,19 +194,31 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 	}
 	b := newBatch(ctx, tx, sqlScoresHead, sqlScoresCols, sqlScoresTail)
 	defer b.close()
+	// Rescores that came out as stored, from the same trace and gold,
+	// only move to the new configuration: by configuration hash, their pks.
+	// A trace listed twice whose first row is written whole is written
+	// whole again, so its last row is what stays.
+	same := map[string][]any{}
+	whole := map[int64]bool{}
 	pending := map[int64]bool{} // one statement may not upsert a row twice
 	for _, r := range rows {
 		t, ok := targets[r.TraceID]
 		if !ok {
 			continue // the trace went away since it was scored
 		}
+		vals := r.values(t.pk, t.sha, at)
+		if !whole[t.pk] && t.current && t.content == t.sha && t.gold == r.GoldSHA && t.result == vals[sqlScoresCols-1] {
+			same[r.ConfigSHA] = append(same[r.ConfigSHA], t.pk)
+			continue
+		}
+		whole[t.pk] = true
 		if pending[t.pk] {
 			if err := b.flush(); err != nil {
 				return err
 			}
 			clear(pending)
 		}
-		if err := b.add(r.values(t.pk, t.sha, at)...); err != nil {
+		if err := b.add(vals...); err != nil {
 			return err
 		}
 		if b.pending() == 0 {
@@ -206,21 +227,67 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 			pending[t.pk] = true
 		}
 	}
-	return b.flush()
+	if err := b.flush(); err != nil {
+		return err
+	}
+	for config, pks := range same {
+		for start := 0; start < len(pks); start += loadBatch {
+			part := pks[start:min(start+loadBatch, len(pks))]
+			args := append([]any{config, at}, part...)
+			if _, err := tx.ExecContext(ctx, withList(sqlRescoredSame, len(part)), args...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // values are the row's columns as sqlScoresHead lists them, for the trace
-// row pk whose content hash is contentSHA, scored at at.
+// row pk whose content hash is contentSHA, scored at at; the last is the
+// hash of what the score says (resultSHA).
 func (r *ScoreRow) values(pk int64, contentSHA, at string) []any {
 	detail := r.Detail
 	if len(detail) == 0 {
 		detail = json.RawMessage("{}")
 	}
 	m := &r.Metrics
-	return []any{pk, r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct), nullBool(r.Grounded),
+	vals := []any{pk, r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct), nullBool(r.Grounded),
 		string(detail), at, contentSHA, r.GoldSHA, r.ConfigSHA, nullFloat(m.Precision), nullFloat(m.Recall),
 		nullBool(m.DefinitionMatch), nullBool(m.FreshnessPass), nullInt(m.PolicyViolations), m.Calls,
-		m.Clarifications, m.CostUSD}
+		m.Clarifications, m.CostUSD, nil}
+	vals[sqlScoresCols-1] = resultSHA(vals)
+	return vals
+}
+
+// resultSHA hashes what a score row says: every value but the trace pk,
+// the time and the three hashes of what it was computed from (positions
+// 0 and 7 to 10 of values).
+func resultSHA(vals []any) string {
+	h := sha256.New()
+	var buf []byte
+	for i, v := range vals[:sqlScoresCols-1] {
+		if i == 0 || i >= 7 && i <= 10 {
+			continue
+		}
+		switch x := v.(type) {
+		case nil:
+			buf = append(buf, 'n')
+		case string:
+			buf = strconv.AppendInt(append(buf, 's'), int64(len(x)), 10)
+			buf = append(append(buf, ':'), x...)
+		case int:
+			buf = strconv.AppendInt(append(buf, 'i'), int64(x), 10)
+		case bool:
+			buf = strconv.AppendBool(append(buf, 'b'), x)
+		case float64:
+			buf = strconv.AppendFloat(append(buf, 'f'), x, 'g', -1, 64)
+		default:
+			panic(fmt.Sprintf("store: resultSHA of a %T", v))
+		}
+		buf = append(buf, ';')
+	}
+	h.Write(buf)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // machineCase is the case the machine's suggestion becomes for a trace
@@ -531,7 +598,8 @@ func (s *Store) MachineRatings(ctx context.Context, ids []string) (map[string]Ma
 
 // The SQL of this file, one constant per statement.
 const (
-	sqlScoreTargets   = `SELECT trace_id, id, content_sha FROM traces WHERE trace_id IN (?*)`
+	sqlScoreTargets = `SELECT t.trace_id, t.id, t.content_sha, COALESCE(s.result_sha, ''), COALESCE(s.content_sha, ''),
+		COALESCE(s.gold_sha, ''), t.score_ok = 1 FROM traces t LEFT JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id IN (?*)`
 	sqlMachineRatings = `SELECT t.trace_id, s.suggested_class, s.correct, s.grounded FROM traces t JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id IN (?*)`
 	sqlSaveScores     = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
 						WHERE c.case_id = ?`

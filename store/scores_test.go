@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"tracelab/model"
 )
@@ -70,6 +71,75 @@ func TestSaveScoresInBatches(t *testing.T) {
 		}
 		if c, err := st.CountTraces(ctx); err != nil || c != n {
 			t.Fatalf("%d traces %v: the missing trace must not appear", c, err)
+		}
+	})
+}
+
+// A rescore that says what the stored score says, from the same trace
+// and gold, moves the score to the new configuration and time and leaves
+// the rest of the row as it is; one that says something else, or was
+// computed from other gold, or whose trace the queue does not mark
+// current, is written whole.
+func TestSaveScoresSameResultMovesOnlyTheConfig(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		st := b.open(t)
+		ctx := context.Background()
+		if _, err := importString(t, st, "a.jsonl", manyTraces(4), ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		row := func(i int, config, gold, detail string) ScoreRow {
+			return ScoreRow{TraceID: fmt.Sprintf("t%03d", i), SuggestedClass: "semantic", Markers: i, GoldSHA: gold,
+				ConfigSHA: config, Detail: json.RawMessage(detail)}
+		}
+		var first []ScoreRow
+		for i := range 4 {
+			first = append(first, row(i, "c1", GoldSHANone, fmt.Sprintf(`{"i":%d}`, i)))
+		}
+		if err := st.SaveScores(ctx, first, nil); err != nil {
+			t.Fatal(err)
+		}
+		// Marks only a whole write undoes: the markers column, changed
+		// behind the store's back, and t003's trace not marked current.
+		if _, err := st.db.Exec(`UPDATE scores SET markers = 42`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.db.Exec(`UPDATE traces SET score_ok = 0 WHERE trace_id = 't003'`); err != nil {
+			t.Fatal(err)
+		}
+		st.SetClock(func() time.Time { return time.Date(2026, 7, 5, 10, 0, 0, 0, time.UTC) })
+		again := []ScoreRow{
+			row(0, "c2", GoldSHANone, `{"i":0}`), // says the same: moves only
+			row(1, "c2", GoldSHANone, `{"i":"changed"}`),
+			row(2, "c2", "other gold", `{"i":2}`),
+			row(3, "c2", GoldSHANone, `{"i":3}`), // the same, but its trace is not marked current
+		}
+		if err := st.SaveScores(ctx, again, nil); err != nil {
+			t.Fatal(err)
+		}
+		// t002's score, from gold its trace does not have, is not current.
+		want := []struct {
+			markers int
+			detail  string
+			current bool
+		}{{42, `{"i":0}`, true}, {1, `{"i":"changed"}`, true}, {2, `{"i":2}`, false}, {3, `{"i":3}`, true}}
+		for i, w := range want {
+			var markers int
+			var detail, config, gold, at string
+			var ok bool
+			err := st.db.QueryRow(`SELECT s.markers, s.detail, s.config_sha, s.gold_sha, s.scored_at, t.score_ok = 1
+				FROM scores s JOIN traces t ON t.id = s.trace_pk WHERE t.trace_id = ?`, fmt.Sprintf("t%03d", i)).
+				Scan(&markers, &detail, &config, &gold, &at, &ok)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if markers != w.markers || detail != w.detail || config != "c2" || gold != again[i].GoldSHA ||
+				at != "2026-07-05T10:00:00Z" || ok != w.current {
+				t.Errorf("t%03d: markers %d detail %s config %s gold %s at %s current %v; want markers %d detail %s current %v",
+					i, markers, detail, config, gold, at, ok, w.markers, w.detail, w.current)
+			}
+		}
+		if stale, err := st.StaleTraces(ctx, "c2"); err != nil || len(stale) != 1 || stale[0].TraceID != "t002" {
+			t.Fatalf("stale %+v %v: want only t002, every other score current under c2", stale, err)
 		}
 	})
 }
