@@ -233,6 +233,8 @@ type call struct {
 	result    int // index of its tool_result step, -1 when none
 	tool      string
 	args      map[string]any
+	argsVal   any      // the arguments decoded, whatever JSON value they are
+	argsWhole bool     // argsVal decoded without error (see argSQL)
 	argOrder  []string // argument names, sorted
 	sql       []*SQLAnalysis
 	sqlSteps  []string // argument path of each sql entry
@@ -253,7 +255,8 @@ func traceCalls(t *model.Trace) []*call {
 		case model.KindToolCall:
 			c := &call{step: i, result: -1, tool: s.Tool, fields: map[string][]Role{}}
 			if len(s.Args) > 0 {
-				_ = json.Unmarshal(s.Args, &c.args)
+				c.argsWhole = json.Unmarshal(s.Args, &c.argsVal) == nil
+				c.args, _ = c.argsVal.(map[string]any)
 			}
 			for k := range c.args {
 				c.argOrder = append(c.argOrder, k)
@@ -301,6 +304,17 @@ func (c *call) addField(f string, roles ...Role) {
 	c.fields[f] = have
 }
 
+// argSQL is FindSQL(rawArgs), the call's arguments, read from the value
+// traceCalls decoded when they decoded whole: they are then valid JSON,
+// which FindSQL would decode to the same strings. Otherwise (not JSON, a
+// number out of range, text after the value) FindSQL decides.
+func (c *call) argSQL(rawArgs json.RawMessage) []ArgSQL {
+	if c.argsWhole {
+		return findSQLIn(c.argsVal)
+	}
+	return FindSQL(rawArgs)
+}
+
 // extractFields fills c.fields and c.sql: SQL arguments through AnalyzeSQL,
 // other arguments as tool.argument translated by the lineage.
 func (c *call) extractFields(rawArgs json.RawMessage, schema Schema, lin Lineage) {
@@ -310,7 +324,7 @@ func (c *call) extractFields(rawArgs json.RawMessage, schema Schema, lin Lineage
 	// SQL anywhere in the arguments (FindSQL: named sql/query/statement
 	// arguments that start like a statement, and any string that parses
 	// as one); a search box's "query":"Globex" is an ordinary argument.
-	for _, found := range FindSQL(rawArgs) {
+	for _, found := range c.argSQL(rawArgs) {
 		c.sql = append(c.sql, AnalyzeSQL(found.SQL, schema))
 		c.sqlSteps = append(c.sqlSteps, found.Path)
 	}

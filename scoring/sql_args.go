@@ -41,6 +41,12 @@ func FindSQL(args json.RawMessage) []ArgSQL {
 	if err := dec.Decode(&v); err != nil {
 		return nil
 	}
+	return findSQLIn(v)
+}
+
+// findSQLIn is FindSQL of arguments already decoded (only their strings
+// are read, so how numbers were decoded does not matter).
+func findSQLIn(v any) []ArgSQL {
 	var out []ArgSQL
 	var walk func(path, key string, v any)
 	walk = func(path, key string, v any) {

@@ -2,8 +2,11 @@ package scoring
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+
+	"tracelab/model"
 )
 
 var fuzzSeeds = []string{
@@ -119,6 +122,33 @@ func FuzzFindSQL(f *testing.F) {
 			if a.SQL == "" {
 				t.Fatalf("empty SQL found in %q", data)
 			}
+		}
+	})
+}
+
+// A call's SQL is read from the arguments traceCalls decoded once: it
+// must be what FindSQL finds in their text, and the arguments map what
+// decoding the text into a map gives, for any bytes (not JSON, a number
+// out of range, text after the value, an array, null).
+func FuzzCallArgs(f *testing.F) {
+	for _, s := range []string{
+		`{"sql":"SELECT a FROM b"}`, `{"q":["UPDATE t SET a=1",{"query":"with x"}]}`, `[1,"SELECT a FROM b"]`, `{`,
+		`{"sql":"SELECT a FROM b"} {"x":1}`, `{"n":1e400,"sql":"SELECT a FROM b"}`, `null`, `"SELECT a FROM b"`, ` `,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr := &model.Trace{Steps: []model.Step{{Kind: model.KindToolCall, Tool: "run", Args: json.RawMessage(data)}}}
+		c := traceCalls(tr)[0]
+		if got, want := c.argSQL(json.RawMessage(data)), FindSQL(json.RawMessage(data)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: argSQL %v, FindSQL %v", data, got, want)
+		}
+		var want map[string]any
+		if len(data) > 0 {
+			_ = json.Unmarshal(data, &want)
+		}
+		if !reflect.DeepEqual(c.args, want) {
+			t.Fatalf("%q: args %v, decoded into a map %v", data, c.args, want)
 		}
 	})
 }
