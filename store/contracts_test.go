@@ -49,6 +49,34 @@ func fpOf(t *testing.T, raw string) string {
 	return fp
 }
 
+// A listing that names a tool twice keeps the later contract, on both
+// backends (PostgreSQL refused the import), and the earlier is not stored.
+func TestToolNamedTwiceKeepsTheLater(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		st := b.open(t)
+		ctx := context.Background()
+		body := runTrace("d1", "s1", "r1", "2026-08-01T10:00:00Z", lookupV1, listTool, lookupV2)
+		if _, err := importString(t, st, "d.jsonl", body, ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := st.Trace(ctx, "d1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, tc := range tr.Tools {
+			got = append(got, tc.Name+" "+tc.Fingerprint())
+		}
+		if want := []string{"list " + fpOf(t, listTool), "lookup " + fpOf(t, lookupV2)}; !reflect.DeepEqual(got, want) {
+			t.Errorf("tools %q, want %q", got, want)
+		}
+		var n int
+		if err := st.db.QueryRow(`SELECT count(*) FROM contracts WHERE fingerprint = ?`, fpOf(t, lookupV1)).Scan(&n); err != nil || n != 0 {
+			t.Errorf("the overwritten contract is stored %d times (%v)", n, err)
+		}
+	})
+}
+
 func TestContractHistory(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		st := driftStore(t, b)

@@ -666,11 +666,22 @@ func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *
 			return nil, nil, err
 		}
 	}
+	// A listing names each tool once; of a tool named twice only the
+	// later contract is kept (trace_contracts holds one per name), on
+	// both backends: PostgreSQL refuses a statement that upserts one row
+	// twice, where SQLite let the later row overwrite the earlier.
+	last := make(map[string]int, len(t.Tools))
+	for i, tc := range t.Tools {
+		last[tc.Name] = i
+	}
 	tools := make([]model.ToolContract, 0, len(t.Tools))
-	for _, tc := range t.Tools {
+	for i, tc := range t.Tools {
 		c, err := w.contract(tc)
 		if err != nil {
 			return nil, &RecordError{Line: t.Source.Line, Path: "tools", Msg: "tool " + tc.Name + ": " + err.Error()}, nil
+		}
+		if last[tc.Name] != i {
+			continue
 		}
 		if !w.stored[c.fp] {
 			if _, err := w.insContract.ExecContext(w.ctx, c.fp, tc.Name, c.body); err != nil {
