@@ -277,7 +277,7 @@ func (im *Importer) PutScores(rows []ScoreRow, suggestions []Suggestion) (err er
 			continue
 		}
 		delete(w.fresh, r.TraceID)
-		if err := w.scoreRows.add(r.values(f.pk, f.sha, im.at)...); err != nil {
+		if err := w.scoreRows.add(r.values(f.pk, f.sha, im.at, r.resultSHA())...); err != nil {
 			return err
 		}
 		im.scored[r.TraceID] = true

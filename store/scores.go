@@ -206,8 +206,8 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 		if !ok {
 			continue // the trace went away since it was scored
 		}
-		vals := r.values(t.pk, t.sha, at)
-		if !whole[t.pk] && t.current && t.content == t.sha && t.gold == r.GoldSHA && t.result == vals[sqlScoresCols-1] {
+		result := r.resultSHA()
+		if !whole[t.pk] && t.current && t.content == t.sha && t.gold == r.GoldSHA && t.result == result {
 			same[r.ConfigSHA] = append(same[r.ConfigSHA], t.pk)
 			continue
 		}
@@ -218,7 +218,7 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 			}
 			clear(pending)
 		}
-		if err := b.add(vals...); err != nil {
+		if err := b.add(r.values(t.pk, t.sha, at, result)...); err != nil {
 			return err
 		}
 		if b.pending() == 0 {
@@ -243,32 +243,32 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 }
 
 // values are the row's columns as sqlScoresHead lists them, for the trace
-// row pk whose content hash is contentSHA, scored at at; the last is the
-// hash of what the score says (resultSHA).
-func (r *ScoreRow) values(pk int64, contentSHA, at string) []any {
-	detail := r.Detail
-	if len(detail) == 0 {
-		detail = json.RawMessage("{}")
-	}
+// row pk whose content hash is contentSHA, scored at at, saying what
+// result (its resultSHA) says.
+func (r *ScoreRow) values(pk int64, contentSHA, at, result string) []any {
 	m := &r.Metrics
-	vals := []any{pk, r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct), nullBool(r.Grounded),
-		string(detail), at, contentSHA, r.GoldSHA, r.ConfigSHA, nullFloat(m.Precision), nullFloat(m.Recall),
+	return []any{pk, r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct), nullBool(r.Grounded),
+		string(r.detail()), at, contentSHA, r.GoldSHA, r.ConfigSHA, nullFloat(m.Precision), nullFloat(m.Recall),
 		nullBool(m.DefinitionMatch), nullBool(m.FreshnessPass), nullInt(m.PolicyViolations), m.Calls,
-		m.Clarifications, m.CostUSD, nil}
-	vals[sqlScoresCols-1] = resultSHA(vals)
-	return vals
+		m.Clarifications, m.CostUSD, result}
 }
 
-// resultSHA hashes what a score row says: every value but the trace pk,
-// the time and the three hashes of what it was computed from (positions
-// 0 and 7 to 10 of values).
-func resultSHA(vals []any) string {
-	h := sha256.New()
-	var buf []byte
-	for i, v := range vals[:sqlScoresCols-1] {
-		if i == 0 || i >= 7 && i <= 10 {
-			continue
-		}
+func (r *ScoreRow) detail() json.RawMessage {
+	if len(r.Detail) == 0 {
+		return json.RawMessage("{}")
+	}
+	return r.Detail
+}
+
+// resultSHA hashes what the row says: every column values writes but the
+// trace, the time and the hashes of what the score was computed from.
+// The detail goes last, unframed: the values before it delimit themselves.
+func (r *ScoreRow) resultSHA() string {
+	m := &r.Metrics
+	buf := make([]byte, 0, 128)
+	for _, v := range []any{r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct), nullBool(r.Grounded),
+		nullFloat(m.Precision), nullFloat(m.Recall), nullBool(m.DefinitionMatch), nullBool(m.FreshnessPass),
+		nullInt(m.PolicyViolations), m.Calls, m.Clarifications, m.CostUSD} {
 		switch x := v.(type) {
 		case nil:
 			buf = append(buf, 'n')
@@ -286,7 +286,9 @@ func resultSHA(vals []any) string {
 		}
 		buf = append(buf, ';')
 	}
+	h := sha256.New()
 	h.Write(buf)
+	h.Write(r.detail())
 	return hex.EncodeToString(h.Sum(nil))
 }
 
