@@ -15,15 +15,20 @@ N=${N:-100000}
 SHARED=${SHARED:-25000}
 LIMIT=${LIMIT:-600}
 mkdir -p "$W"
+built="this checkout, $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+[ -n "${TL:-}" ] && built="TL=$TL"
 TL=${TL:-$W/tracelab}
 BENCH=${BENCH:-$W/bench}
 [ -x "$TL" ] || go build -o "$TL" .
 [ -x "$BENCH" ] || go build -o "$BENCH" ./bench
-echo "# $(git rev-parse --short HEAD 2>/dev/null || echo '?') $(date -u +%FT%TZ) N=$N in $W"
+echo "# $built $(date -u +%FT%TZ) N=$N in $W"
 
-# timed NAME CMD...: wall seconds and peak RSS of one command.
+# timed NAME CMD...: wall seconds and peak RSS of one command. The dirty
+# pages of what ran before are written out first: a write-back of the
+# 550 MB database under a short row doubled its time.
 timed() {
 	local name=$1; shift
+	sync
 	if ! /usr/bin/time -o "$W/$name.time" -f '%e %M %U %S' timeout "$LIMIT" "$@" >"$W/$name.out" 2>"$W/$name.err"; then
 		echo "$(printf '%-34s' "$name") FAILED or over ${LIMIT}s: $(tail -1 "$W/$name.err")"; return 0
 	fi
