@@ -361,28 +361,23 @@ func (s *Store) CasesForTraces(ctx context.Context, traceIDs []string) (map[stri
 func casesForTraces(ctx context.Context, db querier, traceIDs []string) (map[string]*CaseRecord, error) {
 	out := map[string]*CaseRecord{}
 	dec := newCaseDecoder()
-	for start := 0; start < len(traceIDs); start += loadBatch {
-		part := traceIDs[start:min(start+loadBatch, len(traceIDs))]
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
-		}
-		rows, err := db.QueryContext(ctx, withList(sqlCasesForTraces, len(part)), args...)
+	err := inLists(traceIDs, func(list []any) error {
+		rows, err := db.QueryContext(ctx, withList(sqlCasesForTraces, len(list)), list...)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		defer rows.Close()
 		for rows.Next() {
 			cr, err := dec.scan(rows)
 			if err != nil {
-				rows.Close()
-				return nil, err
+				return err
 			}
 			out[cr.TraceID] = cr
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -356,12 +356,29 @@ func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, "
 // withList fills the "(?*)" of a statement with n parameters.
 func withList(q string, n int) string { return strings.Replace(q, "(?*)", "("+placeholders(n)+")", 1) }
 
-func loadTraceBatch(ctx context.Context, db querier, ids []string) ([]*model.Trace, error) {
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
+// inLists calls fn with xs as the parameters of a "(?*)" list, loadBatch
+// at a time, so that no statement outgrows a backend's limit on
+// parameters.
+func inLists[T any](xs []T, fn func(list []any) error) error {
+	for start := 0; start < len(xs); start += loadBatch {
+		if err := fn(anys(xs[start:min(start+loadBatch, len(xs))])); err != nil {
+			return err
+		}
 	}
-	rows, err := db.QueryContext(ctx, withList(sqlLoadTraces, len(ids)), args...)
+	return nil
+}
+
+// anys is xs as query parameters.
+func anys[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+func loadTraceBatch(ctx context.Context, db querier, ids []string) ([]*model.Trace, error) {
+	rows, err := db.QueryContext(ctx, withList(sqlLoadTraces, len(ids)), anys(ids)...)
 	if err != nil {
 		return nil, err
 	}
@@ -484,14 +501,19 @@ const (
 
 // queryStrings runs a query of one text column and returns its values.
 func (s *Store) queryStrings(ctx context.Context, q string, args ...any) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	return queryColumn[string](ctx, s.db, q, args...)
+}
+
+// queryColumn runs a query of one column and returns its values.
+func queryColumn[T any](ctx context.Context, db querier, q string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
+	var out []T
 	for rows.Next() {
-		var v string
+		var v T
 		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}

@@ -68,19 +68,18 @@ func (s *Store) EachReportRow(ctx context.Context, scope ScoreScope, fn func([]R
 // trace id.
 func (s *Store) ReportRowsOf(ctx context.Context, ids []string) (map[string]ReportRow, error) {
 	out := make(map[string]ReportRow, len(ids))
-	for start := 0; start < len(ids); start += loadBatch {
-		part := ids[start:min(start+loadBatch, len(ids))]
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
-		}
-		rows, _, err := s.reportRows(ctx, withList(sqlReportRowsOf, len(part)), args...)
+	err := inLists(ids, func(list []any) error {
+		rows, _, err := s.reportRows(ctx, withList(sqlReportRowsOf, len(list)), list...)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, r := range rows {
 			out[r.TraceID] = r
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

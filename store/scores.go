@@ -168,29 +168,28 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 		current               bool // the trace's queue marks that score current
 	}
 	targets := make(map[string]target, len(rows))
-	for start := 0; start < len(rows); start += loadBatch {
-		part := rows[start:min(start+loadBatch, len(rows))]
-		args := make([]any, len(part))
-		for i, r := range part {
-			args[i] = r.TraceID
-		}
-		q, err := tx.QueryContext(ctx, withList(sqlScoreTargets, len(part)), args...)
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.TraceID
+	}
+	err := inLists(ids, func(list []any) error {
+		q, err := tx.QueryContext(ctx, withList(sqlScoreTargets, len(list)), list...)
 		if err != nil {
 			return err
 		}
+		defer q.Close()
 		for q.Next() {
 			var id string
 			var t target
 			if err := q.Scan(&id, &t.pk, &t.sha, &t.result, &t.content, &t.gold, &t.current); err != nil {
-				q.Close()
 				return err
 			}
 			targets[id] = t
 		}
-		q.Close()
-		if err := q.Err(); err != nil {
-			return err
-		}
+		return q.Err()
+	})
+	if err != nil {
+		return err
 	}
 	b := newBatch(ctx, tx, sqlScoresHead, sqlScoresCols, sqlScoresTail)
 	defer b.close()
@@ -198,7 +197,7 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 	// only move to the new configuration: by configuration hash, their pks.
 	// A trace listed twice whose first row is written whole is written
 	// whole again, so its last row is what stays.
-	same := map[string][]any{}
+	same := map[string][]int64{}
 	whole := map[int64]bool{}
 	pending := map[int64]bool{} // one statement may not upsert a row twice
 	for _, r := range rows {
@@ -231,12 +230,12 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 		return err
 	}
 	for config, pks := range same {
-		for start := 0; start < len(pks); start += loadBatch {
-			part := pks[start:min(start+loadBatch, len(pks))]
-			args := append([]any{config, at}, part...)
-			if _, err := tx.ExecContext(ctx, withList(sqlRescoredSame, len(part)), args...); err != nil {
-				return err
-			}
+		err := inLists(pks, func(list []any) error {
+			_, err := tx.ExecContext(ctx, withList(sqlRescoredSame, len(list)), append([]any{config, at}, list...)...)
+			return err
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -463,11 +462,7 @@ func (s *Store) SuggestionTakers(ctx context.Context, keys []string) ([]string, 
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(keys))
-	for i, k := range keys {
-		args[i] = k
-	}
-	return s.queryStrings(ctx, withList(sqlSuggestionTakers, len(keys)), args...)
+	return s.queryStrings(ctx, withList(sqlSuggestionTakers, len(keys)), anys(keys)...)
 }
 
 // StoredScore is a trace's current stored score with its case.
@@ -566,22 +561,17 @@ type MachineRating struct {
 // trace id.
 func (s *Store) MachineRatings(ctx context.Context, ids []string) (map[string]MachineRating, error) {
 	out := make(map[string]MachineRating, len(ids))
-	for start := 0; start < len(ids); start += loadBatch {
-		part := ids[start:min(start+loadBatch, len(ids))]
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
-		}
-		rows, err := s.db.QueryContext(ctx, withList(sqlMachineRatings, len(part)), args...)
+	err := inLists(ids, func(list []any) error {
+		rows, err := s.db.QueryContext(ctx, withList(sqlMachineRatings, len(list)), list...)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		defer rows.Close()
 		for rows.Next() {
 			var id, class string
 			var correct, grounded sql.NullBool
 			if err := rows.Scan(&id, &class, &correct, &grounded); err != nil {
-				rows.Close()
-				return nil, err
+				return err
 			}
 			r := MachineRating{Correct: scanNullBool(correct), Grounded: scanNullBool(grounded)}
 			if class != "" {
@@ -590,10 +580,10 @@ func (s *Store) MachineRatings(ctx context.Context, ids []string) (map[string]Ma
 			}
 			out[id] = r
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

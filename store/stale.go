@@ -59,14 +59,8 @@ func markTakers(ctx context.Context, db execer, traceIDs []string) (int64, error
 	if len(traceIDs) == 0 {
 		return 0, nil
 	}
-	args := make([]any, 0, 2*len(traceIDs))
-	for range 2 {
-		for _, id := range traceIDs {
-			args = append(args, id)
-		}
-	}
 	q := withList(withList(sqlMarkTakers, len(traceIDs)), len(traceIDs))
-	res, err := db.ExecContext(ctx, q, args...)
+	res, err := db.ExecContext(ctx, q, append(anys(traceIDs), anys(traceIDs)...)...)
 	if err != nil {
 		return 0, err
 	}
@@ -159,38 +153,17 @@ func (s *Store) staleList(ctx context.Context, query string, args ...any) ([]Sta
 // listing what is stale: once every taker listed is rescored, exactly
 // these may go (ClearPeerMarks).
 func (s *Store) PeerMarks(ctx context.Context) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM peer_marks ORDER BY id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return queryColumn[int64](ctx, s.db, `SELECT id FROM peer_marks ORDER BY id`)
 }
 
 // ClearPeerMarks deletes the marks ids (from PeerMarks), their takers all
 // rescored on the peers as they were after them. A mark made since is not
 // among them and stays.
 func (s *Store) ClearPeerMarks(ctx context.Context, ids []int64) error {
-	const batch = 500
-	for start := 0; start < len(ids); start += batch {
-		part := ids[start:min(start+batch, len(ids))]
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
-		}
-		if _, err := s.db.ExecContext(ctx, withList(`DELETE FROM peer_marks WHERE id IN (?*)`, len(part)), args...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return inLists(ids, func(list []any) error {
+		_, err := s.db.ExecContext(ctx, withList(`DELETE FROM peer_marks WHERE id IN (?*)`, len(list)), list...)
+		return err
+	})
 }
 
 // PeerMarkOf is the newest mark of a trace's question (0: none). Read it
