@@ -373,7 +373,8 @@ const (
 	sqlLinkCases    = `UPDATE cases SET trace_pk = ? WHERE source_trace = ? AND trace_pk IS NULL`
 	sqlAnyUnlinked  = `SELECT EXISTS (SELECT 1 FROM cases WHERE trace_pk IS NULL AND source_trace <> '')`
 	sqlDeleteTrace  = `DELETE FROM traces WHERE id = ?`
-	sqlStepsHead    = `INSERT INTO steps (trace_pk, idx, kind, step_id, call_id, text, tool, args, result, as_of, is_error, credential, next_cursor, has_more) VALUES`
+	sqlStepsHead    = `INSERT INTO steps (trace_pk, idx, kind, tool) VALUES`
+	sqlBodiesHead   = `INSERT INTO step_bodies (trace_pk, body) VALUES`
 	sqlTraceCtsHead = `INSERT INTO trace_contracts (trace_pk, name, fingerprint) VALUES`
 	sqlTraceCtsTail = `ON CONFLICT (trace_pk, name) DO UPDATE SET fingerprint = excluded.fingerprint`
 	// The machine's case for a fresh trace, as SaveScores writes it for a
@@ -395,7 +396,7 @@ type writer struct {
 	// steps and traceContracts are written in multi-row statements that
 	// span traces: fewer, larger executions are what the pure-Go SQLite
 	// spends its time on.
-	steps, traceContracts *batch
+	steps, bodies, traceContracts *batch
 	// contracts caches each contract as stored by wire bytes: the same
 	// tool list repeats on every trace of a run.
 	contracts map[string]storedContract
@@ -427,7 +428,7 @@ type writer struct {
 func (w *writer) staged() {
 	w.ids = map[string]int64{}
 	w.traceRows = newBatch(w.ctx, w.tx, sqlStagedTracesHead, 24, "")
-	for _, b := range []*batch{w.steps, w.traceContracts, w.scoreRows, w.machineCases} {
+	for _, b := range []*batch{w.steps, w.bodies, w.traceContracts, w.scoreRows, w.machineCases} {
 		b.parent = w.traceRows
 	}
 }
@@ -479,7 +480,8 @@ func (im *Importer) newWriter(tx *sql.Tx) (*writer, error) {
 
 func newWriter(ctx context.Context, tx *sql.Tx, at string) (*writer, error) {
 	w := &writer{ctx: ctx, tx: tx, at: at, contracts: map[string]storedContract{}, stored: map[string]bool{},
-		steps:          newBatch(ctx, tx, sqlStepsHead, 14, ""),
+		steps:          newBatch(ctx, tx, sqlStepsHead, 4, ""),
+		bodies:         newBatch(ctx, tx, sqlBodiesHead, 2, ""),
 		traceContracts: newBatch(ctx, tx, sqlTraceCtsHead, 3, sqlTraceCtsTail),
 		fresh:          map[string]freshTrace{},
 		scoreRows:      newBatch(ctx, tx, sqlScoresHead, sqlScoresCols, ""),
@@ -530,7 +532,7 @@ func closeAll(sts ...*sql.Stmt) {
 // flush writes every buffered row: a case before the score of its
 // trace, as SaveScores writes them (the queue triggers read both).
 func (w *writer) flush() error {
-	for _, b := range []*batch{w.traceRows, w.steps, w.traceContracts, w.machineCases, w.scoreRows} {
+	for _, b := range []*batch{w.traceRows, w.steps, w.bodies, w.traceContracts, w.machineCases, w.scoreRows} {
 		if err := b.flush(); err != nil {
 			return err
 		}
@@ -547,7 +549,7 @@ func (w *writer) close() {
 	if w.cases != nil {
 		w.cases.close()
 	}
-	for _, b := range []*batch{w.traceRows, w.steps, w.traceContracts, w.machineCases, w.scoreRows} {
+	for _, b := range []*batch{w.traceRows, w.steps, w.bodies, w.traceContracts, w.machineCases, w.scoreRows} {
 		b.close()
 	}
 }
@@ -661,10 +663,12 @@ func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *
 	}
 	for i := range t.Steps {
 		st := &t.Steps[i]
-		if err := w.steps.add(pk, i, string(st.Kind), st.ID, st.CallID, st.Text, st.Tool, nullJSON(st.Args),
-			nullJSON(st.Result), st.AsOf, st.IsError, st.Credential, st.NextCursor, st.HasMore); err != nil {
+		if err := w.steps.add(pk, i, string(st.Kind), st.Tool); err != nil {
 			return nil, nil, err
 		}
+	}
+	if err := w.bodies.add(pk, stepsBody(t.Steps)); err != nil {
+		return nil, nil, err
 	}
 	// A listing names each tool once; of a tool named twice only the
 	// later contract is kept (trace_contracts holds one per name), on

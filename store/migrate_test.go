@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -67,6 +68,57 @@ func TestMigration3FillsWhatItAdds(t *testing.T) {
 		stale, err := st.StaleTraces(ctx, "any")
 		if err != nil || len(stale) != 1 || !stale[0].HumanGold {
 			t.Errorf("stale %+v %v", stale, err)
+		}
+	})
+}
+
+// A database of schema 12 (every step in its own row of thirteen columns)
+// comes out of 0013 and 0014 with each trace's steps in its body, read
+// back as they were written, and the steps table narrowed to kind and
+// tool, which the tool filter still finds.
+func TestMigrations13And14MoveStepsIntoBodies(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		loc := olderDatabase(t, b, 12,
+			`INSERT INTO traces (id, trace_id, question, content_sha, imported_at, step_count) VALUES (1, 't1', 'q?', 'sha1', 'now', 3)`,
+			`INSERT INTO traces (id, trace_id, question, content_sha, imported_at) VALUES (2, 't2', 'q?', 'sha2', 'now')`,
+			`INSERT INTO steps (trace_pk, idx, kind, step_id, tool, args, credential) VALUES (1, 0, 'tool_call', 'c1', 'run_sql', '{"sql":"SELECT \"a\""}', 'svc')`,
+			`INSERT INTO steps (trace_pk, idx, kind, call_id, result, as_of, is_error, next_cursor, has_more)
+			VALUES (1, 1, 'tool_result', 'c1', '[1]', '2026-07-03T08:00:00Z', 1, 'n2', 1)`,
+			`INSERT INTO steps (trace_pk, idx, kind, text) VALUES (1, 2, 'answer', 'caf`+"\u00e9"+` "1"
+two lines')`)
+		var told []int
+		st := b.openAt(t, loc, Options{Upgrading: func(from, to int) { told = append(told, from, to) }})
+		ms, _ := migrationList(sqliteDialect)
+		if newest := ms[len(ms)-1].n; len(told) != 2 || told[0] != 12 || told[1] != newest {
+			t.Errorf("Upgrading was told %v, want [12 %d]", told, newest)
+		}
+		got, err := st.LoadTraces(ctx, []string{"t1", "t2"})
+		if err != nil || len(got) != 2 {
+			t.Fatalf("%v %v", got, err)
+		}
+		want := []model.Step{
+			{Kind: model.KindToolCall, ID: "c1", Tool: "run_sql", Args: json.RawMessage(`{"sql":"SELECT \"a\""}`), Credential: "svc"},
+			{Kind: model.KindToolResult, CallID: "c1", Result: json.RawMessage(`[1]`), AsOf: "2026-07-03T08:00:00Z",
+				IsError: true, NextCursor: "n2", HasMore: true},
+			{Kind: model.KindAnswer, Text: "caf\u00e9 \"1\"\ntwo lines"},
+		}
+		if !reflect.DeepEqual(got[0].Steps, want) {
+			t.Errorf("steps of t1:\n got %#v\nwant %#v", got[0].Steps, want)
+		}
+		if len(got[1].Steps) != 0 {
+			t.Errorf("steps of t2: %#v", got[1].Steps)
+		}
+		rows, err := queryColumn[string](ctx, st.db, `SELECT kind || ':' || tool FROM steps WHERE trace_pk = 1 ORDER BY idx`)
+		if err != nil || strings.Join(rows, " ") != "tool_call:run_sql tool_result: answer:" {
+			t.Errorf("step rows %v %v", rows, err)
+		}
+		if _, err := st.db.Exec(`SELECT text FROM steps`); err == nil {
+			t.Error("the steps table still has its text column")
+		}
+		page, _, err := st.ListTraces(ctx, Query{Filter: Filter{Tools: []string{"run_sql"}}})
+		if err != nil || len(page) != 1 || page[0].TraceID != "t1" {
+			t.Errorf("tool filter: %+v %v", page, err)
 		}
 	})
 }

@@ -419,27 +419,17 @@ func loadTraceBatch(ctx context.Context, db querier, ids []string) ([]*model.Tra
 	if err != nil {
 		return nil, err
 	}
-	// One set of scan targets for every step row: what Scan points into
-	// escapes to the heap, and a million steps made five allocations each.
-	var st model.Step
-	var kind string
-	var a, r sql.NullString
-	dest := []any{&pk, &kind, &st.ID, &st.CallID, &st.Text, &st.Tool, &a, &r, &st.AsOf, &st.IsError,
-		&st.Credential, &st.NextCursor, &st.HasMore}
+	var body string
 	for srows.Next() {
-		if err := srows.Scan(dest...); err != nil {
+		if err := srows.Scan(&pk, &body); err != nil {
 			srows.Close()
 			return nil, err
 		}
-		st.Kind = model.StepKind(kind)
-		st.Args, st.Result = nil, nil
-		if a.Valid {
-			st.Args = json.RawMessage(a.String)
+		t := byPK[pk]
+		if t.Steps, err = decodeStepsBody(body, t.Steps); err != nil {
+			srows.Close()
+			return nil, fmt.Errorf("trace %s: %w", t.TraceID, err)
 		}
-		if r.Valid {
-			st.Result = json.RawMessage(r.String)
-		}
-		byPK[pk].Steps = append(byPK[pk].Steps, st)
 	}
 	srows.Close()
 	if err := srows.Err(); err != nil {
@@ -492,8 +482,7 @@ const (
 	sqlLoadTraces = `SELECT id, trace_id, server, run_id, user_role, as_user, question, started_at,
 		outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line,
 		model, usd_estimated, step_count FROM traces WHERE trace_id IN (?*)`
-	sqlLoadSteps = `SELECT trace_pk, kind, step_id, call_id, text, tool, args, result, as_of,
-		is_error, credential, next_cursor, has_more FROM steps WHERE trace_pk IN (?*) ORDER BY trace_pk, idx`
+	sqlLoadSteps     = `SELECT trace_pk, body FROM step_bodies WHERE trace_pk IN (?*)`
 	sqlLoadContracts = `SELECT tc.trace_pk, c.body FROM trace_contracts tc
 		JOIN contracts c ON c.fingerprint = tc.fingerprint
 		WHERE tc.trace_pk IN (?*) ORDER BY tc.trace_pk, tc.name`

@@ -48,9 +48,10 @@ func TestTraceSHAIsContentSHA(t *testing.T) {
 }
 
 // TestPutTraceHeapPerRecord: writing a trace with a 32 MiB tool result
-// costs the Go heap well under the result's size (the hash and the bound
-// column read it in place); encoding the trace to hash it and copying the
-// result to a string cost three times its size.
+// costs the Go heap one copy of the result, its trace's step body made in
+// one allocation of its exact size (the hash reads the result in place);
+// encoding the trace to hash it, copying the result to a string and
+// growing a buffer for the body cost three times its size or more.
 func TestPutTraceHeapPerRecord(t *testing.T) {
 	st := sqliteStore(t)
 	ctx := context.Background()
@@ -72,7 +73,7 @@ func TestPutTraceHeapPerRecord(t *testing.T) {
 		t.Fatal(rerr, err)
 	}
 	runtime.ReadMemStats(&after)
-	if n := after.TotalAlloc - before.TotalAlloc; n > size/2 {
-		t.Errorf("PutTrace allocated %d MiB of Go heap for a %d MiB result, want under %d MiB", n>>20, size>>20, size>>21)
+	if n := after.TotalAlloc - before.TotalAlloc; n > size+size/2 {
+		t.Errorf("PutTrace allocated %d MiB of Go heap for a %d MiB result, want under %d MiB", n>>20, size>>20, (size+size/2)>>20)
 	}
 }

@@ -254,6 +254,7 @@ func (im *Importer) copyStaged(replaces map[string]string) error {
 		{"scores", "trace_pk", "WHERE trace_pk " + notSkipped},
 		{"traces", "id", "WHERE id " + notSkipped + " ORDER BY id"},
 		{"steps", "trace_pk", "WHERE trace_pk " + notSkipped},
+		{"step_bodies", "trace_pk", "WHERE trace_pk " + notSkipped},
 		{"trace_contracts", "trace_pk", "WHERE trace_pk " + notSkipped},
 	}
 	for _, c := range copies {

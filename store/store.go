@@ -49,6 +49,10 @@ type Options struct {
 	// lock before failing with a locked-database error (SQLite retries
 	// with a growing backoff meanwhile); 0 means DefaultLockWait.
 	LockWait time.Duration
+	// Upgrading, when set, is told before the schema of a database that
+	// has one is brought up to date (from, to: versions): some migrations
+	// rewrite every trace, which takes a while on a large database.
+	Upgrading func(from, to int)
 	// upTo stops the migrations at this version (0: the newest), for
 	// tests that write a database as an older tracelab did.
 	upTo int
@@ -76,7 +80,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		return start(ctx, db, postgresDialect, redactDSN(path), readWrite, opts.upTo)
+		return start(ctx, db, postgresDialect, redactDSN(path), readWrite, opts)
 	}
 	if err := checkPath(path); err != nil {
 		return nil, err
@@ -117,7 +121,7 @@ func open(ctx context.Context, path string, opts Options, mode access, pragmas .
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return start(ctx, db, sqliteDialect, path, mode, opts.upTo)
+	return start(ctx, db, sqliteDialect, path, mode, opts)
 }
 
 // sqliteDSN is the driver's name for the SQLite file at path, opened so.
@@ -145,13 +149,13 @@ func sqliteDSN(path string, opts Options, mode access, pragmas ...string) string
 
 // start checks (read-only) or brings up to date the schema of an opened
 // database.
-func start(ctx context.Context, db *sql.DB, d *dialect, path string, mode access, upTo int) (*Store, error) {
+func start(ctx context.Context, db *sql.DB, d *dialect, path string, mode access, opts Options) (*Store, error) {
 	s := &Store{db: db, d: d, path: path, now: time.Now, readOnly: mode != readWrite}
 	var err error
 	if mode != readWrite {
 		err = s.checkSchema(ctx)
 	} else {
-		err = s.migrateTo(ctx, upTo)
+		err = s.migrateTo(ctx, opts)
 	}
 	if err != nil {
 		db.Close()
@@ -193,19 +197,23 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 // one new database at once then apply each migration exactly once between
 // them, instead of each reading version 0 and the second failing on
 // "table traces already exists".
-func (s *Store) migrateTo(ctx context.Context, upTo int) error {
+func (s *Store) migrateTo(ctx context.Context, opts Options) error {
 	ms, err := migrationList(s.d)
 	if err != nil {
 		return err
 	}
+	newest := ms[len(ms)-1].n
 	// The common case, a schema already up to date, takes no lock: a
 	// reader must not wait for another process's long import.
-	if cur, err := s.SchemaVersion(ctx); err == nil && cur == ms[len(ms)-1].n {
+	cur, err := s.SchemaVersion(ctx)
+	if err == nil && cur == newest {
 		return nil
 	}
-	newest := ms[len(ms)-1].n
+	if err == nil && cur > 0 && cur < newest && opts.Upgrading != nil && opts.upTo == 0 {
+		opts.Upgrading(cur, newest)
+	}
 	for _, m := range ms {
-		if upTo > 0 && m.n > upTo {
+		if opts.upTo > 0 && m.n > opts.upTo {
 			return nil
 		}
 		done, err := s.applyMigration(ctx, m, newest)
@@ -223,7 +231,8 @@ func (s *Store) migrateTo(ctx context.Context, upTo int) error {
 // cannot compute (hashes, normalized text); each runs in its migration's
 // transaction, after its SQL.
 var migrationFills = map[int]func(context.Context, *sql.Tx) error{
-	3: fillQuestionKeysAndGoldSHAs,
+	3:  fillQuestionKeysAndGoldSHAs,
+	13: fillStepBodies,
 }
 
 func fillQuestionKeysAndGoldSHAs(ctx context.Context, tx *sql.Tx) error {

@@ -30,7 +30,7 @@ import (
 const (
 	benchTraces        = 100_000
 	benchStepsPerTrace = 10
-	benchVersion       = 2 // bump when the generated content changes
+	benchVersion       = 3 // bump when the generated content changes
 )
 
 var benchDB string
@@ -108,8 +108,9 @@ func generateBenchDB(path string) error {
 			started_at, outcome, answer, input_tokens, output_tokens, usd, step_count, tool_calls, turns, content_sha,
 			source_file, source_format, source_line, imported_at, question_key) VALUES (?, ?, ?, 'r1', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?,
 			'bench.jsonl', 'native', ?, '2026-08-20T09:00:00Z', ?)`)
-		insS, _ := tx.PrepareContext(ctx, `INSERT INTO steps (trace_pk, idx, kind, step_id, call_id, text, tool, args, result,
-			as_of, credential) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		insS, _ := tx.PrepareContext(ctx, `INSERT INTO steps (trace_pk, idx, kind, tool) VALUES (?, ?, ?, ?)`)
+		// A step body as store/stepbody.go reads it, written with encoding/json.
+		insB, _ := tx.PrepareContext(ctx, `INSERT INTO step_bodies (trace_pk, body) VALUES (?, ?)`)
 		insC, _ := tx.PrepareContext(ctx, `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
 			gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, confirmed_by, confirmed_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}', 'confirmed', 'human', '', 'bench', '2026-08-20T09:00:00Z', 'bench', '2026-08-20T09:00:00Z')`)
@@ -133,6 +134,7 @@ func generateBenchDB(path string) error {
 				return err
 			}
 			var markers []map[string]any
+			var body [][]any
 			for s := 0; s < benchStepsPerTrace; s++ {
 				var kind, text, tool, callID, stepID, args, result, asOf string
 				switch {
@@ -159,9 +161,14 @@ func generateBenchDB(path string) error {
 				if result != "" {
 					r = result
 				}
-				if _, err := insS.ExecContext(ctx, pk, s, kind, stepID, callID, text, tool, a, r, asOf, user); err != nil {
+				if _, err := insS.ExecContext(ctx, pk, s, kind, tool); err != nil {
 					return err
 				}
+				body = append(body, []any{kind, stepID, callID, text, tool, a, r, asOf, 0, user, "", 0})
+			}
+			b, _ := json.Marshal(body)
+			if _, err := insB.ExecContext(ctx, pk, string(b)); err != nil {
+				return err
 			}
 			class := []string{"", "semantic", "", "temporal", "entity", "", "structural", "policy"}[i%8]
 			detail, _ := json.Marshal(map[string]any{"trace_id": id, "markers": markers, "suggested_class": nilIfEmpty(class),
@@ -178,6 +185,7 @@ func generateBenchDB(path string) error {
 		}
 		insT.Close()
 		insS.Close()
+		insB.Close()
 		insC.Close()
 		insSc.Close()
 		if err := tx.Commit(); err != nil {

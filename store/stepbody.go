@@ -1,0 +1,494 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+
+	"tracelab/model"
+)
+
+// A trace's steps are stored as one body per trace (step_bodies, migration
+// 0013): a JSON array with one array per step, its fields in the order of
+// stepBodyFields. Loading a trace then reads one column of one row instead
+// of thirteen columns of ten rows; with the pure-Go SQLite every column
+// read costs about a third of a microsecond, which made reading the steps
+// the largest part of a rescore. The steps table keeps each step's kind
+// and tool, which filters and facets query.
+//
+// The body is JSON so that it stays readable with the database's own
+// tools, but it is written and read here without encoding/json: strings
+// are escaped only where JSON needs it (quote, backslash, control bytes),
+// other bytes, valid UTF-8 or not, go through as they are, so every string
+// comes back byte for byte; and most strings have no escape and are read
+// as substrings of the body.
+var stepBodyFields = [...]string{"kind", "id", "call_id", "text", "tool", "args", "result", "as_of",
+	"is_error", "credential", "next_cursor", "has_more"}
+
+// stepsBody is the body of steps as a string, in one allocation of its
+// exact size: a trace may carry a tool result of many megabytes, and a
+// growing buffer copied into a string would cost the heap three times it.
+func stepsBody(steps []model.Step) string {
+	b := appendStepsBody(make([]byte, 0, stepsBodyLen(steps)), steps)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// stepsBodyLen is the length of the body of steps.
+func stepsBodyLen(steps []model.Step) int {
+	n := 2 // the brackets
+	if len(steps) > 1 {
+		n += len(steps) - 1 // the commas between steps
+	}
+	for i := range steps {
+		st := &steps[i]
+		n += 2 + len(stepBodyFields) - 1 + 2 // a step's brackets, its commas, its two flags
+		for _, s := range []string{string(st.Kind), st.ID, st.CallID, st.Text, st.Tool, st.AsOf, st.Credential, st.NextCursor} {
+			n += jsonStringLen(s)
+		}
+		for _, raw := range [][]byte{st.Args, st.Result} {
+			if len(raw) == 0 {
+				n += len("null")
+			} else {
+				n += jsonStringLen(rawText(raw))
+			}
+		}
+	}
+	return n
+}
+
+// appendStepsBody appends the body of steps to dst.
+func appendStepsBody(dst []byte, steps []model.Step) []byte {
+	dst = append(dst, '[')
+	for i := range steps {
+		st := &steps[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '[')
+		dst = appendJSONString(dst, string(st.Kind))
+		for _, s := range []string{st.ID, st.CallID, st.Text, st.Tool} {
+			dst = appendJSONString(append(dst, ','), s)
+		}
+		for _, raw := range [][]byte{st.Args, st.Result} {
+			dst = append(dst, ',')
+			if len(raw) == 0 {
+				dst = append(dst, "null"...)
+			} else {
+				dst = appendJSONString(dst, rawText(raw))
+			}
+		}
+		dst = appendJSONString(append(dst, ','), st.AsOf)
+		dst = appendBool(append(dst, ','), st.IsError)
+		for _, s := range []string{st.Credential, st.NextCursor} {
+			dst = appendJSONString(append(dst, ','), s)
+		}
+		dst = appendBool(append(dst, ','), st.HasMore)
+		dst = append(dst, ']')
+	}
+	return append(dst, ']')
+}
+
+func appendBool(dst []byte, b bool) []byte {
+	if b {
+		return append(dst, '1')
+	}
+	return append(dst, '0')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// jsonStringLen is the length of appendJSONString's encoding of s.
+func jsonStringLen(s string) int {
+	n := 2 + len(s)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
+}
+
+// appendJSONString appends s as a JSON string, escaping only the quote,
+// the backslash and the bytes below 0x20.
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// decodeStepsBody appends the steps of body to steps. Strings without
+// escapes share body's memory; the arguments and results share one buffer
+// of the trace (each slice capped at its length).
+func decodeStepsBody(body string, steps []model.Step) ([]model.Step, error) {
+	d := bodyDecoder{s: body}
+	d.space()
+	if !d.byte('[') {
+		return steps, d.fail("expected '[' to open the steps")
+	}
+	d.space()
+	if d.byte(']') {
+		return steps, d.end()
+	}
+	for {
+		st, err := d.step()
+		if err != nil {
+			return steps, err
+		}
+		steps = append(steps, st)
+		d.space()
+		if d.byte(']') {
+			return steps, d.end()
+		}
+		if !d.byte(',') {
+			return steps, d.fail("expected ',' or ']' after a step")
+		}
+	}
+}
+
+type bodyDecoder struct {
+	s   string
+	i   int
+	raw []byte // unescaped arguments and results
+	err error  // the first field of the current step that failed
+}
+
+func (d *bodyDecoder) fail(msg string) error {
+	return fmt.Errorf("step body, byte %d: %s", d.i, msg)
+}
+
+func (d *bodyDecoder) space() {
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// byte consumes c if it comes next.
+func (d *bodyDecoder) byte(c byte) bool {
+	if d.i < len(d.s) && d.s[d.i] == c {
+		d.i++
+		return true
+	}
+	return false
+}
+
+func (d *bodyDecoder) end() error {
+	d.space()
+	if d.i != len(d.s) {
+		return d.fail("text after the steps")
+	}
+	return nil
+}
+
+// step reads one step's array.
+func (d *bodyDecoder) step() (model.Step, error) {
+	var st model.Step
+	d.space()
+	if !d.byte('[') {
+		return st, d.fail("expected '[' to open a step")
+	}
+	var kind string
+	d.err = nil
+	d.strAt(0, &kind)
+	d.strAt(1, &st.ID)
+	d.strAt(2, &st.CallID)
+	d.strAt(3, &st.Text)
+	d.strAt(4, &st.Tool)
+	d.rawAt(5, (*[]byte)(&st.Args))
+	d.rawAt(6, (*[]byte)(&st.Result))
+	d.strAt(7, &st.AsOf)
+	d.flagAt(8, &st.IsError)
+	d.strAt(9, &st.Credential)
+	d.strAt(10, &st.NextCursor)
+	d.flagAt(11, &st.HasMore)
+	if d.err != nil {
+		return st, d.err
+	}
+	d.space()
+	if !d.byte(']') {
+		return st, d.fail("expected ']' to close a step")
+	}
+	st.Kind = model.StepKind(kind)
+	return st, nil
+}
+
+// at moves to field f of a step (past its comma) unless an earlier field
+// failed; the field readers then keep the first error, named.
+func (d *bodyDecoder) at(f int) bool {
+	if d.err != nil {
+		return false
+	}
+	d.space()
+	if f > 0 && !d.byte(',') {
+		d.err = d.fail("expected ',' before " + stepBodyFields[f])
+		return false
+	}
+	d.space()
+	return true
+}
+
+func (d *bodyDecoder) named(f int, err error) {
+	if err != nil {
+		d.err = fmt.Errorf("%s: %w", stepBodyFields[f], err)
+	}
+}
+
+func (d *bodyDecoder) strAt(f int, dst *string) {
+	if d.at(f) {
+		var err error
+		*dst, err = d.str()
+		d.named(f, err)
+	}
+}
+
+func (d *bodyDecoder) rawAt(f int, dst *[]byte) {
+	if d.at(f) {
+		var err error
+		*dst, err = d.rawOrNull()
+		d.named(f, err)
+	}
+}
+
+func (d *bodyDecoder) flagAt(f int, dst *bool) {
+	if d.at(f) {
+		var err error
+		*dst, err = d.flag()
+		d.named(f, err)
+	}
+}
+
+// str reads a string: a substring of the body when it has no escape.
+func (d *bodyDecoder) str() (string, error) {
+	if !d.byte('"') {
+		return "", d.fail("expected a string")
+	}
+	start := d.i
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
+		case '"':
+			d.i++
+			return d.s[start : d.i-1], nil
+		case '\\':
+			d.i = start
+			b, err := d.unescape(nil)
+			return string(b), err
+		}
+		d.i++
+	}
+	return "", d.fail("unterminated string")
+}
+
+// rawOrNull reads null (nil) or a string, unescaped into d.raw.
+func (d *bodyDecoder) rawOrNull() ([]byte, error) {
+	if d.word("null") {
+		return nil, nil
+	}
+	if !d.byte('"') {
+		return nil, d.fail("expected a string or null")
+	}
+	if d.raw == nil {
+		d.raw = make([]byte, 0, len(d.s)-d.i)
+	}
+	from := len(d.raw)
+	var err error
+	d.raw, err = d.unescape(d.raw)
+	return d.raw[from:len(d.raw):len(d.raw)], err
+}
+
+func (d *bodyDecoder) word(w string) bool {
+	if len(d.s)-d.i >= len(w) && d.s[d.i:d.i+len(w)] == w {
+		d.i += len(w)
+		return true
+	}
+	return false
+}
+
+// flag reads 0, 1, true or false.
+func (d *bodyDecoder) flag() (bool, error) {
+	switch {
+	case d.word("1"), d.word("true"):
+		return true, nil
+	case d.word("0"), d.word("false"):
+		return false, nil
+	}
+	return false, d.fail("expected 0 or 1")
+}
+
+var errBadEscape = errors.New("bad escape")
+
+// unescape appends the rest of a string (its opening quote read) to dst,
+// escapes resolved, and consumes the closing quote.
+func (d *bodyDecoder) unescape(dst []byte) ([]byte, error) {
+	start := d.i
+	for d.i < len(d.s) {
+		c := d.s[d.i]
+		if c == '"' {
+			dst = append(dst, d.s[start:d.i]...)
+			d.i++
+			return dst, nil
+		}
+		if c != '\\' {
+			d.i++
+			continue
+		}
+		dst = append(dst, d.s[start:d.i]...)
+		if d.i+1 >= len(d.s) {
+			break
+		}
+		e := d.s[d.i+1]
+		d.i += 2
+		switch e {
+		case '"', '\\', '/':
+			dst = append(dst, e)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, ok := d.hex4()
+			if !ok {
+				return dst, d.fail(errBadEscape.Error())
+			}
+			if utf16.IsSurrogate(r) {
+				// A pair makes one rune; a lone half is U+FFFD, as
+				// encoding/json reads it.
+				r2 := rune(-1)
+				if d.word(`\u`) {
+					if r2, ok = d.hex4(); !ok {
+						return dst, d.fail(errBadEscape.Error())
+					}
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					r = dec
+				} else {
+					r = utf8.RuneError
+					if r2 >= 0 {
+						dst = utf8.AppendRune(dst, r)
+						r = r2
+						if utf16.IsSurrogate(r) {
+							r = utf8.RuneError
+						}
+					}
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		default:
+			return dst, d.fail(errBadEscape.Error())
+		}
+		start = d.i
+	}
+	return dst, d.fail("unterminated string")
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func (d *bodyDecoder) hex4() (rune, bool) {
+	if len(d.s)-d.i < 4 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(d.s[d.i:d.i+4], 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	d.i += 4
+	return rune(v), true
+}
+
+// fillStepBodies is the Go half of migration 0013: the body of every
+// stored trace from its step rows, a few hundred traces at a time (a
+// statement may not run while another's rows are open on PostgreSQL).
+func fillStepBodies(ctx context.Context, tx *sql.Tx) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO step_bodies (trace_pk, body) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	var buf []byte
+	for after := int64(0); ; {
+		pks, err := queryColumn[int64](ctx, tx, `SELECT id FROM traces WHERE id > ? ORDER BY id LIMIT ?`, after, loadBatch)
+		if err != nil || len(pks) == 0 {
+			return err
+		}
+		steps, err := oldStepRows(ctx, tx, pks[0], pks[len(pks)-1])
+		if err != nil {
+			return err
+		}
+		for _, pk := range pks {
+			buf = appendStepsBody(buf[:0], steps[pk])
+			if _, err := ins.ExecContext(ctx, pk, string(buf)); err != nil {
+				return fmt.Errorf("trace %d: %w", pk, err)
+			}
+		}
+		after = pks[len(pks)-1]
+	}
+}
+
+// oldStepRows reads the steps of the traces lo..hi as the steps table
+// held them before migration 0014.
+func oldStepRows(ctx context.Context, tx *sql.Tx, lo, hi int64) (map[int64][]model.Step, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT trace_pk, kind, step_id, call_id, text, tool, args, result, as_of,
+		is_error, credential, next_cursor, has_more FROM steps WHERE trace_pk BETWEEN ? AND ? ORDER BY trace_pk, idx`, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64][]model.Step{}
+	for rows.Next() {
+		var pk int64
+		var st model.Step
+		var kind string
+		var a, r sql.NullString
+		if err := rows.Scan(&pk, &kind, &st.ID, &st.CallID, &st.Text, &st.Tool, &a, &r, &st.AsOf, &st.IsError,
+			&st.Credential, &st.NextCursor, &st.HasMore); err != nil {
+			return nil, err
+		}
+		st.Kind = model.StepKind(kind)
+		if a.Valid {
+			st.Args = json.RawMessage(a.String)
+		}
+		if r.Valid {
+			st.Result = json.RawMessage(r.String)
+		}
+		out[pk] = append(out[pk], st)
+	}
+	return out, rows.Err()
+}
