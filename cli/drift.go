@@ -241,7 +241,7 @@ func (d *driftDB) open(ctx context.Context) (*app.Engine, error) {
 	if _, err := os.Stat(d.path); err != nil && !app.IsPostgres(d.path) {
 		return nil, fmt.Errorf("no database at %s (import traces with tracelab import, or name one with --db or TRACELAB_DB): %w", d.path, err)
 	}
-	eng, err := app.Open(ctx, d.path, app.Files{})
+	eng, err := app.OpenWith(ctx, d.path, app.Files{}, app.OpenOptions{Upgrading: upgradeNotice(os.Stderr)})
 	if err != nil {
 		return nil, err
 	}

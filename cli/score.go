@@ -34,12 +34,21 @@ func openEngine(cmd *cobra.Command, files app.Files) (*app.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := app.OpenWith(cmd.Context(), dbPath(cmd), files, app.OpenOptions{LockWait: wait})
+	eng, err := app.OpenWith(cmd.Context(), dbPath(cmd), files,
+		app.OpenOptions{LockWait: wait, Upgrading: upgradeNotice(cmd.ErrOrStderr())})
 	var cerr *app.ConfigError
 	if errors.As(err, &cerr) {
 		return nil, withCode(2, err)
 	}
 	return eng, err
+}
+
+// upgradeNotice says, before it happens, why the first command after an
+// upgrade of tracelab may take a while on a large database.
+func upgradeNotice(w io.Writer) func(from, to int) {
+	return func(from, to int) {
+		fmt.Fprintf(w, "tracelab: upgrading the database schema from version %d to %d (once; a large database takes a minute)\n", from, to)
+	}
 }
 
 func newScoreCmd() *cobra.Command {
