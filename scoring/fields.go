@@ -249,13 +249,16 @@ func traceCalls(t *model.Trace) []*call {
 	byID := map[string]*call{}
 	var calls []*call
 	var last *call
+	var dec valueDecoder
 	for i := range t.Steps {
 		s := &t.Steps[i]
 		switch s.Kind {
 		case model.KindToolCall:
 			c := &call{step: i, result: -1, tool: s.Tool, fields: map[string][]Role{}}
 			if len(s.Args) > 0 {
-				c.argsWhole = json.Unmarshal(s.Args, &c.argsVal) == nil
+				var err error
+				c.argsVal, err = dec.decode(s.Args)
+				c.argsWhole = err == nil
 				c.args, _ = c.argsVal.(map[string]any)
 			}
 			for k := range c.args {
@@ -278,7 +281,7 @@ func traceCalls(t *model.Trace) []*call {
 			}
 			c.result = i
 			if len(s.Result) > 0 {
-				_ = json.Unmarshal(s.Result, &c.resVal)
+				c.resVal, _ = dec.decode(s.Result)
 			}
 		}
 	}

@@ -1,0 +1,65 @@
+package scoring
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// sameAsEncodingJSON fails t unless decodeValue gives for data what
+// json.Unmarshal into an any gives: the value, and whether it failed.
+func sameAsEncodingJSON(t *testing.T, data []byte) {
+	t.Helper()
+	var want any
+	werr := json.Unmarshal(data, &want)
+	got, gerr := decodeValue(data)
+	if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("decodeValue(%q) = %#v, %v; encoding/json gives %#v, %v", data, got, gerr, want, werr)
+	}
+}
+
+func TestDecodeValueIsEncodingJSON(t *testing.T) {
+	for _, in := range []string{
+		`{"sql":"SELECT 1","limit":10,"tags":["a","b"],"deep":{"x":null,"y":true,"z":false}}`,
+		` [ 1 , -0, 2.5e3, 1E-2, -1.25 ] `, `"plain"`, `""`, `{}`, `[]`, `null`, `0`,
+		`{"a":1,"a":2}`, // the last of a repeated key
+		`"esc \" \\ \/ \b \f \n \r \t \u00e9 \u2028"`,
+		`"\ud83c\udf89 pair"`, `"\ud83c lone"`, `"\ud83c\u0041"`, `"\udf89\ud83c"`, `"\ud83c\ud83c\udf89"`,
+		"\"bad \xff utf8 \xc3\"", "\"esc and bad \\n \xe2\x82\"", "\"ok é\"",
+		`1e400`, `[1, -1e999, 2]`, `{"n": 1e309, "m": "x"}`, // out of range: nil in place, an error
+		`01`, `-`, `1.`, `.5`, `1e`, `+1`, `[1,]`, `{"a"}`, `{"a":1,}`, `{a:1}`, `"x`, "\"ctl \x01\"",
+		`"\x"`, `"\u12"`, `"\u12G4"`, `tru`, `nul`, `[1] 2`, ``, `   `, `{"a":[}`, `[` + strings.Repeat(" ", 3),
+		strings.Repeat("[", 10000) + strings.Repeat("]", 10000), // encoding/json's deepest
+		strings.Repeat("[", 10001) + strings.Repeat("]", 10001), // one too deep
+		strings.Repeat(`{"a":`, 10001) + "1" + strings.Repeat("}", 10001),
+	} {
+		sameAsEncodingJSON(t, []byte(in))
+	}
+}
+
+// FuzzDecodeValue: on any input, decodeValue is encoding/json.
+func FuzzDecodeValue(f *testing.F) {
+	for _, s := range []string{`{"sql":"SELECT 1","n":[1,2.5,-3e2,null,true]}`, `"\ud83c\udf89\u00e9\n"`,
+		"\"\xff\"", `[1e999]`, `{"a":{"b":[{}]}}`, `-0.0e+1`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sameAsEncodingJSON(t, data)
+	})
+}
+
+func BenchmarkDecodeValue(b *testing.B) {
+	data := []byte(`{"columns":["id","region","total_cents","closed_at"],"rows":[[1,"EMEA",129900,"2026-07-01T00:00:00Z"],[2,"AMER",5400,"2026-07-02T00:00:00Z"],[3,"APAC",77000,"2026-07-03T00:00:00Z"]],"row_count":3,"note":"caf\u00e9 \"q\""}`)
+	b.Run("decodeValue", func(b *testing.B) {
+		for b.Loop() {
+			decodeValue(data)
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		for b.Loop() {
+			var v any
+			json.Unmarshal(data, &v)
+		}
+	})
+}
