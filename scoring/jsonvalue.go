@@ -3,8 +3,9 @@ package scoring
 import (
 	"errors"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"tracelab/model"
 )
 
 // decodeValue is json.Unmarshal(data, &v) for v of type any, as fast as a
@@ -272,122 +273,19 @@ func (d *valueDecoder) str() (string, bool) {
 			if ascii || utf8.Valid(s) {
 				return string(s), true
 			}
-			return string(appendValidUTF8(nil, s)), true
-		case c == '\\':
-			return d.unescape(start)
-		case c < 0x20:
-			return "", false
+		case c == '\\' || c < 0x20:
 		case c >= utf8.RuneSelf:
 			ascii = false
-		}
-		d.i++
-	}
-	return "", false
-}
-
-// unescape reads the rest of a string that has an escape; start is where
-// its text began, d.i is at the first backslash.
-func (d *valueDecoder) unescape(start int) (string, bool) {
-	out := appendValidUTF8(make([]byte, 0, d.i-start+16), d.b[start:d.i])
-	for d.i < len(d.b) {
-		c := d.b[d.i]
-		switch {
-		case c == '"':
 			d.i++
-			return string(out), true
-		case c < 0x20:
-			return "", false
-		case c != '\\':
-			// A run up to the next quote, backslash or control byte.
-			run := d.i
-			for d.i < len(d.b) && d.b[d.i] != '"' && d.b[d.i] != '\\' && d.b[d.i] >= 0x20 {
-				d.i++
-			}
-			out = appendValidUTF8(out, d.b[run:d.i])
+			continue
+		default:
+			d.i++
 			continue
 		}
-		if d.i+1 >= len(d.b) {
-			return "", false
-		}
-		e := d.b[d.i+1]
-		d.i += 2
-		switch e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := d.hex4(d.i)
-			if !ok {
-				return "", false
-			}
-			d.i += 4
-			if utf16.IsSurrogate(r) {
-				// A pair is one rune; else U+FFFD, and what follows
-				// is read on its own (as encoding/json does).
-				r2, ok := rune(-1), false
-				if d.i+1 < len(d.b) && d.b[d.i] == '\\' && d.b[d.i+1] == 'u' {
-					r2, ok = d.hex4(d.i + 2)
-				}
-				if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
-					r = dec
-					d.i += 6
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			return "", false
-		}
+		// An escape, a control byte or invalid UTF-8: the slow way.
+		out, next, ok := model.AppendUnquoted(make([]byte, 0, d.i-start+16), d.b, start, true)
+		d.i = next
+		return string(out), ok
 	}
 	return "", false
-}
-
-// hex4 reads the four hex digits of a \u escape at i.
-func (d *valueDecoder) hex4(i int) (rune, bool) {
-	if len(d.b)-i < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range d.b[i : i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
-}
-
-// appendValidUTF8 appends s with each byte that is not part of valid
-// UTF-8 replaced by U+FFFD.
-func appendValidUTF8(dst, s []byte) []byte {
-	if utf8.Valid(s) {
-		return append(dst, s...)
-	}
-	for len(s) > 0 {
-		r, size := utf8.DecodeRune(s)
-		if r == utf8.RuneError && size == 1 {
-			dst = utf8.AppendRune(dst, utf8.RuneError)
-		} else {
-			dst = append(dst, s[:size]...)
-		}
-		s = s[size:]
-	}
-	return dst
 }

@@ -4,11 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 	"unsafe"
 
 	"tracelab/model"
@@ -298,13 +294,12 @@ func (d *bodyDecoder) str() (string, error) {
 	}
 	start := d.i
 	for d.i < len(d.s) {
-		switch d.s[d.i] {
-		case '"':
+		switch c := d.s[d.i]; {
+		case c == '"':
 			d.i++
 			return d.s[start : d.i-1], nil
-		case '\\':
-			d.i = start
-			b, err := d.unescape(nil)
+		case c == '\\' || c < 0x20:
+			b, err := d.unquote(nil, start)
 			return string(b), err
 		}
 		d.i++
@@ -312,7 +307,7 @@ func (d *bodyDecoder) str() (string, error) {
 	return "", d.fail("unterminated string")
 }
 
-// rawOrNull reads null (nil) or a string, unescaped into d.raw.
+// rawOrNull reads null (nil) or a string, unquoted into d.raw.
 func (d *bodyDecoder) rawOrNull() ([]byte, error) {
 	if d.word("null") {
 		return nil, nil
@@ -325,8 +320,23 @@ func (d *bodyDecoder) rawOrNull() ([]byte, error) {
 	}
 	from := len(d.raw)
 	var err error
-	d.raw, err = d.unescape(d.raw)
+	d.raw, err = d.unquote(d.raw, d.i)
 	return d.raw[from:len(d.raw):len(d.raw)], err
+}
+
+// unquote appends the string whose text begins at start, its bytes as
+// they are (see appendJSONString), to dst.
+func (d *bodyDecoder) unquote(dst []byte, start int) ([]byte, error) {
+	b := unsafe.Slice(unsafe.StringData(d.s), len(d.s)) // read only
+	out, next, ok := model.AppendUnquoted(dst, b, start, false)
+	d.i = next
+	switch {
+	case ok:
+		return out, nil
+	case next >= len(d.s):
+		return out, d.fail("unterminated string")
+	}
+	return out, d.fail("bad escape or control byte")
 }
 
 func (d *bodyDecoder) word(w string) bool {
@@ -346,91 +356,6 @@ func (d *bodyDecoder) flag() (bool, error) {
 		return false, nil
 	}
 	return false, d.fail("expected 0 or 1")
-}
-
-var errBadEscape = errors.New("bad escape")
-
-// unescape appends the rest of a string (its opening quote read) to dst,
-// escapes resolved, and consumes the closing quote.
-func (d *bodyDecoder) unescape(dst []byte) ([]byte, error) {
-	start := d.i
-	for d.i < len(d.s) {
-		c := d.s[d.i]
-		if c == '"' {
-			dst = append(dst, d.s[start:d.i]...)
-			d.i++
-			return dst, nil
-		}
-		if c != '\\' {
-			d.i++
-			continue
-		}
-		dst = append(dst, d.s[start:d.i]...)
-		if d.i+1 >= len(d.s) {
-			break
-		}
-		e := d.s[d.i+1]
-		d.i += 2
-		switch e {
-		case '"', '\\', '/':
-			dst = append(dst, e)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, ok := d.hex4()
-			if !ok {
-				return dst, d.fail(errBadEscape.Error())
-			}
-			if utf16.IsSurrogate(r) {
-				// A pair makes one rune; a lone half is U+FFFD, as
-				// encoding/json reads it.
-				r2 := rune(-1)
-				if d.word(`\u`) {
-					if r2, ok = d.hex4(); !ok {
-						return dst, d.fail(errBadEscape.Error())
-					}
-				}
-				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-					r = dec
-				} else {
-					r = utf8.RuneError
-					if r2 >= 0 {
-						dst = utf8.AppendRune(dst, r)
-						r = r2
-						if utf16.IsSurrogate(r) {
-							r = utf8.RuneError
-						}
-					}
-				}
-			}
-			dst = utf8.AppendRune(dst, r)
-		default:
-			return dst, d.fail(errBadEscape.Error())
-		}
-		start = d.i
-	}
-	return dst, d.fail("unterminated string")
-}
-
-// hex4 reads the four hex digits of a \u escape.
-func (d *bodyDecoder) hex4() (rune, bool) {
-	if len(d.s)-d.i < 4 {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(d.s[d.i:d.i+4], 16, 32)
-	if err != nil {
-		return 0, false
-	}
-	d.i += 4
-	return rune(v), true
 }
 
 // fillStepBodies is the Go half of migration 0013: the body of every
