@@ -277,7 +277,10 @@ func (im *Importer) PutScores(rows []ScoreRow, suggestions []Suggestion) (err er
 			continue
 		}
 		delete(w.fresh, r.TraceID)
-		if err := w.scoreRows.add(r.values(f.pk, f.sha, im.at, r.resultSHA())...); err != nil {
+		if err := w.scoreRows.add(r.values(f.pk, f.sha, r.resultSHA())...); err != nil {
+			return err
+		}
+		if err := w.scoreState.add(r.stateValues(f.pk, im.at)...); err != nil {
 			return err
 		}
 		im.scored[r.TraceID] = true
@@ -414,8 +417,8 @@ type writer struct {
 	// fresh holds the traces of this import PutScores may score (see
 	// PutNewTrace) until their score is put.
 	fresh map[string]freshTrace
-	// scoreRows and machineCases write what PutScores puts.
-	scoreRows, machineCases *batch
+	// scoreRows (with scoreState) and machineCases write what PutScores puts.
+	scoreRows, scoreState, machineCases *batch
 	// Set while staging (see staged): the ids of the traces written so
 	// far, the last id given, and the batch their rows go in.
 	ids       map[string]int64
@@ -485,7 +488,9 @@ func newWriter(ctx context.Context, tx *sql.Tx, at string) (*writer, error) {
 		traceContracts: newBatch(ctx, tx, sqlTraceCtsHead, 3, sqlTraceCtsTail),
 		fresh:          map[string]freshTrace{},
 		scoreRows:      newBatch(ctx, tx, sqlScoresHead, sqlScoresCols, ""),
+		scoreState:     newBatch(ctx, tx, sqlStateHead, sqlStateCols, ""),
 		machineCases:   newBatch(ctx, tx, sqlMachineCasesHead, 15, sqlMachineCasesTail)}
+	w.scoreState.parent = w.scoreRows // a state row references its score
 	if err := prepareAll(ctx, tx, []prepared{
 		{&w.findTrace, sqlFindTrace}, {&w.insTrace, sqlInsTrace}, {&w.insContract, sqlInsContract}, {&w.link, sqlLinkCases},
 	}); err != nil {
@@ -532,7 +537,7 @@ func closeAll(sts ...*sql.Stmt) {
 // flush writes every buffered row: a case before the score of its
 // trace, as SaveScores writes them (the queue triggers read both).
 func (w *writer) flush() error {
-	for _, b := range []*batch{w.traceRows, w.steps, w.bodies, w.traceContracts, w.machineCases, w.scoreRows} {
+	for _, b := range []*batch{w.traceRows, w.steps, w.bodies, w.traceContracts, w.machineCases, w.scoreRows, w.scoreState} {
 		if err := b.flush(); err != nil {
 			return err
 		}
@@ -549,7 +554,7 @@ func (w *writer) close() {
 	if w.cases != nil {
 		w.cases.close()
 	}
-	for _, b := range []*batch{w.traceRows, w.steps, w.bodies, w.traceContracts, w.machineCases, w.scoreRows} {
+	for _, b := range []*batch{w.traceRows, w.steps, w.bodies, w.traceContracts, w.machineCases, w.scoreRows, w.scoreState} {
 		b.close()
 	}
 }

@@ -123,6 +123,37 @@ two lines')`)
 	})
 }
 
+// A score of schema 14 keeps its configuration and time through 0015,
+// in score_state: current under its configuration, stale under another.
+func TestMigration15MovesTheConfigurationOut(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		loc := olderDatabase(t, b, 14,
+			`INSERT INTO traces (id, trace_id, question, content_sha, imported_at) VALUES (1, 't1', 'q?', 'sha1', 'now')`,
+			`INSERT INTO scores (trace_pk, detail, scored_at, content_sha, gold_sha, config_sha) VALUES (1, '{}', 'then', 'sha1', 'none', 'c1')`)
+		st := b.openAt(t, loc, Options{})
+		var config, at string
+		if err := st.db.QueryRow(`SELECT config_sha, scored_at FROM score_state WHERE trace_pk = 1`).Scan(&config, &at); err != nil ||
+			config != "c1" || at != "then" {
+			t.Errorf("score_state: %q %q %v", config, at, err)
+		}
+		for _, tt := range []struct {
+			config string
+			stale  int
+		}{{"c1", 0}, {"c2", 1}} {
+			if stale, err := st.StaleTraces(ctx, tt.config); err != nil || len(stale) != tt.stale {
+				t.Errorf("stale under %s: %+v %v, want %d", tt.config, stale, err, tt.stale)
+			}
+		}
+		if ok, err := st.ScoreCurrent(ctx, "t1", "c1"); err != nil || !ok {
+			t.Errorf("ScoreCurrent under c1: %v %v", ok, err)
+		}
+		if _, err := st.db.Exec(`SELECT config_sha FROM scores`); err == nil {
+			t.Error("the scores table still has its config_sha column")
+		}
+	})
+}
+
 // The queue's columns on the trace row agree, after every kind of write,
 // with what they denormalize: the first case's status and label class and
 // the score's suggested class (read the slow way, through the JSON).

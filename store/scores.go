@@ -55,19 +55,23 @@ const (
 	// The scores of a batch are upserted batchRows at a time (see batch):
 	// one statement per row cost more than the row itself.
 	sqlScoresHead = `INSERT INTO scores (trace_pk, suggested_class, markers, needs_review, correct, grounded, detail,
-		scored_at, content_sha, gold_sha, config_sha, grounding_precision, grounding_recall, definition_match,
+		content_sha, gold_sha, grounding_precision, grounding_recall, definition_match,
 		freshness_pass, policy_violations, calls, clarifications, cost_usd, result_sha) VALUES`
-	sqlScoresCols = 20
+	sqlScoresCols = 18
 	sqlScoresTail = `ON CONFLICT (trace_pk) DO UPDATE SET suggested_class = excluded.suggested_class,
 		markers = excluded.markers, needs_review = excluded.needs_review, correct = excluded.correct,
-		grounded = excluded.grounded, detail = excluded.detail, scored_at = excluded.scored_at,
-		content_sha = excluded.content_sha, gold_sha = excluded.gold_sha, config_sha = excluded.config_sha,
+		grounded = excluded.grounded, detail = excluded.detail,
+		content_sha = excluded.content_sha, gold_sha = excluded.gold_sha,
 		grounding_precision = excluded.grounding_precision, grounding_recall = excluded.grounding_recall,
 		definition_match = excluded.definition_match, freshness_pass = excluded.freshness_pass,
 		policy_violations = excluded.policy_violations, calls = excluded.calls,
 		clarifications = excluded.clarifications, cost_usd = excluded.cost_usd, result_sha = excluded.result_sha`
+	// Each score's configuration and time (migration 0015), written with it.
+	sqlStateHead = `INSERT INTO score_state (trace_pk, config_sha, scored_at) VALUES`
+	sqlStateCols = 3
+	sqlStateTail = `ON CONFLICT (trace_pk) DO UPDATE SET config_sha = excluded.config_sha, scored_at = excluded.scored_at`
 	// A rescore that says what the stored score says (see saveScoreRows).
-	sqlRescoredSame = `UPDATE scores SET config_sha = ?, scored_at = ? WHERE trace_pk IN (?*)`
+	sqlRescoredSame = `UPDATE score_state SET config_sha = ?, scored_at = ? WHERE trace_pk IN (?*)`
 	// The trace's case and whether it is still purely the machine's:
 	// suggested, machine gold, and nothing in its event log.
 	sqlSuggestTarget = `SELECT t.id, t.as_user, t.user_role, t.question, COALESCE(c.case_id, ''),
@@ -193,6 +197,11 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 	}
 	b := newBatch(ctx, tx, sqlScoresHead, sqlScoresCols, sqlScoresTail)
 	defer b.close()
+	// A score's state row goes with it, one for one: both batches hold
+	// as many rows and write them together (state.flush writes b first).
+	state := newBatch(ctx, tx, sqlStateHead, sqlStateCols, sqlStateTail)
+	defer state.close()
+	state.parent = b
 	// Rescores that came out as stored, from the same trace and gold,
 	// only move to the new configuration: by configuration hash, their pks.
 	// A trace listed twice whose first row is written whole is written
@@ -212,12 +221,15 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 		}
 		whole[t.pk] = true
 		if pending[t.pk] {
-			if err := b.flush(); err != nil {
+			if err := state.flush(); err != nil {
 				return err
 			}
 			clear(pending)
 		}
-		if err := b.add(r.values(t.pk, t.sha, at, result)...); err != nil {
+		if err := b.add(r.values(t.pk, t.sha, result)...); err != nil {
+			return err
+		}
+		if err := state.add(r.stateValues(t.pk, at)...); err != nil {
 			return err
 		}
 		if b.pending() == 0 {
@@ -226,7 +238,7 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 			pending[t.pk] = true
 		}
 	}
-	if err := b.flush(); err != nil {
+	if err := state.flush(); err != nil {
 		return err
 	}
 	for config, pks := range same {
@@ -242,14 +254,20 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 }
 
 // values are the row's columns as sqlScoresHead lists them, for the trace
-// row pk whose content hash is contentSHA, scored at at, saying what
-// result (its resultSHA) says.
-func (r *ScoreRow) values(pk int64, contentSHA, at, result string) []any {
+// row pk whose content hash is contentSHA, saying what result (its
+// resultSHA) says.
+func (r *ScoreRow) values(pk int64, contentSHA, result string) []any {
 	m := &r.Metrics
 	return []any{pk, r.SuggestedClass, r.Markers, r.NeedsReview, nullBool(r.Correct), nullBool(r.Grounded),
-		string(r.detail()), at, contentSHA, r.GoldSHA, r.ConfigSHA, nullFloat(m.Precision), nullFloat(m.Recall),
+		string(r.detail()), contentSHA, r.GoldSHA, nullFloat(m.Precision), nullFloat(m.Recall),
 		nullBool(m.DefinitionMatch), nullBool(m.FreshnessPass), nullInt(m.PolicyViolations), m.Calls,
 		m.Clarifications, m.CostUSD, result}
+}
+
+// stateValues are the row's columns as sqlStateHead lists them, for the
+// trace row pk, scored at at.
+func (r *ScoreRow) stateValues(pk int64, at string) []any {
+	return []any{pk, r.ConfigSHA, at}
 }
 
 func (r *ScoreRow) detail() json.RawMessage {
@@ -370,7 +388,7 @@ type StaleTrace struct {
 // (sqlPeerStale): index lookups, no scan.
 const sqlStale = sqlUnscored + `
 	UNION
-	SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', FALSE) FROM scores s JOIN traces t ON t.id = s.trace_pk
+	SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', FALSE) FROM score_state s JOIN traces t ON t.id = s.trace_pk
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE s.config_sha < ? OR s.config_sha > ?
 	UNION ` + sqlPeerStale + `
 	ORDER BY human DESC, 1`
@@ -605,8 +623,9 @@ const (
 )
 
 const sqlScoreCurrent = `SELECT EXISTS (SELECT 1 FROM traces t JOIN scores s ON s.trace_pk = t.id
+	JOIN score_state ss ON ss.trace_pk = t.id
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
-	WHERE t.trace_id = ? AND s.content_sha = t.content_sha AND s.config_sha = ?
+	WHERE t.trace_id = ? AND s.content_sha = t.content_sha AND ss.config_sha = ?
 		AND s.gold_sha = COALESCE(c.gold_sha, '` + GoldSHANone + `')` + sqlSeenMarks + `)`
 
 // ScoreCurrent reports whether a trace's stored score was computed from

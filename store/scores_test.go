@@ -126,8 +126,9 @@ func TestSaveScoresSameResultMovesOnlyTheConfig(t *testing.T) {
 			var markers int
 			var detail, config, gold, at string
 			var ok bool
-			err := st.db.QueryRow(`SELECT s.markers, s.detail, s.config_sha, s.gold_sha, s.scored_at, t.score_ok = 1
-				FROM scores s JOIN traces t ON t.id = s.trace_pk WHERE t.trace_id = ?`, fmt.Sprintf("t%03d", i)).
+			err := st.db.QueryRow(`SELECT s.markers, s.detail, ss.config_sha, s.gold_sha, ss.scored_at, t.score_ok = 1
+				FROM scores s JOIN traces t ON t.id = s.trace_pk JOIN score_state ss ON ss.trace_pk = s.trace_pk
+				WHERE t.trace_id = ?`, fmt.Sprintf("t%03d", i)).
 				Scan(&markers, &detail, &config, &gold, &at, &ok)
 			if err != nil {
 				t.Fatal(err)

@@ -252,6 +252,7 @@ func (im *Importer) copyStaged(replaces map[string]string) error {
 		{"cases", "trace_pk", "WHERE trace_pk IS NOT NULL AND trace_pk " + notSkipped + ` AND NOT EXISTS (SELECT 1 FROM main.cases w
 			WHERE w.source_trace = cases.source_trace AND w.trace_pk IS NULL) ON CONFLICT DO NOTHING`},
 		{"scores", "trace_pk", "WHERE trace_pk " + notSkipped},
+		{"score_state", "trace_pk", "WHERE trace_pk " + notSkipped},
 		{"traces", "id", "WHERE id " + notSkipped + " ORDER BY id"},
 		{"steps", "trace_pk", "WHERE trace_pk " + notSkipped},
 		{"step_bodies", "trace_pk", "WHERE trace_pk " + notSkipped},

@@ -169,7 +169,8 @@ func TestMarkTakersStaleMarksTheQuestionOnce(t *testing.T) {
 		scores := func() string {
 			t.Helper()
 			var b strings.Builder
-			r, err := st.db.Query(`SELECT trace_pk, gold_sha, scored_at, peer_mark FROM scores ORDER BY trace_pk`)
+			r, err := st.db.Query(`SELECT s.trace_pk, s.gold_sha, ss.scored_at, s.peer_mark FROM scores s
+				JOIN score_state ss ON ss.trace_pk = s.trace_pk ORDER BY s.trace_pk`)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -30,7 +30,7 @@ import (
 const (
 	benchTraces        = 100_000
 	benchStepsPerTrace = 10
-	benchVersion       = 3 // bump when the generated content changes
+	benchVersion       = 4 // bump when the generated content changes
 )
 
 var benchDB string
@@ -114,8 +114,9 @@ func generateBenchDB(path string) error {
 		insC, _ := tx.PrepareContext(ctx, `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
 			gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, confirmed_by, confirmed_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}', 'confirmed', 'human', '', 'bench', '2026-08-20T09:00:00Z', 'bench', '2026-08-20T09:00:00Z')`)
-		insSc, _ := tx.PrepareContext(ctx, `INSERT INTO scores (trace_pk, suggested_class, markers, needs_review, detail, scored_at)
-			VALUES (?, ?, ?, ?, ?, '2026-08-20T09:00:00Z')`)
+		insSc, _ := tx.PrepareContext(ctx, `INSERT INTO scores (trace_pk, suggested_class, markers, needs_review, detail)
+			VALUES (?, ?, ?, ?, ?)`)
+		insSs, _ := tx.PrepareContext(ctx, `INSERT INTO score_state (trace_pk, scored_at) VALUES (?, '2026-08-20T09:00:00Z')`)
 		for i := lo; i < lo+batch; i++ {
 			pk := int64(i + 1)
 			id := fmt.Sprintf("trace_%06x", i*2654435761%(1<<24))
@@ -176,6 +177,9 @@ func generateBenchDB(path string) error {
 			if _, err := insSc.ExecContext(ctx, pk, class, len(markers), i%7 == 0, string(detail)); err != nil {
 				return err
 			}
+			if _, err := insSs.ExecContext(ctx, pk); err != nil {
+				return err
+			}
 			if i%10 == 0 {
 				label := `{"correct":true,"grounded":false,"failure_class":"semantic","note":""}`
 				if _, err := insC.ExecContext(ctx, "case-"+id, pk, id, role, user, q, `{"required_fields":[],"forbidden_fields":[]}`, label); err != nil {
@@ -188,6 +192,7 @@ func generateBenchDB(path string) error {
 		insB.Close()
 		insC.Close()
 		insSc.Close()
+		insSs.Close()
 		if err := tx.Commit(); err != nil {
 			return err
 		}
