@@ -435,31 +435,7 @@ func loadTraceBatch(ctx context.Context, db querier, ids []string) ([]*model.Tra
 	if err := srows.Err(); err != nil {
 		return nil, err
 	}
-	crows, err := db.QueryContext(ctx, withList(sqlLoadContracts, len(pks)), pks...)
-	if err != nil {
-		return nil, err
-	}
-	defer crows.Close()
-	// The traces of a run repeat one tool list: decode each body once per
-	// batch. The contracts share their (read-only) bytes.
-	decoded := map[string]model.ToolContract{}
-	for crows.Next() {
-		var pk int64
-		var body string
-		if err := crows.Scan(&pk, &body); err != nil {
-			return nil, err
-		}
-		tc, ok := decoded[body]
-		if !ok {
-			if err := json.Unmarshal([]byte(body), &tc); err != nil {
-				return nil, err
-			}
-			tc.Raw = json.RawMessage(body)
-			decoded[body] = tc
-		}
-		byPK[pk].Tools = append(byPK[pk].Tools, tc)
-	}
-	if err := crows.Err(); err != nil {
+	if err := loadContracts(ctx, db, pks, byPK); err != nil {
 		return nil, err
 	}
 	out := make([]*model.Trace, 0, len(ids))
@@ -469,6 +445,70 @@ func loadTraceBatch(ctx context.Context, db querier, ids []string) ([]*model.Tra
 		}
 	}
 	return out, nil
+}
+
+// loadContracts adds to the traces of byPK (by row id, pks) the tool
+// contracts they were listed with. The traces of a run repeat one tool
+// list: each contract body is read and decoded once per batch, by
+// fingerprint, and the contracts share their (read-only) bytes.
+func loadContracts(ctx context.Context, db querier, pks []any, byPK map[int64]*model.Trace) error {
+	type link struct {
+		pk int64
+		fp string
+	}
+	var links []link
+	var fps []string
+	seen := map[string]bool{}
+	rows, err := db.QueryContext(ctx, withList(sqlLoadContracts, len(pks)), pks...)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var l link
+		if err := rows.Scan(&l.pk, &l.fp); err != nil {
+			rows.Close()
+			return err
+		}
+		links = append(links, l)
+		if !seen[l.fp] {
+			seen[l.fp] = true
+			fps = append(fps, l.fp)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(fps) == 0 {
+		return err
+	}
+	decoded := make(map[string]model.ToolContract, len(fps))
+	err = inLists(fps, func(list []any) error {
+		rows, err := db.QueryContext(ctx, withList(sqlContractBodies, len(list)), list...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var fp, body string
+			if err := rows.Scan(&fp, &body); err != nil {
+				return err
+			}
+			var tc model.ToolContract
+			if err := json.Unmarshal([]byte(body), &tc); err != nil {
+				return fmt.Errorf("contract %s: %w", fp, err)
+			}
+			tc.Raw = json.RawMessage(body)
+			decoded[fp] = tc
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		if tc, ok := decoded[l.fp]; ok {
+			byPK[l.pk].Tools = append(byPK[l.pk].Tools, tc)
+		}
+	}
+	return nil
 }
 
 // Statements a Filter's WHERE clause is appended to.
@@ -483,9 +523,9 @@ const (
 		outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line,
 		model, usd_estimated, step_count FROM traces WHERE trace_id IN (?*)`
 	sqlLoadSteps     = `SELECT trace_pk, body FROM step_bodies WHERE trace_pk IN (?*)`
-	sqlLoadContracts = `SELECT tc.trace_pk, c.body FROM trace_contracts tc
-		JOIN contracts c ON c.fingerprint = tc.fingerprint
-		WHERE tc.trace_pk IN (?*) ORDER BY tc.trace_pk, tc.name`
+	sqlLoadContracts = `SELECT trace_pk, fingerprint FROM trace_contracts
+		WHERE trace_pk IN (?*) ORDER BY trace_pk, name`
+	sqlContractBodies = `SELECT fingerprint, body FROM contracts WHERE fingerprint IN (?*)`
 )
 
 // queryStrings runs a query of one text column and returns its values.

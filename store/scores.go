@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 
 	"tracelab/model"
@@ -317,10 +318,15 @@ func (sg *Suggestion) machineCase(role, user, question string) model.Case {
 		Question: question, Gold: sg.Gold, Label: sg.Label}
 }
 
-// sameJSON says whether v encodes as was does: first against stored, the
-// text it was read from (a case read back from the database), so an
-// unchanged suggestion is known without encoding what was stored again.
+// sameJSON says whether v encodes as was does: first by comparing the two
+// values (equal values encode alike, and a rescore under a new
+// configuration mostly suggests what it did before), then against stored,
+// the text was was read from, so an unchanged suggestion is known without
+// encoding what was stored again.
 func sameJSON(stored string, was, v any) bool {
+	if reflect.DeepEqual(was, v) {
+		return true
+	}
 	enc := mustJSON(v)
 	return enc == stored || enc == mustJSON(was)
 }
