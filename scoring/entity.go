@@ -150,7 +150,8 @@ func (st *state) entityRules() map[int]bool {
 		}
 		for _, r := range rows {
 			for col, val := range r {
-				if v, ok := val.(string); ok && idToken.MatchString(v) && len(v) < 40 {
+				// An id token has digits: most values are skipped without the regexp.
+				if v, ok := val.(string); ok && len(v) < 40 && strings.ContainsAny(v, "0123456789") && idToken.MatchString(v) {
 					if _, dup := seen[v]; !dup {
 						seen[v] = idSource{step: c.result, column: col, row: r}
 					}
@@ -158,20 +159,26 @@ func (st *state) entityRules() map[int]bool {
 			}
 		}
 	}
-	// (3) An empty result the answer reads as a true negative.
-	if answerNegative.MatchString(st.answer) {
-		for _, c := range st.dataResults() {
-			if !resultEmpty(c.resVal) {
-				continue
-			}
-			// Alone it may be a true negative: listed, below the threshold.
-			conf, why := 0.4, ""
-			if wrong[c.step] {
-				conf, why = 0.6, " after a suspect id"
-			}
-			st.evidence(model.ClassEntity, "empty_negative", conf, c.result,
-				fmt.Sprintf("%s returned nothing%s and the answer reports it as a true negative", c.tool, why))
+	// (3) An empty result the answer reads as a true negative. Most
+	// results are not empty: the answer is read only for one that is.
+	negative, read := false, false
+	for _, c := range st.dataResults() {
+		if !resultEmpty(c.resVal) {
+			continue
 		}
+		if !read {
+			negative, read = answerNegative.MatchString(st.answer), true
+		}
+		if !negative {
+			break
+		}
+		// Alone it may be a true negative: listed, below the threshold.
+		conf, why := 0.4, ""
+		if wrong[c.step] {
+			conf, why = 0.6, " after a suspect id"
+		}
+		st.evidence(model.ClassEntity, "empty_negative", conf, c.result,
+			fmt.Sprintf("%s returned nothing%s and the answer reports it as a true negative", c.tool, why))
 	}
 	return wrong
 }
