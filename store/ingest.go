@@ -396,9 +396,10 @@ type writer struct {
 	insContract, link   *sql.Stmt
 	cases               *caseWriter
 	closed              bool
-	// steps and traceContracts are written in multi-row statements that
-	// span traces: fewer, larger executions are what the pure-Go SQLite
-	// spends its time on.
+	// steps (kind and tool), bodies (each trace's steps, stepbody.go) and
+	// traceContracts are written in multi-row statements that span
+	// traces: fewer, larger executions are what the pure-Go SQLite spends
+	// its time on.
 	steps, bodies, traceContracts *batch
 	// contracts caches each contract as stored by wire bytes: the same
 	// tool list repeats on every trace of a run.
