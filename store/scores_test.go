@@ -186,6 +186,42 @@ func TestCasesForTracesShareNoDecodedValues(t *testing.T) {
 	})
 }
 
+// A BatchConn's loader prepares each statement once: batches of one size
+// send the same statements, and after Close none is left open.
+func TestBatchConnPreparesOnce(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		st := b.open(t)
+		ctx := context.Background()
+		if _, err := importString(t, st, "a.jsonl", manyTraces(4), ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		bc, err := st.BatchConn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ids := range [][]string{{"t001", "t002"}, {"t003", "t000"}} {
+			ts, err := bc.LoadTraces(ctx, ids)
+			if err != nil || len(ts) != 2 || ts[0].TraceID != ids[0] || len(ts[1].Steps) == 0 {
+				t.Fatalf("%v %v", ts, err)
+			}
+			if cs, err := bc.CasesForTraces(ctx, ids); err != nil || cs == nil {
+				t.Fatalf("%v %v", cs, err)
+			}
+		}
+		// traces, step bodies, contract links, cases (these traces list
+		// no tools: no contract body is read)
+		if n := len(bc.reads.stmts); n != 4 {
+			t.Errorf("%d statements prepared for two batches of one size, want 4", n)
+		}
+		if err := bc.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(bc.reads.stmts); n != 0 {
+			t.Errorf("%d statements left after Close", n)
+		}
+	})
+}
+
 // A BatchConn reads and writes with a small page cache and gives its
 // connection back to the pool with the cache every connection has.
 func TestBatchConnRestoresTheCache(t *testing.T) {
