@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -295,6 +296,33 @@ func fillColumn(ctx context.Context, tx *sql.Tx, sel, upd string, derive func(st
 // (scoring.SameQuestion makes the final call); the store keeps the key
 // of every trace indexed so peers are a lookup, not a scan.
 func QuestionKey(q string) string {
+	// Most questions are ASCII: one pass and one allocation. Other text
+	// takes the general way (strings.ToLower has cases a rune at a time
+	// would not match).
+	for i := 0; i < len(q); i++ {
+		if q[i] >= utf8.RuneSelf {
+			return questionKeyUnicode(q)
+		}
+	}
+	b := make([]byte, 0, len(q))
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		default:
+			if len(b) > 0 && b[len(b)-1] != ' ' {
+				b = append(b, ' ')
+			}
+			continue
+		}
+		b = append(b, c)
+	}
+	return strings.TrimSuffix(string(b), " ")
+}
+
+func questionKeyUnicode(q string) string {
 	return strings.Join(strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}), " ")
