@@ -573,12 +573,22 @@ func (st *state) centsRules() {
 		return
 	}
 	ansStep := st.answerStep()
-	vals, _ := ParseNumbers(st.answer)
+	// The answer's numbers, read when a rule below needs them: most
+	// traces have no gold answer and no money column.
+	var vals []float64
+	parsed := false
+	numbers := func() []float64 {
+		if !parsed {
+			vals, _ = ParseNumbers(st.answer)
+			parsed = true
+		}
+		return vals
+	}
 	if st.gold != nil {
 		var g float64
 		if raw := strings.TrimSpace(string(st.gold.Answer)); raw != "" {
 			if _, err := fmt.Sscan(raw, &g); err == nil && g != 0 {
-				for _, v := range vals {
+				for _, v := range numbers() {
 					if math.Abs(v-g*100) <= math.Max(1, math.Abs(g)*1e-6) {
 						st.evidence(model.ClassStructural, "cents", 0.9, ansStep,
 							fmt.Sprintf("the answer %s is the gold amount %s times 100: cents reported as dollars", fmtNum(v), fmtNum(g)))
@@ -623,7 +633,7 @@ func (st *state) centsRules() {
 				}
 			}
 			cells = append(cells, sum)
-			for _, v := range vals {
+			for _, v := range numbers() {
 				for _, cell := range cells {
 					if cell != 0 && math.Abs(v-cell) < 0.5 {
 						st.evidence(model.ClassStructural, "cents", 0.8, ansStep,
