@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -105,7 +104,7 @@ func writeProgress(w io.Writer, format string, ps []app.LabelerProgress) error {
 		return err
 	}
 	fmt.Fprintln(w, "Progress per rater")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := newTable(w, 0)
 	fmt.Fprintln(tw, "  "+strings.Join(progressHeader, "\t"))
 	for _, p := range ps {
 		fmt.Fprintln(tw, "  "+strings.Join(cells(p, model.CleanLine), "\t"))

@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -190,7 +189,7 @@ func checkVerdictLine(s suite.CheckSummary) string {
 }
 
 func writeCheckText(w io.Writer, rep app.CheckReport) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := newTable(w, 0)
 	fmt.Fprintln(tw, "CASE\tVERDICT\tTRACE\tREASON")
 	for _, c := range rep.Cases {
 		v := string(c.Verdict)

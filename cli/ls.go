@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
@@ -78,7 +77,7 @@ func listTraces(ctx context.Context, st *app.Engine, f app.Filter, format string
 		enc.SetIndent("", "  ")
 		return enc.Encode(all)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := newTable(w, 0)
 	fmt.Fprintln(tw, "TRACE\tCASE\tSERVER\tMODEL\tOUTCOME\tSTATUS\tCLASS\tQUESTION")
 	for _, t := range all {
 		class := t.Class()

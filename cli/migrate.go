@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -51,7 +50,7 @@ The target is a database tracelab may create tables in: see README.md, "A team s
 			if err != nil && !errors.As(err, &mismatch) && !errors.Is(err, app.ErrTargetNotEmpty) {
 				return err
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			w := newTable(cmd.OutOrStdout(), 0)
 			fmt.Fprintln(w, "table\tsource rows\ttarget rows\tsource sha256\ttarget sha256\t")
 			for _, c := range rep.Tables {
 				mark := "same"

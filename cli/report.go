@@ -93,7 +93,7 @@ func writeReportText(w io.Writer, reports []model.Report, labels []scoring.Serve
 		_, err := fmt.Fprintln(w, "no cases with gold yet: confirm cases in the workbench or import a cases.jsonl")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := newTable(w, tabwriter.AlignRight)
 	row := func(name string, f func(model.Report) string) {
 		cells := []string{name}
 		for _, r := range reports {
@@ -216,7 +216,7 @@ func writeDiffText(w io.Writer, d suite.ReportDiff) error {
 	fmt.Fprintf(w, "OLD %s\nNEW %s\n", model.CleanLine(d.Old), model.CleanLine(d.New))
 	for _, sd := range d.Servers {
 		fmt.Fprintf(w, "\n%s%s\n", model.CleanLine(sd.Server), presenceNote(sd))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := newTable(w, 0)
 		fmt.Fprintln(tw, "  METRIC\tOLD\tNEW\tDELTA")
 		for _, m := range sd.Metrics {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", m.Metric, fmtDiffNum(m.Old), fmtDiffNum(m.New), fmtDelta(m))

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -69,7 +68,7 @@ refuses when the database holds fewer than 50 traces unless --force.`,
 				return jsonIndent(cmd.OutOrStdout(), res)
 			}
 			w := cmd.OutOrStdout()
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			tw := newTable(w, 0)
 			fmt.Fprintf(tw, "STRATUM (%s)\tTRACES\tWEIGHT\tQUEUED\n", strings.Join(orDefault(opts.By), ", "))
 			for _, s := range res.Strata {
 				fmt.Fprintf(tw, "%s\t%d\t%g\t%d\n", model.CleanLine(s.Key), s.Population, s.Weight, s.Sampled)

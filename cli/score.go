@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -148,7 +147,7 @@ func (tw *scoresTable) Flush() error {
 	if tw.rows.Len() == 0 {
 		return nil
 	}
-	out := tabwriter.NewWriter(tw.w, 0, 0, 2, ' ', 0)
+	out := newTable(tw.w, 0)
 	if _, err := tw.rows.WriteTo(out); err != nil {
 		return err
 	}
