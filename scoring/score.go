@@ -419,25 +419,26 @@ func (st *state) usedFields() []string {
 }
 
 func (st *state) fieldStatuses() []FieldStatus {
-	out := []FieldStatus{}
-	for _, f := range st.usedFields() {
+	used := st.usedFields()
+	out := make([]FieldStatus, 0, len(used))
+	for _, f := range used {
 		fs := FieldStatus{Field: f, Status: FieldNeutral, Steps: []int{}}
 		if st.required[f] {
 			fs.Status = FieldRequired
 		} else if st.forbidden[f] {
 			fs.Status = FieldForbidden
 		}
-		roles := map[Role]bool{}
+		var roles uint8 // roleBit of each
 		for _, c := range st.calls {
 			if rs, ok := c.fields[f]; ok {
 				fs.Steps = append(fs.Steps, c.step)
 				for _, r := range rs {
-					roles[r] = true
+					roles |= roleBit(r)
 				}
 			}
 		}
-		for _, r := range []Role{RoleSelect, RoleWhere, RoleJoin, RoleGroup, RoleOrder, RoleAggregate} {
-			if roles[r] {
+		for _, r := range roleOrder {
+			if roles&roleBit(r) != 0 {
 				fs.Roles = append(fs.Roles, r)
 			}
 		}
