@@ -291,3 +291,37 @@ func TestCountsReadOnlyAnIndex(t *testing.T) {
 		}
 	}
 }
+
+// StaleTraces lists each stale trace once, however many reasons it has to
+// be stale, those with a person's gold first, each group in import order.
+func TestStaleTracesOnceHumanFirst(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		st := b.open(t)
+		ctx := context.Background()
+		if _, err := importString(t, st, "a.jsonl", manyTraces(5), ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.EditTrace(ctx, "t003", "ana", "gold.required_fields", json.RawMessage(`["customers.status"]`)); err != nil {
+			t.Fatal(err)
+		}
+		// t000 current; t001 unscored; t002, t003 scored from other gold
+		// under another configuration (two reasons each); t004 under
+		// another configuration.
+		var rows []ScoreRow
+		for id, sc := range map[string][2]string{"t000": {GoldSHANone, "c1"}, "t002": {"other", "c0"},
+			"t003": {GoldSHANone, "c0"}, "t004": {GoldSHANone, "c0"}} {
+			rows = append(rows, ScoreRow{TraceID: id, Detail: json.RawMessage(`{}`), GoldSHA: sc[0], ConfigSHA: sc[1]})
+		}
+		if err := st.SaveScores(ctx, rows, nil); err != nil {
+			t.Fatal(err)
+		}
+		stale, err := st.StaleTraces(ctx, "c1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []StaleTrace{{"t003", true}, {"t001", false}, {"t002", false}, {"t004", false}}
+		if !slices.Equal(stale, want) {
+			t.Errorf("stale %+v, want %+v", stale, want)
+		}
+	})
+}
