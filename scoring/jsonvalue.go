@@ -130,24 +130,17 @@ func (d *valueDecoder) object(depth int) (any, bool) {
 			return nil, false
 		}
 		d.stack = append(d.stack, k, v)
-		d.space()
-		if d.i >= len(d.b) {
+		more, ok := d.after('}')
+		if !ok {
 			return nil, false
 		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case '}':
-			d.i++
+		if !more {
 			kv := d.stack[base:]
 			m := make(map[string]any, len(kv)/2)
 			for j := 0; j < len(kv); j += 2 {
 				m[kv[j].(string)] = kv[j+1]
 			}
 			return m, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -170,21 +163,34 @@ func (d *valueDecoder) array(depth int) (any, bool) {
 			return nil, false
 		}
 		d.stack = append(d.stack, v)
-		d.space()
-		if d.i >= len(d.b) {
+		more, ok := d.after(']')
+		if !ok {
 			return nil, false
 		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case ']':
-			d.i++
+		if !more {
 			return append([]any(nil), d.stack[base:]...), true
-		default:
-			return nil, false
 		}
 	}
+}
+
+// after reads what follows an element of an array or object: a comma
+// (more is true, and the space after it is read too) or the closing byte;
+// ok is false on anything else.
+func (d *valueDecoder) after(closing byte) (more, ok bool) {
+	d.space()
+	if d.i >= len(d.b) {
+		return false, false
+	}
+	switch d.b[d.i] {
+	case ',':
+		d.i++
+		d.space()
+		return true, true
+	case closing:
+		d.i++
+		return false, true
+	}
+	return false, false
 }
 
 // number reads a number of JSON's grammar as a float64.
