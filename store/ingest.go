@@ -277,10 +277,7 @@ func (im *Importer) PutScores(rows []ScoreRow, suggestions []Suggestion) (err er
 			continue
 		}
 		delete(w.fresh, r.TraceID)
-		if err := w.scoreRows.add(r.values(f.pk, f.sha, r.resultSHA())...); err != nil {
-			return err
-		}
-		if err := w.scoreState.add(r.stateValues(f.pk, im.at)...); err != nil {
+		if err := r.add(w.scoreRows, w.scoreState, f.pk, f.sha, r.resultSHA(), im.at); err != nil {
 			return err
 		}
 		im.scored[r.TraceID] = true

@@ -227,10 +227,7 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 			}
 			clear(pending)
 		}
-		if err := b.add(r.values(t.pk, t.sha, result)...); err != nil {
-			return err
-		}
-		if err := state.add(r.stateValues(t.pk, at)...); err != nil {
+		if err := r.add(b, state, t.pk, t.sha, result, at); err != nil {
 			return err
 		}
 		if b.pending() == 0 {
@@ -252,6 +249,18 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 		}
 	}
 	return nil
+}
+
+// add buffers the row in scores and its state row in state, which go
+// together: a score without a state row would be neither current
+// (ScoreCurrent) nor listed stale (sqlStale). The trace row is pk, its
+// content hash contentSHA; result is the row's resultSHA; at is when it
+// was scored.
+func (r *ScoreRow) add(scores, state *batch, pk int64, contentSHA, result, at string) error {
+	if err := scores.add(r.values(pk, contentSHA, result)...); err != nil {
+		return err
+	}
+	return state.add(r.stateValues(pk, at)...)
 }
 
 // values are the row's columns as sqlScoresHead lists them, for the trace
@@ -321,8 +330,8 @@ func (sg *Suggestion) machineCase(role, user, question string) model.Case {
 // sameJSON says whether v encodes as was does: first by comparing the two
 // values (equal values encode alike, and a rescore under a new
 // configuration mostly suggests what it did before), then against stored,
-// the text was was read from, so an unchanged suggestion is known without
-// encoding what was stored again.
+// the text that was decoded from, so an unchanged suggestion is known
+// without encoding what was stored again.
 func sameJSON(stored string, was, v any) bool {
 	if reflect.DeepEqual(was, v) {
 		return true
