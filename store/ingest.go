@@ -393,10 +393,10 @@ type writer struct {
 	insContract, link   *sql.Stmt
 	cases               *caseWriter
 	closed              bool
-	// steps (kind and tool), bodies (each trace's steps, stepbody.go) and
-	// traceContracts are written in multi-row statements that span
-	// traces: fewer, larger executions are what the pure-Go SQLite spends
-	// its time on.
+	// steps (kind and tool of the steps that name a tool), bodies (each
+	// trace's steps, stepbody.go) and traceContracts are written in
+	// multi-row statements that span traces: fewer, larger executions are
+	// what the pure-Go SQLite spends its time on.
 	steps, bodies, traceContracts *batch
 	// contracts caches each contract as stored by wire bytes: the same
 	// tool list repeats on every trace of a run.
@@ -666,6 +666,9 @@ func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *
 	}
 	for i := range t.Steps {
 		st := &t.Steps[i]
+		if st.Tool == "" {
+			continue // only a tool's steps are queried (migration 0016)
+		}
 		if err := w.steps.add(pk, i, string(st.Kind), st.Tool); err != nil {
 			return nil, nil, err
 		}

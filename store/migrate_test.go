@@ -109,8 +109,9 @@ two lines')`)
 		if len(got[1].Steps) != 0 {
 			t.Errorf("steps of t2: %#v", got[1].Steps)
 		}
+		// 0016 keeps the one step that names a tool.
 		rows, err := queryColumn[string](ctx, st.db, `SELECT kind || ':' || tool FROM steps WHERE trace_pk = 1 ORDER BY idx`)
-		if err != nil || strings.Join(rows, " ") != "tool_call:run_sql tool_result: answer:" {
+		if err != nil || strings.Join(rows, " ") != "tool_call:run_sql" {
 			t.Errorf("step rows %v %v", rows, err)
 		}
 		if _, err := st.db.Exec(`SELECT text FROM steps`); err == nil {
@@ -119,6 +120,32 @@ two lines')`)
 		page, _, err := st.ListTraces(ctx, Query{Filter: Filter{Tools: []string{"run_sql"}}})
 		if err != nil || len(page) != 1 || page[0].TraceID != "t1" {
 			t.Errorf("tool filter: %+v %v", page, err)
+		}
+	})
+}
+
+// A database of schema 15 keeps, through 0016, the step rows that name a
+// tool (the tool filter, the facet and the sample find them as before)
+// and loses the others; the bodies, which hold every step, are untouched.
+func TestMigration16KeepsTheToolSteps(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		loc := olderDatabase(t, b, 15,
+			`INSERT INTO traces (id, trace_id, question, content_sha, imported_at, step_count) VALUES (1, 't1', 'q?', 'sha1', 'now', 3)`,
+			`INSERT INTO steps (trace_pk, idx, kind, tool) VALUES (1, 0, 'user', ''), (1, 1, 'tool_call', 'run_sql'),
+				(1, 2, 'tool_result', 'run_sql'), (1, 3, 'answer', '')`,
+			`INSERT INTO step_bodies (trace_pk, body) VALUES (1, '[]')`)
+		st := b.openAt(t, loc, Options{})
+		rows, err := queryColumn[string](ctx, st.db, `SELECT idx || ':' || kind || ':' || tool FROM steps ORDER BY idx`)
+		if err != nil || strings.Join(rows, " ") != "1:tool_call:run_sql 2:tool_result:run_sql" {
+			t.Errorf("step rows %v %v", rows, err)
+		}
+		page, _, err := st.ListTraces(ctx, Query{Filter: Filter{Tools: []string{"run_sql"}}})
+		if err != nil || len(page) != 1 || page[0].TraceID != "t1" {
+			t.Errorf("tool filter: %+v %v", page, err)
+		}
+		if bodies, err := queryColumn[string](ctx, st.db, `SELECT body FROM step_bodies`); err != nil || len(bodies) != 1 {
+			t.Errorf("bodies %v %v", bodies, err)
 		}
 	})
 }
