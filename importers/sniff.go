@@ -75,7 +75,7 @@ func sniffInto(s shape, data []byte, depth int) {
 		key     string
 		wantKey bool
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	sc := tokenScanner{b: data}
 	var st []frame
 	var body string
 	path := func() string {
@@ -91,32 +91,32 @@ func sniffInto(s shape, data []byte, depth int) {
 		return b.String()
 	}
 	for range sniffBudget {
-		tok, err := dec.Token()
-		if err != nil {
+		tok, ok := sc.next()
+		if !ok {
 			break
 		}
 		if n := len(st); n > 0 && st[n-1].obj && st[n-1].wantKey {
-			if k, ok := tok.(string); ok {
-				st[n-1].key, st[n-1].wantKey = k, false
+			if tok.isStr {
+				st[n-1].key, st[n-1].wantKey = string(tok.str), false
 				if len(st) <= 6 {
 					s.seen[path()] = true
 				}
 				continue
 			}
 		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			st = append(st, frame{obj: tok == json.Delim('{'), wantKey: tok == json.Delim('{')})
+		switch tok.delim {
+		case '{', '[':
+			st = append(st, frame{obj: tok.delim == '{', wantKey: tok.delim == '{'})
 			continue
-		case json.Delim('}'), json.Delim(']'):
+		case '}', ']':
 			st = st[:len(st)-1]
 		default:
-			if v, ok := tok.(string); ok && len(st) > 0 && st[len(st)-1].obj {
-				if len(v) <= 64 && len(st) <= 6 {
-					s.seen[path()+"="+v] = true
+			if tok.isStr && len(st) > 0 && st[len(st)-1].obj {
+				if len(tok.str) <= 64 && len(st) <= 6 {
+					s.seen[path()+"="+string(tok.str)] = true
 				}
 				if len(st) == 1 && st[0].key == "body" {
-					body = v
+					body = string(tok.str)
 				}
 			}
 		}
