@@ -253,7 +253,7 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 
 // add buffers the row in scores and its state row in state, which go
 // together: a score without a state row would be neither current
-// (ScoreCurrent) nor listed stale (sqlStale). The trace row is pk, its
+// (ScoreCurrent) nor listed stale (sqlConfigStale). The trace row is pk, its
 // content hash contentSHA; result is the row's resultSHA; at is when it
 // was scored.
 func (r *ScoreRow) add(scores, state *batch, pk int64, contentSHA, result, at string) error {
@@ -399,21 +399,19 @@ type StaleTrace struct {
 
 // A trace is stale when its score_ok is 0 (no score, or one computed from
 // other content or gold; triggers keep it), its score was computed under
-// another configuration, or its question's peers were marked since it
-// (sqlPeerStale): index lookups, no scan.
-const sqlStale = sqlUnscored + `
-	UNION
-	SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', FALSE) FROM score_state s JOIN traces t ON t.id = s.trace_pk
-	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE s.config_sha < ? OR s.config_sha > ?
-	UNION ` + sqlPeerStale + `
-	ORDER BY human DESC, 1`
+// another configuration (sqlConfigStale, which reads the narrow
+// score_state through in its pk order), or its question's peers were
+// marked since it (sqlPeerStale).
+const sqlConfigStale = `SELECT s.trace_pk, t.trace_id FROM score_state s JOIN traces t ON t.id = s.trace_pk
+	WHERE s.config_sha < ? OR s.config_sha > ? ORDER BY s.trace_pk`
 
 // StaleTraces lists the traces whose score is missing, or was computed
 // from other trace content, other gold or another configuration than
 // configSHA; those with a person's gold first (they feed the others'
 // suggestions), each group in import order.
 func (s *Store) StaleTraces(ctx context.Context, configSHA string) ([]StaleTrace, error) {
-	return s.staleList(ctx, sqlStale, configSHA, configSHA)
+	return s.staleList(ctx, listPart{q: sqlUnscored}, listPart{q: sqlConfigStale, args: []any{configSHA, configSHA}},
+		listPart{q: sqlPeerStale})
 }
 
 // PeerRow is a trace that can teach others of its question their gold: a

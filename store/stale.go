@@ -32,11 +32,11 @@ const sqlMarkTakers = `INSERT INTO peer_marks (question_key)
 			AND COALESCE(c.gold_origin, 'machine') <> 'human')`
 
 // sqlPeerStale lists the takers whose score has not seen their question's
-// newest mark (id, trace_id, human = FALSE, as sqlStale and sqlMarked).
-const sqlPeerStale = `SELECT t.id, t.trace_id, FALSE FROM (SELECT question_key, max(id) AS mark FROM peer_marks
+// newest mark (a part of StaleTraces and MarkedTraces: see staleList).
+const sqlPeerStale = `SELECT t.id, t.trace_id FROM (SELECT question_key, max(id) AS mark FROM peer_marks
 	GROUP BY question_key) m JOIN traces t ON t.question_key = m.question_key JOIN scores s ON s.trace_pk = t.id
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id
-	WHERE s.peer_mark < m.mark AND COALESCE(c.gold_origin, 'machine') <> 'human'`
+	WHERE s.peer_mark < m.mark AND COALESCE(c.gold_origin, 'machine') <> 'human' ORDER BY t.id`
 
 // sqlSeenMarks is ScoreCurrent's condition on the marks, over its t, s
 // and c: no mark of the question newer than the score, unless the trace
@@ -107,46 +107,108 @@ func markAfterEditTx(ctx context.Context, tx *sql.Tx, traceID string, before *Ca
 	return markTakers(ctx, tx, []string{traceID})
 }
 
-// sqlMarked lists the traces not marked current: score_ok = 0 (the
-// partial index traces_unscored: no score yet, or a score computed from
-// other content or gold) or a score older than its question's mark. Those
-// with a person's gold first (they feed the others' suggestions), each
-// group in import order.
-const sqlMarked = sqlUnscored + `
-	UNION ` + sqlPeerStale + `
-	ORDER BY human DESC, 1`
+// The stale lists are read in parts, each ordered by the trace's pk the
+// way its table or index is read (no sort, no temporary table), and
+// merged here: a UNION ... ORDER BY over them sorted 100,000 rows after a
+// configuration change and joined every trace with its case to learn
+// whether its gold is a person's, two thirds of a second before the first
+// trace could be loaded. Those few traces are read from the partial
+// index of the cases that teach (sqlHumanGold) instead.
 
-// sqlUnscored lists the traces whose score_ok is 0, with whether their
-// gold is a person's (the first part of sqlMarked and sqlStale).
-const sqlUnscored = `SELECT t.id, t.trace_id, COALESCE(c.gold_origin = 'human', FALSE) AS human FROM traces t
-	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.score_ok = 0`
+// sqlUnscored lists the traces whose score_ok is 0 (the partial index
+// traces_unscored: no score yet, or a score computed from other content
+// or gold).
+const sqlUnscored = `SELECT t.id, t.trace_id FROM traces t WHERE t.score_ok = 0 ORDER BY t.id`
+
+// sqlHumanGold lists the traces whose case has a person's gold.
+const sqlHumanGold = `SELECT t.id FROM cases c JOIN traces t ON t.id = c.trace_pk AND t.case_id = c.case_id
+	WHERE c.gold_origin = 'human'`
 
 // MarkedTraces lists the traces whose score is missing or not current
-// for their content, gold or peers (see sqlMarked). Unlike StaleTraces it
-// ignores the configuration: a new configuration rescores everything,
-// which is the score command's business, not the workbench's.
+// for their content, gold or peers: score_ok = 0 or a score older than
+// its question's mark. Unlike StaleTraces it ignores the configuration:
+// a new configuration rescores everything, which is the score command's
+// business, not the workbench's. Those with a person's gold come first
+// (they feed the others' suggestions), each group in import order.
 func (s *Store) MarkedTraces(ctx context.Context) ([]StaleTrace, error) {
-	return s.staleList(ctx, sqlMarked)
+	return s.staleList(ctx, listPart{q: sqlUnscored}, listPart{q: sqlPeerStale})
 }
 
-// staleList runs a query of (pk, trace id, human gold) rows, sqlMarked's
-// or sqlStale's, into StaleTraces.
-func (s *Store) staleList(ctx context.Context, query string, args ...any) ([]StaleTrace, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
+// listPart is one query of a stale list: (pk, trace id) rows by pk.
+type listPart struct {
+	q    string
+	args []any
+}
+
+// staleList reads the parts and merges them into one list: each trace
+// once, those with a person's gold first, each group in import order.
+func (s *Store) staleList(ctx context.Context, parts ...listPart) ([]StaleTrace, error) {
+	type row struct {
+		pk int64
+		id string
+	}
+	lists := make([][]row, len(parts))
+	for i, p := range parts {
+		rows, err := s.db.QueryContext(ctx, p.q, p.args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.pk, &r.id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			lists[i] = append(lists[i], r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	humans, err := queryColumn[int64](ctx, s.db, sqlHumanGold)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []StaleTrace
-	for rows.Next() {
-		var st StaleTrace
-		var pk int64
-		if err := rows.Scan(&pk, &st.TraceID, &st.HumanGold); err != nil {
-			return nil, err
-		}
-		out = append(out, st)
+	human := make(map[int64]bool, len(humans))
+	for _, pk := range humans {
+		human[pk] = true
 	}
-	return out, rows.Err()
+	var first []StaleTrace
+	rest := make([]StaleTrace, 0, n)
+	last := int64(-1)
+	for {
+		// The smallest pk at the head of a list; a pk at the head of
+		// several is taken once.
+		at := -1
+		for i, l := range lists {
+			if len(l) > 0 && (at < 0 || l[0].pk < lists[at][0].pk) {
+				at = i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		r := lists[at][0]
+		lists[at] = lists[at][1:]
+		if r.pk == last {
+			continue
+		}
+		last = r.pk
+		if human[r.pk] {
+			first = append(first, StaleTrace{TraceID: r.id, HumanGold: true})
+		} else {
+			rest = append(rest, StaleTrace{TraceID: r.id})
+		}
+	}
+	return append(first, rest...), nil
 }
 
 // PeerMarks lists the ids of the marks stored now. Read them before
