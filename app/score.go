@@ -505,11 +505,15 @@ func (e *Engine) scoreRows(rs []Result) ([]store.ScoreRow, []store.Suggestion, e
 	rows := make([]store.ScoreRow, len(rs))
 	var sugg []store.Suggestion
 	sha := e.configSHA()
+	// The details share one buffer: a score's is a slice of it.
+	var buf []byte
 	for i, r := range rs {
-		detail, err := json.Marshal(r.Score)
-		if err != nil {
+		start := len(buf)
+		var err error
+		if buf, err = r.Score.AppendJSON(buf); err != nil {
 			return nil, nil, err
 		}
+		detail := json.RawMessage(buf[start:len(buf):len(buf)])
 		class := ""
 		if r.Score.SuggestedClass != nil {
 			class = string(*r.Score.SuggestedClass)
