@@ -500,20 +500,29 @@ func (e *Engine) save(ctx context.Context, to scoreSaver, rs []Result) error {
 	return to.SaveScores(ctx, rows, sugg)
 }
 
+// detailChunk is the size of the chunks scoreRows writes details in, a
+// hundred or so scores each.
+const detailChunk = 256 << 10
+
 // scoreRows are the score rows and suggested cases that store results.
 func (e *Engine) scoreRows(rs []Result) ([]store.ScoreRow, []store.Suggestion, error) {
 	rows := make([]store.ScoreRow, len(rs))
 	var sugg []store.Suggestion
 	sha := e.configSHA()
-	// The details share one buffer: a score's is a slice of it.
-	var buf []byte
+	// Each detail is written in scratch, then copied into a chunk it
+	// shares with the next ones: no buffer is grown and copied again.
+	var scratch, chunk []byte
 	for i, r := range rs {
-		start := len(buf)
 		var err error
-		if buf, err = r.Score.AppendJSON(buf); err != nil {
+		if scratch, err = r.Score.AppendJSON(scratch[:0]); err != nil {
 			return nil, nil, err
 		}
-		detail := json.RawMessage(buf[start:len(buf):len(buf)])
+		if len(chunk)+len(scratch) > cap(chunk) {
+			chunk = make([]byte, 0, max(len(scratch), detailChunk))
+		}
+		start := len(chunk)
+		chunk = append(chunk, scratch...)
+		detail := json.RawMessage(chunk[start:len(chunk):len(chunk)])
 		class := ""
 		if r.Score.SuggestedClass != nil {
 			class = string(*r.Score.SuggestedClass)
