@@ -361,27 +361,14 @@ type scoringBatch struct {
 // batchSource is where a scoring run reads its batches: the store, or a
 // connection reserved for a run of batches (store.BatchConn).
 type batchSource interface {
-	LoadTraces(ctx context.Context, ids []string) ([]*model.Trace, error)
-	CasesForTraces(ctx context.Context, traceIDs []string) (map[string]*store.CaseRecord, error)
+	LoadScoring(ctx context.Context, ids []string) ([]*model.Trace, map[string]*store.CaseRecord, error)
 }
 
 // loadScoring loads a batch's traces and cases, on the loader's goroutine:
 // decoding cases is a tenth of a scoring run, off the scorer's path.
 func loadScoring(ctx context.Context, from batchSource, ids []string) (scoringBatch, error) {
-	ts, err := from.LoadTraces(ctx, ids)
-	if err != nil {
-		return scoringBatch{}, err
-	}
-	cases, err := from.CasesForTraces(ctx, traceIDs(ts))
+	ts, cases, err := from.LoadScoring(ctx, ids)
 	return scoringBatch{ts, cases}, err
-}
-
-func traceIDs(ts []*model.Trace) []string {
-	ids := make([]string, len(ts))
-	for i, t := range ts {
-		ids[i] = t.TraceID
-	}
-	return ids
 }
 
 // scoreBatch scores one batch: against a person's gold where the case has

@@ -218,15 +218,10 @@ func (d *caseDecoder) scan(r rowScanner) (*CaseRecord, error) {
 		&cr.TraceID, &c.Server, &in, &out, &usd, &calls, &turns, &importedCs, &traceCs); err != nil {
 		return nil, err
 	}
-	cr.Status = model.Status(status)
-	cr.goldJSON, cr.labelJSON = gold, label
+	if err := d.decode(&cr, status, gold, label); err != nil {
+		return nil, err
+	}
 	var err error
-	if c.Gold, err = d.gold(gold); err != nil {
-		return nil, fmt.Errorf("case %s: gold: %w", c.CaseID, err)
-	}
-	if c.Label, err = d.label(label); err != nil {
-		return nil, fmt.Errorf("case %s: label: %w", c.CaseID, err)
-	}
 	if cr.TraceID != "" {
 		// The cost block comes from the trace's usage when the trace is here.
 		c.Cost = model.Cost{InputTokens: in.Int64, OutputTokens: out.Int64, USD: usd.Float64,
@@ -242,6 +237,22 @@ func (d *caseDecoder) scan(r rowScanner) (*CaseRecord, error) {
 		return nil, fmt.Errorf("case %s: contracts: %w", c.CaseID, err)
 	}
 	return &cr, nil
+}
+
+// decode fills in what a case row holds as text: its status, and its gold
+// and label (decoded once per distinct text, see caseDecoder).
+func (d *caseDecoder) decode(cr *CaseRecord, status, gold, label string) error {
+	c := &cr.Case
+	cr.Status = model.Status(status)
+	cr.goldJSON, cr.labelJSON = gold, label
+	var err error
+	if c.Gold, err = d.gold(gold); err != nil {
+		return fmt.Errorf("case %s: gold: %w", c.CaseID, err)
+	}
+	if c.Label, err = d.label(label); err != nil {
+		return fmt.Errorf("case %s: label: %w", c.CaseID, err)
+	}
+	return nil
 }
 
 func (d *caseDecoder) gold(s string) (model.Gold, error) {

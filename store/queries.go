@@ -378,65 +378,87 @@ func anys[T any](xs []T) []any {
 }
 
 func loadTraceBatch(ctx context.Context, db querier, ids []string) ([]*model.Trace, error) {
-	rows, err := db.QueryContext(ctx, withList(sqlLoadTraces, len(ids)), anys(ids)...)
+	ts, _, err := loadBatchOf(ctx, db, ids, false)
+	return ts, err
+}
+
+// loadBatchOf loads one batch of traces by id (loadTraceBatch) and, with
+// cases, the case each has (CasesForTraces' records, see linkedCases).
+func loadBatchOf(ctx context.Context, db querier, ids []string, cases bool) ([]*model.Trace, map[string]*CaseRecord, error) {
+	q := sqlLoadTraces
+	if cases {
+		q = sqlLoadTracesLinked
+	}
+	rows, err := db.QueryContext(ctx, withList(q, len(ids)), anys(ids)...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byPK := map[int64]*model.Trace{}
 	byID := map[string]*model.Trace{}
 	var pks []any
+	var links []traceLink // with cases: what the case of each trace reads from it
 	var pk int64
 	var outcome string
 	var meta sql.NullString
 	var steps int
 	for rows.Next() {
 		t := &model.Trace{}
-		if err := rows.Scan(&pk, &t.TraceID, &t.Server, &t.RunID, &t.UserRole, &t.AsUser, &t.Question, &t.StartedAt,
+		dst := []any{&pk, &t.TraceID, &t.Server, &t.RunID, &t.UserRole, &t.AsUser, &t.Question, &t.StartedAt,
 			&outcome, &t.Answer, &t.Usage.InputTokens, &t.Usage.OutputTokens, &t.Usage.USD, &meta,
-			&t.Source.File, &t.Source.Format, &t.Source.Line, &t.Model, &t.Usage.Estimated, &steps); err != nil {
+			&t.Source.File, &t.Source.Format, &t.Source.Line, &t.Model, &t.Usage.Estimated, &steps}
+		var l traceLink
+		if cases {
+			dst = append(dst, &l.caseID, &l.toolCalls, &l.turns)
+		}
+		if err := rows.Scan(dst...); err != nil {
 			rows.Close()
-			return nil, err
+			return nil, nil, err
 		}
 		t.Steps = make([]model.Step, 0, steps)
 		t.Outcome = model.Outcome(outcome)
 		if meta.Valid {
 			if err := json.Unmarshal([]byte(meta.String), &t.Metadata); err != nil {
 				rows.Close()
-				return nil, fmt.Errorf("trace %s: metadata: %w", t.TraceID, err)
+				return nil, nil, fmt.Errorf("trace %s: metadata: %w", t.TraceID, err)
 			}
 		}
 		byPK[pk], byID[t.TraceID] = t, t
 		pks = append(pks, pk)
+		if cases && l.caseID != "" {
+			l.pk, l.t = pk, t
+			links = append(links, l)
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(pks) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	srows, err := db.QueryContext(ctx, withList(sqlLoadSteps, len(pks)), pks...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var body string
 	for srows.Next() {
 		if err := srows.Scan(&pk, &body); err != nil {
 			srows.Close()
-			return nil, err
+			return nil, nil, err
 		}
 		t := byPK[pk]
 		if t.Steps, err = decodeStepsBody(body, t.Steps); err != nil {
 			srows.Close()
-			return nil, fmt.Errorf("trace %s: %w", t.TraceID, err)
+			return nil, nil, fmt.Errorf("trace %s: %w", t.TraceID, err)
 		}
 	}
 	srows.Close()
 	if err := srows.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := loadContracts(ctx, db, pks, byPK); err != nil {
-		return nil, err
+	names, err := loadContracts(ctx, db, pks, byPK)
+	if err != nil {
+		return nil, nil, err
 	}
 	out := make([]*model.Trace, 0, len(ids))
 	for _, id := range ids {
@@ -444,32 +466,38 @@ func loadTraceBatch(ctx context.Context, db querier, ids []string) ([]*model.Tra
 			out = append(out, t)
 		}
 	}
-	return out, nil
+	if !cases {
+		return out, nil, nil
+	}
+	linked, err := linkedCases(ctx, db, links, names)
+	return out, linked, err
 }
 
 // loadContracts adds to the traces of byPK (by row id, pks) the tool
 // contracts they were listed with. The traces of a run repeat one tool
 // list: each contract body is read and decoded once per batch, by
 // fingerprint, and the contracts share their (read-only) bytes.
-func loadContracts(ctx context.Context, db querier, pks []any, byPK map[int64]*model.Trace) error {
+func loadContracts(ctx context.Context, db querier, pks []any, byPK map[int64]*model.Trace) (contractNames, error) {
 	type link struct {
-		pk int64
-		fp string
+		pk       int64
+		name, fp string
 	}
 	var links []link
 	var fps []string
 	seen := map[string]bool{}
+	names := contractNames{}
 	rows, err := db.QueryContext(ctx, withList(sqlLoadContracts, len(pks)), pks...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for rows.Next() {
 		var l link
-		if err := rows.Scan(&l.pk, &l.fp); err != nil {
+		if err := rows.Scan(&l.pk, &l.name, &l.fp); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
 		links = append(links, l)
+		names[l.pk] = append(names[l.pk], [2]string{l.name, l.fp})
 		if !seen[l.fp] {
 			seen[l.fp] = true
 			fps = append(fps, l.fp)
@@ -477,7 +505,7 @@ func loadContracts(ctx context.Context, db querier, pks []any, byPK map[int64]*m
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil || len(fps) == 0 {
-		return err
+		return names, err
 	}
 	decoded := make(map[string]model.ToolContract, len(fps))
 	err = inLists(fps, func(list []any) error {
@@ -501,14 +529,14 @@ func loadContracts(ctx context.Context, db querier, pks []any, byPK map[int64]*m
 		return rows.Err()
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, l := range links {
 		if tc, ok := decoded[l.fp]; ok {
 			byPK[l.pk].Tools = append(byPK[l.pk].Tools, tc)
 		}
 	}
-	return nil
+	return names, nil
 }
 
 // Statements a Filter's WHERE clause is appended to.
@@ -522,8 +550,13 @@ const (
 	sqlLoadTraces = `SELECT id, trace_id, server, run_id, user_role, as_user, question, started_at,
 		outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line,
 		model, usd_estimated, step_count FROM traces WHERE trace_id IN (?*)`
+	// sqlLoadTracesLinked is sqlLoadTraces with what the trace's case
+	// reads from it (see linkedCases).
+	sqlLoadTracesLinked = `SELECT id, trace_id, server, run_id, user_role, as_user, question, started_at,
+		outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line,
+		model, usd_estimated, step_count, case_id, tool_calls, turns FROM traces WHERE trace_id IN (?*)`
 	sqlLoadSteps     = `SELECT trace_pk, body FROM step_bodies WHERE trace_pk IN (?*)`
-	sqlLoadContracts = `SELECT trace_pk, fingerprint FROM trace_contracts
+	sqlLoadContracts = `SELECT trace_pk, name, fingerprint FROM trace_contracts
 		WHERE trace_pk IN (?*) ORDER BY trace_pk, name`
 	sqlContractBodies = `SELECT fingerprint, body FROM contracts WHERE fingerprint IN (?*)`
 )
