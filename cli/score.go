@@ -115,8 +115,8 @@ func writeScoreJSONL(w io.Writer, r app.Result) error {
 // scoresTable prints one row per scored trace. The columns are aligned
 // over every row, so nothing is printed before the last row: the rows wait
 // as plain tab-separated lines in one buffer (a tabwriter holding 100k rows
-// while scoring ran was a quarter of the command's peak memory) and go
-// through the tabwriter at Flush.
+// while scoring ran was a quarter of the command's peak memory) and are
+// aligned at Flush (writeAligned).
 type scoresTable struct {
 	w    io.Writer
 	rows bytes.Buffer
@@ -146,6 +146,9 @@ func (tw *scoresTable) add(r app.Result) error {
 func (tw *scoresTable) Flush() error {
 	if tw.rows.Len() == 0 {
 		return nil
+	}
+	if ok, err := writeAligned(tw.w, tw.rows.Bytes()); ok || err != nil {
+		return err
 	}
 	out := newTable(tw.w, 0)
 	if _, err := tw.rows.WriteTo(out); err != nil {
