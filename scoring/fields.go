@@ -249,7 +249,8 @@ func traceCalls(t *model.Trace) []*call {
 	byID := map[string]*call{}
 	var calls []*call
 	var last *call
-	var dec valueDecoder
+	dec := decoders.Get().(*valueDecoder)
+	defer decoders.Put(dec)
 	for i := range t.Steps {
 		s := &t.Steps[i]
 		switch s.Kind {

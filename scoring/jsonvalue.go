@@ -3,6 +3,7 @@ package scoring
 import (
 	"errors"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"tracelab/model"
@@ -18,7 +19,8 @@ import (
 // surrogates as U+FFFD; a syntax error gives nil, and a number out of
 // float64's range is nil in its place with an error for the whole.
 func decodeValue(data []byte) (any, error) {
-	var d valueDecoder
+	d := decoders.Get().(*valueDecoder)
+	defer decoders.Put(d)
 	return d.decode(data)
 }
 
@@ -49,11 +51,28 @@ type valueDecoder struct {
 	b        []byte
 	i        int
 	rangeErr error
-	// stack holds the elements of the arrays and objects being read (an
-	// object's as key, value pairs), so that each is made once at its
+	// stack holds the elements of the arrays and objects being read, and
+	// keys the keys of the objects', so that each is made once at its
 	// final size instead of growing.
 	stack []any
+	keys  []string
+	// short holds short strings read before, boxed: the arguments and
+	// results of a run's traces repeat their keys and many values
+	// ("name", "type", a column's or a table's name), and a decoder that
+	// scores many traces (decoders) allocates each once.
+	short map[string]any
 }
+
+// maxShort is the longest string a decoder keeps in short, and
+// maxShortStrings how many it keeps.
+const (
+	maxShort        = 32
+	maxShortStrings = 4096
+)
+
+// decoders lends the scorer's goroutines a decoder each, short strings
+// and stacks kept from trace to trace.
+var decoders = sync.Pool{New: func() any { return &valueDecoder{} }}
 
 func (d *valueDecoder) space() {
 	for d.i < len(d.b) {
@@ -77,8 +96,7 @@ func (d *valueDecoder) value(depth int) (any, bool) {
 	case c == '[':
 		return d.array(depth + 1)
 	case c == '"':
-		s, ok := d.str()
-		return s, ok
+		return d.str()
 	case c == 't':
 		return true, d.word("true")
 	case c == 'f':
@@ -104,8 +122,8 @@ func (d *valueDecoder) object(depth int) (any, bool) {
 		return nil, false
 	}
 	d.i++ // {
-	base := len(d.stack)
-	defer func() { d.stack = d.stack[:base] }()
+	base, kbase := len(d.stack), len(d.keys)
+	defer func() { d.stack, d.keys = d.stack[:base], d.keys[:kbase] }()
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == '}' {
 		d.i++
@@ -115,10 +133,11 @@ func (d *valueDecoder) object(depth int) (any, bool) {
 		if d.i >= len(d.b) || d.b[d.i] != '"' {
 			return nil, false
 		}
-		k, ok := d.str()
+		kv, ok := d.str()
 		if !ok {
 			return nil, false
 		}
+		k := kv.(string)
 		d.space()
 		if d.i >= len(d.b) || d.b[d.i] != ':' {
 			return nil, false
@@ -129,16 +148,16 @@ func (d *valueDecoder) object(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		d.stack = append(d.stack, k, v)
+		d.stack, d.keys = append(d.stack, v), append(d.keys, k)
 		more, ok := d.after('}')
 		if !ok {
 			return nil, false
 		}
 		if !more {
-			kv := d.stack[base:]
-			m := make(map[string]any, len(kv)/2)
-			for j := 0; j < len(kv); j += 2 {
-				m[kv[j].(string)] = kv[j+1]
+			ks, vs := d.keys[kbase:], d.stack[base:]
+			m := make(map[string]any, len(ks))
+			for j, k := range ks {
+				m[k] = vs[j]
 			}
 			return m, true
 		}
@@ -266,7 +285,9 @@ func (d *valueDecoder) digits() int {
 
 // str reads a string (at its opening quote). A string of valid UTF-8
 // without escapes, the common case, is one copy of its bytes.
-func (d *valueDecoder) str() (string, bool) {
+// str reads a string, boxed (a string in an any); a short one the decoder
+// read before is the same box.
+func (d *valueDecoder) str() (any, bool) {
 	d.i++ // "
 	start := d.i
 	ascii := true
@@ -277,7 +298,20 @@ func (d *valueDecoder) str() (string, bool) {
 			s := d.b[start:d.i]
 			d.i++
 			if ascii || utf8.Valid(s) {
-				return string(s), true
+				if len(s) > maxShort {
+					return string(s), true
+				}
+				if v, ok := d.short[string(s)]; ok {
+					return v, true
+				}
+				v := any(string(s))
+				if len(d.short) < maxShortStrings {
+					if d.short == nil {
+						d.short = map[string]any{}
+					}
+					d.short[v.(string)] = v
+				}
+				return v, true
 			}
 		case c == '\\' || c < 0x20:
 		case c >= utf8.RuneSelf:
@@ -293,5 +327,5 @@ func (d *valueDecoder) str() (string, bool) {
 		d.i = next
 		return string(out), ok
 	}
-	return "", false
+	return nil, false
 }

@@ -2,18 +2,22 @@ package scoring
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 )
 
-// sameAsEncodingJSON fails t unless decodeValue gives for data what
-// json.Unmarshal into an any gives: the value, and whether it failed.
+// sameAsEncodingJSON fails t unless a decoder gives for data what
+// json.Unmarshal into an any gives: the value, and whether it failed. The
+// decoder is fresh, so a fuzzed input covers the same code every run; a
+// decoder that read other inputs before is TestDecodeValueReused's.
 func sameAsEncodingJSON(t *testing.T, data []byte) {
 	t.Helper()
 	var want any
 	werr := json.Unmarshal(data, &want)
-	got, gerr := decodeValue(data)
+	var d valueDecoder
+	got, gerr := d.decode(data)
 	if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
 		t.Fatalf("decodeValue(%q) = %#v, %v; encoding/json gives %#v, %v", data, got, gerr, want, werr)
 	}
@@ -47,6 +51,44 @@ func FuzzDecodeValue(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameAsEncodingJSON(t, data)
 	})
+}
+
+// A decoder reused from value to value, as the scorer's are, gives what a
+// fresh one gives, the short strings it keeps from earlier values
+// included, and keeps no more of them than maxShortStrings.
+func TestDecodeValueReused(t *testing.T) {
+	var d valueDecoder
+	for round := range 2 {
+		for i, in := range []string{
+			`{"name":"id","type":"bigint","rows":[["id","EMEA"],["id",1]]}`,
+			`{"id":"name","type":["bigint","name"],"EMEA":{"name":"id"}}`,
+			`["name", "type", "` + strings.Repeat("long ", 10) + `", {"name": "x"}]`,
+			`{"name":`, // an error half-way through an object
+			`{"name":"y","rows":[]}`,
+		} {
+			var want any
+			werr := json.Unmarshal([]byte(in), &want)
+			got, gerr := d.decode([]byte(in))
+			if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
+				t.Errorf("round %d, value %d: %#v, %v; want %#v, %v", round, i, got, gerr, want, werr)
+			}
+		}
+	}
+	var many strings.Builder
+	many.WriteString("[")
+	for i := range maxShortStrings + 100 {
+		if i > 0 {
+			many.WriteString(",")
+		}
+		fmt.Fprintf(&many, `"s%d"`, i)
+	}
+	many.WriteString("]")
+	if _, err := d.decode([]byte(many.String())); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.short) > maxShortStrings {
+		t.Errorf("the decoder keeps %d short strings, more than %d", len(d.short), maxShortStrings)
+	}
 }
 
 func BenchmarkDecodeValue(b *testing.B) {
