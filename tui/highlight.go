@@ -2,13 +2,14 @@ package tui
 
 import (
 	"bytes"
+	"embed"
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/charmbracelet/x/ansi"
 
 	"tracelab/model"
@@ -20,15 +21,26 @@ import (
 // multi-megabyte tool result would otherwise stall the first draw.
 const maxHighlight = 64 << 10
 
+// lexerFiles are chroma's own SQL and JSON lexers (lexers/README.md):
+// each is built the first time a value of its language is highlighted.
+//
+//go:embed lexers/*.xml
+var lexerFiles embed.FS
+
+var lexerOf = map[string]func() chroma.Lexer{
+	"sql":  sync.OnceValue(func() chroma.Lexer { return chroma.MustNewXMLLexer(lexerFiles, "lexers/sql.xml") }),
+	"json": sync.OnceValue(func() chroma.Lexer { return chroma.MustNewXMLLexer(lexerFiles, "lexers/json.xml") }),
+}
+
 // highlight colors code (lang "sql" or "json") with the theme's chroma
 // style and returns one styled string per line. Text is cleaned first.
 func highlight(sty *themes.Styles, lang, code string) []string {
 	code = model.CleanText(code)
-	lexer := lexers.Get(lang)
-	if lexer == nil || sty.Mono {
+	lexerFor, ok := lexerOf[lang]
+	if !ok || sty.Mono {
 		return strings.Split(code, "\n")
 	}
-	lexer = chroma.Coalesce(lexer)
+	lexer := chroma.Coalesce(lexerFor())
 	it, err := lexer.Tokenise(nil, code)
 	if err != nil {
 		return strings.Split(code, "\n")
