@@ -68,9 +68,7 @@ func (s *tokenScanner) valueEnd() {
 // the first place Decoder.Token would return an error.
 func (s *tokenScanner) next() (tok sniffToken, ok bool) {
 	for {
-		for s.i < len(s.b) && isJSONSpace(s.b[s.i]) {
-			s.i++
-		}
+		s.i = model.SkipJSONSpace(s.b, s.i)
 		if s.i >= len(s.b) {
 			return tok, false
 		}
@@ -166,44 +164,5 @@ func scalarLen(b []byte) int {
 			return 0
 		}
 	}
-	i := 0
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && isDigit(b[i]) {
-			i++
-		}
-	default:
-		return 0
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) || !isDigit(b[i]) {
-			return 0
-		}
-		for i < len(b) && isDigit(b[i]) {
-			i++
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || !isDigit(b[i]) {
-			return 0
-		}
-		for i < len(b) && isDigit(b[i]) {
-			i++
-		}
-	}
-	return i
+	return model.JSONNumberLen(b)
 }
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

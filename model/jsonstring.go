@@ -116,3 +116,66 @@ func appendValidUTF8(dst, s []byte) []byte {
 	}
 	return dst
 }
+
+// SkipJSONSpace returns the index of the first byte of b from i on that
+// is not JSON white space (space, tab, newline, carriage return). The
+// store's step bodies, the scorer's value decoder and the importers'
+// sniff read JSON with it.
+func SkipJSONSpace[T ~string | ~[]byte](b T, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// JSONNumberLen is the length of the JSON number at the start of b, or 0
+// when b does not start with one. The number ends where the grammar
+// cannot go on, whatever follows ("0" of "01", "1.5" of "1.5.3"), as in
+// encoding/json's scanner. The scorer's value decoder and the importers'
+// sniff read numbers with it.
+func JSONNumberLen(b []byte) int {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = digitsEnd(b, i)
+	default:
+		return 0
+	}
+	if i < len(b) && b[i] == '.' {
+		if j := digitsEnd(b, i+1); j > i+1 {
+			i = j
+		} else {
+			return 0
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if j := digitsEnd(b, i); j > i {
+			i = j
+		} else {
+			return 0
+		}
+	}
+	return i
+}
+
+// digitsEnd is the index after the run of ASCII digits of b from i on.
+func digitsEnd(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}

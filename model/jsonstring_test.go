@@ -27,3 +27,31 @@ func TestAppendUnquoted(t *testing.T) {
 		}
 	}
 }
+
+func TestJSONNumberLen(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int
+	}{
+		{"0", 1}, {"-0", 2}, {"01", 1}, {"123,", 3}, {"-12.50e+3]", 9}, {"1E-2", 4}, {"1.5.3", 3},
+		{"", 0}, {"-", 0}, {"-a", 0}, {"+1", 0}, {".5", 0}, {"1.", 0}, {"1.e5", 0}, {"1e", 0}, {"1e+", 0}, {"x", 0},
+	} {
+		if got := JSONNumberLen([]byte(tt.in)); got != tt.want {
+			t.Errorf("JSONNumberLen(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSkipJSONSpace(t *testing.T) {
+	for _, tt := range []struct {
+		in       string
+		from, to int
+	}{{" \t\r\n x", 0, 5}, {"x  ", 1, 3}, {"\v", 0, 0}, {"", 0, 0}, {"a b", 2, 2}} {
+		if got := SkipJSONSpace(tt.in, tt.from); got != tt.to {
+			t.Errorf("SkipJSONSpace(%q, %d) = %d, want %d", tt.in, tt.from, got, tt.to)
+		}
+		if got := SkipJSONSpace([]byte(tt.in), tt.from); got != tt.to {
+			t.Errorf("SkipJSONSpace([]byte(%q), %d) = %d, want %d", tt.in, tt.from, got, tt.to)
+		}
+	}
+}

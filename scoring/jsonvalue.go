@@ -74,16 +74,7 @@ const (
 // and stacks kept from trace to trace.
 var decoders = sync.Pool{New: func() any { return &valueDecoder{} }}
 
-func (d *valueDecoder) space() {
-	for d.i < len(d.b) {
-		switch d.b[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
+func (d *valueDecoder) space() { d.i = model.SkipJSONSpace(d.b, d.i) }
 
 // value reads one value at nesting depth; ok is false on a syntax error.
 func (d *valueDecoder) value(depth int) (any, bool) {
@@ -215,30 +206,11 @@ func (d *valueDecoder) after(closing byte) (more, ok bool) {
 // number reads a number of JSON's grammar as a float64.
 func (d *valueDecoder) number() (any, bool) {
 	start := d.i
-	if d.b[d.i] == '-' {
-		d.i++
-	}
-	switch {
-	case d.i < len(d.b) && d.b[d.i] == '0':
-		d.i++
-	case d.digits() == 0:
+	n := model.JSONNumberLen(d.b[d.i:])
+	if n == 0 {
 		return nil, false
 	}
-	if d.i < len(d.b) && d.b[d.i] == '.' {
-		d.i++
-		if d.digits() == 0 {
-			return nil, false
-		}
-	}
-	if d.i < len(d.b) && (d.b[d.i] == 'e' || d.b[d.i] == 'E') {
-		d.i++
-		if d.i < len(d.b) && (d.b[d.i] == '+' || d.b[d.i] == '-') {
-			d.i++
-		}
-		if d.digits() == 0 {
-			return nil, false
-		}
-	}
+	d.i += n
 	if n, ok := smallInt(d.b[start:d.i]); ok {
 		return n, true
 	}
@@ -275,18 +247,9 @@ func smallInt(b []byte) (float64, bool) {
 	return float64(n), true
 }
 
-func (d *valueDecoder) digits() int {
-	start := d.i
-	for d.i < len(d.b) && d.b[d.i] >= '0' && d.b[d.i] <= '9' {
-		d.i++
-	}
-	return d.i - start
-}
-
-// str reads a string (at its opening quote). A string of valid UTF-8
-// without escapes, the common case, is one copy of its bytes.
-// str reads a string, boxed (a string in an any); a short one the decoder
-// read before is the same box.
+// str reads a string (at its opening quote), boxed (a string in an any).
+// A string of valid UTF-8 without escapes, the common case, is one copy
+// of its bytes, and a short one the decoder read before is the same box.
 func (d *valueDecoder) str() (any, bool) {
 	d.i++ // "
 	start := d.i

@@ -182,16 +182,7 @@ func (d *bodyDecoder) fail(msg string) error {
 	return fmt.Errorf("step body, byte %d: %s", d.i, msg)
 }
 
-func (d *bodyDecoder) space() {
-	for d.i < len(d.s) {
-		switch d.s[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
+func (d *bodyDecoder) space() { d.i = model.SkipJSONSpace(d.s, d.i) }
 
 // byte consumes c if it comes next.
 func (d *bodyDecoder) byte(c byte) bool {
