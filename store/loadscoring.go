@@ -17,28 +17,12 @@ import (
 // row and aggregating the trace's contracts in a subquery per case, which
 // was a sixth of a 100k rescore's CPU.
 func (s *Store) LoadScoring(ctx context.Context, ids []string) ([]*model.Trace, map[string]*CaseRecord, error) {
-	return loadScoring(ctx, s.db, ids)
+	return loadInBatches(ctx, s.db, ids, true)
 }
 
 // LoadScoring is Store.LoadScoring on the reserved connection.
 func (r *BatchConn) LoadScoring(ctx context.Context, ids []string) ([]*model.Trace, map[string]*CaseRecord, error) {
-	return loadScoring(ctx, r.reads, ids)
-}
-
-func loadScoring(ctx context.Context, db querier, ids []string) ([]*model.Trace, map[string]*CaseRecord, error) {
-	ts := make([]*model.Trace, 0, len(ids))
-	cases := map[string]*CaseRecord{}
-	for start := 0; start < len(ids); start += loadBatch {
-		bt, bc, err := loadBatchOf(ctx, db, ids[start:min(start+loadBatch, len(ids))], true)
-		if err != nil {
-			return nil, nil, err
-		}
-		ts = append(ts, bt...)
-		for id, cr := range bc {
-			cases[id] = cr
-		}
-	}
-	return ts, cases, nil
+	return loadInBatches(ctx, r.reads, ids, true)
 }
 
 // traceLink is what a trace's case reads from the trace: the trace (row

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	"tracelab/model"
@@ -338,16 +339,27 @@ func (s *Store) LoadTraces(ctx context.Context, ids []string) ([]*model.Trace, e
 }
 
 func loadTraces(ctx context.Context, db querier, ids []string) ([]*model.Trace, error) {
-	out := make([]*model.Trace, 0, len(ids))
-	for start := 0; start < len(ids); start += loadBatch {
-		batch := ids[start:min(start+loadBatch, len(ids))]
-		ts, err := loadTraceBatch(ctx, db, batch)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ts...)
+	ts, _, err := loadInBatches(ctx, db, ids, false)
+	return ts, err
+}
+
+// loadInBatches is loadBatchOf over ids, loadBatch at a time: the traces
+// in the order of ids and, with cases, the case of each that has one.
+func loadInBatches(ctx context.Context, db querier, ids []string, cases bool) ([]*model.Trace, map[string]*CaseRecord, error) {
+	ts := make([]*model.Trace, 0, len(ids))
+	var byTrace map[string]*CaseRecord
+	if cases {
+		byTrace = map[string]*CaseRecord{}
 	}
-	return out, nil
+	for start := 0; start < len(ids); start += loadBatch {
+		bt, bc, err := loadBatchOf(ctx, db, ids[start:min(start+loadBatch, len(ids))], cases)
+		if err != nil {
+			return nil, nil, err
+		}
+		ts = append(ts, bt...)
+		maps.Copy(byTrace, bc)
+	}
+	return ts, byTrace, nil
 }
 
 // placeholders is the one place that writes a list of n parameters: "?, ?, ?".
@@ -377,12 +389,7 @@ func anys[T any](xs []T) []any {
 	return out
 }
 
-func loadTraceBatch(ctx context.Context, db querier, ids []string) ([]*model.Trace, error) {
-	ts, _, err := loadBatchOf(ctx, db, ids, false)
-	return ts, err
-}
-
-// loadBatchOf loads one batch of traces by id (loadTraceBatch) and, with
+// loadBatchOf loads one batch of traces by id (LoadTraces) and, with
 // cases, the case each has (CasesForTraces' records, see linkedCases).
 func loadBatchOf(ctx context.Context, db querier, ids []string, cases bool) ([]*model.Trace, map[string]*CaseRecord, error) {
 	q := sqlLoadTraces
@@ -545,18 +552,19 @@ const (
 	sqlTraceIDs = `SELECT t.trace_id FROM traces t`
 )
 
+// loadTraceColumns are the columns loadBatchOf scans a trace from.
+const loadTraceColumns = `id, trace_id, server, run_id, user_role, as_user, question, started_at,
+	outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line,
+	model, usd_estimated, step_count`
+
 // Statements with a list of parameters, "(?*)" (see withList).
 const (
-	sqlLoadTraces = `SELECT id, trace_id, server, run_id, user_role, as_user, question, started_at,
-		outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line,
-		model, usd_estimated, step_count FROM traces WHERE trace_id IN (?*)`
+	sqlLoadTraces = `SELECT ` + loadTraceColumns + ` FROM traces WHERE trace_id IN (?*)`
 	// sqlLoadTracesLinked is sqlLoadTraces with what the trace's case
 	// reads from it (see linkedCases).
-	sqlLoadTracesLinked = `SELECT id, trace_id, server, run_id, user_role, as_user, question, started_at,
-		outcome, answer, input_tokens, output_tokens, usd, metadata, source_file, source_format, source_line,
-		model, usd_estimated, step_count, case_id, tool_calls, turns FROM traces WHERE trace_id IN (?*)`
-	sqlLoadSteps     = `SELECT trace_pk, body FROM step_bodies WHERE trace_pk IN (?*)`
-	sqlLoadContracts = `SELECT trace_pk, name, fingerprint FROM trace_contracts
+	sqlLoadTracesLinked = `SELECT ` + loadTraceColumns + `, case_id, tool_calls, turns FROM traces WHERE trace_id IN (?*)`
+	sqlLoadSteps        = `SELECT trace_pk, body FROM step_bodies WHERE trace_pk IN (?*)`
+	sqlLoadContracts    = `SELECT trace_pk, name, fingerprint FROM trace_contracts
 		WHERE trace_pk IN (?*) ORDER BY trace_pk, name`
 	sqlContractBodies = `SELECT fingerprint, body FROM contracts WHERE fingerprint IN (?*)`
 )
