@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"slices"
 	"text/tabwriter"
 	"unicode/utf8"
 )
@@ -41,38 +40,44 @@ func (t *table) Flush() error {
 // the terminal (valid UTF-8, no control characters) never does.
 func writeAligned(w io.Writer, rows []byte) (bool, error) {
 	const padding = 2
-	var widths []int // of every column but the last, which is not padded
-	cells := -1
+	var widths []int // of each column, as many as the first line has cells
+	first := true
 	for line := range bytes.Lines(rows) {
 		if line[len(line)-1] != '\n' {
 			return false, nil
 		}
 		n := 0
 		for cell := range bytes.SplitSeq(line[:len(line)-1], []byte("\t")) {
-			if cells < 0 {
+			switch {
+			case first:
 				widths = append(widths, 0)
+			case n == len(widths):
+				return false, nil
 			}
-			if n < len(widths) {
-				widths[n] = max(widths[n], utf8.RuneCount(cell))
-			}
+			widths[n] = max(widths[n], utf8.RuneCount(cell))
 			n++
 		}
-		if cells < 0 {
-			cells = n
-			widths = widths[:n-1]
-		}
-		if n != cells {
+		if n != len(widths) {
 			return false, nil
 		}
+		first = false
+	}
+	if len(widths) == 0 {
+		return true, nil
+	}
+	padded := widths[:len(widths)-1] // the last column is not padded
+	widest := 0
+	for _, wd := range padded {
+		widest = max(widest, wd)
 	}
 	out := bufio.NewWriterSize(w, 64<<10)
-	spaces := bytes.Repeat([]byte(" "), slices.Max(append(widths, 0))+padding)
+	spaces := bytes.Repeat([]byte(" "), widest+padding)
 	for line := range bytes.Lines(rows) {
 		n := 0
 		for cell := range bytes.SplitSeq(line[:len(line)-1], []byte("\t")) {
 			out.Write(cell)
-			if n < len(widths) {
-				out.Write(spaces[:widths[n]+padding-utf8.RuneCount(cell)])
+			if n < len(padded) {
+				out.Write(spaces[:padded[n]+padding-utf8.RuneCount(cell)])
 			}
 			n++
 		}
