@@ -271,7 +271,7 @@ func analyzeUncached(sql string, idx *schemaIndex) *SQLAnalysis {
 		out.Err = fmt.Sprintf("a NUL byte at offset %d: the parser stops there, so the fields after it are unknown", strings.IndexByte(sql, 0))
 		return out
 	}
-	tree, err := pg.Parse(norm.sql)
+	tree, err := parseSQL(norm.sql)
 	if err != nil {
 		out.Err = err.Error()
 		return out

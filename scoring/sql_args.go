@@ -89,7 +89,7 @@ func looksLikeSQL(s string, named bool) bool {
 	if named {
 		return true
 	}
-	tree, err := pg.Parse(normalizeDialect(s).sql)
+	tree, err := parseSQL(normalizeDialect(s).sql)
 	if err != nil || len(tree.GetStmts()) == 0 {
 		return false
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // benchStatements are typical agent queries: joins, CTEs, windows,
@@ -82,6 +84,27 @@ func BenchmarkAnalyzeSQLCorpus(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "stmts/s")
+		})
+	}
+}
+
+// BenchmarkParseSQL compares parseSQL with pg.Parse, its floor and the
+// way it replaces, on the typical agent queries.
+func BenchmarkParseSQL(b *testing.B) {
+	for _, p := range []struct {
+		name  string
+		parse func(string) (*pg.ParseResult, error)
+	}{{"pg.Parse", pg.Parse}, {"parseSQL", parseSQL}} {
+		b.Run(p.name, func(b *testing.B) {
+			sqls := make([]string, len(benchStatements))
+			for i, s := range benchStatements {
+				sqls[i] = normalizeDialect(s).sql // as analyzeUncached hands it on
+			}
+			for i := 0; i < b.N; i++ {
+				if _, err := p.parse(sqls[i%len(sqls)]); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

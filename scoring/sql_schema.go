@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v5"
 	"github.com/pganalyze/pg_query_go/v5/parser"
 )
 
@@ -143,7 +142,7 @@ func ParseSchemaDDL(text string) (Schema, error) {
 		return nil, err
 	}
 	if len(out) == 0 {
-		if _, err := pg.Parse(norm); err != nil {
+		if _, err := parseSQL(norm); err != nil {
 			line := 0
 			if c := cursorPos(err); c > 0 {
 				line = lineAt([]byte(norm), c-1)
@@ -193,7 +192,7 @@ func isCreateTable(ts []sqlToken) bool {
 
 // createTableColumns reads one CREATE TABLE statement.
 func createTableColumns(src string, ts []sqlToken) (string, []string, error) {
-	if tree, err := pg.Parse(src); err == nil && len(tree.GetStmts()) == 1 {
+	if tree, err := parseSQL(src); err == nil && len(tree.GetStmts()) == 1 {
 		if cs := tree.GetStmts()[0].GetStmt().GetCreateStmt(); cs != nil {
 			table := strings.ToLower(cs.GetRelation().GetRelname())
 			cols := []string{}
