@@ -2,11 +2,16 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
+	"tracelab/importers"
 	"tracelab/model"
 )
 
@@ -77,3 +82,91 @@ func TestPutTraceHeapPerRecord(t *testing.T) {
 		t.Errorf("PutTrace allocated %d MiB of Go heap for a %d MiB result, want under %d MiB", n>>20, size>>20, (size+size/2)>>20)
 	}
 }
+
+// TestTraceSHAOnSamples: every trace the importers read from the test
+// data and the real-world samples hashes as json.Marshal of it does, so
+// the databases written before keep matching on re-import.
+func TestTraceSHAOnSamples(t *testing.T) {
+	const samples = "../../shared/samples"
+	files, traces := 0, 0
+	for _, root := range []string{"../testdata", "../importers/testdata", samples} {
+		filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				return nil
+			}
+			defer f.Close()
+			files++
+			importers.Parse(context.Background(), f, path, "", func(r importers.Record) error {
+				if r.Trace == nil {
+					return nil
+				}
+				traces++
+				if got, want := traceSHA(r.Trace), contentSHA(r.Trace); got != want {
+					t.Errorf("%s:%d: traceSHA %s, contentSHA %s", path, r.Line, got, want)
+				}
+				return nil
+			})
+			return nil
+		})
+	}
+	if traces < 100 {
+		t.Errorf("only %d traces in %d files", traces, files)
+	}
+	if _, err := os.Stat(samples); err != nil {
+		t.Skipf("compared %d traces of %d test files; real-world samples not found at %s: %v", traces, files, samples, err)
+	}
+	t.Logf("%d traces of %d files", traces, files)
+}
+
+// FuzzTraceSHA: any trace JSON can decode into hashes as json.Marshal of
+// it does.
+func FuzzTraceSHA(f *testing.F) {
+	for _, s := range []string{
+		`{"trace_id":"t","server":"s","question":"q?","steps":[{"kind":"tool_call","id":"c1","tool":"run_sql","args":{"sql":"SELECT 1"}},{"kind":"tool_result","call_id":"c1","result":{"rows":[[1,2.5,true,null]]},"as_of":"2026-01-01","is_error":true,"has_more":true}],"usage":{"input_tokens":3,"output_tokens":-1,"usd":1e-7,"estimated":true}}`,
+		`{"trace_id":"<&>","tools":[{"name":"n","title":"T","description":"d\u2028","inputSchema":{"type":"object"},"outputSchema":[ 1 ],"annotations":null}],"metadata":{"b":1,"a":["x",{"c":null}]},"outcome":"pass","model":"m","answer":"\u00e9\ud800"}`,
+		`{"steps":null,"usage":{"usd":123456789012345678901234}}`,
+		`{"steps":[{"kind":"answer","text":"a\tb\u0001","credential":"c","next_cursor":"n"}],"run_id":"r","user_role":"u","as_user":"a","started_at":"s"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var tr model.Trace
+		if json.Unmarshal(b, &tr) != nil {
+			return
+		}
+		want, err := json.Marshal(&tr)
+		if err != nil {
+			return // contentSHA panics on it too; no decoded trace gets here
+		}
+		sum := sha256.Sum256(want)
+		if got := traceSHA(&tr); got != hex.EncodeToString(sum[:]) {
+			t.Fatalf("traceSHA %s, json.Marshal's %x (%s)", got, sum, want)
+		}
+	})
+}
+
+// BenchmarkTraceSHA: the hand encoding against json.Marshal's (contentSHA,
+// the way it replaces) on a generated bench trace.
+func BenchmarkTraceSHA(b *testing.B) {
+	var tr model.Trace
+	if err := json.Unmarshal([]byte(benchTraceJSON), &tr); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("contentSHA", func(b *testing.B) {
+		for range b.N {
+			contentSHA(&tr)
+		}
+	})
+	b.Run("traceSHA", func(b *testing.B) {
+		for range b.N {
+			traceSHA(&tr)
+		}
+	})
+}
+
+// benchTraceJSON is the first trace `bench gen` writes.
+const benchTraceJSON = `{"trace_id":"trace_0100000","server":"billing-tools","run_id":"r0","user_role":"finance_analyst","as_user":"fin.analyst.00","question":"How many active customers did we have in region 5 segment 333 last quarter?","started_at":"2026-07-03T09:12:00Z","outcome":"pass","tools":[{"name":"run_sql","description":"Run a read-only SQL query against the warehouse","inputSchema":{"type":"object","properties":{"sql":{"type":"string"}},"required":["sql"]}}],"steps":[{"kind":"user","text":"How many active customers did we have in region 5 segment 333 last quarter?"},{"kind":"tool_call","id":"c1","tool":"list_tables","args":{}},{"kind":"tool_result","call_id":"c1","result":{"tables":["customers","subscriptions","orders"]}},{"kind":"tool_call","id":"c2","tool":"describe_table","args":{"table":"customers"}},{"kind":"tool_result","call_id":"c2","result":{"table":"customers","columns":[{"name":"id","type":"bigint"},{"name":"is_active","type":"boolean"},{"name":"region_code","type":"text"},{"name":"subscription_status","type":"text"}]}},{"kind":"reasoning","text":"is_active sounds like the right flag. region_code probably starts with EU for EMEA."},{"kind":"tool_call","id":"c3","tool":"run_sql","args":{"sql":"SELECT COUNT(*) FROM customers c JOIN subscriptions s ON s.customer_id = c.id WHERE subscription_status IN ('ACTIVE', 'PAUSED_BILLING') AND c.region_code LIKE 'EU%' AND s.created_at < '2026-07-01' AND c.id > 0"},"credential":"svc-warehouse"},{"kind":"tool_result","call_id":"c3","result":{"columns":["count"],"rows":[[1000]]},"as_of":"2026-07-03T08:00:00Z"},{"kind":"reasoning","text":"The count looks right."},{"kind":"answer","text":"1000"}],"usage":{"input_tokens":41210,"output_tokens":1880,"usd":0.0912}}`
