@@ -154,15 +154,22 @@ var integerIval = protowire.AppendTag(nil, 1, protowire.VarintType)
 // keeps.
 var pgBufs = sync.Pool{New: func() any { return new([]byte) }}
 
+// maxPooledBuf is the largest buffer pgBufs keeps.
+const maxPooledBuf = 1 << 20
+
 // decode reads the whole JSON text into a tree.
 func (d *pgJSON) decode() (*pg.ParseResult, error) {
 	bp := pgBufs.Get().(*[]byte)
-	defer pgBufs.Put(bp)
 	d.buf, d.lostAt = (*bp)[:0], -1
+	defer func() {
+		if cap(d.buf) <= maxPooledBuf { // one huge statement's encoding is not kept
+			*bp = d.buf[:0]
+			pgBufs.Put(bp)
+		}
+	}()
 	if err := d.message(pgMessages()); err != nil {
 		return nil, err
 	}
-	*bp = d.buf
 	if d.pos != len(d.js) {
 		return nil, errPGJSON
 	}

@@ -130,3 +130,23 @@ func FuzzParseSQL(f *testing.F) {
 		assertParsesAsParse(t, sql)
 	})
 }
+
+// TestParseSQLLarge: a statement far larger than any the buffers keep
+// parses as with pg.Parse, and so does a deeply nested one or one too deep
+// for the parser.
+func TestParseSQLLarge(t *testing.T) {
+	var in strings.Builder
+	in.WriteString("SELECT a FROM t WHERE b IN (0")
+	for i := range 100000 {
+		in.WriteString(", -")
+		in.WriteString(strings.Repeat("7", 1+i%9))
+	}
+	in.WriteString(")")
+	for _, sql := range []string{
+		in.String(),
+		"SELECT " + strings.Repeat("(", 500) + "1" + strings.Repeat(")", 500),
+		"SELECT " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000),
+	} {
+		assertParsesAsParse(t, sql)
+	}
+}
