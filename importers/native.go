@@ -45,9 +45,11 @@ func ParseNativeTrace(file string, line int, data []byte) (*model.Trace, *LineEr
 	if len(data) == 0 || data[0] != '{' {
 		return nil, &LineError{File: file, Line: line, Msg: "expected a JSON object (one trace per line)"}
 	}
-	var nt nativeTrace
-	if lerr := decodeLine(file, line, data, &nt); lerr != nil {
-		return nil, lerr
+	nt, ok := decodeNativeFast(data)
+	if !ok {
+		if lerr := decodeLine(file, line, data, &nt); lerr != nil {
+			return nil, lerr
+		}
 	}
 	t := nt.Trace
 	t.Tools = nil
