@@ -148,7 +148,7 @@ func (im *Importer) PutRow(row *TraceRow) (fresh *model.Trace, _ *RecordError, e
 // moves to the database's own transaction at its first case.
 func (im *Importer) PutCase(c *model.Case, line int) (_ *RecordError, err error) {
 	defer im.cause(&err)
-	if err := im.direct(); err != nil {
+	if err := im.direct(false); err != nil {
 		return nil, err
 	}
 	adj := c.Adjudication
@@ -237,10 +237,10 @@ func nonNil(s []string) []string {
 }
 
 // direct makes the rows go to the database's own transaction from here
-// on, copying what was staged into it.
-func (im *Importer) direct() error {
+// on, copying what was staged into it; last says nothing more is put.
+func (im *Importer) direct(last bool) error {
 	if im.stage != nil {
-		return im.unstage()
+		return im.unstage(last)
 	}
 	return im.start(false)
 }
@@ -304,7 +304,7 @@ func (im *Importer) Commit(format, sha string, rejected int) (err error) {
 	defer im.Rollback()
 	defer im.cause(&err)
 	im.format = format // staged traces land with it
-	if err := im.direct(); err != nil {
+	if err := im.direct(true); err != nil {
 		return err
 	}
 	if err := im.w.flush(); err != nil {

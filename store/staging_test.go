@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -61,9 +62,73 @@ func TestStagedImportMatchesDirect(t *testing.T) {
 		if a, b := snapshot(t, direct), snapshot(t, staged); a != b {
 			t.Fatalf("%s: the databases differ:\n%s", s.name, firstDiff(a, b))
 		}
+		assertForeignKeysHold(t, staged, s.name)
 	}
 	if n := countStaging(t, staged); n > 0 {
 		t.Errorf("%d staging database(s) left behind", n)
+	}
+}
+
+// assertForeignKeysHold fails when a row of st refers to a row it lacks.
+func assertForeignKeysHold(t *testing.T, st *Store, after string) {
+	t.Helper()
+	rows, err := st.db.Query(`PRAGMA foreign_key_check`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		var table, parent string
+		var rowid, fk any
+		rows.Scan(&table, &rowid, &parent, &fk)
+		t.Fatalf("after %s: a row of %s refers to a missing row of %s", after, table, parent)
+	}
+}
+
+// TestStagedCopyLeavesForeignKeysOn: the last copy of a staged file runs
+// without foreign keys; afterwards every connection of the pool has them
+// again, and deleting a trace cascades to its rows.
+func TestStagedCopyLeavesForeignKeysOn(t *testing.T) {
+	st := sqliteStore(t)
+	ctx := context.Background()
+	for _, name := range []string{"first.jsonl", "second.jsonl"} {
+		body := strings.ReplaceAll(goodTraces, `"trace_id":"t`, `"trace_id":"`+strings.TrimSuffix(name, ".jsonl")+`-t`)
+		if _, err := importReader(ctx, st, strings.NewReader(body), name, ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	assertForeignKeysHold(t, st, "the imports")
+	// Hold every open connection at once, so that each is asked.
+	n := st.db.Stats().OpenConnections
+	if n == 0 {
+		t.Fatal("no open connection")
+	}
+	var conns []*sql.Conn
+	for range n {
+		c, err := st.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		var on bool
+		if err := c.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on); err != nil || !on {
+			t.Errorf("a pooled connection has foreign_keys %v (%v)", on, err)
+		}
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	var pk int64
+	if err := st.db.QueryRow(`SELECT id FROM traces WHERE trace_id = 'second-t1'`).Scan(&pk); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.db.Exec(`DELETE FROM traces WHERE id = ?`, pk); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	st.db.QueryRow(`SELECT (SELECT count(*) FROM steps WHERE trace_pk = ?1) + (SELECT count(*) FROM step_bodies WHERE trace_pk = ?1)`, pk).Scan(&left)
+	if left != 0 {
+		t.Errorf("%d step rows left after their trace was deleted", left)
 	}
 }
 
