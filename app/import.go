@@ -300,16 +300,21 @@ func importInto(ctx context.Context, st *store.Store, sc *Engine, r io.Reader, n
 			put(b)
 		}
 	}
+	p := <-done // recs is closed: the parser is done
 	if score != nil {
 		if len(fresh) > 0 {
 			send()
 		}
 		close(score.in)
+		if fatal == nil && p.err == nil && (len(res.Bad) == 0 || opts.SkipBad) {
+			// The file is read and will be committed: its staged rows
+			// are copied while the scorer finishes its last batches.
+			fail(im.EndOfFile())
+		}
 		for b := range score.out {
 			put(b)
 		}
 	}
-	p := <-done
 	res.Format = p.format.Name
 	if errors.Is(p.err, importers.ErrEmpty) {
 		res.Format, p.err = "empty", nil

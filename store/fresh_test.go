@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -25,9 +26,10 @@ func scoreOf(id string) (ScoreRow, Suggestion) {
 
 // The scores an import puts for its fresh traces land as SaveScores would
 // write them after the import: the same rows in every table, the queue
-// columns included, staged or not, on either backend.
+// columns included, staged or not, on either backend, whether they are
+// put before the file's end (EndOfFile, where a staged file is copied) or
+// after it.
 func TestPutScoresAsSaveScoresAfter(t *testing.T) {
-	ctx := context.Background()
 	kinds := []struct {
 		name string
 		open func(t *testing.T) *Store
@@ -37,46 +39,61 @@ func TestPutScoresAsSaveScoresAfter(t *testing.T) {
 		{"postgres", backends[1].open},
 	}
 	for _, k := range kinds {
-		t.Run(k.name, func(t *testing.T) {
-			during, after := k.open(t), k.open(t)
-			im, err := during.BeginImport(ctx, "good.jsonl", false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer im.Rollback()
-			var rows []ScoreRow
-			var sugg []Suggestion
-			for i, line := range strings.Split(strings.TrimSpace(goodTraces), "\n") {
-				tr := parseTrace(t, "good.jsonl", i+1, line)
-				fresh, rerr, err := im.PutRow(PrepareTrace(tr))
-				if rerr != nil || err != nil || fresh == nil {
-					t.Fatalf("%s: fresh %v, %v %v", tr.TraceID, fresh, rerr, err)
-				}
-				r, s := scoreOf(tr.TraceID)
-				rows, sugg = append(rows, r), append(sugg, s)
-			}
-			if err := im.PutScores(rows, sugg); err != nil {
-				t.Fatal(err)
-			}
-			if err := im.Commit("native", "sha", 0); err != nil {
-				t.Fatal(err)
-			}
-			if im.Stats.Scored != 2 || len(im.Unscored()) != 0 {
-				t.Errorf("scored %d, unscored %v", im.Stats.Scored, im.Unscored())
-			}
-			if _, err := importString(t, after, "good.jsonl", goodTraces, ImportOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			if err := after.SaveScores(ctx, rows, sugg); err != nil {
-				t.Fatal(err)
-			}
-			if a, b := snapshot(t, after), snapshot(t, during); a != b {
-				t.Errorf("scored during the import, the databases differ:\n%s", firstDiff(a, b))
-			}
-			if stale, err := during.StaleTraces(ctx, "cfg"); err != nil || len(stale) != 0 {
-				t.Errorf("stale after the import: %v %v", stale, err)
-			}
-		})
+		for endAt := range 3 { // the scores of the first endAt traces come before EndOfFile
+			t.Run(fmt.Sprintf("%s, %d scored before the end", k.name, endAt), func(t *testing.T) {
+				putScoresAsSaveScoresAfter(t, k.open(t), k.open(t), endAt)
+			})
+		}
+	}
+}
+
+func putScoresAsSaveScoresAfter(t *testing.T, during, after *Store, endAt int) {
+	ctx := context.Background()
+	im, err := during.BeginImport(ctx, "good.jsonl", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer im.Rollback()
+	var rows []ScoreRow
+	var sugg []Suggestion
+	for i, line := range strings.Split(strings.TrimSpace(goodTraces), "\n") {
+		tr := parseTrace(t, "good.jsonl", i+1, line)
+		fresh, rerr, err := im.PutRow(PrepareTrace(tr))
+		if rerr != nil || err != nil || fresh == nil {
+			t.Fatalf("%s: fresh %v, %v %v", tr.TraceID, fresh, rerr, err)
+		}
+		r, s := scoreOf(tr.TraceID)
+		rows, sugg = append(rows, r), append(sugg, s)
+	}
+	if err := im.PutScores(rows[:endAt], sugg[:endAt]); err != nil {
+		t.Fatal(err)
+	}
+	if err := im.EndOfFile(); err != nil {
+		t.Fatal(err)
+	}
+	if err := im.PutScores(rows[endAt:], sugg[endAt:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := im.Commit("native", "sha", 0); err != nil {
+		t.Fatal(err)
+	}
+	if im.Stats.Scored != 2 || len(im.Unscored()) != 0 {
+		t.Errorf("scored %d, unscored %v", im.Stats.Scored, im.Unscored())
+	}
+	if _, err := importString(t, after, "good.jsonl", goodTraces, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := after.SaveScores(ctx, rows, sugg); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := snapshot(t, after), snapshot(t, during); a != b {
+		t.Errorf("scored during the import, the databases differ:\n%s", firstDiff(a, b))
+	}
+	if stale, err := during.StaleTraces(ctx, "cfg"); err != nil || len(stale) != 0 {
+		t.Errorf("stale after the import: %v %v", stale, err)
+	}
+	if during.d == sqliteDialect {
+		assertForeignKeysHold(t, during, "the import")
 	}
 }
 

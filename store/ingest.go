@@ -51,8 +51,12 @@ type Importer struct {
 	staged  string          // the staging database's file, removed when the import ends
 	scored  map[string]bool // the traces PutScores wrote a score for
 	format  string          // the file's format, once Commit knows it
+	ended   bool            // EndOfFile was called: no trace or case may follow
 	Stats   WriteStats
 }
+
+// errAfterEnd is a trace or case put after EndOfFile.
+var errAfterEnd = errors.New("store: a record put after EndOfFile")
 
 // SetLabeler makes every case of the file without a labeler of its own
 // that labeler's label, added beside the others' (see PutCase).
@@ -114,6 +118,9 @@ func (im *Importer) PutTrace(t *model.Trace) (*RecordError, error) {
 // after the commit, with its case and the traces it teaches.
 func (im *Importer) PutRow(row *TraceRow) (fresh *model.Trace, _ *RecordError, err error) {
 	defer im.cause(&err)
+	if im.ended {
+		return nil, nil, errAfterEnd
+	}
 	if err := im.start(true); err != nil {
 		return nil, nil, err
 	}
@@ -148,6 +155,9 @@ func (im *Importer) PutRow(row *TraceRow) (fresh *model.Trace, _ *RecordError, e
 // moves to the database's own transaction at its first case.
 func (im *Importer) PutCase(c *model.Case, line int) (_ *RecordError, err error) {
 	defer im.cause(&err)
+	if im.ended {
+		return nil, errAfterEnd
+	}
 	if err := im.direct(false); err != nil {
 		return nil, err
 	}
@@ -236,8 +246,21 @@ func nonNil(s []string) []string {
 	return s
 }
 
+// EndOfFile says the file is read to its end: what was staged is copied
+// into the database now, so that the copy overlaps the scorer's last
+// batches. Only PutScores and Commit may follow. Without staging it does
+// nothing.
+func (im *Importer) EndOfFile() (err error) {
+	defer im.cause(&err)
+	im.ended = true
+	if im.stage == nil {
+		return nil
+	}
+	return im.unstage(true)
+}
+
 // direct makes the rows go to the database's own transaction from here
-// on, copying what was staged into it; last says nothing more is put.
+// on, copying what was staged into it; last says only scores follow.
 func (im *Importer) direct(last bool) error {
 	if im.stage != nil {
 		return im.unstage(last)

@@ -169,7 +169,8 @@ func removeOrphanStaging(path string) {
 // unstage finishes the staging database, takes the real database's write
 // lock (BEGIN IMMEDIATE, waiting up to the lock wait) and copies the
 // staged rows in; the import's writer then writes to that transaction.
-// last says the file is all read: nothing is put after the copy.
+// last says the file is all read (EndOfFile, Commit): only the scores of
+// fresh traces are put after the copy.
 func (im *Importer) unstage(last bool) error {
 	ctx, w := im.ctx, im.w
 	if err := w.flush(); err != nil {
@@ -193,8 +194,9 @@ func (im *Importer) unstage(last bool) error {
 		return err
 	}
 	// A last copy that can delete nothing (no staged trace replaces one,
-	// so reconcile only skips) runs without foreign keys: its rows refer
-	// to each other and to contracts copied first by construction, and
+	// so reconcile only skips) runs without foreign keys, as do the
+	// scores put after it: their rows refer to each other, to the traces
+	// copied and to the contracts copied first by construction, and
 	// checking them was a fifth of the copy (the traces searched for the
 	// children copied before them). A copy that may delete keeps them for
 	// the cascades; so does one the file's cases follow. detachStaging
@@ -209,11 +211,25 @@ func (im *Importer) unstage(last bool) error {
 		return err
 	}
 	im.tx = tx
-	if err := im.copyStaged(w.replaces); err != nil {
+	offset, skipped, err := im.copyStaged(w.replaces)
+	if err != nil {
 		return err
 	}
-	im.w, err = im.newWriter(tx)
-	return err
+	if im.w, err = im.newWriter(tx); err != nil {
+		return err
+	}
+	if last {
+		// The fresh traces whose scores are still to come keep their
+		// place: PutScores now writes to the database, by the rows'
+		// ids there.
+		for id, f := range w.fresh {
+			if !skipped[id] {
+				f.pk += offset
+				im.w.fresh[id] = f
+			}
+		}
+	}
+	return nil
 }
 
 // detachStaging undoes what unstage did to a connection before it goes
@@ -235,18 +251,17 @@ func detachStaging(conn *sql.Conn) {
 // they came, without its lock: another process may have written the
 // same ids since, so each staged trace whose id is stored now is decided
 // again here, as putTrace would have.
-func (im *Importer) copyStaged(replaces map[string]string) error {
+func (im *Importer) copyStaged(replaces map[string]string) (offset int64, skipped map[string]bool, err error) {
 	ctx, tx := im.ctx, im.tx
 	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS staged_skip (pk INTEGER PRIMARY KEY)`); err != nil {
-		return err
+		return 0, nil, err
 	}
-	skips, err := im.reconcile(replaces)
-	if err != nil {
-		return err
+	if skipped, err = im.reconcile(replaces); err != nil {
+		return 0, nil, err
 	}
-	var offset int64
+	skips := len(skipped) > 0
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(max(id), 0) FROM main.traces`).Scan(&offset); err != nil {
-		return err
+		return 0, nil, err
 	}
 	// The staged traces keep their order and get the ids after the
 	// database's last one: the child rows then need no join to map them.
@@ -261,7 +276,7 @@ func (im *Importer) copyStaged(replaces map[string]string) error {
 	// without that case, is then not current, and it is scored again
 	// after the import.
 	if _, err := tx.ExecContext(ctx, `PRAGMA defer_foreign_keys = ON`); err != nil {
-		return err
+		return 0, nil, err
 	}
 	notSkipped := "NOT IN (SELECT pk FROM temp.staged_skip)"
 	if !skips {
@@ -281,7 +296,7 @@ func (im *Importer) copyStaged(replaces map[string]string) error {
 	for _, c := range copies {
 		cols, err := stagedColumns(ctx, tx, c.table, c.pk)
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
 		q := `INSERT INTO main.` + c.table + ` (` + cols + `) SELECT ` + cols + ` FROM staged.` + c.table + ` ` + c.tail
 		var args []any
@@ -301,14 +316,14 @@ func (im *Importer) copyStaged(replaces map[string]string) error {
 			args = append(args, offset)
 		}
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return fmt.Errorf("copying the staged %s: %w", c.table, err)
+			return 0, nil, fmt.Errorf("copying the staged %s: %w", c.table, err)
 		}
 	}
 	// Cases waiting for one of these traces (a suite imported first, or
 	// the cases of a replaced trace, unlinked by ON DELETE SET NULL).
 	_, err = tx.ExecContext(ctx, `UPDATE main.cases SET trace_pk = (SELECT t.id FROM main.traces t WHERE t.trace_id = cases.source_trace)
 		WHERE trace_pk IS NULL AND source_trace IN (SELECT trace_id FROM staged.traces)`)
-	return err
+	return offset, skipped, err
 }
 
 // landedColumns is the select list of a staged trace's columns cols as
@@ -344,13 +359,13 @@ func landedColumns(cols string, withFormat bool) string {
 
 // reconcile decides each staged trace whose id the database holds now;
 // skips says some staged traces are not to be copied (temp.staged_skip).
-func (im *Importer) reconcile(replaces map[string]string) (skips bool, _ error) {
+func (im *Importer) reconcile(replaces map[string]string) (skipped map[string]bool, _ error) {
 	ctx, tx, res := im.ctx, im.tx, &im.Stats
 	rows, err := tx.QueryContext(ctx, `SELECT st.id, st.trace_id, st.content_sha, st.step_count, st.source_line,
 		t.id, t.content_sha, t.source_file, t.source_line
 		FROM staged.traces st JOIN main.traces t ON t.trace_id = st.trace_id ORDER BY st.id`)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	type known struct {
 		stagedPK, pk          int64
@@ -362,16 +377,16 @@ func (im *Importer) reconcile(replaces map[string]string) (skips bool, _ error) 
 		var k known
 		if err := rows.Scan(&k.stagedPK, &k.id, &k.sha, &k.steps, &k.line, &k.pk, &k.oldSHA, &k.file, &k.oldLine); err != nil {
 			rows.Close()
-			return false, err
+			return nil, err
 		}
 		ks = append(ks, k)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return false, err
+		return nil, err
 	}
 	seen := map[string]bool{}
-	skipped := map[string]bool{}
+	skipped = map[string]bool{}
 	for _, k := range ks {
 		seen[k.id] = true
 		planned, replacing := replaces[k.id]
@@ -393,7 +408,7 @@ func (im *Importer) reconcile(replaces map[string]string) (skips bool, _ error) 
 			}
 			skipped[k.id] = true
 			if _, err := tx.ExecContext(ctx, `INSERT INTO temp.staged_skip (pk) VALUES (?)`, k.stagedPK); err != nil {
-				return false, err
+				return nil, err
 			}
 			continue
 		case im.replace:
@@ -402,11 +417,11 @@ func (im *Importer) reconcile(replaces map[string]string) (skips bool, _ error) 
 				res.New--
 			}
 		default:
-			return false, fmt.Errorf("%s:%d: trace %q was imported by another process from %s:%d while this file was read, with different content (import it again to see the conflict, or use --replace)",
+			return nil, fmt.Errorf("%s:%d: trace %q was imported by another process from %s:%d while this file was read, with different content (import it again to see the conflict, or use --replace)",
 				im.file, k.line, k.id, k.file, k.oldLine)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM main.traces WHERE id = ?`, k.pk); err != nil {
-			return false, err
+			return nil, err
 		}
 	}
 	for id := range replaces {
@@ -424,7 +439,7 @@ func (im *Importer) reconcile(replaces map[string]string) (skips bool, _ error) 
 		}
 		res.Traces = kept
 	}
-	return len(skipped) > 0, nil
+	return skipped, nil
 }
 
 // stagedColumns lists a staged table's columns but exclude, comma

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -231,40 +232,73 @@ func TestStagedTracesDecidedAgainAtCommit(t *testing.T) {
 			want: WriteStats{Replaced: 1, Steps: 1, Traces: []string{"a"}}},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			st := sqliteStore(t)
-			if c.before != nil {
-				other(t, st, c.before)
+		for _, atEnd := range []bool{false, true} {
+			name := c.name
+			if atEnd {
+				name += ", scored after EndOfFile"
 			}
-			ctx := context.Background()
-			im, _ := st.BeginImport(ctx, "mine.jsonl", c.replace)
-			defer im.Rollback()
-			mine := trace("a", "1")
-			mine.Source = model.Source{File: "mine.jsonl", Line: 7}
-			if rerr, err := im.PutTrace(mine); rerr != nil || err != nil {
-				t.Fatal(rerr, err)
-			}
-			other(t, st, c.meantime)
-			err := im.Commit("native", "sha", 0)
-			if !strings.HasPrefix(errText(err), c.wantErr) || (c.wantErr == "") != (err == nil) {
-				t.Fatalf("commit: %v, want %q", err, c.wantErr)
-			}
-			if err != nil {
-				var n int
-				st.db.QueryRow(`SELECT count(*) FROM imports WHERE path = 'mine.jsonl'`).Scan(&n)
-				if n != 0 {
-					t.Error("the failed file was recorded as imported")
+			t.Run(name, func(t *testing.T) {
+				st := sqliteStore(t)
+				if c.before != nil {
+					other(t, st, c.before)
 				}
-				return
-			}
-			if jsonish(im.Stats) != jsonish(c.want) {
-				t.Errorf("stats %s, want %s", jsonish(im.Stats), jsonish(c.want))
-			}
-			var answer string
-			if err := st.db.QueryRow(`SELECT answer FROM traces WHERE trace_id = 'a'`).Scan(&answer); err != nil || answer != "1" && c.replace {
-				t.Errorf("stored answer %q, %v", answer, err)
-			}
-		})
+				ctx := context.Background()
+				im, _ := st.BeginImport(ctx, "mine.jsonl", c.replace)
+				defer im.Rollback()
+				mine := trace("a", "1")
+				mine.Source = model.Source{File: "mine.jsonl", Line: 7}
+				fresh, rerr, err := im.PutRow(PrepareTrace(mine))
+				if rerr != nil || err != nil {
+					t.Fatal(rerr, err)
+				}
+				other(t, st, c.meantime)
+				want := c.want
+				if atEnd {
+					// The copy runs at EndOfFile; the score put after it
+					// lands only for a trace the copy did not skip.
+					err = im.EndOfFile()
+					if err == nil {
+						r, s := scoreOf("a")
+						err = im.PutScores([]ScoreRow{r}, []Suggestion{s})
+					}
+					if err == nil {
+						if _, _, perr := im.PutRow(PrepareTrace(trace("b", "1"))); !errors.Is(perr, errAfterEnd) {
+							t.Errorf("a trace put after EndOfFile: %v", perr)
+						}
+						err = im.Commit("native", "sha", 0)
+					}
+					if fresh != nil && want.Unchanged == 0 {
+						want.Scored = 1 // a trace that replaces a stored one is not fresh
+					}
+				} else {
+					err = im.Commit("native", "sha", 0)
+				}
+				if !strings.HasPrefix(errText(err), c.wantErr) || (c.wantErr == "") != (err == nil) {
+					t.Fatalf("commit: %v, want %q", err, c.wantErr)
+				}
+				if err != nil {
+					var n int
+					st.db.QueryRow(`SELECT count(*) FROM imports WHERE path = 'mine.jsonl'`).Scan(&n)
+					if n != 0 {
+						t.Error("the failed file was recorded as imported")
+					}
+					return
+				}
+				if jsonish(im.Stats) != jsonish(want) {
+					t.Errorf("stats %s, want %s", jsonish(im.Stats), jsonish(want))
+				}
+				var answer string
+				if err := st.db.QueryRow(`SELECT answer FROM traces WHERE trace_id = 'a'`).Scan(&answer); err != nil || answer != "1" && c.replace {
+					t.Errorf("stored answer %q, %v", answer, err)
+				}
+				var scores int
+				st.db.QueryRow(`SELECT count(*) FROM scores s JOIN traces t ON t.id = s.trace_pk WHERE t.trace_id = 'a'`).Scan(&scores)
+				if scores != want.Scored {
+					t.Errorf("%d scores stored for a, want %d", scores, want.Scored)
+				}
+				assertForeignKeysHold(t, st, name)
+			})
+		}
 	}
 }
 
