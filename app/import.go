@@ -309,7 +309,7 @@ func importInto(ctx context.Context, st *store.Store, sc *Engine, r io.Reader, n
 		if fatal == nil && p.err == nil && (len(res.Bad) == 0 || opts.SkipBad) {
 			// The file is read and will be committed: its staged rows
 			// are copied while the scorer finishes its last batches.
-			fail(im.EndOfFile())
+			fail(im.EndOfFile(p.format.Name))
 		}
 		for b := range score.out {
 			put(b)

@@ -68,7 +68,7 @@ func putScoresAsSaveScoresAfter(t *testing.T, during, after *Store, endAt int) {
 	if err := im.PutScores(rows[:endAt], sugg[:endAt]); err != nil {
 		t.Fatal(err)
 	}
-	if err := im.EndOfFile(); err != nil {
+	if err := im.EndOfFile("native"); err != nil {
 		t.Fatal(err)
 	}
 	if err := im.PutScores(rows[endAt:], sugg[endAt:]); err != nil {

@@ -246,13 +246,14 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// EndOfFile says the file is read to its end: what was staged is copied
-// into the database now, so that the copy overlaps the scorer's last
-// batches. Only PutScores and Commit may follow. Without staging it does
-// nothing.
-func (im *Importer) EndOfFile() (err error) {
+// EndOfFile says the file, of format format, is read to its end: what
+// was staged is copied into the database now, so that the copy overlaps
+// the scorer's last batches. Only PutScores and Commit may follow.
+// Without staging it does nothing.
+func (im *Importer) EndOfFile(format string) (err error) {
 	defer im.cause(&err)
 	im.ended = true
+	im.format = format // staged traces land with it
 	if im.stage == nil {
 		return nil
 	}

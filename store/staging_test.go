@@ -256,7 +256,7 @@ func TestStagedTracesDecidedAgainAtCommit(t *testing.T) {
 				if atEnd {
 					// The copy runs at EndOfFile; the score put after it
 					// lands only for a trace the copy did not skip.
-					err = im.EndOfFile()
+					err = im.EndOfFile("native")
 					if err == nil {
 						r, s := scoreOf("a")
 						err = im.PutScores([]ScoreRow{r}, []Suggestion{s})
