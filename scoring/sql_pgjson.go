@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strconv"
@@ -13,6 +14,8 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"tracelab/model"
 )
 
 // parseSQL parses SQL text into pg_query's tree, as pg.Parse does.
@@ -46,7 +49,7 @@ func parseFromJSON(sql string) (*pg.ParseResult, bool, error) {
 	if err != nil {
 		return nil, true, err // the error pg.Parse gives: both come from the one C parser
 	}
-	d := pgJSON{js: js, sql: sql}
+	d := pgJSON{js: []byte(js), sql: sql}
 	tree, err := d.decode()
 	if err != nil {
 		return nil, false, nil
@@ -65,7 +68,7 @@ var errPGJSON = errors.New("pg_query JSON not as expected")
 // four times as much: the tree is mostly oneofs, which it sets by
 // reflection.
 type pgJSON struct {
-	js  string
+	js  []byte
 	pos int
 	sql string // the parsed text, to read a constant's lost value from
 	buf []byte
@@ -200,7 +203,7 @@ func (d *pgJSON) message(m *pgMessage) error {
 			if err != nil || !d.eat(':') {
 				return errPGJSON
 			}
-			f := m.fields[key]
+			f := m.fields[string(key)]
 			if f == nil {
 				return errPGJSON
 			}
@@ -291,7 +294,7 @@ func integerAt(sql string, loc int) (int32, bool) {
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
-// lengthSize is the room a message's length takes before its contents:
+// lengthSize is the room the length of a message or string takes before its contents:
 // the length is known only once they are written, and protobuf readers
 // take a varint padded to five bytes.
 const lengthSize = 5
@@ -353,9 +356,9 @@ func (d *pgJSON) value(f *pgField) error {
 	case protoreflect.BoolKind:
 		v := uint64(0)
 		switch {
-		case strings.HasPrefix(d.js[d.pos:], "true"):
+		case bytes.HasPrefix(d.js[d.pos:], []byte("true")):
 			d.pos, v = d.pos+4, 1
-		case strings.HasPrefix(d.js[d.pos:], "false"):
+		case bytes.HasPrefix(d.js[d.pos:], []byte("false")):
 			d.pos += 5
 		default:
 			return errPGJSON
@@ -367,7 +370,7 @@ func (d *pgJSON) value(f *pgField) error {
 		if err != nil {
 			return err
 		}
-		v, ok := f.enum[name]
+		v, ok := f.enum[string(name)]
 		if !ok {
 			return errPGJSON
 		}
@@ -394,96 +397,42 @@ func (d *pgJSON) integer() (int64, bool) {
 	for end < len(d.js) && isDigit(d.js[end]) {
 		end++
 	}
-	n, err := strconv.ParseInt(d.js[d.pos:end], 10, 64)
+	n, err := strconv.ParseInt(string(d.js[d.pos:end]), 10, 64)
 	d.pos = end
 	return n, err == nil && n >= -1<<31 && n <= 1<<32-1
 }
 
 // rawString reads a string without escapes (a key or an enum name) as a
 // part of the JSON text.
-func (d *pgJSON) rawString() (string, error) {
+func (d *pgJSON) rawString() ([]byte, error) {
 	if !d.eat('"') {
-		return "", errPGJSON
+		return nil, errPGJSON
 	}
-	end := strings.IndexByte(d.js[d.pos:], '"')
+	end := bytes.IndexByte(d.js[d.pos:], '"')
 	if end < 0 {
-		return "", errPGJSON
+		return nil, errPGJSON
 	}
 	s := d.js[d.pos : d.pos+end]
-	if strings.IndexByte(s, '\\') >= 0 {
-		return "", errPGJSON
+	if bytes.IndexByte(s, '\\') >= 0 {
+		return nil, errPGJSON
 	}
 	d.pos += end + 1
 	return s, nil
 }
 
-// string writes a string value as a protobuf string, undoing
-// _outToken's escapes.
+// string writes a string value as a protobuf string, its escapes undone
+// as JSON's: _outToken writes them as JSON does. Its length goes before
+// it padded, as a message's does.
 func (d *pgJSON) string() error {
 	if !d.eat('"') {
 		return errPGJSON
 	}
-	for i := d.pos; i < len(d.js); i++ {
-		switch d.js[i] {
-		case '"':
-			d.buf = protowire.AppendString(d.buf, d.js[d.pos:i])
-			d.pos = i + 1
-			return nil
-		case '\\':
-			s, err := d.escaped(d.pos)
-			d.buf = protowire.AppendString(d.buf, s)
-			return err
-		}
+	d.buf = append(d.buf, make([]byte, lengthSize)...)
+	start := len(d.buf)
+	var ok bool
+	if d.buf, d.pos, ok = model.AppendUnquoted(d.buf, d.js, d.pos, false); !ok {
+		return errPGJSON
 	}
-	return errPGJSON
-}
-
-// escaped reads the rest of a string value that has an escape.
-func (d *pgJSON) escaped(start int) (string, error) {
-	var b strings.Builder
-	i := start
-	for i < len(d.js) {
-		c := d.js[i]
-		switch {
-		case c == '"':
-			d.pos = i + 1
-			return b.String(), nil
-		case c != '\\':
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		if i+1 >= len(d.js) {
-			break
-		}
-		i += 2
-		switch d.js[i-1] {
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case '"', '\\', '/':
-			b.WriteByte(d.js[i-1])
-		case 'u':
-			// _outToken writes \u00XX for a control character, < and >.
-			if i+4 > len(d.js) {
-				return "", errPGJSON
-			}
-			n, err := strconv.ParseUint(d.js[i:i+4], 16, 16)
-			if err != nil || n >= utf8.RuneSelf {
-				return "", errPGJSON
-			}
-			b.WriteByte(byte(n))
-			i += 4
-		default:
-			return "", errPGJSON
-		}
-	}
-	return "", errPGJSON
+	putLength(d.buf[start-lengthSize:], len(d.buf)-start)
+	return nil
 }
