@@ -41,14 +41,8 @@ const maxRawDepth = 1000
 // members reads an object whose members one handles, each name at most
 // once (seen holds the names read, by the bit one gives them).
 func (d *nativeDecoder) members(one func(name []byte) (bit uint32, ok bool)) bool {
-	if !d.eat('{') {
-		return false
-	}
-	if d.eat('}') {
-		return true
-	}
 	var seen uint32
-	for {
+	return d.list('{', '}', func() bool {
 		name, ok := d.name()
 		if !ok || !d.eat(':') {
 			return false
@@ -58,11 +52,8 @@ func (d *nativeDecoder) members(one func(name []byte) (bit uint32, ok bool)) boo
 			return false
 		}
 		seen |= bit
-		if d.eat(',') {
-			continue
-		}
-		return d.eat('}')
-	}
+		return true
+	})
 }
 
 // trace reads the top-level object into nt.
@@ -104,11 +95,15 @@ func (d *nativeDecoder) trace(nt *nativeTrace) bool {
 }
 
 // array reads an array, each element with one.
-func (d *nativeDecoder) array(one func() bool) bool {
-	if !d.eat('[') {
+func (d *nativeDecoder) array(one func() bool) bool { return d.list('[', ']', one) }
+
+// list reads an array or an object (open, end), each element or member
+// with one.
+func (d *nativeDecoder) list(open, end byte, one func() bool) bool {
+	if !d.eat(open) {
 		return false
 	}
-	if d.eat(']') {
+	if d.eat(end) {
 		return true
 	}
 	for {
@@ -116,7 +111,7 @@ func (d *nativeDecoder) array(one func() bool) bool {
 			return false
 		}
 		if !d.eat(',') {
-			return d.eat(']')
+			return d.eat(end)
 		}
 	}
 }
@@ -310,32 +305,17 @@ func (d *nativeDecoder) skip(depth int) bool {
 		if depth >= maxRawDepth {
 			return false
 		}
-		end := byte('}')
 		if c == '[' {
-			end = ']'
+			return d.array(func() bool { return d.skip(depth + 1) })
 		}
-		d.i++
-		if d.eat(end) {
-			return true
-		}
-		for {
-			if c == '{' {
-				if !d.eat('"') {
-					return false
-				}
-				var ok bool
-				if d.i, ok = skipString(d.b, d.i); !ok || !d.eat(':') {
-					return false
-				}
-			}
-			if !d.skip(depth + 1) {
+		return d.list('{', '}', func() bool {
+			if !d.eat('"') {
 				return false
 			}
-			if d.eat(',') {
-				continue
-			}
-			return d.eat(end)
-		}
+			var ok bool
+			d.i, ok = skipString(d.b, d.i)
+			return ok && d.eat(':') && d.skip(depth+1)
+		})
 	case c == '"':
 		var ok bool
 		d.i, ok = skipString(d.b, d.i+1)
