@@ -50,7 +50,7 @@ type Importer struct {
 	stage   *staging        // set while the rows go to a staging database
 	staged  string          // the staging database's file, removed when the import ends
 	scored  map[string]bool // the traces PutScores wrote a score for
-	format  string          // the file's format, once Commit knows it
+	format  string          // the file's format, once EndOfFile or Commit knows it
 	ended   bool            // EndOfFile was called: no trace or case may follow
 	Stats   WriteStats
 }
