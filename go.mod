@@ -1,4 +1,4 @@
-module tracelab
+module github.com/tracelab-dev/tracelab
 
 go 1.26.7
 

@@ -3,7 +3,7 @@ package agreement_test
 import (
 	"os"
 
-	"tracelab/agreement"
+	"github.com/tracelab-dev/tracelab/agreement"
 )
 
 // A caller builds one Ratings per field from the labels it holds: one

@@ -8,8 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"tracelab/cireport"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/cireport"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Report is what `tracelab agree` prints: the statistics for one field

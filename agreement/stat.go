@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"tracelab/cireport"
+	"github.com/tracelab-dev/tracelab/cireport"
 )
 
 // Stat is one statistic that may have no value: a ratio whose

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"tracelab/agreement"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/agreement"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // AgreeBy lists what `tracelab agree --by` compares raters on.

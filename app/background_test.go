@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // The teacher of peerEngine's question (task-specific server) and how

@@ -3,8 +3,8 @@ package app
 import (
 	"context"
 
-	"tracelab/model"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // loadAhead loads ids a batch at a time with load, on its own goroutine,

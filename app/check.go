@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"tracelab/importers"
-	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/store"
-	"tracelab/suite"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/store"
+	"github.com/tracelab-dev/tracelab/suite"
 )
 
 // ErrBadInput marks a check that could not run on its input (see suite.ErrBadInput).

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"tracelab/model"
-	"tracelab/suite"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/suite"
 )
 
 // benchCheckSQL are the statements the generated warehouse traces run;

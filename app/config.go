@@ -10,9 +10,9 @@ import (
 	"os"
 	"time"
 
-	"tracelab/importers"
-	"tracelab/scoring"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // Files names the optional configuration files of a scoring run.

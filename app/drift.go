@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // This file is where tool-contract drift meets the store: the semantic

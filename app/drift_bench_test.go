@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // benchDriftStore generates n traces of two servers over three runs, each

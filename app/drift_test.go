@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

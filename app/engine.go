@@ -8,9 +8,9 @@ import (
 	"sort"
 	"sync"
 
-	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // Engine owns one database and the scoring configuration of a session, and

@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/store"
-	"tracelab/suite"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/store"
+	"github.com/tracelab-dev/tracelab/suite"
 )
 
 // ExportOptions steer an export.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // addCorpusContracts gives every case of writeCheckCorpus's suite the

@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // suiteContractsName is the file of the tool contracts a suite's cases

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
-	"tracelab/suite"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/suite"
 )
 
 // replayWithTools is the source trace of a bundled case rerun under its

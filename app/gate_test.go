@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
-	"tracelab/suite"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/suite"
 )
 
 func TestMatchByQuestion(t *testing.T) {

@@ -10,9 +10,9 @@ import (
 	"os"
 	"sync/atomic"
 
-	"tracelab/importers"
-	"tracelab/model"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // Defaults fill in what a trace format does not carry.

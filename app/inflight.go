@@ -3,8 +3,8 @@ package app
 import (
 	"context"
 
-	"tracelab/model"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // inflightBatch is how many fresh traces the import's scorer takes at a

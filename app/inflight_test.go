@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // importStep is one file a scenario imports, in order.

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // A judge is one more rater: an external command (an LLM behind a script,

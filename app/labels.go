@@ -11,9 +11,9 @@ import (
 	"strings"
 	"sync"
 
-	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // The labeling actions of the workbench. Each is one action in the event

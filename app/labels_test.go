@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"tracelab/model"
-	"tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // labelEngine is an engine on the bundled traces without their cases,

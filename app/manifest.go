@@ -13,9 +13,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"tracelab/model"
-	"tracelab/store"
-	"tracelab/suite"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store"
+	"github.com/tracelab-dev/tracelab/suite"
 )
 
 // ManifestName is the suite manifest export writes next to cases.jsonl.

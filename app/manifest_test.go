@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/scoring"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // exportSuite exports the bundled cases with the given scoring files and

@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // CopyReport is what MigrateStore copied and how the two sides compare.

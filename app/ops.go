@@ -4,10 +4,10 @@ import (
 	"context"
 	"os"
 
-	"tracelab/importers"
-	"tracelab/model"
-	"tracelab/store"
-	"tracelab/suite"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store"
+	"github.com/tracelab-dev/tracelab/suite"
 )
 
 // Import types, re-exported for the front ends.

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // DefaultOracleMaxOutput is how much an oracle may write per call when

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sort"
 
-	"tracelab/model"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // Labels per labeler: every person, judge and the machine is a rater of a

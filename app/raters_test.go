@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Two people label one trace: agreeing, the final label is theirs;

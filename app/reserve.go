@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // Labeling as a team: reservations and other people's edits.

@@ -3,8 +3,8 @@ package app
 import (
 	"context"
 
-	"tracelab/store"
-	"tracelab/suite"
+	"github.com/tracelab-dev/tracelab/store"
+	"github.com/tracelab-dev/tracelab/suite"
 )
 
 // SampleQueue draws a sample from the store's traces and makes it the

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"sort"
 
-	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // Result is one scored trace with its case.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 func openEngine(t *testing.T, withCases bool, files Files) *Engine {

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // openTestdata imports the bundled traces (and, when withCases, the gold

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"tracelab/model"
-	"tracelab/store"
-	"tracelab/store/pgtest"
-	"tracelab/suite"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store"
+	"github.com/tracelab-dev/tracelab/store/pgtest"
+	"github.com/tracelab-dev/tracelab/suite"
 )
 
 func TestMain(m *testing.M) {

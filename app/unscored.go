@@ -3,7 +3,7 @@ package app
 import (
 	"context"
 
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // scoreChunk is how many traces one committed scoring step covers: a kill

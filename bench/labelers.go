@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"tracelab/app"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // labelers times a team labeling one queue: -labelers goroutines, each

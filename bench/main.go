@@ -27,8 +27,8 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"tracelab/app"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 func main() {

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"tracelab/model"
-	"tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // DriftFormats are the output formats RenderDrift writes.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"tracelab/model"
-	"tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // contracts reads a JSON array of MCP tool objects, as the importers do.

@@ -1,6 +1,6 @@
 package cireport
 
-import "tracelab/model"
+import "github.com/tracelab-dev/tracelab/model"
 
 // Printable makes untrusted text (tool and property names come from the
 // listings, case ids and reasons from suites) safe to print: control

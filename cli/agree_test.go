@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/app"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 const judgeCmd = "sh testdata/raters/judge.sh"

@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"tracelab/app"
-	"tracelab/cireport"
-	"tracelab/model"
-	"tracelab/suite"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/cireport"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/suite"
 )
 
 var checkFormats = []string{"text", "json", "markdown", "github"}

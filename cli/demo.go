@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"tracelab/app"
-	"tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // demoPolicy is the bundled policy oracle, so the demo shows policy leaks.

@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"tracelab/app"
-	"tracelab/cireport"
-	"tracelab/model"
-	"tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/cireport"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // driftExitError carries the exit code a command wants; main maps it with

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // driftDBFixture imports the bundled traces and cases plus run r3 of the

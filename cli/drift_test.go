@@ -14,9 +14,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"tracelab/cireport"
-	"tracelab/importers"
-	"tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/cireport"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // The -update flag rewrites golden files. Another test file of package

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"tracelab/model"
-	"tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // newFieldsCmd is `tracelab fields`: the table.column fields each SQL

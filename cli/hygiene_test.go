@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // hostileTraces carry a bidi override in the id, server and question and

@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"tracelab/app"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 func newImportCmd() *cobra.Command {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"tracelab/app"
+	"github.com/tracelab-dev/tracelab/app"
 )
 
 func newJudgeCmd() *cobra.Command {

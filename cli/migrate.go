@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"tracelab/app"
+	"github.com/tracelab-dev/tracelab/app"
 )
 
 func newMigrateCmd() *cobra.Command {

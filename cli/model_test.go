@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/app"
+	"github.com/tracelab-dev/tracelab/app"
 )
 
 // TestModelAndEstimatedCostAreKept: the model a trace names and a cost

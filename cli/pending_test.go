@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/app"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // TestGoldOnlyCasesCountTheScorersVerdict: a suite whose gold experts wrote

@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"tracelab/app"
-	"tracelab/cireport"
-	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/suite"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/cireport"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/suite"
 )
 
 func newReportCmd() *cobra.Command {

@@ -14,8 +14,8 @@ import (
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
 
-	"tracelab/app"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Program is what main hands the command line: the build's version and

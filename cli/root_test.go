@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/app"
-	"tracelab/store/pgtest"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/store/pgtest"
 )
 
 // run executes the CLI in-process and returns stdout, stderr and the exit code.

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"tracelab/app"
-	"tracelab/model"
-	"tracelab/suite"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/suite"
 )
 
 func newSampleCmd() *cobra.Command {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // manyTraces writes n small native traces over three tools, two roles and

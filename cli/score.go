@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"tracelab/app"
-	"tracelab/cireport"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/cireport"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // addScoringFlags declares the inputs every scoring command shares.

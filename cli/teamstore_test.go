@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/store/pgtest"
+	"github.com/tracelab-dev/tracelab/store/pgtest"
 )
 
 // The bundled testdata imported, scored and exported through PostgreSQL

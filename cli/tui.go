@@ -10,8 +10,8 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"tracelab/app"
-	"tracelab/tui"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/tui"
 )
 
 // addTUIFlags adds the workbench flags to a command that opens it.

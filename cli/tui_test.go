@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"tracelab/app"
+	"github.com/tracelab-dev/tracelab/app"
 )
 
 func TestTUIFlags(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Anthropic Messages API: a request {model, system, messages, tools}, a

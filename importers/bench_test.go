@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"tracelab/app"
-	"tracelab/importers"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // writeNativeCorpus writes n traces of 10 steps each (a realistic mix of

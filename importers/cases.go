@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // The seed's cases.jsonl: one labeled case per line.

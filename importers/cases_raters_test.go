@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 const caseHead = `{"case_id":"c1","question":"How many?","gold":{},"label":{"correct":true,"grounded":null,"failure_class":null}`

@@ -25,7 +25,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"gopkg.in/yaml.v3"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // cassetteAPI is one model API a cassette interaction may call.

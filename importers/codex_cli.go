@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Codex CLI writes a rollout JSONL per session under ~/.codex/sessions/:

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // convBuilder feeds a conversation given piece by piece (the user's

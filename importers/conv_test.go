@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // steps builds steps from "kind:text" specs; a tool_call spec is

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // One fixture harness for every format: testdata/formats/<format>/ holds

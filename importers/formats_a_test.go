@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 func parseFile(t *testing.T, path, forced string) (Format, []Record, error) {

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Gemini generateContent (Google AI and Vertex AI): a request {contents:

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // genMsg is one chat message, whatever provider shape it came in.

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Helpers shared by the otel, openinference, mcp and langfuse tests.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Deterministic ids for records that carry none, stable across re-imports.

@@ -15,7 +15,7 @@ import (
 	"sort"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Record is one thing a parser read: a trace, a case, or a bad line.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Inspect AI eval logs in JSON: one file is one eval log {version, status,

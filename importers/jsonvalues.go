@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // jsonValue is one top-level JSON value of a file.

@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Langfuse trace exports: the public API's trace with nested

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // LangSmith run payloads: the SDK's batch ingest {post: [run…], patch:

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // LiteLLM logs one StandardLoggingPayload per model call (the proxy's spend

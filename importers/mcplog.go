@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // MCP JSON-RPC logs: one message per line as a proxy or inspector records

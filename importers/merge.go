@@ -5,7 +5,7 @@ package importers
 import (
 	"bytes"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // prefixMerger holds back the trace of a logged API call ({request,

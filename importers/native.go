@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // The native format: one trace per line, as DESIGN.md documents it.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // FuzzNative feeds arbitrary bytes to the native parser: it must never

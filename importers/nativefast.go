@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // decodeNativeFast decodes one native trace line into what json.Unmarshal

@@ -6,7 +6,7 @@ import (
 	"io"
 	"sort"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // OpenAI Agents SDK traces as its exporter sends them ({data: [item…]},

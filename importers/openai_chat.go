@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // OpenAI Chat Completions: conversations with messages[] (fine-tuning

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // OpenAI Responses API: a response object {object:"response", output:[items],

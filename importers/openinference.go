@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // OpenInference (Arize Phoenix) spans: Phoenix span JSON ({name, context,

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // OpenTelemetry GenAI semantic conventions in OTLP JSON: one

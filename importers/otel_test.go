@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 const otelFixtures = "testdata/formats/otel"

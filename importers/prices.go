@@ -15,7 +15,7 @@ import (
 	"strings"
 	"sync"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 //go:embed prices.json

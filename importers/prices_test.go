@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 func TestPriceOf(t *testing.T) {

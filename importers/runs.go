@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // runTime reads a time as unix seconds, milliseconds or nanoseconds (a

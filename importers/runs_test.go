@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 func TestRunTime(t *testing.T) {

@@ -3,7 +3,7 @@ package importers
 import (
 	"strconv"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // tokenScanner reads JSON tokens from a byte slice as encoding/json's

@@ -3,7 +3,7 @@ package importers
 import (
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // MetaIncomplete is the Metadata key set on a trace read from a stream

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // TestStreamCut: a streamed response cut before its end event imports

@@ -15,7 +15,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // The bundled sample data (testdata/ at the repository root) is the demo

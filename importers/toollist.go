@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // ListingError is a precise complaint about a tool listing: the JSON path

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Vercel AI SDK telemetry (experimental_telemetry): OpenTelemetry spans as

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"text/tabwriter"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // oracleMsg is one ChatML message of Langfuse's own normalisation.

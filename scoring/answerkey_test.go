@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // updateGolden is the -update flag, declared in sql_golden_test.go: it rewrites

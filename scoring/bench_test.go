@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // benchSQL are statement shapes agents write against a warehouse: joins,

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // kindEvidence is the evidence of one kind (one symptom) for a class; a

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/importers"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Small traces, one per symptom, in the native format. Tool definitions

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"tracelab/importers"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 func TestCentsAgainstDollarLiterals(t *testing.T) {

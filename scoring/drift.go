@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strconv"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // DriftFinding is one classified difference between two tool contracts.

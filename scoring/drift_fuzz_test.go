@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // fuzzListing decodes a JSON array of MCP-shaped tools without the importers

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // historyDir holds real OLD/NEW tools/list pairs of public MCP servers

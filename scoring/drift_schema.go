@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // JSON Schema keywords whose values are schemas, by how they hold them.

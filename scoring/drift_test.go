@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // testTool builds a contract from an MCP-shaped tool object, as the

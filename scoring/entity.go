@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Entity evidence, as the seed's trace symptom reads: "An argument whose

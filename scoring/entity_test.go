@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"tracelab/importers"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 func TestEntityRules(t *testing.T) {

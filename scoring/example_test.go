@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 
-	"tracelab/importers"
-	"tracelab/model"
-	"tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // Score the seed's two servers against its case and build report.json.

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Lineage maps "tool.argument" to the governed table.column fields the

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // CheckReports refuses a report with a number JSON cannot carry: a sum of

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 func TestRound6KeepsHugeValuesFinite(t *testing.T) {

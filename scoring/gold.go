@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Peer is another trace the caller knows about, offered as a source of gold

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // The glossary entry for the seed's "active" (shaped after the seed's case

@@ -7,8 +7,8 @@ import (
 	"os"
 	"testing"
 
-	"tracelab/importers"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // readTraces parses a native JSONL file with the importer the CLI uses.

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // decodeValue is json.Unmarshal(data, &v) for v of type any, as fast as a

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // DefaultLexicon is the built-in list of hedging phrases that mark a guess.

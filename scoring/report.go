@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // CaseResult is one scored trace as the report counts it.

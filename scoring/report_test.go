@@ -6,7 +6,7 @@ import (
 	"math/rand"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 func TestExactSum(t *testing.T) {

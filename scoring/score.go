@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // How commands and the TUI use this file:

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/importers"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // FuzzScore: any trace the native importer accepts scores without a panic,

@@ -1,6 +1,6 @@
 package scoring
 
-import "tracelab/model"
+import "github.com/tracelab-dev/tracelab/model"
 
 // AppendJSON appends the score as json.Marshal encodes it, byte for byte
 // (TestAppendJSONMatchesMarshal, FuzzAppendJSON), and fails where it

@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // sameAsMarshal fails t unless AppendJSON writes what json.Marshal

@@ -3,7 +3,7 @@ package scoring
 import (
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // The seed's opening example ("Same score, different truth"): two servers,

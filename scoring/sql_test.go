@@ -10,8 +10,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
-	"tracelab/importers"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // shopSchema is the schema most shapes below resolve against; shapes that

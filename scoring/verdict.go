@@ -1,6 +1,6 @@
 package scoring
 
-import "tracelab/model"
+import "github.com/tracelab-dev/tracelab/model"
 
 // Source says who decided one field of a verdict.
 type Source string

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"tracelab/store/pgtest"
+	"github.com/tracelab-dev/tracelab/store/pgtest"
 )
 
 func TestMain(m *testing.M) {

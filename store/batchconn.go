@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // cacheKiB is the page cache of every SQLite connection (as PRAGMA

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // CaseRecord is a case with the bookkeeping around it.

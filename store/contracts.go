@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // StoredContract is one distinct tool contract in the database, keyed by

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Two runs of server s1: r1 sees lookup v1 and list, r2 sees lookup v2

@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"testing"
 
-	"tracelab/model"
-	"tracelab/store/pgtest"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store/pgtest"
 )
 
 // labeledFile is a SQLite database with a row in every table: traces and

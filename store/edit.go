@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 const (

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // ExportResult says what Export wrote.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/importers"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // scoreOf is a score and a machine suggestion for trace id, as the engine

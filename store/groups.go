@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // FieldChange sets one field of a case ("label.correct", "status", … see

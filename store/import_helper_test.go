@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/importers"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // The store only writes rows; parsing is the engine's (app.Import). These

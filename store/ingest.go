@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // RecordError is a precise complaint about one record of a file; the

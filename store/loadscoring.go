@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // LoadScoring loads what scoring a batch of traces reads: the traces by

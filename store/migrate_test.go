@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // olderDatabase writes a database as tracelab at schema version n did:

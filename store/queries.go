@@ -8,7 +8,7 @@ import (
 	"maps"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // TraceSummary is one row of the queue and of `tracelab ls`.

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Labels per labeler. cases.label is a case's final label; each rater's own

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // ReportRow is what report.json reads of one scored trace: the score's

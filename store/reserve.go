@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Reservation says who holds a trace and until when; the zero value is

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"sort"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // SampleCandidate is one trace as the stratified sampler sees it.

@@ -11,7 +11,7 @@ import (
 	"reflect"
 	"strconv"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // ScoreRow is the scorer's verdict on one trace: a few columns the queue

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // manyTraces is n small traces t000… in one JSONL text.

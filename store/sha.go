@@ -9,7 +9,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // bigRaw is the size from which traceSHA hashes a step's arguments or

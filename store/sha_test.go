@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/importers"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // TestTraceSHAIsContentSHA: hashing large arguments and results in place

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // TestStagedImportMatchesDirect runs one sequence of imports into a

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"strings"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // A trace without a person's gold (a taker) is scored against gold

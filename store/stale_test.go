@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // sharedTraces are four traces asking one question (a-d) and one asking

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // A trace's steps are stored as one body per trace (step_bodies, migration

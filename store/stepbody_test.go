@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 func TestStepsBodyRoundTrip(t *testing.T) {

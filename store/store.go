@@ -24,7 +24,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 //go:embed migrations/*.sql migrations/postgres/*.sql

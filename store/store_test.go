@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 const goodTraces = `{"trace_id":"t1","server":"s1","as_user":"u1","question":"How many?","outcome":"pass","tools":[{"name":"run_sql","description":"Run SQL","inputSchema":{"type":"object"}}],"steps":[{"kind":"tool_call","id":"c1","tool":"run_sql","args":{"sql":"SELECT 1"}},{"kind":"tool_result","call_id":"c1","result":{"rows":[[1]]},"as_of":"2026-07-03T08:00:00Z"},{"kind":"answer","text":"1"}],"usage":{"input_tokens":10,"output_tokens":2,"usd":0.01}}

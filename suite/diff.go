@@ -7,8 +7,8 @@ import (
 	"os"
 	"sort"
 
-	"tracelab/cireport"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/cireport"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // Direction says which way a metric improves.

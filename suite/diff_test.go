@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 func fp(v float64) *float64 { return &v }

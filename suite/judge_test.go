@@ -3,8 +3,8 @@ package suite
 import (
 	"testing"
 
-	"tracelab/model"
-	"tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // TestJudgeFollowsTheSuiteLabel: a person's label is the baseline; a label

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"tracelab/model"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // DroppedGroup is a question every server's case passes correct and
@@ -269,7 +269,7 @@ func Sample(cands []store.SampleCandidate, opts SampleOptions) (SampleResult, er
 		}
 	}
 	// Drawing.
-	rng := rand.New(rand.NewPCG(opts.Seed, 0x7472_6163_656c_6162)) // "tracelab"
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x7472_6163_656c_6162)) // "github.com/tracelab-dev/tracelab"
 	for _, s := range strata {
 		type keyed struct {
 			id  string

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/model"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // population builds n candidates: three tool sets, two roles, and one

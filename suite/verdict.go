@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"tracelab/model"
-	"tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // Verdict is what `tracelab check` says of one suite case.

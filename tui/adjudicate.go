@@ -9,9 +9,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"tracelab/app"
-	"tracelab/model"
-	"tracelab/themes"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/themes"
 )
 
 // Several raters per trace: the trace screen shows each rater's label side

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracelab/app"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // The adjudicator opens the disagreements queue (d), opens the disputed

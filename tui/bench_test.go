@@ -16,8 +16,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"tracelab/app"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // The benchmarks run on a generated database of 100,000 traces and

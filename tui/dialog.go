@@ -2,15 +2,15 @@ package tui
 
 import (
 	"fmt"
+	"github.com/tracelab-dev/tracelab/app"
 	"slices"
 	"strings"
-	"tracelab/app"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"tracelab/model"
-	"tracelab/themes"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/themes"
 )
 
 // dialog is a modal over the current screen. It never acts on the store

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"tracelab/app"
-	"tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // BenchmarkDriftScreenView draws the drift screen for a change that

@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"tracelab/app"
-	"tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // driftStore holds the sample traces and cases, plus, with r3, run r3 of

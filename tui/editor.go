@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/tracelab-dev/tracelab/app"
 	"slices"
 	"strconv"
 	"strings"
-	"tracelab/app"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"tracelab/model"
-	"tracelab/themes"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/themes"
 )
 
 // goldEditor edits the gold record and the note of a case. It validates

@@ -11,10 +11,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"tracelab/app"
-	"tracelab/model"
-	"tracelab/store"
-	"tracelab/themes"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store"
+	"github.com/tracelab-dev/tracelab/themes"
 )
 
 // TestLabelingFlow drives the root model the way a labeler does: filter to

@@ -7,9 +7,9 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"tracelab/app"
-	"tracelab/model"
-	"tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // FuzzMarkedText feeds untrusted step text and marker offsets (as a

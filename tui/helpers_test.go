@@ -12,10 +12,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"tracelab/app"
-	"tracelab/model"
-	"tracelab/store"
-	"tracelab/themes"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store"
+	"github.com/tracelab-dev/tracelab/themes"
 )
 
 // Tests run on the bundled sample data (../testdata: traces of three MCP

@@ -12,9 +12,9 @@ import (
 	"github.com/alecthomas/chroma/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/themes"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/themes"
 )
 
 // maxHighlight bounds how much of one value is highlighted and drawn: a

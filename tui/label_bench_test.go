@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"tracelab/app"
-	"tracelab/model"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // benchCopy is a private copy of the 100k database for benchmarks that

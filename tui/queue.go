@@ -2,17 +2,17 @@ package tui
 
 import (
 	"fmt"
+	"github.com/tracelab-dev/tracelab/app"
 	"strconv"
 	"strings"
 	"time"
-	"tracelab/app"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"tracelab/model"
-	"tracelab/themes"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/themes"
 )
 
 // queueScreen is the list of traces. Rows arrive page by page from keyset

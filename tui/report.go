@@ -2,16 +2,16 @@ package tui
 
 import (
 	"fmt"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/scoring"
 	"strconv"
 	"strings"
-	"tracelab/app"
-	"tracelab/scoring"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"tracelab/model"
-	"tracelab/themes"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/themes"
 )
 
 // reportScreen shows the per-server report side by side: the six metrics,

@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"tracelab/app"
+	"github.com/tracelab-dev/tracelab/app"
 )
 
 // A gold edit rescores the trace, so the scoring panel follows the gold:

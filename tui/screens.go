@@ -7,8 +7,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"tracelab/app"
-	"tracelab/themes"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/themes"
 )
 
 // screen is one of the workbench's screens. It owns its keys, the

@@ -10,8 +10,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"tracelab/model"
-	"tracelab/store"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store"
 )
 
 // TestProgramFlow runs the real program (teatest/v2: a Bubble Tea program

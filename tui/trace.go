@@ -3,16 +3,16 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tracelab-dev/tracelab/app"
 	"slices"
 	"strings"
-	"tracelab/app"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"tracelab/model"
-	"tracelab/scoring"
-	"tracelab/themes"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/themes"
 )
 
 type pane int

@@ -9,8 +9,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"tracelab/model"
-	"tracelab/themes"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/themes"
 )
 
 // panelRow is one line of the scoring panel; item is the selectable item

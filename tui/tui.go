@@ -21,9 +21,9 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"tracelab/app"
-	"tracelab/model"
-	"tracelab/themes"
+	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/themes"
 )
 
 // Options configure the workbench.
@@ -361,7 +361,7 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(s)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = "tracelab"
+	v.WindowTitle = "github.com/tracelab-dev/tracelab"
 	return v
 }
 

@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"tracelab/themes"
+	"github.com/tracelab-dev/tracelab/themes"
 )
 
 func TestThemes(t *testing.T) {
