@@ -632,6 +632,12 @@ func TestProcessReadOnlyDatabaseIsListed(t *testing.T) {
 	if data, err := os.ReadFile(self); err != nil || os.WriteFile(bin, data, 0o755) != nil {
 		t.Fatal("copying the test binary", err)
 	}
+	// The file to import is copied beside the database: the checkout may
+	// sit in a folder the other user cannot enter (a clone under mktemp -d).
+	extra := filepath.Join(dir, "support-crm.jsonl")
+	if data, err := os.ReadFile(repoFile(t, "testdata/traces/support-crm.jsonl")); err != nil || os.WriteFile(extra, data, 0o644) != nil {
+		t.Fatal("copying the trace file", err)
+	}
 	for _, p := range []string{db, dir} {
 		if err := os.Chmod(p, map[bool]os.FileMode{true: 0o444, false: 0o555}[p == db]); err != nil {
 			t.Fatal(err)
@@ -649,7 +655,7 @@ func TestProcessReadOnlyDatabaseIsListed(t *testing.T) {
 	if p.code != 0 || !strings.Contains(p.out, "13 traces") {
 		t.Fatalf("ls of a read-only database: exit %d %q %q", p.code, p.out, p.err)
 	}
-	p = as("import", "--db", db, repoFile(t, "testdata/traces/support-crm.jsonl"))
+	p = as("import", "--db", db, extra)
 	if p.code != 2 || !strings.Contains(p.err, "is read-only; nothing of") {
 		t.Errorf("import into a read-only database: exit %d %q", p.code, p.err)
 	}

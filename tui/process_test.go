@@ -177,7 +177,8 @@ func TestCancelledProgramKeepsLabels(t *testing.T) {
 	m.env.ctx = ctx
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(pr), tea.WithOutput(io.Discard),
+	fp := &frameProbe{}
+	p := tea.NewProgram(probe{m, fp}, tea.WithContext(ctx), tea.WithInput(pr), tea.WithOutput(io.Discard),
 		tea.WithWindowSize(100, 30))
 	done := make(chan error, 1)
 	go func() { _, err := p.Run(); done <- err }()
@@ -190,9 +191,24 @@ func TestCancelledProgramKeepsLabels(t *testing.T) {
 		}
 		t.Fatal("edit not stored within 5s")
 	}
-	time.Sleep(200 * time.Millisecond) // first page
+	// Keys wait for the screen they act on, not for a fixed time.
+	waitFrame := func(what string) {
+		t.Helper()
+		for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			fp.mu.Lock()
+			f := fp.frame
+			fp.mu.Unlock()
+			if strings.Contains(f, what) {
+				return
+			}
+			if time.Now().After(end) {
+				t.Fatalf("%q not on screen within 10s; the screen:\n%s", what, f)
+			}
+		}
+	}
+	waitFrame("33 traces") // the first page
 	p.Send(keyMsg("enter"))
-	time.Sleep(200 * time.Millisecond) // the trace loads
+	waitFrame("Steps ") // the trace has loaded
 	p.Send(keyMsg("g"))
 	waitCase(func(r *app.CaseRecord) bool { return r.UpdatedBy == "cancelled" })
 	cancel()
