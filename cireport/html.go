@@ -172,7 +172,7 @@ type barView struct {
 const (
 	chartW, chartH      = 260, 90
 	chartPadL, chartPad = 42, 8
-	barMax              = 220
+	barMax              = 160
 	series              = 6 // server colours before they repeat (themes.PageCSS)
 )
 
@@ -353,7 +353,7 @@ func charts(hist []HTMLHistory, seriesOf map[string]int) []chartView {
 			hi = math.Max(hi, 1)
 		}
 		cv.Top, cv.Bottom = axisLabel(hi, m.USD), axisLabel(lo, m.USD)
-		cv.First, cv.Last = hist[0].At.UTC().Format("2006-01-02"), hist[len(hist)-1].At.UTC().Format("2006-01-02")
+		cv.First, cv.Last = axisDates(hist[0].At, hist[len(hist)-1].At)
 		for _, s := range servers {
 			lv := lineView{Series: seriesOf[s]}
 			var pts []string
@@ -381,6 +381,16 @@ func charts(hist []HTMLHistory, seriesOf map[string]int) []chartView {
 		out = append(out, cv)
 	}
 	return out
+}
+
+// axisDates labels the x axis' ends: dates, or times of day when the
+// history is one day's.
+func axisDates(first, last time.Time) (string, string) {
+	first, last = first.UTC(), last.UTC()
+	if first.Format("2006-01-02") == last.Format("2006-01-02") {
+		return first.Format("Jan 2 15:04Z"), last.Format("15:04Z")
+	}
+	return first.Format("2006-01-02"), last.Format("2006-01-02")
 }
 
 func axisLabel(x float64, usd bool) string {

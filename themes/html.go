@@ -17,7 +17,7 @@ func PageCSS(p Palette) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `:root{color-scheme:light}
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:%[1]s;background:#ffffff}
-header,main,footer{max-width:1100px;margin:0 auto;padding:0 20px}
+header,main,footer{max-width:1240px;margin:0 auto;padding:0 20px}
 header{padding-top:18px;border-bottom:1px solid %[3]s}
 h1{margin:0;font-size:22px;color:%[4]s}
 h2{font-size:17px;margin:26px 0 8px;border-bottom:1px solid %[3]s;padding-bottom:3px}
@@ -28,6 +28,10 @@ nav{margin:6px 0 10px}
 nav a{margin-right:14px}
 a{color:%[4]s;text-decoration:none}
 a:hover{text-decoration:underline}
+table.metrics td a,table.bars td a{color:%[1]s}
+.top{display:flex;flex-wrap:wrap;gap:0 48px;align-items:flex-start}
+.top section{flex:0 1 auto}
+.top .note{max-width:660px}
 table{border-collapse:collapse;margin:6px 0}
 th,td{padding:3px 10px;text-align:left;vertical-align:middle}
 thead th{color:%[2]s;font-weight:600;border-bottom:1px solid %[3]s}
