@@ -203,10 +203,17 @@ func buildView(p HTMLPage) pageView {
 	if p.CaseLimit <= 0 {
 		p.CaseLimit = 500
 	}
+	// Trace text is escaped by the template; bidi and C1 controls, which
+	// escaping leaves alone, are shown as \u escapes as in text output.
+	p.Source = model.CleanLine(p.Source)
+	p.History = append([]HTMLHistory(nil), p.History...)
+	for i := range p.History {
+		p.History[i].Suite = model.CleanLine(p.History[i].Suite)
+	}
 	v := pageView{HTMLPage: p, CSS: template.CSS(p.CSS), Recorded: len(p.History)}
 	index := map[string]int{}
 	for i, r := range p.Reports {
-		sv := serverView{Index: i, Name: r.Server, Anchor: fmt.Sprintf("s%d", i)}
+		sv := serverView{Index: i, Name: model.CleanLine(r.Server), Anchor: fmt.Sprintf("s%d", i)}
 		if i < len(p.Labels) {
 			sv.Labels = p.Labels[i]
 		}
@@ -224,6 +231,7 @@ func buildView(p HTMLPage) pageView {
 			sv.Omitted++
 			continue
 		}
+		c.TraceID = model.CleanLine(c.TraceID)
 		sv.Cases = append(sv.Cases, caseView{HTMLCase: c, Anchor: fmt.Sprintf("%s-t%d", sv.Anchor, len(sv.Cases))})
 	}
 	for i := range v.Servers {
@@ -248,10 +256,10 @@ func buildView(p HTMLPage) pageView {
 	seriesOf := map[string]int{}
 	for i, n := range names {
 		seriesOf[n] = i % series
-		v.Legend = append(v.Legend, legendItem{Name: n, Series: i % series})
+		v.Legend = append(v.Legend, legendItem{Name: model.CleanLine(n), Series: i % series})
 	}
 	for i := range v.Servers {
-		v.Servers[i].Series = seriesOf[v.Servers[i].Name]
+		v.Servers[i].Series = seriesOf[p.Reports[i].Server]
 	}
 	v.Rows = metricRows(p.Reports)
 	v.Classes = classBars(p.Reports, seriesOf)
@@ -316,7 +324,7 @@ func classBars(reps []model.Report, seriesOf map[string]int) []classView {
 		cv := classView{Name: string(c), Index: ci}
 		for si, r := range reps {
 			n := r.FailuresByClass[string(c)]
-			cv.Bars = append(cv.Bars, barView{Server: r.Server, Series: seriesOf[r.Server], N: n,
+			cv.Bars = append(cv.Bars, barView{Server: model.CleanLine(r.Server), Series: seriesOf[r.Server], N: n,
 				Width: int(math.Round(float64(n) / float64(most) * barMax)), Href: fmt.Sprintf("#s%d-c%d", si, ci)})
 		}
 		out = append(out, cv)
@@ -369,7 +377,7 @@ func charts(hist []HTMLHistory, seriesOf map[string]int) []chartView {
 				py := cv.YBot - (*x-lo)/(hi-lo)*(cv.YBot-cv.YTop)
 				px, py = round2(px), round2(py)
 				pts = append(pts, fmt.Sprintf("%g,%g", px, py))
-				lv.Dots = append(lv.Dots, dotView{X: px, Y: py, Title: fmt.Sprintf("%s · %s %s · %s", s,
+				lv.Dots = append(lv.Dots, dotView{X: px, Y: py, Title: fmt.Sprintf("%s · %s %s · %s", model.CleanLine(s),
 					h.Kind, h.At.UTC().Format("2006-01-02 15:04Z"), strconv.FormatFloat(*x, 'g', 6, 64))})
 			}
 			if len(pts) == 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store/pgtest"
 )
 
 // historyJSON is one entry of report --history --format json.
@@ -285,7 +286,7 @@ func TestReportHTMLGolden(t *testing.T) {
 		}
 	}
 	// A hostile server name: the page must escape it, never run it.
-	hostile := `{"trace_id":"x1","server":"<script>alert(1)</script>","question":"q","outcome":"pass","steps":[{"kind":"answer","text":"1"}]}` + "\n"
+	hostile := `{"trace_id":"x1\u202e","server":"<script>alert(1)</script>\u202e","question":"q","outcome":"pass","steps":[{"kind":"answer","text":"1"}]}` + "\n"
 	if _, err := eng.Import(ctx, strings.NewReader(hostile), "hostile.jsonl", app.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -315,6 +316,9 @@ func TestReportHTMLGolden(t *testing.T) {
 	if strings.Contains(got, "<script>alert") {
 		t.Error("a server name went into the page unescaped")
 	}
+	if strings.ContainsFunc(got, model.IsBidiControl) {
+		t.Error("a bidi control from a trace reached the page raw")
+	}
 	checkSelfContained(t, got)
 	if updating() {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -327,5 +331,39 @@ func TestReportHTMLGolden(t *testing.T) {
 	}
 	if got != string(want) {
 		t.Errorf("the page differs from %s (go test ./cli -run TestReportHTMLGolden -update, then review the diff)", golden)
+	}
+}
+
+// The history on the team store: export and check record there as in a
+// file, and report --history and --html read it back.
+func TestCLIReportHistoryTeamStore(t *testing.T) {
+	db := pgtest.DSN(t)
+	files, _ := filepath.Glob("testdata/traces/*.jsonl")
+	if _, errs, code := run(t, append(append([]string{"import", "--db", db}, files...), "testdata/cases.jsonl")...); code != 0 {
+		t.Fatalf("import: %s", errs)
+	}
+	suite := filepath.Join(t.TempDir(), "suite")
+	if _, errs, code := run(t, "export", "--db", db, "--out", suite); code != 0 {
+		t.Fatalf("export: %s", errs)
+	}
+	if _, errs, code := run(t, "check", "--db", db, "--suite", filepath.Join(suite, "cases.jsonl"),
+		"testdata/check/new-run.jsonl", "--allow-missing"); code == 2 {
+		t.Fatalf("check: %s", errs)
+	}
+	h := readHistory(t, db)
+	if len(h) != 2 || h[0].Kind != "export" || h[1].Kind != "check" ||
+		h[0].ManifestSHA != fileSHA(t, filepath.Join(suite, "suite.json")) || h[1].ManifestSHA != h[0].ManifestSHA {
+		t.Fatalf("history on PostgreSQL: %+v", h)
+	}
+	page := filepath.Join(t.TempDir(), "report.html")
+	if _, errs, code := run(t, "report", "--db", db, "--html", page); code != 0 {
+		t.Fatalf("report --html: %s", errs)
+	}
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), `<tr><td class="num">`); n != 2 {
+		t.Errorf("the page lists %d recorded reports, want 2", n)
 	}
 }
