@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"os"
 	"os/exec"
@@ -35,25 +36,25 @@ func chromiumPath(t *testing.T) string {
 
 // browse renders a page in headless chromium: a screenshot to png, the
 // DOM after load, and the console messages chromium logged (a page with
-// no script has none unless something failed: a load, a parse).
-func browse(t *testing.T, chromium, page, png string) (dom string, console []string) {
-	t.Helper()
+// no script has none unless something failed: a load, a parse). profile
+// is chromium's user data folder, one per browser.
+func browse(chromium, profile, page, png string) (dom string, console []string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-		"--no-first-run", "--user-data-dir="+t.TempDir(), "--enable-logging=stderr", "--v=0",
+		"--no-first-run", "--user-data-dir="+profile, "--enable-logging=stderr", "--v=0",
 		"--window-size=1200,1800", "--screenshot="+png, "--dump-dom", "file://"+page)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, errb.String())
+		return "", nil, fmt.Errorf("chromium on %s: %v\n%s", page, err, errb.String())
 	}
 	for _, line := range strings.Split(errb.String(), "\n") {
 		if strings.Contains(line, ":CONSOLE") {
 			console = append(console, line)
 		}
 	}
-	return out.String(), console
+	return out.String(), console, nil
 }
 
 // The HTML report in a real browser: it renders to a PNG with no console
@@ -79,14 +80,25 @@ func TestReportHTMLInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The detector itself: a page that logs an error is caught.
+	// The detector itself: a page that logs an error is caught. It runs
+	// beside the real page's browser, to spend one launch's wait on both.
 	bad := writeIn(t, dir, "bad.html", `<!DOCTYPE html><html><body><script>console.error("deliberate")</script></body></html>`)
-	if _, console := browse(t, chromium, bad, filepath.Join(dir, "bad.png")); len(console) == 0 {
+	caught := make(chan int, 1)
+	go func() {
+		_, console, err := browse(chromium, t.TempDir(), bad, filepath.Join(dir, "bad.png"))
+		if err != nil {
+			t.Error(err)
+		}
+		caught <- len(console)
+	}()
+	shot := filepath.Join(dir, "report.png")
+	dom, console, err := browse(chromium, t.TempDir(), page, shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if <-caught == 0 {
 		t.Fatal("chromium logged no console message for a page that writes one: the check below would see nothing")
 	}
-
-	shot := filepath.Join(dir, "report.png")
-	dom, console := browse(t, chromium, page, shot)
 	if len(console) > 0 {
 		t.Errorf("console messages:\n%s", strings.Join(console, "\n"))
 	}
