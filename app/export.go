@@ -34,6 +34,9 @@ type ExportResult struct {
 	// Manifest is DIR/suite.json, naming the scoring files copied beside
 	// the cases so check scores the suite as it was exported.
 	Manifest string
+	// Recorded says the report joined the database's report history
+	// (not when the database is read-only).
+	Recorded bool
 }
 
 // Export scores what is stale and writes DIR/cases.jsonl and
@@ -83,8 +86,18 @@ func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, 
 		return res, err
 	}
 	res.Cases = len(cases)
-	res.Manifest, err = e.writeSuiteManifest(ctx, opts.Dir, recs) // manifest.go
-	return res, err
+	if res.Manifest, err = e.writeSuiteManifest(ctx, opts.Dir, recs); err != nil { // manifest.go
+		return res, err
+	}
+	// The history is the database's; a read-only one exports all the same.
+	if e.ReadOnly() {
+		return res, nil
+	}
+	if err := e.RecordReport(ctx, HistoryExport, opts.Dir, res.Reports); err != nil {
+		return res, fmt.Errorf("exported to %s, but the report was not recorded in the history: %w", opts.Dir, err)
+	}
+	res.Recorded = true
+	return res, nil
 }
 
 // writeFiles is store.WriteFilesAtomic; a test makes it stop between

@@ -782,36 +782,6 @@ func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
 	return reps, err
 }
 
-// ReportWithLabels is Report with, per server in the same order, how many
-// of its cases a person labeled, labeled in part, or left pending (gold
-// confirmed, label unset: the scorer's verdict counts), so an analyst sees
-// how much of each number is machine-suggested.
-func (e *Engine) ReportWithLabels(ctx context.Context, all bool) ([]model.Report, []scoring.ServerLabels, error) {
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
-		return nil, nil, err
-	}
-	scope := store.ScopeHumanGold
-	if all {
-		scope = store.ScopeAll
-	}
-	// One result at a time into the accumulator: memory stays one batch
-	// deep however many traces the report covers.
-	var acc scoring.ReportAccumulator
-	err := e.st.EachReportRow(ctx, scope, func(batch []store.ReportRow) error {
-		for _, row := range batch {
-			if cr, ok := caseResult(resultOfRow(row), all); ok {
-				acc.Add(cr)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	reps := acc.Reports()
-	return reps, acc.Labels(), scoring.CheckReports(reps)
-}
-
 // resultOfRow is a stored score's report row as a Result: the score's
 // numbers and, where a person's gold stands, the case's status and label
 // (all caseResult reads).

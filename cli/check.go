@@ -22,6 +22,7 @@ var checkFormats = []string{"text", "json", "markdown", "github"}
 func newCheckCmd() *cobra.Command {
 	var in app.CheckInput
 	var format, junit, report string
+	var noRecord bool
 	cmd := &cobra.Command{
 		Use:   "check --suite DIR/cases.jsonl NEW_TRACES...",
 		Short: "Rerun a regression suite on new traces: exit 1 on a regression, a policy violation or missing cases",
@@ -58,9 +59,12 @@ in DIR/contracts.json) and lists the findings after the verdicts; a tool that be
 writer (readOnlyHint dropped) fails the check unless the new contract was approved
 (tracelab drift approve) before the suite was exported.
 
-Check never opens the workbench database (--db is ignored): the suite, the new
-traces and the scoring files are all it reads, and its temporary database is
-removed when it ends.
+Check reads nothing of the workbench database: the suite, the new traces and the
+scoring files are all it reads, and its temporary database is removed when it ends.
+It only appends the report it made to the report history (tracelab report --history)
+of the workbench database when there is one: --db or TRACELAB_DB, or ./tracelab.db
+when that file exists (it never creates one); --no-record leaves the database
+untouched, byte for byte. A history it cannot write is a warning, not a failed check.
 
 Exit status: 0 when nothing regressed, no policy violation was found and the suite is
 covered, 1 on any regression, any policy violation (a release blocker), too few cases
@@ -110,6 +114,9 @@ covered, or a tool that became a writer unapproved, 2 on bad input.`,
 			if err := writeCheck(cmd.OutOrStdout(), format, rep); err != nil {
 				return err
 			}
+			if !noRecord {
+				recordCheck(cmd, in.Suite, rep.Report)
+			}
 			if rep.Summary.Failed {
 				return withCode(1, fmt.Errorf("check failed: %s", checkSummaryLine(rep.Summary)))
 			}
@@ -126,8 +133,30 @@ covered, or a tool that became a writer unapproved, 2 on bad input.`,
 	f.BoolVar(&in.Gate.AllowMissing, "allow-missing", false, "pass with missing cases (a run that covers none still fails)")
 	f.StringVar(&junit, "junit", "", "also write JUnit XML to this file (one testcase per case)")
 	f.StringVar(&report, "report", "", "also write the new run's report.json to this file")
+	f.BoolVar(&noRecord, "no-record", false, "do not record the report in the workbench database's history")
 	addScoringFlags(cmd, &in.Files)
 	return cmd
+}
+
+// recordCheck appends the check's report to the workbench database's
+// history when there is one (see the command's help); CI without a
+// database records nothing, and a history that cannot be written warns.
+func recordCheck(cmd *cobra.Command, suitePath string, reports []model.Report) {
+	db := dbPath(cmd)
+	if !cmd.Flags().Changed("db") && os.Getenv("TRACELAB_DB") == "" {
+		if _, err := os.Stat(db); err != nil {
+			return
+		}
+	}
+	wait, err := lockWait(cmd)
+	if err == nil {
+		err = app.RecordCheckReport(cmd.Context(), db, suitePath, reports,
+			app.OpenOptions{LockWait: wait, Upgrading: upgradeNotice(cmd.ErrOrStderr())})
+	}
+	if err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: the report was not recorded in the history of %s: %s\n",
+			ciText(db), ciText(err.Error()))
+	}
 }
 
 func writeCheck(w io.Writer, format string, rep app.CheckReport) error {

@@ -274,8 +274,10 @@ func TestCheckExitCodesAndFormats(t *testing.T) {
 	}
 }
 
-// TestCheckNeverWritesTheUserDatabase: check is given --db, and the file
-// is untouched: same bytes, same mtime, no -wal or -shm appears.
+// TestCheckNeverWritesTheUserDatabase: check is given --db and
+// --no-record, and the file is untouched: same bytes, same mtime, no -wal
+// or -shm appears. (Without --no-record it appends its report to the
+// history and nothing else: TestCheckRecordsOnlyItsReport.)
 func TestCheckNeverWritesTheUserDatabase(t *testing.T) {
 	suitePath, db := exportedSuite(t)
 	before, err := os.ReadFile(db)
@@ -291,7 +293,7 @@ func TestCheckNeverWritesTheUserDatabase(t *testing.T) {
 	// mtime has a coarse resolution on some file systems: wait so a write would show.
 	time.Sleep(20 * time.Millisecond)
 	t.Setenv("TRACELAB_DB", db)
-	_, errs, code := run(t, "check", "--db", db, "--suite", suitePath, "--policy", "testdata/policy.json",
+	_, errs, code := run(t, "check", "--db", db, "--no-record", "--suite", suitePath, "--policy", "testdata/policy.json",
 		"testdata/check/new-run.jsonl")
 	if code != 1 {
 		t.Fatalf("check: exit %d %s", code, errs)

@@ -77,6 +77,11 @@ tracelab import reads them back.`,
 			}
 			fmt.Fprintf(w, "wrote %s (%d servers)\n", res.ReportPath, len(res.Reports))
 			fmt.Fprintf(w, "wrote %s (the scoring files check will use)\n", res.Manifest)
+			if res.Recorded {
+				fmt.Fprintln(w, "recorded the report in the history (tracelab report --history)")
+			} else {
+				fmt.Fprintln(w, "the database is read-only: the report was not recorded in its history")
+			}
 			return nil
 		},
 	}

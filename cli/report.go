@@ -19,9 +19,10 @@ import (
 func newReportCmd() *cobra.Command {
 	var files app.Files
 	var format string
-	var all, diff, failOnRegression bool
+	var all, diff, failOnRegression, history bool
+	var html string
 	cmd := &cobra.Command{
-		Use:   "report [--policy FILE] [--all] [--format json|text] | report --diff OLD.json NEW.json",
+		Use:   "report [--policy FILE] [--all] [--format json|text] [--html FILE] | report --history | report --diff OLD.json NEW.json",
 		Short: "Print report.json: the six grounding metrics per server",
 		Long: `Report scores every case whose gold a person wrote (confirmed in the workbench or
 imported from a cases.jsonl) and prints the seed's report: one object per server with
@@ -34,10 +35,22 @@ the number needing human review. A confirmed label wins over the scorer's sugges
 server before and after a context change): each server side by side, every metric's
 delta, and the failure classes that grew, as text, markdown or json. With
 --fail-on-regression it exits 1 when a grounding metric (grounding precision or recall,
-definition match rate, freshness pass rate) fell or the policy violation rate rose.`,
+definition match rate, freshness pass rate) fell or the policy violation rate rose.
+
+Every export and check records the report it made in the database, with the time
+and the sha256 of the suite's suite.json; --history lists them, oldest first, one
+line per report and server (--format json: the entries with their report.json).
+
+--html FILE writes the report as one self-contained page people can open in a
+browser: the metrics per server side by side, failures by class as bars, each metric
+across the recorded history as a small line chart, and the cases behind every number
+(inline CSS and SVG; no script, nothing fetched). Its numbers are those of
+--format json.`,
 		Example: `  tracelab report
   tracelab report --policy policy.json --format text
   tracelab report --all --format json > report.json
+  tracelab report --html report.html
+  tracelab report --history
   tracelab report --diff main/report.json pr/report.json --format markdown --fail-on-regression`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if diff {
@@ -56,6 +69,12 @@ definition match rate, freshness pass rate) fell or the policy violation rate ro
 			if failOnRegression {
 				return withCode(2, fmt.Errorf("--fail-on-regression goes with --diff OLD.json NEW.json"))
 			}
+			if history {
+				if html != "" {
+					return withCode(2, fmt.Errorf("--history lists the recorded reports; --html writes a page (which shows the history too): give one"))
+				}
+				return runReportHistory(cmd, files, format)
+			}
 			if format == "" {
 				format = "json"
 			}
@@ -67,6 +86,13 @@ definition match rate, freshness pass rate) fell or the policy violation rate ro
 				return err
 			}
 			defer eng.Close()
+			if html != "" {
+				if err := writeReportHTMLFile(cmd.Context(), html, eng, all); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", html)
+				return nil
+			}
 			reports, labels, err := eng.ReportWithLabels(cmd.Context(), all)
 			if err != nil {
 				return err
@@ -82,7 +108,35 @@ definition match rate, freshness pass rate) fell or the policy violation rate ro
 	cmd.Flags().BoolVar(&diff, "diff", false, "compare two report.json files: --diff OLD.json NEW.json")
 	cmd.Flags().BoolVar(&failOnRegression, "fail-on-regression", false, "with --diff: exit 1 when a grounding metric fell or policy violations rose")
 	cmd.Flags().BoolVar(&all, "all", false, "include traces whose gold is only machine-suggested")
+	cmd.Flags().BoolVar(&history, "history", false, "list the reports export and check recorded, oldest first")
+	cmd.Flags().StringVar(&html, "html", "", "write the report as one self-contained HTML page to this file")
 	return cmd
+}
+
+// runReportHistory prints the recorded reports.
+func runReportHistory(cmd *cobra.Command, files app.Files, format string) error {
+	if format == "" {
+		format = "text"
+	}
+	if format != "text" && format != "json" {
+		return withCode(2, fmt.Errorf("--format %q is not one of text, json (with --history)", format))
+	}
+	eng, err := openEngine(cmd, files)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	hist, err := eng.ReportHistory(cmd.Context(), 0)
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		if hist == nil {
+			hist = []app.HistoryEntry{}
+		}
+		return jsonIndent(cmd.OutOrStdout(), hist)
+	}
+	return writeReportHistory(cmd.OutOrStdout(), hist)
 }
 
 // writeReportText prints the servers side by side, one metric per row,

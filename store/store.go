@@ -178,6 +178,9 @@ func (s *Store) Path() string { return s.path }
 // SetClock replaces the clock used for timestamps (tests).
 func (s *Store) SetClock(now func() time.Time) { s.now = now }
 
+// Clock is the time by the store's clock.
+func (s *Store) Clock() time.Time { return s.now() }
+
 // Now is the store's clock as it stamps rows (RFC 3339, UTC).
 func (s *Store) Now() string { return s.stamp() }
 

@@ -121,6 +121,7 @@ type Styles struct {
 	StatusErr                          lipgloss.Style
 	Dialog                             lipgloss.Style
 	Bar, BarEmpty                      lipgloss.Style
+	Spark                              lipgloss.Style    // a metric's history (report screen)
 	Class                              [5]lipgloss.Style // per failure class, seed order
 	Required, Forbidden, Neutral       lipgloss.Style    // field statuses
 	Confirmed, Suggested, Unlabeled    lipgloss.Style    // label statuses
@@ -175,6 +176,7 @@ func Build(p Palette) Styles {
 	s.Dialog = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(col(p.Accent)).Padding(0, 1)
 	s.Bar = fg(p.Bar)
 	s.BarEmpty = fg(p.Faint)
+	s.Spark = fg(p.Accent)
 	for i, h := range p.ClassHues {
 		s.Class[i] = fg(h)
 	}

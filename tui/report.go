@@ -22,13 +22,16 @@ type reportScreen struct {
 	pending map[string]int // per server: cases whose gold is confirmed and label pending
 	// progress is each rater's: labeled, confirmed, disagreements open.
 	progress []app.LabelerProgress
-	loaded   bool
-	loading  bool
-	missing  bool // no report function was wired
-	err      error
-	seq      int // the load whose answer is awaited; older answers are dropped
-	cursor   int // failure class under the cursor
-	offset   int // first line drawn when the report is taller than the screen
+	// history is the recorded reports (export, check), oldest first,
+	// drawn as a sparkline beside each metric.
+	history []app.HistoryEntry
+	loaded  bool
+	loading bool
+	missing bool // no report function was wired
+	err     error
+	seq     int // the load whose answer is awaited; older answers are dropped
+	cursor  int // failure class under the cursor
+	offset  int // first line drawn when the report is taller than the screen
 }
 
 type reportMsg struct {
@@ -36,6 +39,7 @@ type reportMsg struct {
 	reports  []model.Report
 	labels   []scoring.ServerLabels
 	progress []app.LabelerProgress
+	history  []app.HistoryEntry
 	missing  bool
 	err      error
 }
@@ -59,7 +63,7 @@ func (r *reportScreen) update(h host, msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		r.loading, r.loaded, r.missing, r.err = false, true, msg.missing, msg.err
-		r.reports, r.progress = msg.reports, msg.progress
+		r.reports, r.progress, r.history = msg.reports, msg.progress, msg.history
 		r.pending = map[string]int{}
 		for _, l := range msg.labels {
 			r.pending[l.Server] = l.LabelPending
@@ -79,7 +83,11 @@ func (r *reportScreen) load() tea.Cmd {
 			return reportMsg{seq: seq, err: err}
 		}
 		prog, err := eng.Progress(ctx)
-		return reportMsg{seq: seq, reports: rs, labels: labels, progress: prog, err: err}
+		if err != nil {
+			return reportMsg{seq: seq, err: err}
+		}
+		hist, err := eng.ReportHistory(ctx, sparkLen)
+		return reportMsg{seq: seq, reports: rs, labels: labels, progress: prog, history: hist, err: err}
 	}
 }
 
@@ -121,6 +129,59 @@ func fmtUSD(p *float64) string {
 	return "$" + strconv.FormatFloat(*p, 'f', 4, 64)
 }
 
+// sparkLen is how many recorded reports the sparklines show at most.
+const sparkLen = 12
+
+// metricLabel is a metric's row name on the screen (narrower than the
+// page's where it must fit the label column).
+func metricLabel(m model.Metric) string {
+	switch m.Key {
+	case "clarification_loops_per_task":
+		return "clarifications / task"
+	}
+	return m.Name
+}
+
+// sparkBlocks are the sparkline's eight levels, lowest first.
+var sparkBlocks = []rune("▁▂▃▄▅▆▇█")
+
+// sparkline draws a server's metric across the last w recorded reports:
+// rates on 0..1, counts and dollars on 0..their largest value; a report
+// without a value (the server absent, an empty denominator) is a space.
+func sparkline(hist []app.HistoryEntry, server string, m model.Metric, w int) string {
+	if len(hist) > w {
+		hist = hist[len(hist)-w:]
+	}
+	vals := make([]*float64, len(hist))
+	hi := 1.0
+	if m.USD || m.Key == "clarification_loops_per_task" {
+		hi = 0
+	}
+	for i, h := range hist {
+		for _, rep := range h.Reports {
+			if rep.Server == server {
+				vals[i] = m.Of(rep)
+			}
+		}
+		if vals[i] != nil {
+			hi = max(hi, *vals[i])
+		}
+	}
+	var b strings.Builder
+	for _, v := range vals {
+		switch {
+		case v == nil:
+			b.WriteRune(' ')
+		case hi <= 0:
+			b.WriteRune(sparkBlocks[0])
+		default:
+			level := int(*v / hi * float64(len(sparkBlocks)-1))
+			b.WriteRune(sparkBlocks[clamp(level, 0, len(sparkBlocks)-1)])
+		}
+	}
+	return b.String()
+}
+
 func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
 	switch {
 	case r.err != nil:
@@ -157,14 +218,35 @@ func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
 	row("  label pending", func(x model.Report) string { return humanInt(r.pending[x.Server]) })
 	row("correct", func(x model.Report) string { return humanInt(x.Correct) })
 	row("correct and grounded", func(x model.Report) string { return humanInt(x.CorrectAndGrounded) })
-	row("grounding precision", func(x model.Report) string { return fmtRate(x.GroundingPrecision) })
-	row("grounding recall", func(x model.Report) string { return fmtRate(x.GroundingRecall) })
-	row("definition match rate", func(x model.Report) string { return fmtRate(x.DefinitionMatchRate) })
-	row("freshness pass rate", func(x model.Report) string { return fmtRate(x.FreshnessPassRate) })
-	row("policy violation rate", func(x model.Report) string { return fmtRate(x.PolicyViolationRate) })
-	row("clarifications / task", func(x model.Report) string { return fmtRate(x.ClarificationLoopsPerTask) })
+	// The seed's metrics, each with its recorded history as a sparkline
+	// when there is one and the columns have room.
+	sw := min(len(r.history), sparkLen, colW-8)
+	metric := func(m model.Metric) {
+		s := " " + sty.Subtle.Render(cell(metricLabel(m), labelW))
+		for _, rep := range r.reports {
+			val := fmtRate(m.Of(rep))
+			if m.USD {
+				val = fmtUSD(m.Of(rep))
+			}
+			if sw < 2 {
+				s += sty.Text.Render(rcell(val, colW))
+				continue
+			}
+			s += sty.Text.Render(rcell(val, colW-sw-1)) + " " + sty.Spark.Render(cell(sparkline(r.history, rep.Server, m, sw), sw))
+		}
+		lines = append(lines, s)
+	}
+	for _, m := range model.Metrics {
+		if !m.USD {
+			metric(m)
+		}
+	}
 	row("cost total", func(x model.Report) string { return fmt.Sprintf("$%.4f", x.CostTotalUSD) })
-	row("cost / correct answer", func(x model.Report) string { return fmtUSD(x.CostPerCorrectAnswerUSD) })
+	for _, m := range model.Metrics {
+		if m.USD {
+			metric(m)
+		}
+	}
 	review := " " + sty.Subtle.Render(cell("needs human review", labelW))
 	for _, rep := range r.reports {
 		st := sty.OK
@@ -174,6 +256,9 @@ func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
 		review += st.Render(rcell(humanInt(rep.NeedsHumanReview), colW))
 	}
 	lines = append(lines, review)
+	if sw >= 2 {
+		lines = append(lines, sty.Subtle.Render(cell(fmt.Sprintf(" sparklines: each metric in the last %d reports export and check recorded, oldest left", sw), w)))
+	}
 	lines = append(lines, r.progressLines(sty, labelW, w)...)
 	lines = append(lines, "", sty.Bold.Render(" Failures by class")+sty.Subtle.Render("  (enter opens the queue filtered to it)"))
 	maxN := 1
