@@ -18,7 +18,7 @@ const (
 // MachineRater is the name of the rater that stands for tracelab's own
 // suggestion (the scorer's verdict on the trace): always one more rater,
 // so agreement says how far the suggestions can be trusted.
-const MachineRater = "github.com/tracelab-dev/tracelab"
+const MachineRater = "tracelab"
 
 // JudgePrefix starts the rater name of a judge: "judge:NAME".
 const JudgePrefix = "judge:"
@@ -42,8 +42,13 @@ type RaterLabel struct {
 	Fields    *FieldSets `json:"fields,omitempty"`
 	Status    Status     `json:"status"`
 	UpdatedAt string     `json:"updated_at,omitempty"`
-	// Rationale is a judge's reason for its label.
+	// Rationale is a judge's reason for its label; for a built-in judge
+	// that gave no label, "no label, because …".
 	Rationale string `json:"rationale,omitempty"`
+	// Model and PromptSHA256 say what made a built-in judge's label: the
+	// model the endpoint named and the sha256 of the prompt's bytes.
+	Model        string `json:"model,omitempty"`
+	PromptSHA256 string `json:"prompt_sha256,omitempty"`
 }
 
 // Adjudication is the label someone settled a disagreement with: a rater
