@@ -22,6 +22,7 @@ var checkFormats = []string{"text", "json", "markdown", "github"}
 func newCheckCmd() *cobra.Command {
 	var in app.CheckInput
 	var format, junit, report string
+	var minJudgeKappa float64
 	cmd := &cobra.Command{
 		Use:   "check --suite DIR/cases.jsonl NEW_TRACES...",
 		Short: "Rerun a regression suite on new traces: exit 1 on a regression, a policy violation or missing cases",
@@ -62,9 +63,16 @@ Check never opens the workbench database (--db is ignored): the suite, the new
 traces and the scoring files are all it reads, and its temporary database is
 removed when it ends.
 
+Judges are in the gate too: --min-judge-kappa K fails the check when a judge that
+labeled the suite (its labels in cases.jsonl from export --labels all, named in
+suite.json) agrees with the suite's people less than K (Cohen's kappa, on the cases
+both labeled) on the failure class, or on any one class either side used, naming the
+judge and the classes that fall short.
+
 Exit status: 0 when nothing regressed, no policy violation was found and the suite is
 covered, 1 on any regression, any policy violation (a release blocker), too few cases
-covered, or a tool that became a writer unapproved, 2 on bad input.`,
+covered, a tool that became a writer unapproved, or a judge below --min-judge-kappa,
+2 on bad input.`,
 		Example: `  tracelab check --suite suite/cases.jsonl runs/*.jsonl
   tracelab check --suite suite/cases.jsonl --junit check.xml --format github new.jsonl
   tracelab check --suite suite/cases.jsonl --input-format openai_chat --server billing --min-coverage 0.9 requests.jsonl
@@ -85,6 +93,12 @@ covered, or a tool that became a writer unapproved, 2 on bad input.`,
 				return withCode(2, err)
 			}
 			in.Traces, in.Stdin = args, cmd.InOrStdin()
+			if cmd.Flags().Changed("min-judge-kappa") {
+				if minJudgeKappa < -1 || minJudgeKappa > 1 {
+					return withCode(2, fmt.Errorf("--min-judge-kappa %g: expected a kappa in [-1, 1], e.g. 0.6", minJudgeKappa))
+				}
+				in.MinJudgeKappa = &minJudgeKappa
+			}
 			rep, err := app.RunCheck(cmd.Context(), in)
 			if errors.Is(err, app.ErrBadInput) {
 				return withCode(2, err)
@@ -124,6 +138,7 @@ covered, or a tool that became a writer unapproved, 2 on bad input.`,
 	f.StringVar(&in.AsUser, "as-user", "", "as_user of the new traces that do not name one")
 	f.Float64Var(&in.Gate.MinCoverage, "min-coverage", 1, "share of the suite's cases the new run must cover, in (0, 1]")
 	f.BoolVar(&in.Gate.AllowMissing, "allow-missing", false, "pass with missing cases (a run that covers none still fails)")
+	f.Float64Var(&minJudgeKappa, "min-judge-kappa", 0, "fail when a judge that labeled the suite agrees with its people less than this (Cohen's kappa; the suite exported with --labels all)")
 	f.StringVar(&junit, "junit", "", "also write JUnit XML to this file (one testcase per case)")
 	f.StringVar(&report, "report", "", "also write the new run's report.json to this file")
 	addScoringFlags(cmd, &in.Files)
@@ -179,6 +194,9 @@ func checkVerdictLine(s suite.CheckSummary) string {
 	if s.ContractsBlocking > 0 {
 		why = append(why, fmt.Sprintf("contracts: %d tools may now write and nobody approved the new contract", s.ContractsBlocking))
 	}
+	if s.JudgeKappaFailed != "" {
+		why = append(why, "judges: "+ciText(s.JudgeKappaFailed))
+	}
 	if len(why) > 0 || s.Failed {
 		return "FAIL: " + strings.Join(why, "; ")
 	}
@@ -214,6 +232,7 @@ func writeCheckText(w io.Writer, rep app.CheckReport) error {
 			}
 		}
 	}
+	writeJudgeGateText(w, rep.JudgeGate) // checkjudge.go
 	_, err := fmt.Fprintf(w, "%s\n%s\n", checkSummaryLine(rep.Summary), checkVerdictLine(rep.Summary))
 	return err
 }
