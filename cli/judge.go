@@ -67,7 +67,7 @@ prompt's hash and the trace, gold and evidence sent, so a rerun costs nothing.`,
 				return runModelJudge(cmd, files, mopts)
 			}
 			if opts.Command == "" {
-				return withCode(2, fmt.Errorf("--judge CMD or --endpoint URL --model NAME is required: the judge of one trace"))
+				return withCode(2, fmt.Errorf("--judge CMD is required, or --endpoint URL --model NAME for the built-in judge: the judge of one trace"))
 			}
 			eng, err := openEngine(cmd, files)
 			if err != nil {
