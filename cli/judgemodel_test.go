@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/tracelab-dev/tracelab/app"
 )
 
 // ruleModel is a Chat Completions endpoint started in the test that
@@ -90,6 +92,15 @@ func TestBuiltinJudgeEndToEnd(t *testing.T) {
 	t.Logf("agree --judge:\n%s", out)
 	if !strings.Contains(out, "Disagreements") || !strings.Contains(out, "acme-open-tickets-031") && !strings.Contains(out, "trace_0c9d4e") {
 		t.Errorf("agree --judge lists no disagreement (ana's entity case is judged none by the rule):\n%s", out)
+	}
+	var cal app.JudgeCalibration
+	out, _, _ = run(t, "agree", "--db", db, "--judge", "judge:gpt-4o-mini", "--format", "json")
+	if err := json.Unmarshal([]byte(out), &cal); err != nil || cal.Cases != 10 || len(cal.Classes) != 6 || len(cal.Disagreements) == 0 {
+		t.Errorf("agree --judge --format json: %v %+v", err, cal)
+	}
+	if out, _, code := run(t, "agree", "--db", db, "--judge", "gpt-4o-mini", "--format", "markdown"); code != 0 ||
+		!strings.Contains(out, "## judge:gpt-4o-mini against people") || !strings.Contains(out, "| semantic |") {
+		t.Errorf("agree --judge --format markdown: exit %d\n%s", code, out)
 	}
 	if _, errs, code := run(t, "agree", "--db", db, "--judge", "nobody"); code != 2 || !strings.Contains(errs, "no case has a label of judge:nobody") {
 		t.Errorf("agree --judge nobody: exit %d %s", code, errs)
