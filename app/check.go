@@ -37,7 +37,9 @@ type CheckReport struct {
 	// Contracts are the tools whose contract changed under the suite's
 	// cases, with the drift findings (gate_contracts.go).
 	Contracts []ContractDrift `json:"contracts,omitempty"`
-	seen      *contractsSeen  // what the new traces saw, for the contract gate
+	// JudgeGate is the verdict of --min-judge-kappa (judgegate.go).
+	JudgeGate *JudgeGate     `json:"judge_gate,omitempty"`
+	seen      *contractsSeen // what the new traces saw, for the contract gate
 }
 
 // CheckInput names what `tracelab check` reads.
@@ -53,6 +55,9 @@ type CheckInput struct {
 	// Server and AsUser tag the new traces that do not say theirs.
 	Server, AsUser string
 	Gate           suite.Gate
+	// MinJudgeKappa, when set, gates on the suite's judges agreeing with
+	// its people at least this much (judgegate.go).
+	MinJudgeKappa *float64
 	// TempDir is where the temporary database goes ("" for the system's).
 	TempDir string
 }
@@ -138,8 +143,21 @@ func RunCheck(ctx context.Context, in CheckInput) (CheckReport, error) {
 			rep.Summary.ContractsBlocking++
 		}
 	}
+	if in.MinJudgeKappa != nil {
+		m, err := ReadSuiteManifest(filepath.Dir(in.Suite))
+		if err != nil {
+			return rep, err
+		}
+		g := judgeGate(*in.MinJudgeKappa, in.Suite, SuiteJudgeCalibrations(cases), m)
+		rep.JudgeGate = &g
+		rep.Summary.JudgeKappaFailed = g.Reason
+		if len(g.Judges) == 0 && !g.Failed {
+			rep.Warnings = append(rep.Warnings, "--min-judge-kappa: no judge labeled this suite's cases, so there is no judge to gate on")
+		}
+	}
 	rep.Summary.Coverage = in.Gate.Judge(rep.Summary)
-	rep.Summary.Failed = rep.Summary.Failed || rep.Summary.Coverage.Failed || rep.Summary.ContractsBlocking > 0
+	rep.Summary.Failed = rep.Summary.Failed || rep.Summary.Coverage.Failed || rep.Summary.ContractsBlocking > 0 ||
+		rep.Summary.JudgeKappaFailed != ""
 	return rep, nil
 }
 

@@ -129,30 +129,51 @@ func (e *Engine) Judge(ctx context.Context, opts JudgeOptions) (JudgeResult, err
 			return res, err
 		}
 	}
+	done, err := e.eachTrace(ctx, ids, opts.Jobs, func(ctx context.Context, id string) error {
+		return e.judgeOne(ctx, opts, res.Rater, id)
+	}, opts.Progress)
+	res.Judged = done
+	return res, err
+}
+
+// eachTrace runs fn over ids, jobs at a time (at least one), and returns
+// how many succeeded, calling progress (when set) after each success
+// with the count so far. The first error stops the run: the traces still
+// running are cancelled, none is started after it, and a *JudgeError
+// learns how many were done before it.
+func (e *Engine) eachTrace(ctx context.Context, ids []string, jobs int, fn func(context.Context, string) error,
+	progress func(done, total int)) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex
 	var first error
+	done := 0
 	work := make(chan string)
+	stop := make(chan struct{}) // closed at the first error: start nothing more
 	var wg sync.WaitGroup
-	for range max(opts.Jobs, 1) {
+	for range max(jobs, 1) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for id := range work {
-				err := e.judgeOne(ctx, opts, res.Rater, id)
+				err := fn(ctx, id)
 				mu.Lock()
 				switch {
 				case err != nil && first == nil:
 					first = err
 					if je, ok := err.(*JudgeError); ok {
-						je.Done = res.Judged
+						je.Done = done
 					}
-					cancel() // stops the judges still running
+					close(stop)
+					// The budget lets the calls in flight finish: they are
+					// paid for either way. Anything else stops them.
+					if _, ok := err.(*BudgetStop); !ok {
+						cancel()
+					}
 				case err == nil:
-					res.Judged++
-					if opts.Progress != nil {
-						opts.Progress(res.Judged, len(ids))
+					done++
+					if progress != nil {
+						progress(done, len(ids))
 					}
 				}
 				mu.Unlock()
@@ -163,13 +184,18 @@ feed:
 	for _, id := range ids {
 		select {
 		case work <- id:
+		case <-stop:
+			break feed
 		case <-ctx.Done():
 			break feed
 		}
 	}
 	close(work)
 	wg.Wait()
-	return res, first
+	if first == nil && ctx.Err() != nil {
+		first = ctx.Err()
+	}
+	return done, first
 }
 
 // judgeOne runs the judge on one trace and stores its verdict.

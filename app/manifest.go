@@ -44,6 +44,9 @@ type SuiteManifest struct {
 	// PolicyOracle is the command the export's policy oracle ran. Check
 	// never runs a command a suite names; it warns instead.
 	PolicyOracle string `json:"policy_oracle,omitempty"`
+	// Judges are the judges that labeled the suite's cases: for a built-in
+	// judge the models and prompt hashes its labels name (judgemanifest.go).
+	Judges []ManifestJudge `json:"judges,omitempty"`
 }
 
 // ManifestFile is one file of a suite.
@@ -126,6 +129,9 @@ func (e *Engine) writeSuiteManifest(ctx context.Context, dir string, recs []stor
 		}
 		mf.Note = "the contracts the cases' contracts blocks name, and the approved ones"
 		m.Contracts = &mf
+	}
+	if m.Judges, err = e.suiteJudges(ctx, recs); err != nil {
+		return "", err
 	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 )
 
 func newAgreeCmd() *cobra.Command {
-	var by, format string
+	var by, format, judge string
 	var progress bool
 	cmd := &cobra.Command{
 		Use:   "agree [--by class|correct|grounded|fields] [--format text|json|markdown] [--progress]",
@@ -33,12 +33,19 @@ person's label matched it: how far the suggestions can be trusted.
 --by fields: the mean Jaccard index per pair on the required and the forbidden field
 sets of the raters that gave field sets (an imported labeler's gold).
 
+--judge NAME instead calibrates one judge (judge:NAME) against people on the cases both
+labeled (the people's label is the case's final label; a disputed case is left out):
+percent agreement and Cohen's kappa on class, correct and grounded, kappa per failure
+class (that class or not), the class confusion matrix, and the cases they disagree on
+with the judge's reason.
+
 --progress instead lists each rater's progress: cases labeled, of those confirmed by
 them, and the disagreements they are part of that nobody adjudicated yet.`,
 		Example: `  tracelab agree
   tracelab agree --by correct --format markdown >> "$GITHUB_STEP_SUMMARY"
   tracelab agree --by fields --format json
-  tracelab agree --progress`,
+  tracelab agree --progress
+  tracelab agree --judge gpt-4o-mini --format markdown`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != "text" && format != "json" && format != "markdown" {
@@ -50,6 +57,13 @@ them, and the disagreements they are part of that nobody adjudicated yet.`,
 			}
 			defer eng.Close()
 			w := cmd.OutOrStdout()
+			if judge != "" {
+				cal, err := eng.JudgeAgreement(cmd.Context(), judge)
+				if err != nil {
+					return withCode(2, err)
+				}
+				return writeJudgeCalibration(w, format, cal)
+			}
 			if progress {
 				ps, err := eng.Progress(cmd.Context())
 				if err != nil {
@@ -72,6 +86,7 @@ them, and the disagreements they are part of that nobody adjudicated yet.`,
 	}
 	cmd.Flags().StringVar(&by, "by", "class", "what to compare: class, correct, grounded or fields")
 	cmd.Flags().StringVar(&format, "format", "text", "text, json or markdown")
+	cmd.Flags().StringVar(&judge, "judge", "", "calibrate this judge (NAME or judge:NAME) against people instead")
 	cmd.Flags().BoolVar(&progress, "progress", false, "list each rater's progress (labeled, confirmed, disagreements open) instead")
 	return cmd
 }

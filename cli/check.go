@@ -23,6 +23,7 @@ func newCheckCmd() *cobra.Command {
 	var in app.CheckInput
 	var format, junit, report string
 	var noRecord bool
+	var minJudgeKappa float64
 	cmd := &cobra.Command{
 		Use:   "check --suite DIR/cases.jsonl NEW_TRACES...",
 		Short: "Rerun a regression suite on new traces: exit 1 on a regression, a policy violation or missing cases",
@@ -66,9 +67,16 @@ of the workbench database when there is one: --db or TRACELAB_DB, or ./tracelab.
 when that file exists (it never creates one); --no-record leaves the database
 untouched, byte for byte. A history it cannot write is a warning, not a failed check.
 
+Judges are in the gate too: --min-judge-kappa K fails the check when a judge that
+labeled the suite (its labels in cases.jsonl from export --labels all, named in
+suite.json) agrees with the suite's people less than K (Cohen's kappa, on the cases
+both labeled) on the failure class, or on any one class either side used, naming the
+judge and the classes that fall short.
+
 Exit status: 0 when nothing regressed, no policy violation was found and the suite is
 covered, 1 on any regression, any policy violation (a release blocker), too few cases
-covered, or a tool that became a writer unapproved, 2 on bad input.`,
+covered, a tool that became a writer unapproved, or a judge below --min-judge-kappa,
+2 on bad input.`,
 		Example: `  tracelab check --suite suite/cases.jsonl runs/*.jsonl
   tracelab check --suite suite/cases.jsonl --junit check.xml --format github new.jsonl
   tracelab check --suite suite/cases.jsonl --input-format openai_chat --server billing --min-coverage 0.9 requests.jsonl
@@ -89,6 +97,12 @@ covered, or a tool that became a writer unapproved, 2 on bad input.`,
 				return withCode(2, err)
 			}
 			in.Traces, in.Stdin = args, cmd.InOrStdin()
+			if cmd.Flags().Changed("min-judge-kappa") {
+				if minJudgeKappa < -1 || minJudgeKappa > 1 {
+					return withCode(2, fmt.Errorf("--min-judge-kappa %g: expected a kappa in [-1, 1], e.g. 0.6", minJudgeKappa))
+				}
+				in.MinJudgeKappa = &minJudgeKappa
+			}
 			rep, err := app.RunCheck(cmd.Context(), in)
 			if errors.Is(err, app.ErrBadInput) {
 				return withCode(2, err)
@@ -131,6 +145,7 @@ covered, or a tool that became a writer unapproved, 2 on bad input.`,
 	f.StringVar(&in.AsUser, "as-user", "", "as_user of the new traces that do not name one")
 	f.Float64Var(&in.Gate.MinCoverage, "min-coverage", 1, "share of the suite's cases the new run must cover, in (0, 1]")
 	f.BoolVar(&in.Gate.AllowMissing, "allow-missing", false, "pass with missing cases (a run that covers none still fails)")
+	f.Float64Var(&minJudgeKappa, "min-judge-kappa", 0, "fail when a judge that labeled the suite agrees with its people less than this (Cohen's kappa; the suite exported with --labels all)")
 	f.StringVar(&junit, "junit", "", "also write JUnit XML to this file (one testcase per case)")
 	f.StringVar(&report, "report", "", "also write the new run's report.json to this file")
 	f.BoolVar(&noRecord, "no-record", false, "do not record the report in the workbench database's history")
@@ -208,6 +223,9 @@ func checkVerdictLine(s suite.CheckSummary) string {
 	if s.ContractsBlocking > 0 {
 		why = append(why, fmt.Sprintf("contracts: %d tools may now write and nobody approved the new contract", s.ContractsBlocking))
 	}
+	if s.JudgeKappaFailed != "" {
+		why = append(why, "judges: "+ciText(s.JudgeKappaFailed))
+	}
 	if len(why) > 0 || s.Failed {
 		return "FAIL: " + strings.Join(why, "; ")
 	}
@@ -243,6 +261,7 @@ func writeCheckText(w io.Writer, rep app.CheckReport) error {
 			}
 		}
 	}
+	writeJudgeGateText(w, rep.JudgeGate) // checkjudge.go
 	_, err := fmt.Fprintf(w, "%s\n%s\n", checkSummaryLine(rep.Summary), checkVerdictLine(rep.Summary))
 	return err
 }

@@ -15,6 +15,7 @@ import (
 func newSampleCmd() *cobra.Command {
 	var opts suite.SampleOptions
 	var by, over, format string
+	var judgeDis bool
 	cmd := &cobra.Command{
 		Use:   "sample --n N [--seed S] [--by tool,user_role,outcome] [--oversample retry=3,clarification=3]",
 		Short: "Draw a stratified sample of traces into the labeling queue",
@@ -29,15 +30,24 @@ grounding failures hide: the agent recovers and the top-line metric never sees i
 The same seed over the same traces draws the same sample.
 
 The seed's rule: two hundred traces is enough to start, fewer than fifty is not. Sample
-refuses when the database holds fewer than 50 traces unless --force.`,
+refuses when the database holds fewer than 50 traces unless --force.
+
+--judge-disagreements instead queues every trace a judge labeled (tracelab judge) where
+the judge and tracelab's suggestion disagree on correct, grounded or the class, or the
+judge is unsure (left correct or grounded open, or gave no label): the traces a person
+should check first.`,
 		Example: `  tracelab sample --n 200
   tracelab sample --n 50 --seed 7 --by tool,outcome --oversample retry=4,clarification=4
-  tracelab sample --n 20 --force   # a small pilot`,
+  tracelab sample --n 20 --force   # a small pilot
+  tracelab sample --judge-disagreements`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != "text" && format != "json" {
 				return withCode(2, fmt.Errorf("--format %q is not one of text, json", format))
+			}
+			if judgeDis {
+				return queueJudgeDisagreements(cmd, format)
 			}
 			if opts.N <= 0 {
 				return withCode(2, fmt.Errorf("--n N is required: how many traces to queue (the seed: two hundred is enough to start)"))
@@ -92,7 +102,33 @@ refuses when the database holds fewer than 50 traces unless --force.`,
 	f.StringVar(&over, "oversample", "retry=3,clarification=3", `weight per outcome, OUTCOME=FACTOR,... ("none" for none)`)
 	f.BoolVar(&opts.Force, "force", false, "sample even when fewer than 50 traces exist")
 	f.StringVar(&format, "format", "text", "output format: text or json")
+	f.BoolVar(&judgeDis, "judge-disagreements", false, "queue the traces where a judge and the scorer disagree or the judge is unsure")
 	return cmd
+}
+
+// queueJudgeDisagreements is sample --judge-disagreements.
+func queueJudgeDisagreements(cmd *cobra.Command, format string) error {
+	eng, err := openEngine(cmd, app.Files{})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	ids, err := eng.QueueJudgeDisagreements(cmd.Context())
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	if format == "json" {
+		if ids == nil {
+			ids = []string{}
+		}
+		return jsonIndent(w, map[string]any{"trace_ids": ids})
+	}
+	for _, id := range ids {
+		fmt.Fprintln(w, model.CleanLine(id))
+	}
+	fmt.Fprintf(w, "queued %d traces where a judge disagrees with the scorer or is unsure; the workbench queue can be limited to them\n", len(ids))
+	return nil
 }
 
 func orDefault(by []string) []string {

@@ -42,8 +42,13 @@ type RaterLabel struct {
 	Fields    *FieldSets `json:"fields,omitempty"`
 	Status    Status     `json:"status"`
 	UpdatedAt string     `json:"updated_at,omitempty"`
-	// Rationale is a judge's reason for its label.
+	// Rationale is a judge's reason for its label; for a built-in judge
+	// that gave no label, "no label, because …".
 	Rationale string `json:"rationale,omitempty"`
+	// Model and PromptSHA256 say what made a built-in judge's label: the
+	// model the endpoint named and the sha256 of the prompt's bytes.
+	Model        string `json:"model,omitempty"`
+	PromptSHA256 string `json:"prompt_sha256,omitempty"`
 }
 
 // Adjudication is the label someone settled a disagreement with: a rater

@@ -44,13 +44,13 @@ type querier interface {
 }
 
 const (
-	raterColumns = `r.case_id, r.rater, r.kind, r.label, r.fields, r.status, r.rationale, r.updated_at`
+	raterColumns = `r.case_id, r.rater, r.kind, r.label, r.fields, r.status, r.rationale, r.updated_at, r.judge_model, r.prompt_sha256`
 	sqlRaters    = `SELECT ` + raterColumns + ` FROM rater_labels r WHERE r.case_id = ? ORDER BY r.rater`
 	sqlAdj       = `SELECT label, fields, picked, note, adjudicated_by, adjudicated_at FROM adjudications WHERE case_id = ?`
-	sqlPutRater  = `INSERT INTO rater_labels (case_id, rater, kind, label, fields, status, rationale, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (case_id, rater) DO UPDATE SET kind = excluded.kind,
+	sqlPutRater  = `INSERT INTO rater_labels (case_id, rater, kind, label, fields, status, rationale, updated_at, judge_model, prompt_sha256)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (case_id, rater) DO UPDATE SET kind = excluded.kind,
 		label = excluded.label, fields = excluded.fields, status = excluded.status, rationale = excluded.rationale,
-		updated_at = excluded.updated_at`
+		updated_at = excluded.updated_at, judge_model = excluded.judge_model, prompt_sha256 = excluded.prompt_sha256`
 	sqlPutAdj = `INSERT INTO adjudications (case_id, label, fields, picked, note, adjudicated_by, adjudicated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (case_id) DO UPDATE SET label = excluded.label, fields = excluded.fields,
 		picked = excluded.picked, note = excluded.note, adjudicated_by = excluded.adjudicated_by,
@@ -72,7 +72,7 @@ func scanRater(r rowScanner) (string, model.RaterLabel, error) {
 	var caseID, kind, label, status string
 	var fields sql.NullString
 	var rl model.RaterLabel
-	if err := r.Scan(&caseID, &rl.Rater, &kind, &label, &fields, &status, &rl.Rationale, &rl.UpdatedAt); err != nil {
+	if err := r.Scan(&caseID, &rl.Rater, &kind, &label, &fields, &status, &rl.Rationale, &rl.UpdatedAt, &rl.Model, &rl.PromptSHA256); err != nil {
 		return "", rl, err
 	}
 	rl.Kind, rl.Status = model.RaterKind(kind), model.Status(status)
@@ -168,7 +168,7 @@ func putRaterTx(ctx context.Context, tx *sql.Tx, caseID string, rl model.RaterLa
 		rl.Status = model.StatusSuggested
 	}
 	_, err := tx.ExecContext(ctx, sqlPutRater, caseID, rl.Rater, string(rl.Kind), mustJSON(rl.Label), fieldsJSON(rl.Fields),
-		string(rl.Status), rl.Rationale, rl.UpdatedAt)
+		string(rl.Status), rl.Rationale, rl.UpdatedAt, rl.Model, rl.PromptSHA256)
 	return err
 }
 

@@ -67,6 +67,10 @@ type CheckSummary struct {
 	ContractsBlocking int `json:"contracts_blocking"`
 	// PolicyChecked says a policy oracle ran; without one, leaks go unseen.
 	PolicyChecked bool `json:"policy_checked"`
+	// JudgeKappaFailed says why the judge gate (check --min-judge-kappa)
+	// failed: the judges and classes below the minimum; "" when it passed
+	// or was not asked for.
+	JudgeKappaFailed string `json:"judge_kappa_failed,omitempty"`
 	// Failed is the CI verdict: a regression, a policy violation, or too
 	// few cases covered (Coverage).
 	Failed bool `json:"failed"`

@@ -172,6 +172,14 @@ func acceptSuggestion(id string) labelAction {
 	return labelAction{id: id, note: "accepted the suggestions", run: (*app.Engine).AcceptSuggestion}
 }
 
+// acceptJudge takes the judge's label as the labeler's own (app.AcceptJudge).
+func acceptJudge(id, judge string) labelAction {
+	return labelAction{id: id, note: "accepted " + judge + "'s label",
+		run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
+			return eng.AcceptJudge(ctx, id, who, judge)
+		}}
+}
+
 func markField(id, field string, required bool) labelAction {
 	what := "required"
 	if !required {

@@ -260,3 +260,27 @@ func adjudicate(id string, req app.AdjudicateRequest) labelAction {
 		return eng.Adjudicate(ctx, id, who, req)
 	}}
 }
+
+// judgeLine is the judge's label and reason in one line, with the key
+// that takes it (m), when a judge labeled the trace: the judge is one more
+// rater beside tracelab's suggestion, checked by a person.
+func (ts *traceScreen) judgeLine(sty *themes.Styles, w int) (string, bool) {
+	if ts.raters == nil {
+		return "", false
+	}
+	j := ts.raters.FirstJudge()
+	if j == nil {
+		return "", false
+	}
+	s := " " + sty.Accent.Render("Judge") + " " + sty.Bold.Render(model.CleanLine(j.Rater))
+	if app.JudgeUnsure(*j) && j.Label.FailureClass == nil {
+		s += " " + sty.Warn.Render("unsure")
+	}
+	s += sty.Subtle.Render("  correct ") + ynMark(sty, j.Label.Correct) + sty.Subtle.Render(" grounded ") + ynMark(sty, j.Label.Grounded) +
+		sty.Subtle.Render(" class ") + classRating(sty, j.Label)
+	if j.Rationale != "" {
+		s += sty.Subtle.Render(" — ") + sty.Text.Render(model.CleanLine(j.Rationale))
+	}
+	s += sty.Subtle.Render("  (m accepts)")
+	return cell(s, w), true
+}

@@ -23,6 +23,7 @@ type globalKeys struct {
 type queueKeys struct {
 	Up, Down, PageUp, PageDown, Top, Bottom, Open, Search, Filter, Sort, Reverse, NextUnconfirmed, Clear key.Binding
 	Disputed                                                                                             key.Binding
+	JudgeQueue                                                                                           key.Binding
 }
 
 type traceKeys struct {
@@ -30,6 +31,7 @@ type traceKeys struct {
 	Correct, Grounded, Class, NoClass, Accept, Required, Forbidden         key.Binding
 	Edit, Confirm, Undo, Redo, Glossary, Scroll, ScrollUp, Next            key.Binding
 	Prev, Adjudicate                                                       key.Binding
+	AcceptJudge                                                            key.Binding
 }
 
 type reportKeys struct {
@@ -87,6 +89,7 @@ func newKeyMap() keyMap {
 			NextUnconfirmed: bind("n", "next unconfirmed", "n"),
 			Clear:           bind("esc", "clear filters", "esc"),
 			Disputed:        bind("d", "disagreements", "d"),
+			JudgeQueue:      bind("m", "judge ≠ scorer or unsure", "m"),
 		},
 		Trace: traceKeys{
 			Up:         bind("↑/k", "up", "up", "k"),
@@ -115,6 +118,8 @@ func newKeyMap() keyMap {
 			Next:       bind("ctrl+n", "next trace", "ctrl+n"),
 			Prev:       bind("ctrl+p", "prev trace", "ctrl+p"),
 			Adjudicate: bind("A", "adjudicate", "A"),
+			// m: the model judge's label, as a accepts the scorer's.
+			AcceptJudge: bind("m", "accept judge's label", "m"),
 		},
 		Report: reportKeys{
 			Up:     bind("↑/k", "up", "up", "k"),
@@ -169,7 +174,7 @@ func (k keyMap) queueHelp() helpKeys {
 		short: []key.Binding{g.Help, q.Open, q.NextUnconfirmed, q.Search, q.Filter, q.Sort, g.Report, g.Quit},
 		full: [][]key.Binding{
 			{q.Up, q.Down, q.PageUp, q.PageDown, q.Top, q.Bottom, q.Open},
-			{q.Search, q.Filter, q.Disputed, q.Clear, q.Sort, q.Reverse, q.NextUnconfirmed},
+			{q.Search, q.Filter, q.Disputed, q.JudgeQueue, q.Clear, q.Sort, q.Reverse, q.NextUnconfirmed},
 			g.all(),
 		},
 	}
@@ -182,8 +187,8 @@ func (k keyMap) traceHelp() helpKeys {
 		short: []key.Binding{g.Help, t.Confirm, t.Undo, t.Accept, t.Correct, t.Grounded, t.Class, t.Focus, t.NextMarker, g.Back},
 		full: [][]key.Binding{
 			{t.Up, t.Down, t.Focus, t.PageUp, t.PageDown, t.Scroll, t.ScrollUp, t.Left, t.Right, t.PrevMarker, t.NextMarker, t.Next, t.Prev},
-			{t.Correct, t.Grounded, t.Class, t.NoClass, t.Accept, t.Required, t.Forbidden, t.Edit, t.Confirm, t.Undo, t.Redo, t.Glossary,
-				t.Adjudicate},
+			{t.Correct, t.Grounded, t.Class, t.NoClass, t.Accept, t.AcceptJudge, t.Required, t.Forbidden, t.Edit, t.Confirm, t.Undo, t.Redo,
+				t.Glossary, t.Adjudicate},
 			g.all(),
 		},
 	}

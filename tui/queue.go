@@ -22,8 +22,11 @@ type queueScreen struct {
 	*env
 	pageSize int
 	filter   app.Filter
-	sort     app.SortKey
-	desc     bool
+	// judgeQueue is the trace list of the judge queue while it is the
+	// filter's (judgequeue.go).
+	judgeQueue []string
+	sort       app.SortKey
+	desc       bool
 
 	rows    []app.TraceSummary
 	next    *app.Cursor // nil when every matching row is loaded
@@ -193,6 +196,8 @@ func (q *queueScreen) update(h host, msg tea.Msg) tea.Cmd {
 		f := msg.f
 		f.Search = q.filter.Search
 		return q.setFilter(h, f, "")
+	case judgeQueueMsg:
+		return q.judgeQueueLoaded(h, msg)
 	case driftOpenQueueMsg:
 		if len(msg.traceIDs) == 0 {
 			h.setStatus("no labeled case is affected by "+msg.tool, false)
@@ -506,6 +511,8 @@ func (q *queueScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
 			h.setStatus("disagreements filter cleared", false)
 		}
 		return q.reloadKeeping()
+	case key.Matches(msg, k.JudgeQueue):
+		return q.toggleJudgeQueue(h)
 	case key.Matches(msg, k.Clear):
 		if filterActive(q.filter) {
 			q.filter = app.Filter{}
@@ -856,7 +863,10 @@ func (q *queueScreen) chips(sty *themes.Styles) []string {
 	if f.Disputed {
 		add("raters", []string{"disagree"})
 	}
-	if len(f.TraceIDs) > 0 {
+	switch {
+	case len(f.TraceIDs) > 0 && q.judgeIDs(f):
+		add("judge", []string{"≠ scorer or unsure " + strconv.Itoa(len(f.TraceIDs))})
+	case len(f.TraceIDs) > 0:
 		add("traces", []string{strconv.Itoa(len(f.TraceIDs)) + " chosen"})
 	}
 	return out

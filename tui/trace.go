@@ -489,6 +489,16 @@ func (ts *traceScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
 		return ts.enqueue(h, setClass(id, nil))
 	case key.Matches(msg, k.Accept):
 		return ts.enqueue(h, acceptSuggestion(id))
+	case key.Matches(msg, k.AcceptJudge):
+		var j *app.RaterLabel
+		if ts.raters != nil {
+			j = ts.raters.FirstJudge()
+		}
+		if j == nil {
+			h.setStatus("no judge labeled this trace (tracelab judge --endpoint …)", true)
+			return nil
+		}
+		return ts.enqueue(h, acceptJudge(id, j.Rater))
 	case key.Matches(msg, k.Required), key.Matches(msg, k.Forbidden):
 		// Only what is on screen is edited: the field under the cursor of
 		// the scoring pane, when that pane is shown and has the focus.

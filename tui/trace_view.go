@@ -33,6 +33,9 @@ func (ts *traceScreen) view(sty *themes.Styles, w, h int) string {
 		// Under 20 lines the steps keep the room; A still lists the raters.
 		head = append(head, ts.ratersLines(sty, w, h >= 40)...)
 	}
+	if l, ok := ts.judgeLine(sty, w); ok && h >= 16 {
+		head = append(head, l)
+	}
 	bodyH := max(3, h-len(head))
 	stepsW, detailW, scoreW := ts.widths(w)
 	left := drawPane(ts.paneStyle(sty, paneSteps), sty.Accent.Render(fmt.Sprintf("Steps %d", len(ts.t.Steps))),
