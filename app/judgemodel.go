@@ -45,6 +45,10 @@ type ModelJudgeOptions struct {
 	// MaxUSD stops the run before a call that could take the spending past
 	// it (0: no budget). Costs come from the price table.
 	MaxUSD float64
+	// MaxTokens stops the run before a call that could take the tokens
+	// used (input and output, as the endpoint counts them) past it (0: no
+	// budget). It needs no price table, so it bounds a local model too.
+	MaxTokens int64
 	// MaxOutputTokens is sent as max_completion_tokens (0: not sent) and
 	// bounds a call's cost; DefaultJudgeOutputTokens is assumed otherwise.
 	MaxOutputTokens int
@@ -66,46 +70,68 @@ type ModelJudgeResult struct {
 	NoLabel      int // stored as "no label, because …"
 	Cached       int // answered from the cache, at no cost
 	USD          float64
-	// Budget is set when the run stopped at --max-usd, with how many traces
-	// were left unjudged.
+	Tokens       int64 // input and output tokens the calls used
+	// Budget is set when the run stopped at --max-usd or --max-tokens,
+	// with how many traces were left unjudged.
 	Budget *BudgetStop
 }
 
 // BudgetStop says the budget stopped a run before a call.
 type BudgetStop struct {
-	Spent, Max float64
-	Left       int
+	Spent, Max             float64
+	TokensSpent, MaxTokens int64
+	ByTokens               bool // --max-tokens stopped it, not --max-usd
+	Left                   int
 }
 
 func (b *BudgetStop) Error() string {
-	return fmt.Sprintf("stopped at the budget: $%.4f spent of --max-usd %.4f; %d trace(s) not judged (run again with a larger budget: judged traces come from the cache)",
-		b.Spent, b.Max, b.Left)
+	var at string
+	if b.ByTokens {
+		at = fmt.Sprintf("%d tokens used of --max-tokens %d", b.TokensSpent, b.MaxTokens)
+	} else {
+		at = fmt.Sprintf("$%.4f spent of --max-usd %.4f", b.Spent, b.Max)
+	}
+	return fmt.Sprintf("stopped at the budget: %s; %d trace(s) not judged (run again with a larger budget: judged traces come from the cache)",
+		at, b.Left)
+}
+
+// spend is what one call costs, or may cost at most.
+type spend struct {
+	usd    float64
+	tokens int64
 }
 
 // budget is a run's spending: what calls cost, and what calls in flight
-// may cost at most.
+// may cost at most, in dollars and in tokens.
 type budget struct {
 	mu              sync.Mutex
-	max             float64
-	spent, reserved float64
+	max             spend // a zero field: no budget of that kind
+	spent, reserved spend
 }
 
-// reserve books est for one call, false when that could exceed the max.
-func (b *budget) reserve(est float64) bool {
+// reserve books est for one call; a BudgetStop (which limit, filled in by
+// the run) when that could exceed either max.
+func (b *budget) reserve(est spend) *BudgetStop {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.max > 0 && b.spent+b.reserved+est > b.max {
-		return false
+	if b.max.usd > 0 && b.spent.usd+b.reserved.usd+est.usd > b.max.usd {
+		return &BudgetStop{}
 	}
-	b.reserved += est
-	return true
+	if b.max.tokens > 0 && b.spent.tokens+b.reserved.tokens+est.tokens > b.max.tokens {
+		return &BudgetStop{ByTokens: true}
+	}
+	b.reserved.usd += est.usd
+	b.reserved.tokens += est.tokens
+	return nil
 }
 
-func (b *budget) settle(est, actual float64) {
+func (b *budget) settle(est, actual spend) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.reserved -= est
-	b.spent += actual
+	b.reserved.usd -= est.usd
+	b.reserved.tokens -= est.tokens
+	b.spent.usd += actual.usd
+	b.spent.tokens += actual.tokens
 }
 
 // modelJudge is one run's fixed parts.
@@ -144,6 +170,7 @@ func (e *Engine) JudgeModel(ctx context.Context, opts ModelJudgeOptions) (ModelJ
 		mu.Lock()
 		defer mu.Unlock()
 		res.USD += o.usd
+		res.Tokens += o.tokens
 		if o.cached {
 			res.Cached++
 		}
@@ -155,7 +182,8 @@ func (e *Engine) JudgeModel(ctx context.Context, opts ModelJudgeOptions) (ModelJ
 	res.Judged = done
 	var bs *BudgetStop
 	if errors.As(err, &bs) {
-		bs.Spent, bs.Max, bs.Left = j.budget.spent, opts.MaxUSD, len(ids)-done
+		bs.Spent, bs.Max, bs.Left = j.budget.spent.usd, opts.MaxUSD, len(ids)-done
+		bs.TokensSpent, bs.MaxTokens = j.budget.spent.tokens, opts.MaxTokens
 		res.Budget = bs
 	}
 	return res, err
@@ -206,7 +234,7 @@ func newModelJudge(opts ModelJudgeOptions) (*modelJudge, error) {
 	c := &chatClient{url: u, model: opts.Model, key: key, azure: strings.HasSuffix(hostOf(u), ".azure.com"), http: hc,
 		timeout: opts.Timeout, retries: opts.Retries, backoff: opts.Backoff, maxBackoff: opts.MaxBackoff, maxTokens: opts.MaxOutputTokens}
 	return &modelJudge{opts: opts, rater: model.JudgePrefix + name, prompt: p, client: c, price: price,
-		budget: &budget{max: opts.MaxUSD}}, nil
+		budget: &budget{max: spend{usd: opts.MaxUSD, tokens: opts.MaxTokens}}}, nil
 }
 
 func hostOf(u string) string {
@@ -219,6 +247,7 @@ func hostOf(u string) string {
 // outcome is what judging one trace did.
 type outcome struct {
 	usd             float64
+	tokens          int64
 	cached, noLabel bool
 }
 
@@ -239,17 +268,20 @@ func (j *modelJudge) judgeOne(ctx context.Context, e *Engine, id string) (outcom
 	if ok && json.Unmarshal([]byte(cached.Answer), &a) == nil {
 		o.cached = true
 	} else {
-		est := j.cost(int64(len(system)+len(user))/3+1, int64(j.outputBound()))
-		if !j.budget.reserve(est) {
-			return o, &BudgetStop{}
+		// The bound: a token is at least three bytes of prompt, and the
+		// output is capped.
+		in, out := int64(len(system)+len(user))/3+1, int64(j.outputBound())
+		est := spend{usd: j.cost(in, out), tokens: in + out}
+		if stop := j.budget.reserve(est); stop != nil {
+			return o, stop
 		}
 		a, err = j.client.complete(ctx, system, user)
 		actual := est
 		if err == nil && a.HasUsage {
-			actual = j.cost(a.InputTokens, a.OutputTokens)
+			actual = spend{usd: j.cost(a.InputTokens, a.OutputTokens), tokens: a.InputTokens + a.OutputTokens}
 		}
 		if err != nil {
-			actual = 0 // an attempt that got no answer is not billed by the providers tracelab knows
+			actual = spend{} // an attempt that got no answer is not billed by the providers tracelab knows
 		}
 		j.budget.settle(est, actual)
 		if err != nil {
@@ -258,10 +290,10 @@ func (j *modelJudge) judgeOne(ctx context.Context, e *Engine, id string) (outcom
 			}
 			return o, &JudgeError{Judge: j.rater, Trace: id, Msg: err.Error()}
 		}
-		o.usd = actual
+		o.usd, o.tokens = actual.usd, actual.tokens
 		ans, _ := json.Marshal(a)
 		if err := e.st.PutJudgeAnswer(ctx, store.JudgeAnswer{Key: key, Model: j.opts.Model, PromptSHA256: j.prompt.SHA256,
-			Answer: string(ans), USD: actual}); err != nil {
+			Answer: string(ans), USD: actual.usd}); err != nil {
 			return o, err
 		}
 	}

@@ -323,6 +323,32 @@ func TestJudgeModelBudget(t *testing.T) {
 	}
 }
 
+// A token budget stops the same way, with no price table needed: a
+// local model's run is bounded too.
+func TestJudgeModelTokenBudget(t *testing.T) {
+	ctx := context.Background()
+	e := labelEngine(t)
+	cs := newChatServer(t, reply(t, "openai-structured.json"))
+	opts := fastOpts(cs, "a-local-model-with-no-price")
+	opts.Jobs, opts.MaxOutputTokens = 1, 100
+	// Each call is booked at its bound (prompt bytes/3 in, 100 out) and
+	// settled at the usage the answer reports (1843 in, 41 out).
+	opts.MaxTokens = 20000
+	res, err := e.JudgeModel(ctx, opts)
+	var bs *BudgetStop
+	if !errors.As(err, &bs) || !bs.ByTokens || res.Judged == 0 || res.Judged >= 32 || res.Tokens > opts.MaxTokens {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if res.Tokens != int64(res.Judged)*(1843+41) || bs.TokensSpent != res.Tokens || bs.Left != 32-res.Judged ||
+		!strings.Contains(err.Error(), "tokens used of --max-tokens 20000") {
+		t.Errorf("%+v %+v: %v", res, bs, err)
+	}
+	opts.MaxTokens = 0
+	if res, err = e.JudgeModel(ctx, opts); err != nil || cs.calls() != 32 {
+		t.Errorf("rerun without a budget: %+v %v, %d calls", res, err, cs.calls())
+	}
+}
+
 func TestChatURL(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://api.openai.com/v1":                 "https://api.openai.com/v1/chat/completions",

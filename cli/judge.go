@@ -50,7 +50,8 @@ A refusal or an answer that is not exactly a verdict is stored as "no label, bec
 are retried --retries times with backoff (Retry-After honoured); an endpoint that still
 does not answer stops the run with exit status 2. --max-usd stops the run before a call
 that could take the spending past it (the cost from the answer's usage and the price
-table, --prices adds models). Answers are cached in the database by the model, the
+table, --prices adds models); --max-tokens does the same for the tokens used, with no
+price needed. Answers are cached in the database by the model, the
 prompt's hash and the trace, gold and evidence sent, so a rerun costs nothing.`,
 		Example: `  OPENAI_API_KEY=... tracelab judge --endpoint https://api.openai.com/v1 --model gpt-4o-mini --api-key-env OPENAI_API_KEY --max-usd 2
   tracelab judge --endpoint http://localhost:11434/v1 --model llama3.1:8b --jobs 1
@@ -94,6 +95,7 @@ prompt's hash and the trace, gold and evidence sent, so a rerun costs nothing.`,
 	fl.StringVar(&mopts.APIKeyEnv, "api-key-env", "", "built-in judge: the environment variable holding the API key (none: no key sent)")
 	fl.StringVar(&mopts.Prompt, "prompt", "", "built-in judge: a prompt template file instead of tracelab's (see app/prompts/judge-v1.tmpl)")
 	fl.Float64Var(&mopts.MaxUSD, "max-usd", 0, "built-in judge: stop before spending more than this many USD (0: no budget)")
+	fl.Int64Var(&mopts.MaxTokens, "max-tokens", 0, "built-in judge: stop before the calls use more than this many tokens, input and output (0: no budget)")
 	fl.IntVar(&mopts.MaxOutputTokens, "max-output-tokens", 0, "built-in judge: max_completion_tokens per call (0: not sent)")
 	fl.IntVar(&mopts.Retries, "retries", 3, "built-in judge: retries of a call answered 429 or 5xx, or timed out")
 	fl.StringVar(&files.Prices, "prices", "", "built-in judge: a price table over the embedded one (the shape of importers/prices.json)")
