@@ -270,5 +270,3 @@ func geminiRecordedResponse(run *runAcc, m map[string]any) {
 	}
 	run.setModel(gStr(resp, "modelVersion"))
 }
-
-
