@@ -101,7 +101,7 @@ func parseBareChat(ctx context.Context, br *bufio.Reader, file, format string, e
 		t.TraceID = hashID(format, data)
 	}
 	if q := runQuestion(t.Steps); q != "" {
-		t.Question = q
+		t.Question = clineTask(q)
 	}
 	return emit(Record{Line: 1, Trace: t})
 }
