@@ -40,7 +40,7 @@ func detectOpenAIChat(head []byte) bool {
 		return false
 	}
 	if ok, anth := bareChat(head); ok {
-		return !anth
+		return !anth && !detectSWEAgent(head) // mini-SWE-agent's are swe_agent's
 	}
 	s := sniff(head)
 	if mcpSampling(s) {
