@@ -89,6 +89,9 @@ type clineConvo struct {
 	run  *runAcc
 	task string // the person's request
 	n    int    // calls made, for their ids
+	// The ids of the last command and MCP calls: their output answers
+	// them, whatever file tool came between.
+	command, mcp string
 }
 
 func (cl *clineConvo) message(m map[string]any) {
@@ -138,9 +141,9 @@ func (cl *clineConvo) message(m map[string]any) {
 		cl.tool(text)
 	case "ask:command", "command":
 		args, _ := json.Marshal(map[string]string{"command": text})
-		cl.call("execute_command", args)
+		cl.command = cl.call("execute_command", args)
 	case "command_output":
-		c.result("", "", convResult(text), false)
+		c.result(cl.command, "", convResult(text), false)
 	case "ask:use_mcp_server", "use_mcp_server":
 		var u struct {
 			ServerName string          `json:"serverName"`
@@ -148,20 +151,21 @@ func (cl *clineConvo) message(m map[string]any) {
 			Arguments  json.RawMessage `json:"arguments"`
 		}
 		if json.Unmarshal([]byte(text), &u) == nil && u.ToolName != "" {
-			cl.call(u.ToolName, convArgs(u.Arguments))
+			cl.mcp = cl.call(u.ToolName, convArgs(u.Arguments))
 		}
 	case "mcp_server_response":
-		c.result("", "", convResult(text), false)
+		c.result(cl.mcp, "", convResult(text), false)
 	case "error":
 		c.result("", "", convResult(text), true)
 	}
 }
 
-// call adds a tool call with an id of this file's own.
-func (cl *clineConvo) call(tool string, args json.RawMessage) {
+// call adds a tool call with an id of this file's own, and returns it.
+func (cl *clineConvo) call(tool string, args json.RawMessage) string {
 	cl.n++
 	id := "cline-" + strconv.Itoa(cl.n)
 	cl.run.c.message(genMsg{Role: "assistant", Parts: []genPart{{Kind: "call", ID: id, Name: tool, Args: args}}})
+	return id
 }
 
 // tool adds a file tool the panel showed: its arguments are what the

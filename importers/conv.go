@@ -102,7 +102,9 @@ func settleTurns(stepsp *[]model.Step) string {
 	for i, s := range steps {
 		switch s.Kind {
 		case model.KindUser:
-			lastUser = i
+			if !injectedTurn(s.Text) { // a framework's turn after the answer does not end it
+				lastUser = i
+			}
 		case model.KindAnswer:
 			lastAnswer = i
 		}

@@ -39,8 +39,11 @@ func detectOpenAIChat(head []byte) bool {
 	if detectLiteLLM(head) { // a LiteLLM log record holds a chat request and response
 		return false
 	}
+	if detectSWEAgent(head) { // mini-SWE-agent's messages are swe_agent's
+		return false
+	}
 	if ok, anth := bareChat(head); ok {
-		return !anth && !detectSWEAgent(head) // mini-SWE-agent's are swe_agent's
+		return !anth
 	}
 	s := sniff(head)
 	if mcpSampling(s) {
