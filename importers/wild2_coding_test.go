@@ -1,0 +1,98 @@
+package importers
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// wild2Dir holds the second set of real files from public repositories
+// (see its SOURCES.md).
+var wild2Dir = filepath.Join(samplesDir, "wild2")
+
+// TestWild2CodingAgents imports the real coding-agent files of wild2 with
+// no flags: each must be detected as its format and give the traces, calls
+// and question read from the file by hand.
+func TestWild2CodingAgents(t *testing.T) {
+	if _, err := os.Stat(wild2Dir); err != nil {
+		t.Skipf("real-world samples not found at %s (they live beside the repository): %v", wild2Dir, err)
+	}
+	tests := []struct {
+		file, format string
+		traces       int
+		calls        int    // tool calls over all traces (counted from the file by a script; 0: none expected)
+		question     string // the first trace's question starts with it
+		model        string // the first trace's model
+		skipped      int    // parts read past on purpose
+	}{
+		{"openhands/openhands__basic.json", "openhands", 1, 1, "Please create a simple 2048 game", "claude-3-5-sonnet-20241022", 0},
+		{"openhands/openhands__basic_gui_mode.json", "openhands", 1, 4, "I want to create a VueJS app", "claude-3-5-sonnet-20241022", 0},
+		{"openhands/openhands__wrong_initial_state.json", "openhands", 1, 3, "Please rename game_2048.py to 2048.py", "claude-3-5-sonnet-20241022", 0},
+		{"openhands/openhands__multi_swe_bench_output.jsonl", "openhands", 3, 101, "I've uploaded a C code repository", "openai/openrouter-llama-4-maverick", 0},
+		{"mini_swe_agent/mini-swe-agent__github_issue.traj.json", "swe_agent", 1, 10, "Please solve this issue: GitHub Issue: SyntaxError", "", 0},
+		{"gemini_cli_session/vct__gemini.jsonl", "gemini_cli", 1, 12, "幫我做一個小修改", "gemini-3.1-pro-preview", 0},
+		{"gemini_cli_session/vct__test_conversation_gemini.json", "gemini_cli", 1, 7, "請幫我依照專案實際狀況更新 README.md", "gemini-3.1-pro-preview-customtools", 0},
+		{"gemini_cli_responses/gemini-cli__tool-success.json", "gemini_cli", 1, 4, "", "", 0},
+		{"copilot_cli/vct__copilot.jsonl", "copilot_cli", 1, 11, "請不要修改任何代碼", "claude-sonnet-4.6", 0},
+		{"copilot_cli/vct__test_conversation_copilot.json", "copilot_cli", 1, 15, "## 任務：將專案描述中的", "", 0},
+		{"kiro_cli/mlflow__session_multi_turn_with_tools.jsonl", "kiro_cli", 1, 2, "Now write a test for it", "", 0},
+		{"aider/aider__chat-history.md", "aider", 589, 0, "# Fix any errors below, if possible.", "", 545},
+		// Sessions read before issue 29: a resumed session is one trace, and
+		// the question is the person's request, not the wrapper around it.
+		{"claude_code/vct__claude_code.jsonl", "claude_code", 1, 31, "不對 幫我查一下pydantic文檔的Field用法", "claude-sonnet-4-20250514", 0},
+		{"codex_cli/vct__codex.jsonl", "codex_cli", 1, 19, "幫我檢查一下 go.mod 裡面", "aide-gpt-5", 0},
+		{"crewai/crewai__test_azure_agent_with_native_tool_calling.yaml", "openai_chat", 1, 1, "Calculate what is 15 * 8", "gpt-5-nano-2025-08-07", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			f, recs, err := parseFile(t, filepath.Join(wild2Dir, tt.file), "")
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if f.Name != tt.format {
+				t.Fatalf("detected as %s, want %s", f.Name, tt.format)
+			}
+			var traces, calls, skipped int
+			first := ""
+			model := ""
+			for _, r := range recs {
+				switch {
+				case r.Err != nil:
+					t.Errorf("line %d: %v", r.Line, r.Err)
+				case r.Skip != nil:
+					skipped++
+				case r.Trace != nil:
+					if msg := checkTrace(r.Trace); msg != "" {
+						t.Errorf("line %d: %s", r.Line, msg)
+					}
+					if traces == 0 {
+						first, model = r.Trace.Question, r.Trace.Model
+					}
+					traces++
+					for _, s := range r.Trace.Steps {
+						if s.Kind == "tool_call" {
+							calls++
+						}
+					}
+				}
+			}
+			if traces != tt.traces {
+				t.Errorf("%d traces, want %d", traces, tt.traces)
+			}
+			if calls != tt.calls {
+				t.Errorf("%d tool calls, want %d", calls, tt.calls)
+			}
+			if !strings.HasPrefix(first, tt.question) || (tt.question == "" && first != "") {
+				t.Errorf("question %q, want it to start with %q", first, tt.question)
+			}
+			if model != tt.model {
+				t.Errorf("model %q, want %q", model, tt.model)
+			}
+			if skipped != tt.skipped {
+				t.Errorf("%d parts skipped, want %d", skipped, tt.skipped)
+			}
+			t.Logf("%s: %s, %d traces, %d calls, %d skipped; question %.60q", tt.file, f.Name, traces, calls, skipped, first)
+		})
+	}
+}
