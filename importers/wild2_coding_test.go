@@ -1,8 +1,10 @@
 package importers
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,4 +97,42 @@ func TestWild2CodingAgents(t *testing.T) {
 			t.Logf("%s: %s, %d traces, %d calls, %d skipped; question %.60q", tt.file, f.Name, traces, calls, skipped, first)
 		})
 	}
+}
+
+// TestSamplesNotClaimedCoding: the coding-agent detectors claim no real
+// file outside their own folders, so detection stays unambiguous.
+func TestSamplesNotClaimedCoding(t *testing.T) {
+	if _, err := os.Stat(samplesDir); err != nil {
+		t.Skipf("real-world samples not found at %s (they live beside the repository): %v", samplesDir, err)
+	}
+	own := map[string]string{ // format -> the wild2 folders it may claim
+		"openhands": "openhands", "swe_agent": "mini_swe_agent", "gemini_cli": "gemini_cli_session gemini_cli_responses",
+		"copilot_cli": "copilot_cli", "kiro_cli": "kiro_cli", "aider": "aider", "cline": "cline",
+	}
+	checked := 0
+	err := filepath.WalkDir(samplesDir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(samplesDir, path)
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		head := bytes.TrimSpace(stripBOM(data[:min(len(data), HeadSize)]))
+		checked++
+		for name, dirs := range own {
+			fm, _ := Lookup(name)
+			mine := len(parts) == 3 && parts[0] == "wild2" && slices.Contains(strings.Fields(dirs), parts[1])
+			if len(head) > 0 && fm.Detect(head) && !mine {
+				t.Errorf("%s claims %s", name, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d files checked", checked)
 }
