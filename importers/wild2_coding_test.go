@@ -136,3 +136,37 @@ func TestSamplesNotClaimedCoding(t *testing.T) {
 	}
 	t.Logf("%d files checked", checked)
 }
+
+// TestBareMessagesForced: a bare array of messages forced to a chat
+// format is read as one conversation, not refused element by element.
+func TestBareMessagesForced(t *testing.T) {
+	tests := []struct{ path, format, question string }{
+		{filepath.Join(formatsDir, "openai_chat", "bare_messages.json"), "openai_chat", "How many metres is 3 feet?"},
+		{filepath.Join(formatsDir, "anthropic", "cline_api_history.json"), "anthropic", "Which port does the dev server use?"},
+		{filepath.Join(formatsDir, "swe_agent", "mini.traj.json"), "openai_chat", ""},
+	}
+	for _, tt := range tests {
+		_, recs, err := parseFile(t, tt.path, tt.format)
+		if err != nil {
+			t.Fatalf("%s as %s: %v", tt.path, tt.format, err)
+		}
+		if len(recs) != 1 || recs[0].Trace == nil {
+			t.Fatalf("%s as %s: %d records, want one trace: %+v", tt.path, tt.format, len(recs), recs)
+		}
+		tr := recs[0].Trace
+		if msg := checkTrace(tr); msg != "" {
+			t.Errorf("%s: %s", tt.path, msg)
+		}
+		if tt.format == "openai_chat" && strings.HasSuffix(tt.path, "mini.traj.json") {
+			// Forced to plain chat, mini-SWE-agent's observations are user
+			// turns; its own format reads them as tool results.
+			if tr.Source.Format != "openai_chat" || len(tr.Steps) != 7 {
+				t.Errorf("%s forced: format %s, %d steps (%s)", tt.path, tr.Source.Format, len(tr.Steps), kinds(tr))
+			}
+			continue
+		}
+		if tr.Question != tt.question {
+			t.Errorf("%s as %s: question %q, want %q", tt.path, tt.format, tr.Question, tt.question)
+		}
+	}
+}
