@@ -37,6 +37,9 @@ func detectAnthropic(head []byte) bool {
 	if owner, ok := cassetteFormat(head); ok {
 		return owner == "anthropic"
 	}
+	if ok, anth := bareChat(head); ok {
+		return anth
+	}
 	s := sniff(head)
 	if mcpSampling(s) {
 		return false
@@ -148,6 +151,9 @@ func parseAnthropic(ctx context.Context, r io.Reader, file string, emit Emit) er
 	br, ok := asCassette(r)
 	if ok {
 		return parseCassette(ctx, br, file, emit)
+	}
+	if isBareChat(br) {
+		return parseBareChat(ctx, br, file, "anthropic", emit)
 	}
 	r = br
 	var st *anthStream

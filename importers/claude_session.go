@@ -95,10 +95,12 @@ type claudeSession struct {
 	result  bool            // a result message gave the run's totals
 	outcome model.Outcome
 	meta    map[string]any
+	resumes []string // the ids of the sessions that resumed it
 }
 
 func parseClaudeSession(ctx context.Context, r io.Reader, file, format string, emit Emit) error {
-	p := &claudeParser{file: file, format: format, emit: emit, open: newOpenRuns[*claudeSession]()}
+	p := &claudeParser{file: file, format: format, emit: emit, open: newOpenRuns[*claudeSession](),
+		owner: map[string]string{}, alias: map[string]string{}}
 	br := asBufio(r)
 	if head, _ := br.Peek(16); bytes.HasPrefix(head, []byte("messages:")) {
 		if err := claudeYAML(ctx, br, file, p.handle); err != nil {
@@ -130,11 +132,17 @@ type claudeParser struct {
 	file, format string
 	emit         Emit
 	open         *openRuns[*claudeSession] // by session id
+	// A resumed session gets a new session id, and its first event's
+	// parentUuid is the last event of the session it resumes: one
+	// conversation, so one trace under the first id (README: "Resumed
+	// sessions"). owner maps an event's uuid to its trace's session id,
+	// alias a resuming session id to that trace's.
+	owner, alias map[string]string
 }
 
 // handle routes one event to its session.
 func (p *claudeParser) handle(n int, m map[string]any) {
-	sid := gStr(m, "sessionId", "session_id")
+	sid := p.resumed(m)
 	latest, latestID, isOpen := p.open.latest()
 	if sid == "" && isOpen {
 		sid = latestID // a summary line belongs to the session around it
@@ -152,6 +160,29 @@ func (p *claudeParser) handle(n int, m map[string]any) {
 		p.open.add(sid, s)
 	}
 	s.event(m)
+}
+
+// resumed is the session id an event's trace goes under: its own, or,
+// for a session that resumes one still open, that one's.
+func (p *claudeParser) resumed(m map[string]any) string {
+	sid := gStr(m, "sessionId", "session_id")
+	if a, ok := p.alias[sid]; ok {
+		sid = a
+	} else if parent := gStr(m, "parentUuid"); parent != "" && sid != "" {
+		if o, ok := p.owner[parent]; ok && o != sid {
+			if s, open := p.open.get(o); open {
+				if _, own := p.open.byKey[sid]; !own {
+					p.alias[sid] = o
+					s.resumes = append(s.resumes, sid)
+					sid = o
+				}
+			}
+		}
+	}
+	if u := gStr(m, "uuid"); u != "" && sid != "" {
+		p.owner[u] = sid
+	}
+	return sid
 }
 
 // flush emits the sessions with no event for a while (all at the end): a
@@ -175,6 +206,12 @@ func (p *claudeParser) emitSession(s *claudeSession) error {
 		for k, v := range s.meta {
 			t.Metadata[k] = v
 		}
+	}
+	if len(s.resumes) > 0 {
+		if t.Metadata == nil {
+			t.Metadata = map[string]any{}
+		}
+		t.Metadata["resumed_as"] = s.resumes
 	}
 	if len(t.Steps) == 0 {
 		return p.emit(Record{Line: s.line, Err: &LineError{File: p.file, Line: s.line,

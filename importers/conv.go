@@ -102,7 +102,9 @@ func settleTurns(stepsp *[]model.Step) string {
 	for i, s := range steps {
 		switch s.Kind {
 		case model.KindUser:
-			lastUser = i
+			if !injectedTurn(s.Text) { // a framework's turn after the answer does not end it
+				lastUser = i
+			}
 		case model.KindAnswer:
 			lastAnswer = i
 		}
@@ -116,7 +118,7 @@ func settleTurns(stepsp *[]model.Step) string {
 		}
 	}
 	if u := questionTurn(steps); u >= 0 {
-		return steps[u].Text
+		return ownRequest(steps[u].Text)
 	}
 	return ""
 }
@@ -125,11 +127,17 @@ func settleTurns(stepsp *[]model.Step) string {
 // last user turn, or, when that replies to a clarifying question, the turn
 // the clarification was about; -1 when there is no user step.
 func questionTurn(steps []model.Step) int {
-	u := -1
+	u, last := -1, -1
 	for i, s := range steps {
 		if s.Kind == model.KindUser {
-			u = i
+			last = i
+			if !injectedTurn(s.Text) {
+				u = i // a turn the person wrote, not a framework (see question.go)
+			}
 		}
+	}
+	if u < 0 {
+		u = last
 	}
 	if u < 0 {
 		return -1

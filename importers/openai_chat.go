@@ -39,6 +39,12 @@ func detectOpenAIChat(head []byte) bool {
 	if detectLiteLLM(head) { // a LiteLLM log record holds a chat request and response
 		return false
 	}
+	if detectSWEAgent(head) { // mini-SWE-agent's messages are swe_agent's
+		return false
+	}
+	if ok, anth := bareChat(head); ok {
+		return !anth
+	}
 	s := sniff(head)
 	if mcpSampling(s) {
 		return false
@@ -154,6 +160,9 @@ func parseOpenAIChat(ctx context.Context, r io.Reader, file string, emit Emit) e
 	br, ok := asCassette(r)
 	if ok {
 		return parseCassette(ctx, br, file, emit)
+	}
+	if isBareChat(br) {
+		return parseBareChat(ctx, br, file, "openai_chat", emit)
 	}
 	r = br
 	var stream *chatStream // set while reading a streamed response

@@ -97,8 +97,8 @@ func runQuestion(steps []model.Step) string {
 		if s.Kind != model.KindUser {
 			continue
 		}
-		if !machineText(s.Text) {
-			return stripMachineBlocks(s.Text)
+		if !injectedTurn(s.Text) {
+			return ownRequest(s.Text)
 		}
 		first = s.Text
 	}
