@@ -2,7 +2,6 @@ package intake
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -188,18 +187,6 @@ func anyValue(v attribute.Value) map[string]any {
 	return map[string]any{"stringValue": v.AsString()}
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // sameAsFileImport checks the live trace equals the file import of the
 // same spans (source aside: one came from a file, the other over OTLP).
 func sameAsFileImport(t *testing.T, live *app.Engine, id string, spans []sdktrace.ReadOnlySpan) {
@@ -234,13 +221,4 @@ func sameAsFileImport(t *testing.T, live *app.Engine, id string, spans []sdktrac
 	if got.Question != question || len(got.Steps) < 4 || got.AsUser == "" {
 		t.Errorf("live trace lacks the run: question %q, %d steps, as_user %q", got.Question, len(got.Steps), got.AsUser)
 	}
-}
-
-// hexID is a 16-byte trace id as hex, for hand-made requests.
-func hexID(n int) string {
-	var b [16]byte
-	b[0], b[15] = 0x42, byte(n)
-	b[14] = byte(n >> 8)
-	b[13] = byte(n >> 16)
-	return hex.EncodeToString(b[:])
 }
