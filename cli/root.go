@@ -124,6 +124,7 @@ in the workbench for its keys.`,
 	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(p.Demo), newFieldsCmd(), newScoreCmd(), newReportCmd(),
 		newDriftCmd(), newCheckCmd(), newSampleCmd(), newMigrateCmd(), newJudgeCmd(), newAgreeCmd())
 	root.AddCommand(newServeCmd())
+	root.AddCommand(newContractsCmd())
 	markUsageErrors(root)
 	return root
 }
