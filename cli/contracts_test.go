@@ -28,11 +28,15 @@ type lookupIn struct {
 // two per page, that wants a bearer token; extra adds a fourth tool.
 func goMCPServer(t *testing.T, extra bool) string {
 	s := mcp.NewServer(&mcp.Implementation{Name: "warehouse", Version: "1"}, &mcp.ServerOptions{PageSize: 2})
-	noop := func(context.Context, *mcp.CallToolRequest, sqlIn) (*mcp.CallToolResult, any, error) { return nil, nil, nil }
+	noop := func(context.Context, *mcp.CallToolRequest, sqlIn) (*mcp.CallToolResult, any, error) {
+		return nil, nil, nil
+	}
 	mcp.AddTool(s, &mcp.Tool{Name: "run_sql", Description: "Run a read-only SQL query on the warehouse."}, noop)
 	mcp.AddTool(s, &mcp.Tool{Name: "describe_table", Description: "Columns of a table."}, noop)
 	mcp.AddTool(s, &mcp.Tool{Name: "lookup_customer", Description: "A customer by CRM id."},
-		func(context.Context, *mcp.CallToolRequest, lookupIn) (*mcp.CallToolResult, any, error) { return nil, nil, nil })
+		func(context.Context, *mcp.CallToolRequest, lookupIn) (*mcp.CallToolResult, any, error) {
+			return nil, nil, nil
+		})
 	if extra {
 		mcp.AddTool(s, &mcp.Tool{Name: "drop_table", Description: "Drops a table."}, noop)
 	}
