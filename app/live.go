@@ -38,19 +38,28 @@ func (e *Engine) IngestLive(ctx context.Context, file string, spans []LiveSpan) 
 	if err := im.PutLiveSpans(spans); err != nil {
 		return res, err
 	}
+	formats := map[string]string{}
 	for _, id := range liveTraceIDs(spans) {
-		state, review, err := e.rebuildLive(ctx, im, file, id)
+		state, format, review, err := e.rebuildLive(ctx, im, file, id)
 		if err != nil {
 			return res, err
 		}
 		switch state {
 		case liveWritten:
 			res.Traces = append(res.Traces, id)
+			formats[id] = format
 		case livePending:
 			res.Pending = append(res.Pending, id)
 		}
 		if review != "" {
 			res.Review = append(res.Review, id)
+		}
+	}
+	// The formats go in after every trace is put, so the writer's
+	// batches are flushed once.
+	for _, id := range res.Traces {
+		if err := im.SetTraceFormat(id, formats[id]); err != nil {
+			return res, err
 		}
 	}
 	if err := im.Commit("", "", 0); err != nil {
@@ -90,48 +99,45 @@ func liveTraceIDs(spans []LiveSpan) []string {
 // rebuildLive rebuilds one trace from its stored spans and writes it when
 // it holds a conversation and differs from the stored one; review is what
 // changed when the trace's case is confirmed.
-func (e *Engine) rebuildLive(ctx context.Context, im *store.Importer, file, id string) (state int, review string, err error) {
+func (e *Engine) rebuildLive(ctx context.Context, im *store.Importer, file, id string) (state int, format, review string, err error) {
 	recs, err := im.LiveSpans(id)
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	rec, format := importers.LiveTrace(file, id, recs)
 	if rec.Trace == nil {
-		return livePending, "", nil // no conversation yet: the spans wait for the rest
+		return livePending, format, "", nil // no conversation yet: the spans wait for the rest
 	}
 	t := rec.Trace
 	t.Source = model.Source{File: file, Format: format, Line: rec.Line}
 	caseID, err := im.ConfirmedCase(id)
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	var old *model.Trace
 	if caseID != "" {
 		if old, err = e.st.Trace(ctx, id); err != nil && err != store.ErrNotFound {
-			return 0, "", err
+			return 0, "", "", err
 		}
 	}
 	before := im.Stats
 	_, rerr, err := im.PutRow(store.PrepareTrace(t))
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	if rerr != nil {
-		return 0, "", fmt.Errorf("trace %s: %s", id, rerr.Msg)
+		return 0, "", "", fmt.Errorf("trace %s: %s", id, rerr.Msg)
 	}
 	if im.Stats.Unchanged > before.Unchanged {
-		return liveUnchanged, "", nil
-	}
-	if err := im.SetTraceFormat(id, format); err != nil {
-		return 0, "", err
+		return liveUnchanged, format, "", nil
 	}
 	if caseID != "" {
 		review = liveChange(old, t, len(recs))
 		if err := im.MarkReview(id, review); err != nil {
-			return 0, "", err
+			return 0, "", "", err
 		}
 	}
-	return liveWritten, review, nil
+	return liveWritten, format, review, nil
 }
 
 // liveChange says what new spans changed in a trace whose case a person
