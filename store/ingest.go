@@ -53,6 +53,7 @@ type Importer struct {
 	format  string          // the file's format, once EndOfFile or Commit knows it
 	ended   bool            // EndOfFile was called: no trace or case may follow
 	live    bool            // a live intake batch (live.go): never staged, no import row
+	liveQ   liveStmts       // its statements, prepared once per batch
 	Stats   WriteStats
 }
 

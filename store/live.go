@@ -30,6 +30,22 @@ const (
 	sqlScoreCount     = `SELECT COUNT(*) FROM scores`
 )
 
+// liveStmts are a live batch's per-trace queries, prepared at first use
+// (the transaction closes them).
+type liveStmts struct{ spans, confirmed *sql.Stmt }
+
+// stmt prepares q once per batch into *dst.
+func (im *Importer) stmt(dst **sql.Stmt, q string) (*sql.Stmt, error) {
+	if *dst == nil {
+		st, err := im.tx.PrepareContext(im.ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		*dst = st
+	}
+	return *dst, nil
+}
+
 // BeginLive starts one live intake batch named file (the traces' source
 // file, such as "otlp"): its rows go straight into one transaction on the
 // database (a batch is small; staging would cost more than it saves), a
@@ -71,7 +87,11 @@ func (im *Importer) LiveSpans(traceID string) (_ [][]byte, err error) {
 	if err := im.start(false); err != nil {
 		return nil, err
 	}
-	rows, err := im.tx.QueryContext(im.ctx, sqlLiveSpans, traceID)
+	st, err := im.stmt(&im.liveQ.spans, sqlLiveSpans)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(im.ctx, traceID)
 	if err != nil {
 		return nil, err
 	}
@@ -102,8 +122,12 @@ func (im *Importer) ConfirmedCase(traceID string) (string, error) {
 	if err := im.start(false); err != nil {
 		return "", err
 	}
+	st, err := im.stmt(&im.liveQ.confirmed, sqlConfirmedOf)
+	if err != nil {
+		return "", err
+	}
 	var id string
-	err := im.tx.QueryRowContext(im.ctx, sqlConfirmedOf, traceID).Scan(&id)
+	err = st.QueryRowContext(im.ctx, traceID).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
