@@ -123,6 +123,8 @@ in the workbench for its keys.`,
 	addScoringFlags(root, &files)
 	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(p.Demo), newFieldsCmd(), newScoreCmd(), newReportCmd(),
 		newDriftCmd(), newCheckCmd(), newSampleCmd(), newMigrateCmd(), newJudgeCmd(), newAgreeCmd())
+	root.AddCommand(newServeCmd())
+	root.AddCommand(newContractsCmd())
 	markUsageErrors(root)
 	return root
 }

@@ -56,6 +56,7 @@ func runTUI(cmd *cobra.Command, eng *app.Engine, where string) error {
 		Strict:      strict,
 		Where:       where,
 		PollChanges: pollChanges,
+		WatchStore:  time.Second, // traces tracelab serve writes show within 2 s
 	})
 }
 

@@ -226,21 +226,28 @@ func ParseWith(ctx context.Context, r io.Reader, file string, opts Options, emit
 		br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first), br), HeadSize)
 	}
 	perr := f.Parse(ctx, br, file, func(r Record) error {
-		if r.Trace != nil {
-			estimateCost(r.Trace)
-			if lerr := checkIDs(r.Trace); lerr != nil {
-				lerr.File, lerr.Line = file, r.Line
-				return emit(Record{Line: r.Line, Err: lerr})
-			}
-			validText(r.Trace)
-		}
-		return emit(r)
+		return emit(finishRecord(file, r))
 	})
 	var lerr *LineError
 	if errors.As(perr, &lerr) && lerr.File == "" {
 		lerr.File = file // the shared readers know the line, not the file
 	}
 	return f, perr
+}
+
+// finishRecord is what every format's trace goes through before it is
+// stored (file imports and live intake alike): a cost estimate where the
+// source gave none, id checks, valid text.
+func finishRecord(file string, r Record) Record {
+	if r.Trace != nil {
+		estimateCost(r.Trace)
+		if lerr := checkIDs(r.Trace); lerr != nil {
+			lerr.File, lerr.Line = file, r.Line
+			return Record{Line: r.Line, Err: lerr}
+		}
+		validText(r.Trace)
+	}
+	return r
 }
 
 // firstRecordCut reports whether head is a full head whose first line does

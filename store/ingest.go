@@ -52,6 +52,8 @@ type Importer struct {
 	scored  map[string]bool // the traces PutScores wrote a score for
 	format  string          // the file's format, once EndOfFile or Commit knows it
 	ended   bool            // EndOfFile was called: no trace or case may follow
+	live    bool            // a live intake batch (live.go): never staged, no import row
+	liveQ   liveStmts       // its statements, prepared once per batch
 	Stats   WriteStats
 }
 
@@ -76,7 +78,7 @@ func (im *Importer) start(traces bool) error {
 	if im.w != nil {
 		return nil
 	}
-	if traces && im.s.stagesImports() {
+	if traces && !im.live && im.s.stagesImports() {
 		ok, err := im.startStaged()
 		if ok || err != nil {
 			return err
@@ -334,13 +336,15 @@ func (im *Importer) Commit(format, sha string, rejected int) (err error) {
 	if err := im.w.flush(); err != nil {
 		return err
 	}
-	if _, err := im.tx.ExecContext(im.ctx, sqlSetSourceFormat, format, im.file); err != nil {
-		return err
-	}
-	st := im.Stats
-	if _, err := im.tx.ExecContext(im.ctx, sqlInsertImport, im.file, sha, format, st.New, st.Unchanged, st.Replaced,
-		rejected, st.Steps, im.at); err != nil {
-		return err
+	if !im.live { // a live batch sets each trace's format itself (SetTraceFormat)
+		if _, err := im.tx.ExecContext(im.ctx, sqlSetSourceFormat, format, im.file); err != nil {
+			return err
+		}
+		st := im.Stats
+		if _, err := im.tx.ExecContext(im.ctx, sqlInsertImport, im.file, sha, format, st.New, st.Unchanged, st.Replaced,
+			rejected, st.Steps, im.at); err != nil {
+			return err
+		}
 	}
 	im.w.close()
 	return im.tx.Commit()

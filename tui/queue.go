@@ -52,6 +52,10 @@ type queueScreen struct {
 	// drawn rows by content, width and selection: moving the cursor
 	// redraws two rows, not a screenful. Dropped when the theme changes.
 	rowCache map[rowKey]string
+
+	// The database's change mark at the last reread for it (live.go).
+	mark     [3]int64
+	markSeen bool
 }
 
 type rowKey struct {
@@ -176,6 +180,10 @@ func (q *queueScreen) update(h host, msg tea.Msg) tea.Cmd {
 		return q.move(3)
 	case pageMsg:
 		return q.pageLoaded(h, msg)
+	case storeTickMsg:
+		return q.readMark()
+	case storeMarkMsg:
+		return q.markRead(h, msg)
 	case countsMsg:
 		if msg.seq != q.seq {
 			return nil

@@ -52,6 +52,9 @@ type env struct {
 	// poll is how often the open trace is checked for other labelers'
 	// edits (Options.PollChanges; team.go).
 	poll time.Duration
+	// watch is how often the queue looks for traces other processes
+	// wrote (Options.WatchStore; live.go).
+	watch time.Duration
 }
 
 // tab is one entry of the list of screens: the screen and the global key

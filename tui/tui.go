@@ -53,6 +53,9 @@ type Options struct {
 	// PollChanges is how often the open trace is checked for other
 	// labelers' edits (team.go); 0 does not check.
 	PollChanges time.Duration
+	// WatchStore is how often the queue looks for traces another process
+	// (tracelab serve, an import) wrote (live.go); 0 does not look.
+	WatchStore time.Duration
 }
 
 // The smallest terminal drawn; the layout is made for 80x24 and up.
@@ -119,7 +122,7 @@ func New(eng *app.Engine, opts Options) *Model {
 		opts.NoColor = true
 	}
 	e := &env{eng: eng, ctx: context.Background(), labeler: opts.Labeler, keys: newKeyMap(), strict: opts.Strict,
-		poll: opts.PollChanges}
+		poll: opts.PollChanges, watch: opts.WatchStore}
 	m := &Model{env: e, opts: opts, help: help.New(), width: 80, height: 24}
 	e.sty = &m.sty
 	pal := themes.Dark()
@@ -205,6 +208,9 @@ func (m *Model) back() tea.Cmd {
 // queue (its first page and counts).
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.tabs[m.screen].update(m, shownMsg{})}
+	if m.env.watch > 0 {
+		cmds = append(cmds, func() tea.Msg { return storeTickMsg{} })
+	}
 	if !m.themeFixed {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}

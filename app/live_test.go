@@ -1,0 +1,95 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// liveChat is the OTLP JSON record of one chat span of trace tid.
+func liveChat(tid, sid string, start int, answer string) LiveSpan {
+	sv := func(v string) map[string]any { return map[string]any{"stringValue": v} }
+	msg := func(role, text string) string {
+		b, _ := json.Marshal([]any{map[string]any{"role": role, "parts": []any{map[string]any{"type": "text", "content": text}}}})
+		return string(b)
+	}
+	span := map[string]any{"traceId": tid, "spanId": sid, "name": "chat",
+		"startTimeUnixNano": fmt.Sprint(1751533920000000000 + int64(start)*1000000000),
+		"attributes": []any{
+			map[string]any{"key": "gen_ai.operation.name", "value": sv("chat")},
+			map[string]any{"key": "gen_ai.input.messages", "value": sv(msg("user", "How many orders shipped?"))},
+			map[string]any{"key": "gen_ai.output.messages", "value": sv(msg("assistant", answer))}}}
+	rec, _ := json.Marshal(map[string]any{"resourceSpans": []any{map[string]any{
+		"resource":   map[string]any{"attributes": []any{map[string]any{"key": "service.name", "value": sv("live")}}},
+		"scopeSpans": []any{map[string]any{"spans": []any{span}}}}}})
+	return LiveSpan{TraceID: tid, SpanID: sid, Record: rec}
+}
+
+// TestIngestLiveConfirmed: new spans for a trace whose case a person
+// confirmed change the trace but not the person's label; the case says
+// what changed. A trace without a confirmed case gets no such note.
+func TestIngestLiveConfirmed(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(ctx, filepath.Join(t.TempDir(), "live.db"), Files{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	const tid, other = "5b8efff798038103d269b633813fc60c", "6b8efff798038103d269b633813fc60c"
+	res, err := e.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "eee19b7ec3c1b174", 1, "42"), liveChat(other, "eee19b7ec3c1b174", 1, "7")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Traces) != 2 || res.Scored < 2 {
+		t.Fatalf("first batch: %+v", res)
+	}
+	if _, err := e.EditFields(ctx, tid, "ana", FieldEdit{"label.correct", json.RawMessage("true")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ConfirmLabel(ctx, tid, "ana", true); err != nil {
+		t.Fatal(err)
+	}
+	before, err := e.CaseForTrace(ctx, tid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A later chat span answers differently: the trace changes.
+	res, err = e.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "fff19b7ec3c1b174", 2, "43"), liveChat(other, "fff19b7ec3c1b174", 2, "8")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Traces) != 2 || len(res.Review) != 1 || res.Review[0] != tid {
+		t.Fatalf("second batch: %+v", res)
+	}
+	tr, err := e.Trace(ctx, tid)
+	if err != nil || tr.FinalAnswer() != "43" {
+		t.Fatalf("trace not rebuilt: %v %q", err, tr.FinalAnswer())
+	}
+	after, err := e.CaseForTrace(ctx, tid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Status != before.Status || after.ConfirmedBy != "ana" {
+		t.Fatalf("case status %s by %q after new spans, was %s", after.Status, after.ConfirmedBy, before.Status)
+	}
+	bl, _ := json.Marshal(before.Case.Label)
+	al, _ := json.Marshal(after.Case.Label)
+	if string(bl) != string(al) {
+		t.Fatalf("label changed by new spans:\n%s\n%s", bl, al)
+	}
+	why, err := e.Review(ctx, tid)
+	if err != nil || !strings.Contains(why, "final answer changed") || !strings.Contains(why, "2 span(s)") {
+		t.Fatalf("review = %q, %v", why, err)
+	}
+	if why, _ := e.Review(ctx, other); why != "" {
+		t.Fatalf("unconfirmed trace got a review note %q", why)
+	}
+	// The same spans again (an exporter's retry) change nothing.
+	res, err = e.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "fff19b7ec3c1b174", 2, "43")})
+	if err != nil || len(res.Traces) != 0 {
+		t.Fatalf("retry: %+v %v", res, err)
+	}
+}
