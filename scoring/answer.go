@@ -17,9 +17,13 @@ type AnswerCheck struct {
 }
 
 // numberRe finds numbers as people write them: 1,284  $45,210.50  -3.5
-// 1.2M  12%  4 million. Group 1 is the number, group 2 a scale word or
-// suffix, group 3 a percent sign.
-var numberRe = regexp.MustCompile(`(?i)(?:^|[^\w.,])[$€£]?\s?(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?(k|m|bn|b|thousand|million|billion)?\b(\s?%)?`)
+// 1.2M  12%  4 million, and negative amounts in every way a ledger writes
+// them: -$48,210.75  $-48,210.75  -48,210.75 USD  (48,210.75)  −48,210.75
+// (U+2212). Groups: 1 a sign or an opening parenthesis before the
+// currency, 2 a currency sign, 3 a sign after it, 4 the number, 5 a scale
+// word or suffix, 6 a percent sign, 7 a closing parenthesis. A minus must
+// touch what follows it: "10 - 5" is a range or a difference, not -5.
+var numberRe = regexp.MustCompile(`(?i)(?:^|[^\w.,])([-\x{2212}(])?(?:([$€£])\s?)?([-\x{2212}])?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?(k|m|bn|b|thousand|million|billion)?\b(\s?%)?(\))?`)
 
 // datey marks numbers that are parts of dates or times (2026-07-01,
 // 2026-Q2, 09:12), which are never the answer's quantity.
@@ -35,11 +39,11 @@ func ParseNumbers(text string) (vals []float64, pct []bool) {
 		}
 	}
 	for _, m := range numberRe.FindAllStringSubmatch(string(masked), -1) {
-		v, err := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64)
+		v, err := strconv.ParseFloat(strings.ReplaceAll(m[4], ",", ""), 64)
 		if err != nil {
 			continue
 		}
-		switch strings.ToLower(m[2]) {
+		switch strings.ToLower(m[5]) {
 		case "k", "thousand":
 			v *= 1e3
 		case "m", "million":
@@ -47,10 +51,29 @@ func ParseNumbers(text string) (vals []float64, pct []bool) {
 		case "b", "bn", "billion":
 			v *= 1e9
 		}
+		isPct := strings.HasSuffix(m[6], "%")
+		if negativeAmount(m, isPct) {
+			v = -v
+		}
 		vals = append(vals, v)
-		pct = append(pct, strings.HasSuffix(m[3], "%"))
+		pct = append(pct, isPct)
 	}
 	return vals, pct
+}
+
+// negativeAmount reads the sign of a numberRe match. A minus (ASCII or
+// U+2212) before or after the currency sign negates. Parentheses negate
+// only an amount, the accounting way: "(48,210.75)" or "($1,200)", with a
+// currency sign, a thousands comma or decimals; "(3)" numbering an item,
+// "(2019)" or "(12%)" in prose are not negative.
+func negativeAmount(m []string, isPct bool) bool {
+	if m[1] == "-" || m[1] == "\u2212" || m[3] != "" {
+		return true
+	}
+	if m[1] != "(" || m[7] != ")" || isPct {
+		return false
+	}
+	return m[2] != "" || strings.ContainsAny(m[4], ",.")
 }
 
 // zeroWords state a count of zero in words ("has no open signals").
