@@ -701,6 +701,12 @@ func (st *state) policy() (*int, []CallViolation) {
 	for _, c := range st.dataResults() {
 		call := PolicyCall{AsUser: st.t.AsUser, Scope: scope, Tool: c.tool,
 			Args: st.t.Steps[c.step].Args, Result: st.t.Steps[c.result].Result}
+		// The seed's "at least one row or column the as_user is not
+		// entitled to": every row under any key (rows.go), the same rows
+		// for the file oracle and an external command.
+		if c.resVal != nil {
+			call.Columns, call.Rows = resultRows(c.resVal)
+		}
 		vs, err := st.s.cfg.Policy.Check(call)
 		if err != nil {
 			errs = append(errs, err.Error())
