@@ -267,43 +267,13 @@ func fansOut(parent string, j Join) (child string, ok bool) {
 	return "", false
 }
 
-// distinctAgg: the statement applies fn to DISTINCT values (count(DISTINCT
-// customers.id) does not fan out). The analysis has no DISTINCT flag, so
-// the text is read; a statement with both forms counts as distinct.
-func distinctAgg(sql, fn string) bool {
-	lower := strings.ToLower(sql)
-	for off := 0; ; {
-		i := strings.Index(lower[off:], fn)
-		if i < 0 {
-			return false
-		}
-		rest := strings.TrimLeft(lower[off+i+len(fn):], " \t\n")
-		if strings.HasPrefix(rest, "(") && strings.HasPrefix(strings.TrimLeft(rest[1:], " \t\n"), "distinct") {
-			return true
-		}
-		off += i + len(fn)
-	}
-}
-
 func (st *state) structuralRules(wrongID map[int]bool) {
 	for _, c := range st.calls {
 		if st.isError(c) {
 			continue
 		}
 		for _, a := range c.sql {
-			for _, ag := range a.Aggregates {
-				if ag.Field == "" || ag.Func == "min" || ag.Func == "max" || distinctAgg(a.SQL, ag.Func) {
-					continue
-				}
-				parent := table(strings.ToLower(ag.Field))
-				for _, j := range a.Joins {
-					if child, ok := fansOut(parent, j); ok {
-						st.evidence(model.ClassStructural, "fan_out", 0.85, c.step,
-							fmt.Sprintf("%s(%s) after joining %s on %s = %s: each %s row counts once per %s row",
-								ag.Func, ag.Field, child, j.Left, j.Right, singular(parent), singular(child)))
-					}
-				}
-			}
+			st.fanOutRule(c, a)
 		}
 	}
 	// A paginated result not followed up: a later call to the same tool

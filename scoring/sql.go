@@ -71,6 +71,10 @@ type SQLAnalysis struct {
 	Aggregates []Aggregate
 	Where      []Predicate
 	Err        string // the parser's message when the statement did not parse
+
+	// Aggregates and joins with the query level each is in (sql_grain.go).
+	aggsAt  []aggAt
+	joinsAt []joinAt
 }
 
 // AnalyzeSQL parses one SQL text (several statements are merged into one
@@ -202,6 +206,9 @@ type sqlAnalyzer struct {
 	joins  map[Join]bool
 	aggs   map[Aggregate]bool
 	where  []Predicate
+
+	aggsAt  []scopedAgg
+	joinsAt []scopedJoin
 
 	// dry walks resolve without recording (used to look at an
 	// expression's columns a second time); dryAmbiguous notes whether a
@@ -335,6 +342,7 @@ func (an *sqlAnalyzer) fill(out *SQLAnalysis) {
 		return out.Aggregates[i].Field < out.Aggregates[j].Field
 	})
 	out.Where = an.where
+	an.fillGrain(out)
 }
 
 // unreadTail is the offset of the first text after the last statement the
