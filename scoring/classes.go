@@ -177,8 +177,12 @@ func (st *state) semanticRules() {
 		if i >= len(st.defMatch) || st.defMatch[i] == nil || *st.defMatch[i] {
 			continue
 		}
+		what := "WHERE does not apply"
+		if c := st.callAt(st.defStep[i]); c != nil && len(c.sql) == 0 {
+			what = "the arguments of " + c.tool + " state another set than"
+		}
 		st.evidence(model.ClassSemantic, "definition_mismatch", 0.8, st.defStep[i],
-			fmt.Sprintf("WHERE does not apply the definition of %q (%s)", d.term, predText(d.preds)))
+			fmt.Sprintf("%s the definition of %q (%s)", what, d.term, predText(d.preds)))
 		if d.term == "" {
 			continue
 		}

@@ -552,7 +552,7 @@ func (st *state) matchDefinition(d definition) (*bool, int, string) {
 	if d.err != "" {
 		return nil, -1, "cannot read the definition: " + d.err
 	}
-	sawSQL, sawUnparsed, mismatchStep, undecidedStep := false, false, -1, -1
+	sawSQL, sawUnparsed, mismatchStep, undecidedStep, argMismatchStep := false, false, -1, -1, -1
 	for _, c := range st.calls {
 		if c.discovery || st.isError(c) {
 			continue
@@ -574,9 +574,24 @@ func (st *state) matchDefinition(d definition) (*bool, int, string) {
 				mismatchStep = c.step
 			}
 		}
+		if len(c.sql) == 0 {
+			// The seed's "predicate in the query or tool arguments".
+			switch st.argsDefinition(c, d.preds) {
+			case argsMatch:
+				return boolPtr(true), c.step, ""
+			case argsMismatch:
+				if argMismatchStep < 0 {
+					argMismatchStep = c.step
+				}
+				continue
+			}
+		}
 		if len(c.sql) == 0 && st.toolEncodes(c, d) {
 			return boolPtr(true), c.step, ""
 		}
+	}
+	if argMismatchStep >= 0 && undecidedStep < 0 {
+		return boolPtr(false), argMismatchStep, ""
 	}
 	if undecidedStep >= 0 {
 		return nil, undecidedStep, fmt.Sprintf("the WHERE at step %d tests %s in a form the normalizer cannot compare with %s", undecidedStep, predColumns(d.preds), predText(d.preds))
@@ -759,9 +774,14 @@ func (st *state) grounded(ts TraceScore) *bool {
 	if st.gold == nil || st.gold.FreshnessBoundHours != nil && ts.FreshnessPass == nil || st.policyUndecided {
 		return nil
 	}
-	// An undecidable definition (prose with no predicate, SQL that did not
-	// parse) leaves definition_match null and asks for review; it does not
-	// by itself withhold grounded, which the other checks decide.
+	// A definition that could not be decided (prose with no predicate, SQL
+	// that did not parse, a tool that neither states nor encodes it) leaves
+	// grounded unknown: the seed's grounded means "correct for the right
+	// reason", and whether the right predicate ran is the part unknown.
+	// definition_match's review reason says why.
+	if len(st.defs) > 0 && ts.DefinitionMatch == nil {
+		return nil
+	}
 	return boolPtr(true)
 }
 
