@@ -133,8 +133,10 @@ func (st *state) semanticRules() {
 	}
 	byStep := map[int][]string{}
 	var stepsOrder []int
+	noGold := st.noGold()
 	for _, m := range st.markers {
-		if st.t.Steps[m.Step].Kind != model.KindReasoning || m.Step > lastCall {
+		reasoning := st.t.Steps[m.Step].Kind == model.KindReasoning && m.Step <= lastCall
+		if !reasoning && !(noGold && st.hedgeBeforeFieldCall(m.Step)) {
 			continue
 		}
 		if _, ok := byStep[m.Step]; !ok {
@@ -145,7 +147,7 @@ func (st *state) semanticRules() {
 	for _, s := range stepsOrder {
 		next := -1
 		for _, c := range st.calls {
-			if c.step > s && !c.discovery {
+			if c.step > s && !c.discovery && (st.t.Steps[s].Kind == model.KindReasoning || len(c.fields) > 0) {
 				next = c.step
 				break
 			}
@@ -653,6 +655,7 @@ func (st *state) timestampColumns() map[string]bool {
 }
 
 func (st *state) temporalRules() {
+	st.todayWindowRule()
 	if st.gold == nil {
 		return
 	}

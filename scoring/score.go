@@ -676,6 +676,7 @@ func (st *state) freshness() *bool {
 	}
 	res := st.dataResults()
 	pass := len(res) > 0
+	skew := false // an as_of ahead of the trace's start: see skewed
 	for _, c := range res {
 		a := st.asOf(c)
 		if a == "" {
@@ -689,10 +690,17 @@ func (st *state) freshness() *bool {
 			pass = false
 			continue
 		}
+		if st.skewed(c, at) {
+			skew = true
+			continue
+		}
 		if age := st.now.Sub(at); age > bound {
 			st.evidence(model.ClassTemporal, "stale", 0.9, c.result, fmt.Sprintf("result of %s is %s old at the trace's time, over the %gh bound", c.tool, fmtHours(age), *st.gold.FreshnessBoundHours))
 			pass = false
 		}
+	}
+	if skew && pass {
+		return nil // does not silently pass; the review reason says why
 	}
 	return &pass
 }
@@ -758,6 +766,11 @@ func dedupe(xs []string) []string {
 // matched, fresh, no violation and no class suggested. false as soon as one
 // fails; null when there is no gold or a part could not be decided.
 func (st *state) grounded(ts TraceScore) *bool {
+	// Without gold a hedge before a field-using call is a suggestion for a
+	// person, not a verdict (issue 28): grounded is unknown, not false.
+	if st.noGold() && st.hedgeOnly(ts) {
+		return nil
+	}
 	fail := ts.SuggestedClass != nil ||
 		ts.GroundingRecall != nil && *ts.GroundingRecall < 1 ||
 		ts.DefinitionMatch != nil && !*ts.DefinitionMatch ||
