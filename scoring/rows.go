@@ -51,6 +51,9 @@ func resultRows(v any) (cols []string, rows []PolicyRow) {
 	descend := func(from int, depth int) {
 		added := rows[from:len(rows):len(rows)]
 		for _, r := range added {
+			if !hasComposite(r.Values) {
+				continue // most rows hold scalars only: no sort needed
+			}
 			for _, k := range sortedKeys(r.Values) {
 				switch r.Values[k].(type) {
 				case []any, map[string]any:
@@ -165,4 +168,24 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+func hasComposite(m map[string]any) bool {
+	for _, v := range m {
+		switch v.(type) {
+		case []any, map[string]any:
+			return true
+		}
+	}
+	return false
+}
+
+// resultRecords is resultRows' rows without their paths.
+func resultRecords(v any) []map[string]any {
+	_, rows := resultRows(v)
+	out := make([]map[string]any, len(rows))
+	for i, r := range rows {
+		out[i] = r.Values
+	}
+	return out
 }
