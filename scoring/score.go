@@ -762,6 +762,16 @@ func dedupe(xs []string) []string {
 	return out
 }
 
+// predicateUndecided: a readable definition whose match is unknown.
+func (st *state) predicateUndecided() bool {
+	for i, d := range st.defs {
+		if d.err == "" && len(d.preds) > 0 && i < len(st.defMatch) && st.defMatch[i] == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // grounded: every required field used, no forbidden field, the definition
 // matched, fresh, no violation and no class suggested. false as soon as one
 // fails; null when there is no gold or a part could not be decided.
@@ -787,12 +797,16 @@ func (st *state) grounded(ts TraceScore) *bool {
 	if st.gold == nil || st.gold.FreshnessBoundHours != nil && ts.FreshnessPass == nil || st.policyUndecided {
 		return nil
 	}
-	// A definition that could not be decided (prose with no predicate, SQL
-	// that did not parse, a tool that neither states nor encodes it) leaves
-	// grounded unknown: the seed's grounded means "correct for the right
-	// reason", and whether the right predicate ran is the part unknown.
-	// definition_match's review reason says why.
-	if len(st.defs) > 0 && ts.DefinitionMatch == nil {
+	// A definition with a predicate that no call could be compared with
+	// (SQL that did not parse, a tool that neither states, encodes nor
+	// takes it as arguments) leaves grounded unknown (issue 28, rule 1):
+	// the seed's grounded means "correct for the right reason", and
+	// whether the right predicate ran is the part unknown. A definition
+	// with no predicate to apply (a measure: "revenue = SUM(orders.total)
+	// ...") is read by a person from its review reason and does not by
+	// itself withhold grounded: `check` would call every such pass a
+	// regression.
+	if st.predicateUndecided() {
 		return nil
 	}
 	return boolPtr(true)
