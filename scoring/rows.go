@@ -37,12 +37,25 @@ const maxRowDepth = 32
 // resultRows finds every row of a decoded result, with the columns in
 // first-seen order.
 func resultRows(v any) (cols []string, rows []PolicyRow) {
+	return findRows(v, true)
+}
+
+// findRows is resultRows; without wantCols the columns are not collected
+// (the entity rules read rows only, on every result of every trace).
+func findRows(v any, wantCols bool) (cols []string, rows []PolicyRow) {
 	seen := map[string]bool{}
 	addCol := func(c string) {
-		if c != "" && !seen[c] {
+		if wantCols && c != "" && !seen[c] {
 			seen[c] = true
 			cols = append(cols, c)
 		}
+	}
+	// at is the path of element i; the entity rules need no paths.
+	at := func(path string, i int) string {
+		if !wantCols {
+			return ""
+		}
+		return path + "[" + strconv.Itoa(i) + "]"
 	}
 	var walk func(v any, path string, depth int)
 	// descend walks the arrays and objects inside the rows just added,
@@ -63,8 +76,10 @@ func resultRows(v any) (cols []string, rows []PolicyRow) {
 		}
 	}
 	addRow := func(m map[string]any, path string) {
-		for _, k := range sortedKeys(m) {
-			addCol(k)
+		if wantCols {
+			for _, k := range sortedKeys(m) {
+				addCol(k)
+			}
 		}
 		rows = append(rows, PolicyRow{Path: path, Values: m})
 	}
@@ -77,13 +92,13 @@ func resultRows(v any) (cols []string, rows []PolicyRow) {
 			from := len(rows)
 			for i, e := range x {
 				if y, ok := e.(map[string]any); ok {
-					addRow(y, path+"["+strconv.Itoa(i)+"]")
+					addRow(y, at(path, i))
 				}
 			}
 			descend(from, depth)
 			for i, e := range x {
 				if y, ok := e.([]any); ok {
-					walk(y, path+"["+strconv.Itoa(i)+"]", depth+1)
+					walk(y, at(path, i), depth+1)
 				}
 			}
 		case map[string]any:
@@ -94,7 +109,7 @@ func resultRows(v any) (cols []string, rows []PolicyRow) {
 				rs, _ := x["rows"].([]any)
 				from := len(rows)
 				for i, r := range rs {
-					p := joinPath(path, "rows") + "[" + strconv.Itoa(i) + "]"
+					p := at(joinPath(path, "rows"), i)
 					switch rr := r.(type) {
 					case []any:
 						m := make(map[string]any, len(names))
@@ -182,7 +197,7 @@ func hasComposite(m map[string]any) bool {
 
 // resultRecords is resultRows' rows without their paths.
 func resultRecords(v any) []map[string]any {
-	_, rows := resultRows(v)
+	_, rows := findRows(v, false)
 	out := make([]map[string]any, len(rows))
 	for i, r := range rows {
 		out[i] = r.Values

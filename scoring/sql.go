@@ -75,6 +75,9 @@ type SQLAnalysis struct {
 	// Aggregates and joins with the query level each is in (sql_grain.go).
 	aggsAt  []aggAt
 	joinsAt []joinAt
+	// today is the first now() / current_date / ... of the text, read
+	// once with the analysis it is cached with (temporal_today.go).
+	today string
 }
 
 // AnalyzeSQL parses one SQL text (several statements are merged into one
@@ -300,6 +303,7 @@ func analyzeUncached(sql string, idx *schemaIndex) *SQLAnalysis {
 		an.query(raw.GetStmt(), nil)
 	}
 	an.fill(out)
+	out.today = todayRe.FindString(sql)
 	return out
 }
 

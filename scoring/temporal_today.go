@@ -71,8 +71,8 @@ func (st *state) todayWindowRule() {
 		}
 		found := ""
 		for _, a := range c.sql {
-			if m := todayRe.FindString(a.SQL); m != "" && a.Err == "" {
-				found = m
+			if a.today != "" && a.Err == "" {
+				found = a.today
 				break
 			}
 		}
