@@ -41,7 +41,7 @@ func intID(col string, v any) (string, bool) {
 	if !isInteger(v) || v.(float64) < 0 {
 		return "", false
 	}
-	if !isIDArg(col) && !schemeName.MatchString(strings.ToLower(col)) {
+	if !isIDArg(col) && !(mayNameScheme(col) && schemeName.MatchString(strings.ToLower(col))) {
 		return "", false
 	}
 	return strconv.FormatFloat(v.(float64), 'f', -1, 64), true
@@ -110,4 +110,20 @@ func recordText(row map[string]any) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
+}
+
+// mayNameScheme: col has an "_id", "_no", "_num" or "_key" somewhere, as
+// every schemeName match does; most numeric columns (count, amount_usd)
+// are ruled out without the regexp.
+func mayNameScheme(col string) bool {
+	for i := 0; i+2 < len(col); i++ {
+		if col[i] != '_' {
+			continue
+		}
+		switch rest := strings.ToLower(col[i+1 : min(len(col), i+4)]); {
+		case strings.HasPrefix(rest, "id"), strings.HasPrefix(rest, "no"), strings.HasPrefix(rest, "num"), strings.HasPrefix(rest, "key"):
+			return true
+		}
+	}
+	return false
 }

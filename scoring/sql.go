@@ -303,7 +303,7 @@ func analyzeUncached(sql string, idx *schemaIndex) *SQLAnalysis {
 		an.query(raw.GetStmt(), nil)
 	}
 	an.fill(out)
-	out.today = todayRe.FindString(sql)
+	out.today = findToday(sql)
 	return out
 }
 

@@ -14,6 +14,25 @@ import (
 // date('now') (SQLite), GETDATE() and SYSDATE, CURDATE().
 var todayRe = regexp.MustCompile(`(?i)\bnow\s*\(\s*\)|\bcurrent_date\b|\bcurrent_timestamp\b|\blocaltimestamp\b|\bgetdate\s*\(\s*\)|\bsysdate\b|\bcurdate\s*\(\s*\)|\bdate(?:time)?\s*\(\s*'now'|\btoday\s*\(\s*\)`)
 
+// findToday is todayRe's first match in s. Most SQL reads no clock: a
+// scan for the words' first letters rules it out before the regexp runs.
+func findToday(s string) string {
+	for i := 0; i < len(s); i++ {
+		switch s[i] | 0x20 {
+		case 'n', 'c', 'l', 'g', 's', 't':
+			rest := s[i:]
+			for _, w := range todayWords {
+				if len(rest) >= len(w) && strings.EqualFold(rest[:len(w)], w) {
+					return todayRe.FindString(s)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+var todayWords = []string{"now", "current_", "localtimestamp", "getdate", "sysdate", "curdate", "today"}
+
 // calendarLookup: a call that read a calendar: a tool or a table whose
 // name says calendar, fiscal or period (fiscal_calendar, get_fiscal_period,
 // resolve_period).
@@ -79,7 +98,7 @@ func (st *state) todayWindowRule() {
 		if found == "" && len(c.sql) == 0 {
 			for _, name := range c.argOrder {
 				if v, ok := c.args[name].(string); ok {
-					if m := todayRe.FindString(v); m != "" {
+					if m := findToday(v); m != "" {
 						found = m
 						break
 					}
