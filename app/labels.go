@@ -433,6 +433,7 @@ func (e *Engine) evaluateOne(ctx context.Context, traceID string, memo *peerMemo
 		g := sugg.Gold
 		r.Score, r.Suggested = sc.Score(t, &g), &sugg
 	}
+	r.Score = withCaseID(r.Score, r.Case)
 	if o, ok := cfg.Policy.(*CommandOracle); ok && o.Err() != nil {
 		return t, r, &sugg, o.Err()
 	}

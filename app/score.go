@@ -404,7 +404,7 @@ func scoreBatch(sc *scoring.Scorer, ts []*model.Trace, cases map[string]*store.C
 	}
 	scores := sc.ScoreAll(jobs, 0)
 	for i := range ts {
-		rs[i].Score = scores[i]
+		rs[i].Score = withCaseID(scores[i], rs[i].Case)
 	}
 	if len(twice) == 0 {
 		return rs
@@ -418,7 +418,7 @@ func scoreBatch(sc *scoring.Scorer, ts []*model.Trace, cases map[string]*store.C
 		again[j] = scoring.Job{Trace: t, Gold: &g}
 	}
 	for j, s := range sc.ScoreAll(again, 0) {
-		rs[twice[j]].Score = s
+		rs[twice[j]].Score = withCaseID(s, rs[twice[j]].Case)
 	}
 	return rs
 }
@@ -759,13 +759,23 @@ func (e *Engine) EachResult(ctx context.Context, scope ScoreScope, fn func(Resul
 				return fmt.Errorf("stored score of %s: %w", ss.TraceID, err)
 			}
 			ts.Grounded = ss.Grounded
-			r := Result{Score: ts, Case: ss.Case, HumanGold: ss.Case != nil && ss.Case.GoldOrigin == store.OriginHuman}
+			r := Result{Score: withCaseID(ts, ss.Case), Case: ss.Case, HumanGold: ss.Case != nil && ss.Case.GoldOrigin == store.OriginHuman}
 			if err := fn(r); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+// withCaseID names the case a score was made against: the attached case's
+// id, which a trace without metadata.case_id does not carry itself (score
+// --format jsonl printed "" for it).
+func withCaseID(ts scoring.TraceScore, cr *store.CaseRecord) scoring.TraceScore {
+	if cr != nil && cr.Case.CaseID != "" {
+		ts.CaseID = cr.Case.CaseID
+	}
+	return ts
 }
 
 // Report builds report.json over the cases with human gold, using the

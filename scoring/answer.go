@@ -17,9 +17,12 @@ type AnswerCheck struct {
 }
 
 // numberRe finds numbers as people write them: 1,284  $45,210.50  -3.5
-// 1.2M  12%  4 million. Group 1 is the number, group 2 a scale word or
-// suffix, group 3 a percent sign.
-var numberRe = regexp.MustCompile(`(?i)(?:^|[^\w.,])[$€£]?\s?(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?(k|m|bn|b|thousand|million|billion)?\b(\s?%)?`)
+// 1.2M  12%  4 million. Group 1 is a currency sign, 2 the number, 3 a
+// scale word or suffix, 4 a percent sign. The character before the match
+// (a minus, U+2212 or an opening parenthesis) and the one after it (a
+// closing parenthesis) carry the sign of a negative amount: see
+// negativeAmount.
+var numberRe = regexp.MustCompile(`(?i)(?:^|[^\w.,])([$€£])?\s?(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?(k|m|bn|b|thousand|million|billion)?\b(\s?%)?`)
 
 // datey marks numbers that are parts of dates or times (2026-07-01,
 // 2026-Q2, 09:12), which are never the answer's quantity.
@@ -34,12 +37,18 @@ func ParseNumbers(text string) (vals []float64, pct []bool) {
 			masked[i] = ' '
 		}
 	}
-	for _, m := range numberRe.FindAllStringSubmatch(string(masked), -1) {
-		v, err := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64)
+	text = string(masked)
+	for _, m := range numberRe.FindAllStringSubmatchIndex(text, -1) {
+		num := text[m[4]:m[5]]
+		v, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
 		if err != nil {
 			continue
 		}
-		switch strings.ToLower(m[2]) {
+		scale := ""
+		if m[6] >= 0 {
+			scale = text[m[6]:m[7]]
+		}
+		switch strings.ToLower(scale) {
 		case "k", "thousand":
 			v *= 1e3
 		case "m", "million":
@@ -47,10 +56,41 @@ func ParseNumbers(text string) (vals []float64, pct []bool) {
 		case "b", "bn", "billion":
 			v *= 1e9
 		}
+		isPct := m[8] >= 0 && strings.HasSuffix(text[m[8]:m[9]], "%")
+		if v > 0 && negativeAmount(text, m, isPct) {
+			v = -v
+		}
 		vals = append(vals, v)
-		pct = append(pct, strings.HasSuffix(m[3], "%"))
+		pct = append(pct, isPct)
 	}
 	return vals, pct
+}
+
+// negativeAmount reads the sign a ledger writes around an amount:
+// -$48,210.75, $-48,210.75 (the regexp's own minus), -48,210.75 USD,
+// −48,210.75 (U+2212), and accounting parentheses (48,210.75). A minus
+// must touch what follows it: "10 - 5" is a difference, not -5.
+// Parentheses negate only an amount, with a currency sign, a thousands
+// comma or decimals: "(3)" numbering an item, "(2019)" or "(12%)" in prose
+// are not negative.
+func negativeAmount(text string, m []int, isPct bool) bool {
+	start := m[2] // the currency sign, else the number
+	if start < 0 {
+		start = m[4]
+	}
+	prefix := text[m[0]:start]
+	switch prefix {
+	case "-", "\u2212":
+		// "2-3 days": a hyphen between two words is a range.
+		return m[0] == 0 || !isWordByte(text[m[0]-1])
+	case "(":
+		end := m[1]
+		if end >= len(text) || text[end] != ')' || isPct {
+			return false
+		}
+		return m[2] >= 0 || strings.ContainsAny(text[m[4]:m[5]], ",.")
+	}
+	return false
 }
 
 // zeroWords state a count of zero in words ("has no open signals").

@@ -21,6 +21,24 @@ func TestParseNumbers(t *testing.T) {
 		{"as of 2026-07-03 09:12 there were 17", []float64{17}, []bool{false}},
 		{"-3.5 and 2k", []float64{-3.5, 2000}, []bool{false, false}},
 		{"none", nil, nil},
+		// Issue 28, rule 3: every way a ledger writes a negative amount.
+		{"-$48,210.75", []float64{-48210.75}, []bool{false}},
+		{"$-48,210.75", []float64{-48210.75}, []bool{false}},
+		{"-48,210.75 USD", []float64{-48210.75}, []bool{false}},
+		{"net loss (48,210.75)", []float64{-48210.75}, []bool{false}},
+		{"net loss ($48,210.75)", []float64{-48210.75}, []bool{false}},
+		{"\u221248,210.75", []float64{-48210.75}, []bool{false}},
+		{"\u2212$48,210.75", []float64{-48210.75}, []bool{false}},
+		{"margin: -$1.2M", []float64{-1.2e6}, []bool{false}},
+		// Must not turn negative: a difference, a range, an item number,
+		// a year or a percentage in parentheses.
+		{"1,284 - 1,200", []float64{1284, 1200}, []bool{false, false}},
+		{"10 - 5", []float64{10, 5}, []bool{false, false}},
+		{"2-3 days", []float64{2, 3}, []bool{false, false}},
+		{"(1) first", []float64{1}, []bool{false}},
+		{"migrated (2019)", []float64{2019}, []bool{false}},
+		{"grew (12%)", []float64{12}, []bool{true}},
+		{"(1,284 customers)", []float64{1284}, []bool{false}},
 	}
 	for _, tt := range tests {
 		got, pct := ParseNumbers(tt.text)
@@ -59,6 +77,15 @@ func TestCheckAnswer(t *testing.T) {
 		{"array extra item", `["Acme","Globex"]`, nil, "Acme, Globex, Hooli", boolPtr(false)},
 		{"array of numbers", `[3, 1]`, nil, "1 and 3", boolPtr(true)},
 		{"null gold", `null`, nil, "1", nil},
+		// Issue 28, rule 3: a correct negative answer is correct however
+		// it is written, and its positive is not.
+		{"negative, sign before $", `-48210.75`, f(0.01), "Net: -$48,210.75", boolPtr(true)},
+		{"negative, sign after $", `-48210.75`, f(0.01), "Net: $-48,210.75", boolPtr(true)},
+		{"negative, USD suffix", `-48210.75`, f(0.01), "Net: -48,210.75 USD", boolPtr(true)},
+		{"negative, accounting", `-48210.75`, f(0.01), "Net: (48,210.75)", boolPtr(true)},
+		{"negative, U+2212", `-48210.75`, f(0.01), "Net: \u2212$48,210.75", boolPtr(true)},
+		{"negative gold, positive answer", `-48210.75`, f(0.01), "Net: $48,210.75", boolPtr(false)},
+		{"positive gold, negative answer", `48210.75`, f(0.01), "Net: -$48,210.75", boolPtr(false)},
 		{"no gold", ``, nil, "1", nil},
 	}
 	for _, tt := range tests {

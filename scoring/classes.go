@@ -133,8 +133,10 @@ func (st *state) semanticRules() {
 	}
 	byStep := map[int][]string{}
 	var stepsOrder []int
+	noGold := st.noGold()
 	for _, m := range st.markers {
-		if st.t.Steps[m.Step].Kind != model.KindReasoning || m.Step > lastCall {
+		reasoning := st.t.Steps[m.Step].Kind == model.KindReasoning && m.Step <= lastCall
+		if !reasoning && !(noGold && st.hedgeBeforeFieldCall(m.Step)) {
 			continue
 		}
 		if _, ok := byStep[m.Step]; !ok {
@@ -145,7 +147,7 @@ func (st *state) semanticRules() {
 	for _, s := range stepsOrder {
 		next := -1
 		for _, c := range st.calls {
-			if c.step > s && !c.discovery {
+			if c.step > s && !c.discovery && (st.t.Steps[s].Kind == model.KindReasoning || len(c.fields) > 0) {
 				next = c.step
 				break
 			}
@@ -177,8 +179,12 @@ func (st *state) semanticRules() {
 		if i >= len(st.defMatch) || st.defMatch[i] == nil || *st.defMatch[i] {
 			continue
 		}
+		what := "WHERE does not apply"
+		if c := st.callAt(st.defStep[i]); c != nil && len(c.sql) == 0 {
+			what = "the arguments of " + c.tool + " state another set than"
+		}
 		st.evidence(model.ClassSemantic, "definition_mismatch", 0.8, st.defStep[i],
-			fmt.Sprintf("WHERE does not apply the definition of %q (%s)", d.term, predText(d.preds)))
+			fmt.Sprintf("%s the definition of %q (%s)", what, d.term, predText(d.preds)))
 		if d.term == "" {
 			continue
 		}
@@ -267,43 +273,13 @@ func fansOut(parent string, j Join) (child string, ok bool) {
 	return "", false
 }
 
-// distinctAgg: the statement applies fn to DISTINCT values (count(DISTINCT
-// customers.id) does not fan out). The analysis has no DISTINCT flag, so
-// the text is read; a statement with both forms counts as distinct.
-func distinctAgg(sql, fn string) bool {
-	lower := strings.ToLower(sql)
-	for off := 0; ; {
-		i := strings.Index(lower[off:], fn)
-		if i < 0 {
-			return false
-		}
-		rest := strings.TrimLeft(lower[off+i+len(fn):], " \t\n")
-		if strings.HasPrefix(rest, "(") && strings.HasPrefix(strings.TrimLeft(rest[1:], " \t\n"), "distinct") {
-			return true
-		}
-		off += i + len(fn)
-	}
-}
-
 func (st *state) structuralRules(wrongID map[int]bool) {
 	for _, c := range st.calls {
 		if st.isError(c) {
 			continue
 		}
 		for _, a := range c.sql {
-			for _, ag := range a.Aggregates {
-				if ag.Field == "" || ag.Func == "min" || ag.Func == "max" || distinctAgg(a.SQL, ag.Func) {
-					continue
-				}
-				parent := table(strings.ToLower(ag.Field))
-				for _, j := range a.Joins {
-					if child, ok := fansOut(parent, j); ok {
-						st.evidence(model.ClassStructural, "fan_out", 0.85, c.step,
-							fmt.Sprintf("%s(%s) after joining %s on %s = %s: each %s row counts once per %s row",
-								ag.Func, ag.Field, child, j.Left, j.Right, singular(parent), singular(child)))
-					}
-				}
-			}
+			st.fanOutRule(c, a)
 		}
 	}
 	// A paginated result not followed up: a later call to the same tool
@@ -679,6 +655,7 @@ func (st *state) timestampColumns() map[string]bool {
 }
 
 func (st *state) temporalRules() {
+	st.todayWindowRule()
 	if st.gold == nil {
 		return
 	}

@@ -134,7 +134,7 @@ func (st *state) entityRules() map[int]bool {
 	for _, c := range st.calls {
 		if c.contract != nil && len(c.sql) == 0 && !st.isError(c) {
 			for _, name := range c.argOrder {
-				v, ok := c.args[name].(string)
+				v, ok := idArgString(c.args[name], c.contract.arg(name).idLike)
 				if !ok || v == "" {
 					continue
 				}
@@ -144,19 +144,15 @@ func (st *state) entityRules() map[int]bool {
 		if c.result < 0 || st.isError(c) {
 			continue
 		}
-		_, rows := resultTable(c.resVal)
-		if m, ok := c.resVal.(map[string]any); ok && rows == nil {
-			rows = []map[string]any{m}
-		}
+		// Records under any key ({"customers":[...]}), as the policy
+		// oracle reads them (rows.go); then the wrapper object's own
+		// scalars, a record of its own ({"customer_id":..., "tickets":[...]}).
+		rows := resultRecords(c.resVal)
 		for _, r := range rows {
-			for col, val := range r {
-				// An id token has digits: most values are skipped without the regexp.
-				if v, ok := val.(string); ok && len(v) < 40 && strings.ContainsAny(v, "0123456789") && idToken.MatchString(v) {
-					if _, dup := seen[v]; !dup {
-						seen[v] = idSource{step: c.result, column: col, row: r}
-					}
-				}
-			}
+			rememberIDs(seen, c.result, r, rows)
+		}
+		if m, ok := c.resVal.(map[string]any); ok {
+			rememberIDs(seen, c.result, m, nil)
 		}
 	}
 	// (3) An empty result the answer reads as a true negative. Most
@@ -196,14 +192,25 @@ func (st *state) entityArg(c *call, name, v string, seen map[string]idSource, wr
 		st.evidence(model.ClassEntity, "wrong_scheme", conf, c.step, fmt.Sprintf("%s(%s=%q): %s", c.tool, name, v, why))
 	}
 	src, fromResult := seen[v]
-	if !fromResult || !idLike {
+	if !fromResult {
+		return
+	}
+	if st.wrongRecord(c, name, v, src) {
+		wrong[c.step] = true
+	}
+	if !idLike {
 		return
 	}
 	// What the argument means: its lineage, else the schemes its
-	// description names ("Customer id (cust_id_v2), e.g. C2-004127").
+	// description names ("Customer id (cust_id_v2), e.g. C2-004127"),
+	// else the scheme its own name is (erp_customer_no).
 	targets := st.lineage[c.tool+"."+name]
 	if len(targets) == 0 {
 		targets = dedupe(schemeName.FindAllString(strings.ToLower(prop.Description), -1))
+	}
+	if len(targets) == 0 && paramNamesScheme(name, src.row) {
+		targets = []string{strings.ToLower(name)}
+		documented = true
 	}
 	if len(targets) > 0 || conf > 0 {
 		match, other := false, ""
@@ -251,11 +258,29 @@ func (st *state) entityArg(c *call, name, v string, seen map[string]idSource, wr
 	}
 }
 
+// rememberIDs notes the id values of one record, first sighting wins.
+func rememberIDs(seen map[string]idSource, step int, r map[string]any, rows []map[string]any) {
+	for col, val := range r {
+		// An id token has digits: most values are skipped without the regexp.
+		if v, ok := val.(string); ok && len(v) < 40 && strings.ContainsAny(v, "0123456789") && idToken.MatchString(v) {
+			if _, dup := seen[v]; !dup {
+				seen[v] = idSource{step: step, column: col, row: r, rows: rows}
+			}
+		} else if v, ok := intID(col, val); ok {
+			// Ids are ids whatever their JSON type: 40871 under
+			// crm_account_number is as much an id as "ACC-40871".
+			if _, dup := seen[v]; !dup {
+				seen[v] = idSource{step: step, column: col, row: r, rows: rows}
+			}
+		}
+	}
+}
+
 // idColumns are the columns of a row that hold an id-like value, sorted.
 func idColumns(row map[string]any) []string {
 	var out []string
 	for col, val := range row {
-		if v, ok := val.(string); ok && idToken.MatchString(v) || schemeName.MatchString(strings.ToLower(col)) {
+		if v, ok := val.(string); ok && idToken.MatchString(v) || schemeName.MatchString(strings.ToLower(col)) || isIDArg(col) && isInteger(val) {
 			out = append(out, col)
 		}
 	}
@@ -307,6 +332,7 @@ type idSource struct {
 	step   int
 	column string
 	row    map[string]any
+	rows   []map[string]any // every record of that result
 }
 
 // schemeName finds identifier column names in prose: account_id,

@@ -11,17 +11,36 @@ import (
 // PolicyCall is what a policy oracle is asked about one tool call: who the
 // end user is, the entitlement scope to check against, and what the call
 // returned. It is also the JSON an external oracle command reads on stdin.
+// Columns and Rows are the result's rows as the scorer found them (see
+// rows.go: every array of objects under any key, column/row arrays, bare
+// arrays), so a command checks the rows the file oracle checks, and a
+// Violation's row is an index into Rows.
 type PolicyCall struct {
-	AsUser string          `json:"as_user"`
-	Scope  string          `json:"scope"`
-	Tool   string          `json:"tool"`
-	Args   json.RawMessage `json:"args"`
-	Result json.RawMessage `json:"result"`
+	AsUser  string          `json:"as_user"`
+	Scope   string          `json:"scope"`
+	Tool    string          `json:"tool"`
+	Args    json.RawMessage `json:"args"`
+	Result  json.RawMessage `json:"result"`
+	Columns []string        `json:"columns,omitempty"`
+	Rows    []PolicyRow     `json:"rows,omitempty"`
+}
+
+// NewPolicyCall is a call with its result's rows found: what the scorer
+// hands an oracle.
+func NewPolicyCall(asUser, scope, tool string, args, result json.RawMessage) PolicyCall {
+	c := PolicyCall{AsUser: asUser, Scope: scope, Tool: tool, Args: args, Result: result}
+	if len(result) > 0 {
+		if v, err := decodeValue(result); err == nil {
+			c.Columns, c.Rows = resultRows(v)
+		}
+	}
+	return c
 }
 
 // Violation is one row or column of a result the user is not entitled to.
 type Violation struct {
-	Row    *int   `json:"row,omitempty"`    // 0-based row index for a row violation
+	Row    *int   `json:"row,omitempty"`    // 0-based index into PolicyCall.Rows for a row violation
+	Path   string `json:"path,omitempty"`   // where that row is, when not in "rows" or a bare array: "deals[2]"
 	Column string `json:"column,omitempty"` // the column at fault
 	Value  string `json:"value,omitempty"`  // the offending value, for a row violation
 	Reason string `json:"reason"`
@@ -89,18 +108,30 @@ func (p *PolicyFile) Check(c PolicyCall) ([]Violation, error) {
 	if !ok {
 		return nil, fmt.Errorf("policy: scope %q is not defined", name)
 	}
+	if c.Rows != nil || c.Columns != nil {
+		return scope.check(c.Columns, c.Rows), nil
+	}
 	if len(c.Result) == 0 {
 		return nil, nil
 	}
-	var v any
-	if err := json.Unmarshal(c.Result, &v); err != nil {
+	v, err := decodeValue(c.Result)
+	if err != nil {
 		return nil, nil // not a JSON result: nothing tabular to check
 	}
-	return scope.check(v), nil
+	return scope.check(resultRows(v)), nil
 }
 
-func (s PolicyScope) check(v any) []Violation {
-	cols, rows := resultTable(v)
+// classicPath: a row of {"rows":[...]} or of a bare array, the shapes a
+// violation's row number alone locates.
+func classicPath(p string) bool {
+	rest, ok := strings.CutPrefix(p, "rows[")
+	if !ok {
+		rest, ok = strings.CutPrefix(p, "[")
+	}
+	return ok && strings.IndexByte(rest, '.') < 0 && strings.Count(rest, "[") == 0
+}
+
+func (s PolicyScope) check(cols []string, rows []PolicyRow) []Violation {
 	var out []Violation
 	deny := map[string]bool{}
 	for _, d := range s.DenyColumns {
@@ -116,9 +147,9 @@ func (s PolicyScope) check(v any) []Violation {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for i, row := range rows {
+	for i, pr := range rows {
 		for _, k := range keys {
-			col, val, ok := lookupFold(row, k)
+			col, val, ok := lookupFold(pr.Values, k)
 			if !ok || val == nil {
 				continue
 			}
@@ -132,8 +163,13 @@ func (s PolicyScope) check(v any) []Violation {
 			}
 			if !allowed {
 				idx := i
-				out = append(out, Violation{Row: &idx, Column: col, Value: sv,
-					Reason: fmt.Sprintf("row %d has %s = %s, outside the scope's %s", i, col, sv, strings.Join(s.Rows[k], ", "))})
+				v := Violation{Row: &idx, Column: col, Value: sv,
+					Reason: fmt.Sprintf("row %d has %s = %s, outside the scope's %s", i, col, sv, strings.Join(s.Rows[k], ", "))}
+				if !classicPath(pr.Path) {
+					v.Path = pr.Path
+					v.Reason = fmt.Sprintf("row %d (%s) has %s = %s, outside the scope's %s", i, pr.Path, col, sv, strings.Join(s.Rows[k], ", "))
+				}
+				out = append(out, v)
 			}
 		}
 	}

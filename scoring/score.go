@@ -552,7 +552,7 @@ func (st *state) matchDefinition(d definition) (*bool, int, string) {
 	if d.err != "" {
 		return nil, -1, "cannot read the definition: " + d.err
 	}
-	sawSQL, sawUnparsed, mismatchStep, undecidedStep := false, false, -1, -1
+	sawSQL, sawUnparsed, mismatchStep, undecidedStep, argMismatchStep := false, false, -1, -1, -1
 	for _, c := range st.calls {
 		if c.discovery || st.isError(c) {
 			continue
@@ -574,9 +574,24 @@ func (st *state) matchDefinition(d definition) (*bool, int, string) {
 				mismatchStep = c.step
 			}
 		}
+		if len(c.sql) == 0 {
+			// The seed's "predicate in the query or tool arguments".
+			switch st.argsDefinition(c, d.preds) {
+			case argsMatch:
+				return boolPtr(true), c.step, ""
+			case argsMismatch:
+				if argMismatchStep < 0 {
+					argMismatchStep = c.step
+				}
+				continue
+			}
+		}
 		if len(c.sql) == 0 && st.toolEncodes(c, d) {
 			return boolPtr(true), c.step, ""
 		}
+	}
+	if argMismatchStep >= 0 && undecidedStep < 0 {
+		return boolPtr(false), argMismatchStep, ""
 	}
 	if undecidedStep >= 0 {
 		return nil, undecidedStep, fmt.Sprintf("the WHERE at step %d tests %s in a form the normalizer cannot compare with %s", undecidedStep, predColumns(d.preds), predText(d.preds))
@@ -661,6 +676,7 @@ func (st *state) freshness() *bool {
 	}
 	res := st.dataResults()
 	pass := len(res) > 0
+	skew := false // an as_of ahead of the trace's start: see skewed
 	for _, c := range res {
 		a := st.asOf(c)
 		if a == "" {
@@ -674,10 +690,17 @@ func (st *state) freshness() *bool {
 			pass = false
 			continue
 		}
+		if st.skewed(c, at) {
+			skew = true
+			continue
+		}
 		if age := st.now.Sub(at); age > bound {
 			st.evidence(model.ClassTemporal, "stale", 0.9, c.result, fmt.Sprintf("result of %s is %s old at the trace's time, over the %gh bound", c.tool, fmtHours(age), *st.gold.FreshnessBoundHours))
 			pass = false
 		}
+	}
+	if skew && pass {
+		return nil // does not silently pass; the review reason says why
 	}
 	return &pass
 }
@@ -701,6 +724,12 @@ func (st *state) policy() (*int, []CallViolation) {
 	for _, c := range st.dataResults() {
 		call := PolicyCall{AsUser: st.t.AsUser, Scope: scope, Tool: c.tool,
 			Args: st.t.Steps[c.step].Args, Result: st.t.Steps[c.result].Result}
+		// The seed's "at least one row or column the as_user is not
+		// entitled to": every row under any key (rows.go), the same rows
+		// for the file oracle and an external command.
+		if c.resVal != nil {
+			call.Columns, call.Rows = resultRows(c.resVal)
+		}
 		vs, err := st.s.cfg.Policy.Check(call)
 		if err != nil {
 			errs = append(errs, err.Error())
@@ -733,10 +762,25 @@ func dedupe(xs []string) []string {
 	return out
 }
 
+// predicateUndecided: a readable definition whose match is unknown.
+func (st *state) predicateUndecided() bool {
+	for i, d := range st.defs {
+		if d.err == "" && len(d.preds) > 0 && i < len(st.defMatch) && st.defMatch[i] == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // grounded: every required field used, no forbidden field, the definition
 // matched, fresh, no violation and no class suggested. false as soon as one
 // fails; null when there is no gold or a part could not be decided.
 func (st *state) grounded(ts TraceScore) *bool {
+	// Without gold a hedge before a field-using call is a suggestion for a
+	// person, not a verdict (issue 28): grounded is unknown, not false.
+	if st.noGold() && st.hedgeOnly(ts) {
+		return nil
+	}
 	fail := ts.SuggestedClass != nil ||
 		ts.GroundingRecall != nil && *ts.GroundingRecall < 1 ||
 		ts.DefinitionMatch != nil && !*ts.DefinitionMatch ||
@@ -753,9 +797,18 @@ func (st *state) grounded(ts TraceScore) *bool {
 	if st.gold == nil || st.gold.FreshnessBoundHours != nil && ts.FreshnessPass == nil || st.policyUndecided {
 		return nil
 	}
-	// An undecidable definition (prose with no predicate, SQL that did not
-	// parse) leaves definition_match null and asks for review; it does not
-	// by itself withhold grounded, which the other checks decide.
+	// A definition with a predicate that no call could be compared with
+	// (SQL that did not parse, a tool that neither states, encodes nor
+	// takes it as arguments) leaves grounded unknown (issue 28, rule 1):
+	// the seed's grounded means "correct for the right reason", and
+	// whether the right predicate ran is the part unknown. A definition
+	// with no predicate to apply (a measure: "revenue = SUM(orders.total)
+	// ...") is read by a person from its review reason and does not by
+	// itself withhold grounded: `check` would call every such pass a
+	// regression.
+	if st.predicateUndecided() {
+		return nil
+	}
 	return boolPtr(true)
 }
 

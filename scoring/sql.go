@@ -71,6 +71,13 @@ type SQLAnalysis struct {
 	Aggregates []Aggregate
 	Where      []Predicate
 	Err        string // the parser's message when the statement did not parse
+
+	// Aggregates and joins with the query level each is in (sql_grain.go).
+	aggsAt  []aggAt
+	joinsAt []joinAt
+	// today is the first now() / current_date / ... of the text, read
+	// once with the analysis it is cached with (temporal_today.go).
+	today string
 }
 
 // AnalyzeSQL parses one SQL text (several statements are merged into one
@@ -203,6 +210,9 @@ type sqlAnalyzer struct {
 	aggs   map[Aggregate]bool
 	where  []Predicate
 
+	aggsAt  []scopedAgg
+	joinsAt []scopedJoin
+
 	// dry walks resolve without recording (used to look at an
 	// expression's columns a second time); dryAmbiguous notes whether a
 	// dry walk met an unresolved column.
@@ -293,6 +303,7 @@ func analyzeUncached(sql string, idx *schemaIndex) *SQLAnalysis {
 		an.query(raw.GetStmt(), nil)
 	}
 	an.fill(out)
+	out.today = findToday(sql)
 	return out
 }
 
@@ -335,6 +346,7 @@ func (an *sqlAnalyzer) fill(out *SQLAnalysis) {
 		return out.Aggregates[i].Field < out.Aggregates[j].Field
 	})
 	out.Where = an.where
+	an.fillGrain(out)
 }
 
 // unreadTail is the offset of the first text after the last statement the

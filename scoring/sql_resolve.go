@@ -61,6 +61,10 @@ type relation struct {
 	outLin  map[string]lineage // lineage by output name (first wins)
 	inners  []*scope           // SELECT * / t.* passthrough: names not in out are looked up here
 	opaque  bool               // function or VALUES: its columns are not table columns
+	// uniqueBy: the real fields the relation has one row per (a query
+	// GROUP BY one column, or SELECT DISTINCT of one): joining it on that
+	// field multiplies nothing.
+	uniqueBy map[string]bool
 }
 
 func (r *relation) addOut(name string, l lineage) {
@@ -326,6 +330,8 @@ type walkCtx struct {
 	role  Role
 	agg   string // enclosing aggregate function, lower case
 	alias aliasMode
+	// aggDistinct: the enclosing aggregate is over DISTINCT values.
+	aggDistinct bool
 }
 
 // isAggregate reports whether a function call aggregates rows.
@@ -375,6 +381,7 @@ func (an *sqlAnalyzer) expr(n *pg.Node, sc *scope, ctx walkCtx) lineage {
 			an.use(f, ctx)
 			if ctx.agg != "" {
 				an.aggregate(ctx.agg, f)
+				an.aggregateAt(ctx, f, sc)
 			}
 		}
 		return r.lin
@@ -481,6 +488,7 @@ func (an *sqlAnalyzer) funcCall(f *pg.FuncCall, sc *scope, ctx walkCtx) lineage 
 	inner := ctx
 	if isAggregate(name, len(args), f.GetAggStar()) {
 		inner.agg = name
+		inner.aggDistinct = f.GetAggDistinct()
 		if f.GetAggStar() || len(args) == 0 {
 			an.aggregate(name, "")
 		} else if an.noFields(args, sc) {
@@ -676,6 +684,7 @@ func (an *sqlAnalyzer) selectStmt(s *pg.SelectStmt, parent *scope) *relation {
 	for _, g := range s.GetGroupClause() {
 		an.sortKey(g, sc, RoleGroup, aliasLast)
 	}
+	out.uniqueBy = an.grain(s, sc)
 	if h := s.GetHavingClause(); h != nil {
 		an.expr(h, sc, walkCtx{role: RoleWhere, alias: aliasLast})
 	}
@@ -887,6 +896,7 @@ func (an *sqlAnalyzer) joinExpr(j *pg.JoinExpr, sc *scope) {
 		if lf, ok := ll.single(); ok && lst == hasYes && rst == hasYes && lrel != rrel {
 			if rf, ok := rl.single(); ok {
 				an.join(lf, rf)
+				an.joinAt(lf, rf, lrel, rrel, sc)
 			}
 		}
 		if lst != hasYes || rst != hasYes {
@@ -970,6 +980,7 @@ func (an *sqlAnalyzer) joinCondition(n *pg.Node, sc *scope) bool {
 		return false
 	}
 	an.join(lf, rf)
+	an.joinAt(lf, rf, l.rel, r.rel, sc)
 	an.use(lf, walkCtx{role: RoleJoin})
 	an.use(rf, walkCtx{role: RoleJoin})
 	return true
