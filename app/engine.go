@@ -68,6 +68,10 @@ func IsLocked(err error) bool { return store.IsLocked(err) }
 // IsReadOnly says err is a write to a database opened read-only.
 func IsReadOnly(err error) bool { return store.IsReadOnly(err) }
 
+// IsUnavailable says err is a database that cannot be read as it is or a
+// server out of reach (store.IsUnavailable): a failed dependency.
+func IsUnavailable(err error) bool { return store.IsUnavailable(err) }
+
 // IsPostgres says a --db value names a PostgreSQL database (a postgres://
 // or postgresql:// URL), not a file.
 func IsPostgres(db string) bool { return store.IsPostgres(db) }

@@ -147,8 +147,8 @@ func withCode(code int, err error) error {
 
 // exitCode maps an error to the process status (the table in README.md):
 // the code it carries; 130 for an interrupt; 2 for a failed dependency (a
-// policy oracle, a database locked or read-only, a missing file) or input
-// whose numbers overflow a report; else 1.
+// policy oracle, a database locked, read-only, damaged or out of reach, a
+// missing file) or input whose numbers overflow a report; else 1.
 func exitCode(err error) int {
 	if err == nil {
 		return 0
@@ -164,7 +164,7 @@ func exitCode(err error) int {
 	var judge *app.JudgeError
 	var pathErr *fs.PathError
 	var number *app.NonFiniteError
-	if errors.As(err, &oracle) || errors.As(err, &judge) || app.IsLocked(err) || app.IsReadOnly(err) || errors.As(err, &pathErr) || errors.As(err, &number) {
+	if errors.As(err, &oracle) || errors.As(err, &judge) || app.IsLocked(err) || app.IsReadOnly(err) || app.IsUnavailable(err) || errors.As(err, &pathErr) || errors.As(err, &number) {
 		return 2
 	}
 	return 1

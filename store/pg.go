@@ -6,8 +6,11 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -231,3 +234,17 @@ const (
 	pgLockNotAvailable = "55P03" // lock_timeout passed
 	pgReadOnlyTx       = "25006" // a hot standby, or a read-only role
 )
+
+// pgUnreachable says err is the PostgreSQL server out of reach: it
+// refused or never answered the connection, dropped it, or is shutting
+// down (SQLSTATE classes 08 and 57P).
+func pgUnreachable(err error) bool {
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+		return true
+	}
+	code := pgCode(err)
+	return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "57P")
+}
