@@ -39,9 +39,10 @@ func Main(p Program) int {
 
 // printError writes an error as written: fang's default handler title-cases
 // the first word, which turns paths and flags into /Tmp/… and --Out. Control
-// characters from file names or keys are shown escaped.
+// characters from file names or keys are shown escaped, and a PostgreSQL
+// password is masked wherever the message carries it.
 func printError(w io.Writer, _ fang.Styles, err error) {
-	fmt.Fprintln(w, "Error: "+model.EscapeRunes(err.Error(), func(r rune) bool {
+	fmt.Fprintln(w, "Error: "+model.EscapeRunes(app.RedactSecrets(err.Error()), func(r rune) bool {
 		return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0) || model.IsBidiControl(r)
 	}))
 	var u *usageError

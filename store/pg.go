@@ -41,13 +41,7 @@ func openPostgres(dsn string, opts Options) (*sql.DB, error) {
 }
 
 // redactDSN is a postgres URL without its password, for messages and Path.
-func redactDSN(dsn string) string {
-	cfg, err := pgconn.ParseConfig(dsn)
-	if err != nil || cfg.Password == "" {
-		return dsn
-	}
-	return strings.Replace(dsn, ":"+cfg.Password+"@", ":xxxxx@", 1)
-}
+func redactDSN(dsn string) string { return RedactDSN(dsn) }
 
 type pgConnector struct{ driver.Connector }
 

@@ -171,7 +171,8 @@ func (m *Model) applyTheme(p themes.Palette) {
 }
 
 func (m *Model) setStatus(s string, isErr bool) {
-	m.status, m.statusErr = model.CleanLine(s), isErr
+	// An error may carry a team database's URL: never its password.
+	m.status, m.statusErr = model.CleanLine(app.RedactSecrets(s)), isErr
 }
 
 // The rest of host.
