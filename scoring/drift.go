@@ -153,6 +153,10 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 	for k, v := range nt.extra {
 		nt.doc[k] = v
 	}
+	// Compared with the spec's defaults applied (the wire document above
+	// keeps the bytes as sent): an SDK that starts spelling out
+	// execution.taskSupport "forbidden" changed nothing.
+	applyExecutionDefault(nt.extra)
 
 	// The semantic body: what validates and what the tool may do, without
 	// its name (so renames match) and without prose.
@@ -177,6 +181,28 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 	sum := sha256.Sum256(canonOf(body))
 	nt.semanticHash = hex.EncodeToString(sum[:])
 	return nt, nil
+}
+
+// applyExecutionDefault drops what the MCP spec (2025-11-25, Tool.execution)
+// says by default: taskSupport absent means "forbidden", so an execution
+// object that says only that is no execution object at all.
+func applyExecutionDefault(extra map[string]any) {
+	ex, ok := extra["execution"].(map[string]any)
+	if !ok {
+		return
+	}
+	c := make(map[string]any, len(ex))
+	for k, v := range ex {
+		if k == "taskSupport" && v == "forbidden" {
+			continue
+		}
+		c[k] = v
+	}
+	if len(c) == 0 {
+		delete(extra, "execution")
+		return
+	}
+	extra["execution"] = c
 }
 
 // rawExtras returns the top-level fields of an MCP-shaped tool object that
