@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +94,27 @@ func TestProcessSilentServerTimesOut(t *testing.T) {
 			<-done
 			t.Errorf("ls --db %s still waiting after %v", tt.url, tt.max)
 		}
+	}
+}
+
+// TestProcessMigrateNamesANUL: a trace whose question holds a NUL (SQLite
+// stores it, PostgreSQL cannot) is refused before anything is copied,
+// naming the trace and the field, with a way forward; exit 2.
+func TestProcessMigrateNamesANUL(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	f := writeIn(t, dir, "nul.jsonl", `{"trace_id":"t-ok","server":"s","question":"fine","steps":[{"kind":"answer","text":"1"}]}
+{"trace_id":"t-nul","server":"s","question":"how many\u0000 rows?","steps":[{"kind":"answer","text":"1"}]}
+`)
+	if p := tracelab(t, dir, "import", "--no-score", "--db", db, f); p.code != 0 {
+		t.Fatalf("import: %d %s", p.code, p.err)
+	}
+	p := tracelab(t, dir, "migrate", "--from", db, "--to", dsn)
+	if p.code != 2 || !strings.Contains(p.err, "trace t-nul, field traces.question holds a NUL character") || !strings.Contains(p.err, "nothing was copied") {
+		t.Errorf("migrate with a NUL: exit %d %q", p.code, p.err)
+	}
+	if ls := tracelab(t, dir, "ls", "--db", dsn); strings.Contains(ls.out, "t-ok") {
+		t.Errorf("a refused migrate copied rows: %s", ls.out)
 	}
 }

@@ -165,6 +165,10 @@ func exitCode(err error) int {
 	var judge *app.JudgeError
 	var pathErr *fs.PathError
 	var number *app.NonFiniteError
+	var nul *app.NULError
+	if errors.As(err, &nul) {
+		return 2 // input the target cannot store
+	}
 	if errors.As(err, &oracle) || errors.As(err, &judge) || app.IsLocked(err) || app.IsReadOnly(err) || app.IsUnavailable(err) || errors.As(err, &pathErr) || errors.As(err, &number) {
 		return 2
 	}
