@@ -18,6 +18,9 @@ type CopyProgress = store.CopyProgress
 // MismatchError is a copy whose target does not hold what the source does.
 type MismatchError = store.MismatchError
 
+// NULError is a source value PostgreSQL cannot store (a NUL character).
+type NULError = store.NULError
+
 // ErrTargetNotEmpty refuses a migration into a database holding other data.
 var ErrTargetNotEmpty = store.ErrTargetNotEmpty
 

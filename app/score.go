@@ -527,7 +527,7 @@ func (e *Engine) scoreRows(rs []Result) ([]store.ScoreRow, []store.Suggestion, e
 				gold = store.GoldSHA(store.OriginMachine, r.Suggested.Gold)
 			}
 		}
-		rows[i] = store.ScoreRow{TraceID: r.Score.TraceID, SuggestedClass: class, Markers: len(r.Score.Markers),
+		rows[i] = store.ScoreRow{TraceID: r.Score.TraceID, SuggestedClass: class, Markers: len(r.Score.Markers) + r.Score.MarkersMore,
 			NeedsReview: r.Score.NeedsHumanReview, Correct: r.Score.Correct, Grounded: r.Score.Grounded,
 			Detail: detail, GoldSHA: gold, ConfigSHA: sha, Metrics: metricsOf(r.Score)}
 	}

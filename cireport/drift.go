@@ -238,9 +238,9 @@ func driftMarkdown(r scoring.DriftReport) string {
 				if f.Security {
 					lane += " (security)"
 				}
-				change := Cell(f.Message)
+				change := Text(f.Message)
 				if d := proseDiff(f); d != "" {
-					change += ": " + Cell(d)
+					change += ": " + Text(d)
 				}
 				t.Rows = append(t.Rows, []string{lane, Code(f.Tool), Code(f.ID), Code(findingWhere(f)), change})
 			}
@@ -254,7 +254,7 @@ func driftMarkdown(r scoring.DriftReport) string {
 		} else {
 			t := Table{Header: []string{"Case", "Tool", "Tier", "Evidence"}}
 			for _, c := range r.Cases {
-				t.Rows = append(t.Rows, []string{Code(c.CaseID), Code(c.Tool), fmt.Sprintf("%d (%s)", c.Tier, c.Tier), Cell(c.Evidence)})
+				t.Rows = append(t.Rows, []string{Code(c.CaseID), Code(c.Tool), fmt.Sprintf("%d (%s)", c.Tier, c.Tier), Text(c.Evidence)})
 			}
 			b.WriteString(t.String())
 		}
@@ -267,7 +267,7 @@ func driftMarkdown(r scoring.DriftReport) string {
 			if exp == "" {
 				exp = NoValue
 			}
-			t.Rows = append(t.Rows, []string{Code(a.Finding.Fingerprint), Code(a.Finding.Tool), Code(a.Finding.ID), Cell(a.Ack.Reason), exp})
+			t.Rows = append(t.Rows, []string{Code(a.Finding.Fingerprint), Code(a.Finding.Tool), Code(a.Finding.ID), Text(a.Ack.Reason), exp})
 		}
 		b.WriteString(t.String())
 	}
@@ -275,7 +275,7 @@ func driftMarkdown(r scoring.DriftReport) string {
 		b.WriteString("\n### Expired acknowledgements\n\n")
 		t := Table{Header: []string{"Fingerprint", "Expired", "Reason", "Where"}}
 		for _, a := range r.ExpiredAcks {
-			t.Rows = append(t.Rows, []string{Code(a.Fingerprint), a.Expires, Cell(a.Reason), Code(ackWhere(a))})
+			t.Rows = append(t.Rows, []string{Code(a.Fingerprint), a.Expires, Text(a.Reason), Code(ackWhere(a))})
 		}
 		b.WriteString(t.String())
 	}

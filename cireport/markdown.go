@@ -8,6 +8,30 @@ func Cell(s string) string {
 	return strings.ReplaceAll(Printable(s), "|", `\|`)
 }
 
+// Text makes outside text (a trace's reason, a server name) safe as the
+// plain text of a markdown table cell: one printable line in which nothing
+// becomes markup. The characters that open markup are backslash-escaped:
+// HTML tags (<img>, <details>) and entities, links and images, emphasis,
+// code spans, strike-through, GitHub's $math$; and the autolinks GitHub
+// makes of bare text: "://" (escaped ':'), "www." (escaped '.') and
+// e-mail addresses (escaped '@').
+func Text(s string) string {
+	p := Printable(s)
+	var b strings.Builder
+	b.Grow(len(p) + len(p)/4)
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case strings.IndexByte("\\`*_[]<>&!|~$@", c) >= 0,
+			c == ':' && strings.HasPrefix(p[i+1:], "/"),
+			c == '.' && i >= 3 && strings.EqualFold(p[i-3:i], "www"):
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
 // Code is a cell holding inline code. A backtick in s would end the span
 // early, so the fence is made longer than any run of backticks inside.
 func Code(s string) string {

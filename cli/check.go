@@ -272,7 +272,20 @@ func writeCheckText(w io.Writer, rep app.CheckReport) error {
 // as escapes (CleanLine does both).
 func ciText(s string) string { return model.CleanLine(s) }
 
-func mdCell(s string) string { return cireport.Cell(model.CleanLine(s)) }
+func mdCell(s string) string { return cireport.Text(model.CleanLine(s)) }
+
+// mdCode is an id (a case, a trace, a tool) as inline code, its fence
+// longer than any backtick run inside.
+func mdCode(s string) string { return cireport.Code(model.CleanLine(s)) }
+
+// mdCodes is a list of ids, each as inline code.
+func mdCodes(ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = mdCode(id)
+	}
+	return strings.Join(out, ", ")
+}
 
 func writeCheckMarkdown(w io.Writer, rep app.CheckReport) error {
 	var b strings.Builder
@@ -283,7 +296,7 @@ func writeCheckMarkdown(w io.Writer, rep app.CheckReport) error {
 		if c.PolicyViolations > 0 {
 			v += " (policy)"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", mdCell(c.CaseID), v, mdCell(c.TraceID), mdCell(c.Reason))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCode(c.CaseID), v, mdCode(c.TraceID), mdCell(c.Reason))
 	}
 	if len(rep.Contracts) > 0 {
 		b.WriteString("\n### Contract changes\n\n| Server | Tool | Worst lane | Findings | Cases | Gate |\n|---|---|---|---:|---|---|\n")
@@ -297,7 +310,7 @@ func writeCheckMarkdown(w io.Writer, rep app.CheckReport) error {
 			case d.Note != "":
 				gate = mdCell(d.Note)
 			}
-			fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", mdCell(d.Server), mdCell(d.Tool), d.Worst, len(d.Findings), mdCell(strings.Join(d.Cases, ", ")), gate)
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s |\n", mdCell(d.Server), mdCode(d.Tool), d.Worst, len(d.Findings), mdCodes(d.Cases), gate)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

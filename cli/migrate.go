@@ -32,6 +32,9 @@ The target is a database tracelab may create tables in: see README.md, "A team s
 			if from == "" {
 				return withCode(2, fmt.Errorf("--from FILE.db is required: the local database to copy"))
 			}
+			if app.IsPostgres(from) {
+				return withCode(2, fmt.Errorf("--from %s: give the local SQLite file to copy, not a server", from))
+			}
 			if to == "" {
 				to = dbPath(cmd)
 			}

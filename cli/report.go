@@ -296,7 +296,7 @@ func writeDiffText(w io.Writer, d suite.ReportDiff) error {
 
 func writeDiffMarkdown(w io.Writer, d suite.ReportDiff) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## tracelab report diff\n\n`%s` → `%s`\n", mdCell(d.Old), mdCell(d.New))
+	fmt.Fprintf(&b, "## tracelab report diff\n\n%s → %s\n", mdCode(d.Old), mdCode(d.New))
 	for _, sd := range d.Servers {
 		fmt.Fprintf(&b, "\n### %s%s\n\n| Metric | Old | New | Delta |\n|---|---:|---:|---|\n", mdCell(sd.Server), presenceNote(sd))
 		for _, m := range sd.Metrics {

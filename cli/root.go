@@ -39,9 +39,10 @@ func Main(p Program) int {
 
 // printError writes an error as written: fang's default handler title-cases
 // the first word, which turns paths and flags into /Tmp/… and --Out. Control
-// characters from file names or keys are shown escaped.
+// characters from file names or keys are shown escaped, and a PostgreSQL
+// password is masked wherever the message carries it.
 func printError(w io.Writer, _ fang.Styles, err error) {
-	fmt.Fprintln(w, "Error: "+model.EscapeRunes(err.Error(), func(r rune) bool {
+	fmt.Fprintln(w, "Error: "+model.EscapeRunes(app.RedactSecrets(err.Error()), func(r rune) bool {
 		return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0) || model.IsBidiControl(r)
 	}))
 	var u *usageError
@@ -149,8 +150,8 @@ func withCode(code int, err error) error {
 
 // exitCode maps an error to the process status (the table in README.md):
 // the code it carries; 130 for an interrupt; 2 for a failed dependency (a
-// policy oracle, a database locked or read-only, a missing file) or input
-// whose numbers overflow a report; else 1.
+// policy oracle, a database locked, read-only, damaged or out of reach, a
+// missing file) or input whose numbers overflow a report; else 1.
 func exitCode(err error) int {
 	if err == nil {
 		return 0
@@ -166,7 +167,11 @@ func exitCode(err error) int {
 	var judge *app.JudgeError
 	var pathErr *fs.PathError
 	var number *app.NonFiniteError
-	if errors.As(err, &oracle) || errors.As(err, &judge) || app.IsLocked(err) || app.IsReadOnly(err) || errors.As(err, &pathErr) || errors.As(err, &number) {
+	var nul *app.NULError
+	if errors.As(err, &nul) {
+		return 2 // input the target cannot store
+	}
+	if errors.As(err, &oracle) || errors.As(err, &judge) || app.IsLocked(err) || app.IsReadOnly(err) || app.IsUnavailable(err) || errors.As(err, &pathErr) || errors.As(err, &number) {
 		return 2
 	}
 	return 1

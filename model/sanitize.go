@@ -109,3 +109,24 @@ func EscapeRunes(s string, bad func(rune) bool) string {
 	}
 	return b.String()
 }
+
+// StripControls removes from s every escape sequence, every C0 and C1
+// control but tab and newline, and the bidi controls: the last line of
+// defence of a screen assembled from parts, run on the text between the
+// screen's own styles. Unlike CleanText it keeps the width of what it
+// keeps (bidi controls are dropped, not shown as \u202e; a carriage
+// return is dropped, not made a line), so a laid-out screen keeps its
+// layout.
+func StripControls(s string) string {
+	if isPlain(s) {
+		return s
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = ansi.Strip(sevenBitC1(s))
+	return strings.Map(func(r rune) rune {
+		if (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f || isC1(r) || IsBidiControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}

@@ -79,14 +79,18 @@ func nullIfEmpty(b json.RawMessage) []byte {
 // normalizedTool is a contract decoded once: resolved schemas with prose
 // kept (for diffing), effective annotations, and the semantic hash.
 type normalizedTool struct {
-	tc           model.ToolContract
-	input        any // resolved inputSchema; nil when absent
-	output       any
-	hasOutput    bool
-	annotations  map[string]any
-	hints        toolHints
-	extra        map[string]any // other top-level fields of an MCP-shaped Raw
-	semanticHash string
+	tc        model.ToolContract
+	input     any // resolved inputSchema; nil when absent
+	output    any
+	hasOutput bool
+	// inCut and outCut: inlining the schema's $refs ran out of budget.
+	inCut, outCut bool
+	// inRaw and outRaw are the schemas as written, canonical.
+	inRaw, outRaw json.RawMessage
+	annotations   map[string]any
+	hints         toolHints
+	extra         map[string]any // other top-level fields of an MCP-shaped Raw
+	semanticHash  string
 	// metaDeprecated is _meta.deprecated of an MCP-shaped Raw.
 	metaDeprecated bool
 	// doc is the tool as written (schemas with their $refs), the document
@@ -132,10 +136,12 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 		return nil, fmt.Errorf("tool %q: annotations: %v", tc.Name, err)
 	}
 	if in != nil {
-		nt.input = resolveRefs(in)
+		nt.input, nt.inCut = resolveRefsCut(in)
+		nt.inRaw = canonOf(in)
 	}
 	if out != nil {
-		nt.output, nt.hasOutput = resolveRefs(out), true
+		nt.output, nt.outCut = resolveRefsCut(out)
+		nt.hasOutput, nt.outRaw = true, canonOf(out)
 	}
 	nt.annotations, _ = ann.(map[string]any)
 	nt.hints = effectiveHints(nt.annotations)
@@ -153,6 +159,10 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 	for k, v := range nt.extra {
 		nt.doc[k] = v
 	}
+	// Compared with the spec's defaults applied (the wire document above
+	// keeps the bytes as sent): an SDK that starts spelling out
+	// execution.taskSupport "forbidden" changed nothing.
+	applyExecutionDefault(nt.extra)
 
 	// The semantic body: what validates and what the tool may do, without
 	// its name (so renames match) and without prose.
@@ -177,6 +187,28 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 	sum := sha256.Sum256(canonOf(body))
 	nt.semanticHash = hex.EncodeToString(sum[:])
 	return nt, nil
+}
+
+// applyExecutionDefault drops what the MCP spec (2025-11-25, Tool.execution)
+// says by default: taskSupport absent means "forbidden", so an execution
+// object that says only that is no execution object at all.
+func applyExecutionDefault(extra map[string]any) {
+	ex, ok := extra["execution"].(map[string]any)
+	if !ok {
+		return
+	}
+	c := make(map[string]any, len(ex))
+	for k, v := range ex {
+		if k == "taskSupport" && v == "forbidden" {
+			continue
+		}
+		c[k] = v
+	}
+	if len(c) == 0 {
+		delete(extra, "execution")
+		return
+	}
+	extra["execution"] = c
 }
 
 // rawExtras returns the top-level fields of an MCP-shaped tool object that
@@ -414,6 +446,22 @@ func (nt *normalizedTool) deprecated() bool {
 	return nt.annotations["deprecated"] == true || nt.extra["deprecated"] == true || nt.metaDeprecated
 }
 
+// schemaOrCut compares one schema of a tool: schemas written the same
+// (canonically) never differ, whatever their size; schemas whose $ref
+// inlining ran out of budget on either side are not compared node by
+// node, which found phantom changes where the two sides were cut at
+// different places, but reported as a review finding.
+func (d *schemaDiffer) schemaOrCut(side Side, path string, o, n any, oRaw, nRaw json.RawMessage, cut bool) {
+	switch {
+	case bytes.Equal(oRaw, nRaw):
+	case cut:
+		d.add("schema-comparison-cut-short", path, nil, nil,
+			"%s changed, but its $refs inline to more than %d nodes: the comparison was cut short; review the change by hand", path, maxInlined)
+	default:
+		d.schema(side, path, o, n)
+	}
+}
+
 func (d *schemaDiffer) compareTool(o, n *normalizedTool) {
 	if od, nd := o.deprecated(), n.deprecated(); od != nd {
 		if nd {
@@ -432,10 +480,10 @@ func (d *schemaDiffer) compareTool(o, n *normalizedTool) {
 	}
 	d.annotations(o, n)
 	d.extras(o.extra, n.extra)
-	d.schema(SideInput, "inputSchema", o.input, n.input)
+	d.schemaOrCut(SideInput, "inputSchema", o.input, n.input, o.inRaw, n.inRaw, o.inCut || n.inCut)
 	switch {
 	case o.hasOutput && n.hasOutput:
-		d.schema(SideOutput, "outputSchema", o.output, n.output)
+		d.schemaOrCut(SideOutput, "outputSchema", o.output, n.output, o.outRaw, n.outRaw, o.outCut || n.outCut)
 	case !o.hasOutput && n.hasOutput:
 		d.add("output-schema-added", "outputSchema", nil, semanticSchema(n.output), "output schema added: results are now structured")
 	case o.hasOutput && !n.hasOutput:

@@ -59,14 +59,18 @@ type refResolver struct {
 	root   any
 	stack  []string // refs being expanded, to cut cycles
 	budget int
+	cut    bool // a ref was left unexpanded because the budget ran out
 }
 
-// resolveRefs returns a copy of schema with every resolvable local $ref
+// resolveRefsCut returns a copy of schema with every resolvable local $ref
 // inlined and $defs/definitions dropped; a ref inside its own expansion
-// (a recursive schema) stays a $ref.
-func resolveRefs(schema any) any {
+// (a recursive schema) stays a $ref. cut says the inlining budget ran out
+// and left refs unexpanded: such a schema cannot be compared node by node
+// (two sides are cut at different places).
+func resolveRefsCut(schema any) (_ any, cut bool) {
 	r := &refResolver{root: schema, budget: maxInlined}
-	return r.schema(schema)
+	out := r.schema(schema)
+	return out, r.cut
 }
 
 func (r *refResolver) schema(v any) any {
@@ -107,7 +111,11 @@ func (r *refResolver) schema(v any) any {
 		}
 	}
 	ref, isRef := m["$ref"].(string)
-	if !isRef || !strings.HasPrefix(ref, "#") || slices.Contains(r.stack, ref) || r.budget <= 0 {
+	if !isRef || !strings.HasPrefix(ref, "#") || slices.Contains(r.stack, ref) {
+		return unwrapNullable(out)
+	}
+	if r.budget <= 0 {
+		r.cut = true
 		return unwrapNullable(out)
 	}
 	target, found := lookupPointer(r.root, ref[1:])

@@ -53,6 +53,7 @@ var driftCases = []driftCase{
 	{"tool renamed", `[{"name":"read","description":"Read a file","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}]`,
 		`[{"name":"fs.read","description":"Read one file","inputSchema":{"required":["path"],"properties":{"path":{"type":"string","description":"where"}},"type":"object"}}]`,
 		"tool-renamed", LaneBreaking, ""},
+	{"fan-out $refs changed deep down", inSchema(fanOut(40, false)), inSchema(fanOut(40, true)), "schema-comparison-cut-short", LaneRisky, "inputSchema"},
 	{"task support required", `{"name":"t","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}`,
 		`{"name":"t","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}`, "tool-task-support-required", LaneBreaking, "execution.taskSupport"},
 	{"icons changed", `{"name":"t","inputSchema":{"type":"object"},"icons":[{"src":"a.png"}]}`,
@@ -305,7 +306,7 @@ func TestDriftChecks(t *testing.T) {
 
 // symmetricChecks fire for a change and for its reverse alike.
 var symmetricChecks = map[string]bool{
-	"tool-renamed": true, "tool-field-changed": true, "tool-description-changed": true, "tool-title-changed": true,
+	"tool-renamed": true, "tool-field-changed": true, "schema-comparison-cut-short": true, "tool-description-changed": true, "tool-title-changed": true,
 	"input-description-changed": true, "output-description-changed": true, "input-example-changed": true,
 	"output-example-changed": true, "annotations-field-changed": true, "input-property-renamed": true,
 	"output-property-renamed": true, "input-type-changed": true, "output-type-changed": true,

@@ -131,10 +131,26 @@ func isWordByte(c byte) bool {
 // Phrases lists the compiled phrases, longest first.
 func (lx *Lexicon) Phrases() []string { return append([]string(nil), lx.phrases...) }
 
+// MaxStepMarkers and MaxTraceMarkers bound the markers a score keeps: a
+// reasoning step that is "probably " repeated to 63 MiB held 7 million
+// markers and killed the process; past a handful the labeler learns
+// nothing more from one step. The rest are counted (TraceScore.MarkersMore).
+const (
+	MaxStepMarkers  = 100
+	MaxTraceMarkers = 1000
+)
+
 // Find returns the markers in one text, in order, for step index step.
 func (lx *Lexicon) Find(step int, text string) []Marker {
+	out, _ := lx.findN(step, text, -1)
+	return out
+}
+
+// findN is Find keeping at most limit markers (all when limit < 0); more
+// counts the ones found past it, without keeping them.
+func (lx *Lexicon) findN(step int, text string, limit int) (out []Marker, more int) {
 	if lx == nil || lx.re == nil || text == "" {
-		return nil
+		return nil, 0
 	}
 	// ſ and the Kelvin sign fold to s and k, so the key words may be spelled
 	// with them: such a text skips the prefilter.
@@ -148,10 +164,16 @@ func (lx *Lexicon) Find(step int, text string) []Marker {
 			}
 		}
 		if !hit {
-			return nil
+			return nil, 0
 		}
 	}
-	var out []Marker
+	keep := func(m Marker) {
+		if limit >= 0 && len(out) >= limit {
+			more++
+			return
+		}
+		out = append(out, m)
+	}
 	if lx.ascii != nil {
 		lower := asciiLower(text)
 		for i := 0; i < len(lower); {
@@ -168,15 +190,31 @@ func (lx *Lexicon) Find(step int, text string) []Marker {
 				i++
 				continue
 			}
-			out = append(out, Marker{Step: step, Start: i, End: end, Text: text[i:end]})
+			keep(Marker{Step: step, Start: i, End: end, Text: text[i:end]})
 			i = end
 		}
-		return out
+		return out, more
 	}
-	for _, loc := range lx.re.FindAllStringIndex(text, -1) {
-		out = append(out, Marker{Step: step, Start: loc[0], End: loc[1], Text: text[loc[0]:loc[1]]})
+	if limit < 0 {
+		for _, loc := range lx.re.FindAllStringIndex(text, -1) {
+			keep(Marker{Step: step, Start: loc[0], End: loc[1], Text: text[loc[0]:loc[1]]})
+		}
+		return out, more
 	}
-	return out
+	// One match at a time, so counting the rest keeps no index slices.
+	for at := 0; at <= len(text); {
+		loc := lx.re.FindStringIndex(text[at:])
+		if loc == nil {
+			break
+		}
+		s, e := at+loc[0], at+loc[1]
+		keep(Marker{Step: step, Start: s, End: e, Text: text[s:e]})
+		if e == s {
+			e++
+		}
+		at = e
+	}
+	return out, more
 }
 
 // isASCIIPhrase: only printable ASCII, so the byte matcher applies.
@@ -255,16 +293,20 @@ func asciiLower(s string) string {
 }
 
 // TraceMarkers finds the markers in every reasoning, clarification and
-// answer step of a trace (the model's own words), in step order.
-func (lx *Lexicon) TraceMarkers(t *model.Trace) []Marker {
-	var out []Marker
+// answer step of a trace (the model's own words), in step order: at most
+// MaxStepMarkers of a step and MaxTraceMarkers in all; more counts the
+// others.
+func (lx *Lexicon) TraceMarkers(t *model.Trace) (out []Marker, more int) {
 	for i, s := range t.Steps {
 		switch s.Kind {
 		case model.KindReasoning, model.KindAssistant, model.KindClarification, model.KindAnswer:
-			out = append(out, lx.Find(i, s.Text)...)
+			limit := min(MaxStepMarkers, MaxTraceMarkers-len(out))
+			ms, n := lx.findN(i, s.Text, limit)
+			out = append(out, ms...)
+			more += n
 		}
 	}
-	return out
+	return out, more
 }
 
 // ParseLexicon reads a lexicon file: one phrase per line; blank lines and

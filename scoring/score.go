@@ -86,11 +86,14 @@ type CallViolation struct {
 // prints, the row the store keeps and what the TUI draws. Pointers are null
 // when a value does not apply or could not be decided.
 type TraceScore struct {
-	TraceID            string              `json:"trace_id"`
-	CaseID             string              `json:"case_id"`
-	Server             string              `json:"server"`
-	FieldsUsed         []FieldStatus       `json:"fields_used"`
-	Markers            []Marker            `json:"markers"`
+	TraceID    string        `json:"trace_id"`
+	CaseID     string        `json:"case_id"`
+	Server     string        `json:"server"`
+	FieldsUsed []FieldStatus `json:"fields_used"`
+	Markers    []Marker      `json:"markers"`
+	// MarkersMore counts the markers found past the caps (MaxStepMarkers,
+	// MaxTraceMarkers) and not kept.
+	MarkersMore        int                 `json:"markers_more,omitempty"`
 	SuggestedClass     *model.FailureClass `json:"suggested_class"`
 	Classes            []ClassSuggestion   `json:"classes"`
 	GroundingPrecision *float64            `json:"grounding_precision"`
@@ -263,7 +266,8 @@ func (s *Scorer) Score(t *model.Trace, gold *model.Gold) TraceScore {
 			c.extractFields(t.Steps[c.step].Args, schema, st.lineage)
 		}
 	}
-	st.markers = s.lex.TraceMarkers(t)
+	var markersMore int
+	st.markers, markersMore = s.lex.TraceMarkers(t)
 	st.now = t.StartTime()
 	if st.now.IsZero() {
 		st.now = s.cfg.Now
@@ -277,7 +281,7 @@ func (s *Scorer) Score(t *model.Trace, gold *model.Gold) TraceScore {
 	ts := TraceScore{
 		TraceID: t.TraceID, CaseID: t.CaseID(), Server: t.Server, RunID: t.RunID,
 		Calls: t.ToolCalls(), CostUSD: t.Usage.USD,
-		FieldsUsed: []FieldStatus{}, Markers: st.markers, Classes: []ClassSuggestion{},
+		FieldsUsed: []FieldStatus{}, Markers: st.markers, MarkersMore: markersMore, Classes: []ClassSuggestion{},
 	}
 	if ts.Markers == nil {
 		ts.Markers = []Marker{}

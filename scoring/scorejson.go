@@ -41,6 +41,10 @@ func (ts *TraceScore) AppendJSON(b []byte) ([]byte, error) {
 		e.Str(m.Text)
 		e.B = append(e.B, '}')
 	})
+	if ts.MarkersMore != 0 {
+		e.Key(',', "markers_more")
+		e.Int(int64(ts.MarkersMore))
+	}
 	e.Key(',', "suggested_class")
 	if ts.SuggestedClass == nil {
 		e.Null()

@@ -51,8 +51,8 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 	p, yes, no, k := 0.25, true, false, 3
 	row := 7
 	full := TraceScore{TraceID: "t<1>&\"\\\u2028\u2029\xff\x01\b\f\n\r\t", CaseID: "c", Server: "s é",
-		FieldsUsed:         []FieldStatus{{Field: "a.b", Status: FieldRequired, Steps: []int{1, 2}, Roles: []Role{RoleWhere}}, {Field: "c", Steps: []int{}}},
-		Markers:            []Marker{{Step: 1, Start: 2, End: 3, Text: "sounds like"}},
+		FieldsUsed: []FieldStatus{{Field: "a.b", Status: FieldRequired, Steps: []int{1, 2}, Roles: []Role{RoleWhere}}, {Field: "c", Steps: []int{}}},
+		Markers:    []Marker{{Step: 1, Start: 2, End: 3, Text: "sounds like"}}, MarkersMore: 5,
 		SuggestedClass:     &class,
 		Classes:            []ClassSuggestion{{Class: class, Confidence: 0.99, Evidence: []Evidence{{Step: 1, Reason: "r"}}}, {Class: class}},
 		GroundingPrecision: &p, GroundingRecall: &p,

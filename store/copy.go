@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // TableCheck is one table of a copy as each side holds it: rows and a
@@ -145,6 +147,12 @@ func (s *Store) CopyInto(ctx context.Context, dst *Store, progress CopyProgress)
 		return dst.d.syncIDs(ctx, tx)
 	})
 	if err != nil {
+		switch c := pgCode(err); {
+		case pgUnreachable(err):
+			return CopyReport{}, &advisedError{err, "the server closed the connection; nothing was copied; run it again when the server is back"}
+		case c == "22P05" || c == "22021":
+			return CopyReport{}, &NULError{Table: "(see the error)", Column: "a JSON or text value", Cause: err}
+		}
 		return CopyReport{}, err
 	}
 	after, err := dst.compare(ctx, source, tables)
@@ -283,6 +291,9 @@ func (s *Store) copyTable(ctx context.Context, tx *sql.Tx, t copyTable, total in
 		if err != nil {
 			return err
 		}
+		if i := nulColumn(vals); i >= 0 {
+			return s.nulError(ctx, t, vals, i)
+		}
 		if err := b.add(vals...); err != nil {
 			return err
 		}
@@ -411,4 +422,60 @@ func writeText(b *bytes.Buffer, s string) {
 	b.WriteString(strconv.Itoa(len(s)))
 	b.WriteByte(':')
 	b.WriteString(s)
+}
+
+// nulColumn is the index of the first text value holding a NUL character,
+// which PostgreSQL's text and jsonb cannot store (SQLite can); -1 if none.
+func nulColumn(vals []any) int {
+	for i, v := range vals {
+		switch x := v.(type) {
+		case string:
+			if strings.IndexByte(x, 0) >= 0 {
+				return i
+			}
+		case []byte:
+			if bytes.IndexByte(x, 0) >= 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// NULError is a source value PostgreSQL cannot store: a NUL character.
+type NULError struct {
+	Table, Column string
+	Trace         string // the trace the row belongs to, "" if none
+	Cause         error  // PostgreSQL's refusal, when it found the NUL
+}
+
+func (e *NULError) Error() string {
+	where := e.Table + "." + e.Column
+	if e.Cause != nil {
+		where = fmt.Sprintf("a value (%v)", e.Cause)
+	}
+	if e.Trace != "" {
+		where = "trace " + e.Trace + ", field " + where
+	}
+	return fmt.Sprintf("%s holds a NUL character, which PostgreSQL cannot store; nothing was copied. "+
+		"Remove it in the source (fix the trace file and import it again with --replace, or delete the trace), then run migrate again", where)
+}
+
+// nulError names where a NUL sits: the table, the column and, for a row
+// of a trace, its trace id.
+func (s *Store) nulError(ctx context.Context, t copyTable, vals []any, col int) error {
+	e := &NULError{Table: t.name, Column: t.cols[col]}
+	for i, c := range t.cols {
+		switch {
+		case c == "trace_id" && t.name == "traces":
+			e.Trace = fmt.Sprint(vals[i])
+		case c == "trace_pk" || (c == "id" && t.name == "traces"):
+			var id string
+			if s.db.QueryRowContext(ctx, `SELECT trace_id FROM traces WHERE id = ?`, vals[i]).Scan(&id) == nil && e.Trace == "" {
+				e.Trace = id
+			}
+		}
+	}
+	e.Trace = model.CleanLine(e.Trace)
+	return e
 }

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/tracelab-dev/tracelab/model"
 )
@@ -258,8 +260,33 @@ type txBeginner interface {
 	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
 }
 
-// inTxOn is inTx on db.
+// txTries is how often a transaction runs that PostgreSQL aborted for a
+// concurrent one (serialization failure, deadlock), with a growing pause.
+const txTries = 6
+
+// inTxOn is inTx on db: fn runs in a transaction, again (a new one, after
+// a pause) when PostgreSQL aborted it for a concurrent transaction, so fn
+// must hold no state across runs besides what it reads in the transaction.
 func inTxOn(ctx context.Context, db txBeginner, fn func(*sql.Tx) error) error {
+	pause := 20 * time.Millisecond
+	for try := 1; ; try++ {
+		err := inTxOnce(ctx, db, fn)
+		if err == nil || !retryable(err) {
+			return err
+		}
+		if try == txTries {
+			return &ConflictError{Tries: try, Err: err}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause + time.Duration(rand.Int64N(int64(pause)))):
+		}
+		pause *= 2
+	}
+}
+
+func inTxOnce(ctx context.Context, db txBeginner, fn func(*sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

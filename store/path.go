@@ -20,10 +20,27 @@ func checkPath(path string) error {
 		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("is a directory, not a database file (give a file name, e.g. %s)",
 			filepath.Join(path, "tracelab.db"))}
 	}
+	if err == nil && !fi.Mode().IsRegular() {
+		// A FIFO would block or fail with SQLite's "disk I/O error".
+		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("is a %s, not a database file (give the path of a tracelab database)", kindOf(fi.Mode()))}
+	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
+}
+
+// kindOf names a file type that is not a regular file.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // writable says the database at path may be written: it does not exist
@@ -57,4 +74,31 @@ func fileURI(path string) string {
 		}
 	}
 	return b.String()
+}
+
+// WALError is a database whose latest changes sit in its -wal file, in a
+// folder this process may not write: SQLite reads a WAL only through a
+// -shm file beside it, and opening the file as immutable would skip the
+// changes, so the store refuses instead of answering from stale data.
+type WALError struct {
+	Path string
+	Size int64 // bytes in the -wal file
+}
+
+func (e *WALError) Error() string {
+	dir := filepath.Dir(e.Path)
+	return fmt.Sprintf("%s: its latest changes are still in %s-wal (%d bytes), and SQLite can read them only by writing %s-shm in %s, "+
+		"which you may not write; reading without them would show an old database. "+
+		"Copy the folder somewhere you can write (cp -a %s /tmp/copy) and open the copy, "+
+		"or ask the owner of %s to open it once with tracelab (tracelab ls --db %s), which folds the changes into the file",
+		e.Path, filepath.Base(e.Path), e.Size, filepath.Base(e.Path), dir, dir, e.Path, e.Path)
+}
+
+// unreadWAL is a *WALError when path has a non-empty -wal file beside it.
+func unreadWAL(path string) error {
+	fi, err := os.Stat(path + "-wal")
+	if err != nil || fi.Size() == 0 {
+		return nil
+	}
+	return &WALError{Path: path, Size: fi.Size()}
 }

@@ -6,8 +6,13 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -23,6 +28,10 @@ func openPostgres(dsn string, opts Options) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", redactDSN(dsn), err)
 	}
+	if !hasParam(dsn, "connect_timeout") {
+		// A server that accepts and never answers hung every command.
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
 	wait := opts.LockWait
 	if wait <= 0 {
 		wait = DefaultLockWait
@@ -37,14 +46,23 @@ func openPostgres(dsn string, opts Options) (*sql.DB, error) {
 	return sql.OpenDB(pgConnector{c}), nil
 }
 
-// redactDSN is a postgres URL without its password, for messages and Path.
-func redactDSN(dsn string) string {
-	cfg, err := pgconn.ParseConfig(dsn)
-	if err != nil || cfg.Password == "" {
-		return dsn
+// DefaultConnectTimeout bounds connecting to a PostgreSQL server (the
+// TCP connection, TLS and authentication) unless the URL's
+// connect_timeout says otherwise.
+const DefaultConnectTimeout = 10 * time.Second
+
+// hasParam says the postgres URL names query parameter key.
+func hasParam(dsn, key string) bool {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return strings.Contains(dsn, key+"=")
 	}
-	return strings.Replace(dsn, ":"+cfg.Password+"@", ":xxxxx@", 1)
+	_, ok := u.Query()[key]
+	return ok
 }
+
+// redactDSN is a postgres URL without its password, for messages and Path.
+func redactDSN(dsn string) string { return RedactDSN(dsn) }
 
 type pgConnector struct{ driver.Connector }
 
@@ -91,6 +109,15 @@ func (c *pgConn) Begin() (driver.Tx, error) {
 const writerLock = `SELECT pg_advisory_xact_lock(hashtextextended('tracelab writer ' || current_schema(), 0))`
 
 func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if !opts.ReadOnly && opts.Isolation == driver.IsolationLevel(sql.LevelDefault) {
+		// READ COMMITTED whatever the database's default: each statement
+		// reads as of its start, so the reads after the writer lock see
+		// what the writer before committed. Under a DBA's
+		// default_transaction_isolation = 'repeatable read' the snapshot
+		// was taken by the lock statement itself, before it waited, and
+		// 3 of 4 concurrent imports failed with duplicate keys.
+		opts.Isolation = driver.IsolationLevel(sql.LevelReadCommitted)
+	}
 	tx, err := c.Conn.BeginTx(ctx, opts)
 	if err != nil || opts.ReadOnly {
 		return tx, err
@@ -231,3 +258,48 @@ const (
 	pgLockNotAvailable = "55P03" // lock_timeout passed
 	pgReadOnlyTx       = "25006" // a hot standby, or a read-only role
 )
+
+// pgUnreachable says err is the PostgreSQL server out of reach: it
+// refused or never answered the connection, dropped it, or is shutting
+// down (SQLSTATE classes 08 and 57P).
+func pgUnreachable(err error) bool {
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+		return true
+	}
+	code := pgCode(err)
+	return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "57P")
+}
+
+// SQLSTATEs a write transaction is retried on: another transaction won a
+// race the database would not serialize (40001) or a deadlock (40P01).
+const (
+	pgSerialization = "40001"
+	pgDeadlock      = "40P01"
+)
+
+// retryable says a transaction failed only because of a concurrent one,
+// and running it again may succeed.
+func retryable(err error) bool {
+	c := pgCode(err)
+	return c == pgSerialization || c == pgDeadlock
+}
+
+// ConflictError is a write that kept losing to concurrent ones after the
+// retries: said in words, with what to do, instead of a bare SQLSTATE.
+type ConflictError struct {
+	Tries int
+	Err   error
+}
+
+func (e *ConflictError) Error() string {
+	what := "another writer changed the same rows at the same moment"
+	if pgCode(e.Err) == pgDeadlock {
+		what = "it deadlocked with another writer"
+	}
+	return fmt.Sprintf("the database refused this write %d times because %s (%v); nothing of it was saved: run it again", e.Tries, what, e.Err)
+}
+
+func (e *ConflictError) Unwrap() error { return e.Err }

@@ -91,7 +91,12 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 		if err != nil {
 			// A WAL database needs its -shm file; when that cannot be
 			// created (a directory we may not write), SQLite can still
-			// read the file as immutable.
+			// read the file as immutable, but immutable ignores the -wal
+			// file: with changes still in it, the reader would see an
+			// old database and say nothing.
+			if werr := unreadWAL(path); werr != nil {
+				return nil, werr
+			}
 			st, err = open(ctx, path, opts, immutable)
 		}
 		return st, err
@@ -160,7 +165,7 @@ func start(ctx context.Context, db *sql.DB, d *dialect, path string, mode access
 	}
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, fmt.Errorf("open %s: %w", path, withAdvice(err))
 	}
 	return s, nil
 }

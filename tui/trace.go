@@ -646,16 +646,16 @@ func stepSummary(s model.Step, tool string) string {
 	switch s.Kind {
 	case model.KindToolCall:
 		if sql := sqlOf(s.Args); sql != "" {
-			return s.Tool + " " + model.CleanLine(sql)
+			return model.CleanLine(s.Tool) + " " + model.CleanLine(sql)
 		}
-		return s.Tool + " " + model.CleanLine(string(s.Args))
+		return model.CleanLine(s.Tool) + " " + model.CleanLine(string(s.Args))
 	case model.KindToolResult:
 		prefix := ""
 		if s.IsError {
 			prefix = "error "
 		}
 		if tool != "" {
-			prefix += tool + " "
+			prefix += model.CleanLine(tool) + " "
 		}
 		return prefix + model.CleanLine(string(s.Result))
 	}

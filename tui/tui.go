@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -174,7 +175,8 @@ func (m *Model) applyTheme(p themes.Palette) {
 }
 
 func (m *Model) setStatus(s string, isErr bool) {
-	m.status, m.statusErr = model.CleanLine(s), isErr
+	// An error may carry a team database's URL: never its password.
+	m.status, m.statusErr = model.CleanLine(app.RedactSecrets(s)), isErr
 }
 
 // The rest of host.
@@ -364,7 +366,7 @@ func (m *Model) View() tea.View {
 		}
 	}
 	s := m.titleBar(w) + "\n" + body + "\n" + m.statusBar(w)
-	v := tea.NewView(s)
+	v := tea.NewView(safeScreen(s))
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "tracelab"
@@ -447,4 +449,27 @@ func (m *Model) screenName() string {
 		return m.dialog().title()
 	}
 	return strings.ToLower(m.tabs[m.screen].title())
+}
+
+// ownStyle matches the SGR sequences the themes draw with (colors,
+// bold, underline…): the only escape sequences a screen may send.
+var ownStyle = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+
+// safeScreen is the one sanitizer every screen passes before it reaches
+// the terminal: between the workbench's own styles, nothing that came
+// from a trace can move the cursor, change the title, open a hyperlink
+// (OSC 8), send a DCS, or reorder text with a bidi control, whichever
+// view forgot to clean a field (the step list printed tool names raw).
+func safeScreen(s string) string {
+	locs := ownStyle.FindAllStringIndex(s, -1)
+	var b strings.Builder
+	b.Grow(len(s))
+	at := 0
+	for _, l := range locs {
+		b.WriteString(model.StripControls(s[at:l[0]]))
+		b.WriteString(s[l[0]:l[1]])
+		at = l[1]
+	}
+	b.WriteString(model.StripControls(s[at:]))
+	return b.String()
 }

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tracelab-dev/tracelab/store/pgtest"
+)
+
+// TestProcessConcurrentImportsUnderRepeatableRead: four imports at once
+// into a team database whose sessions default to REPEATABLE READ (a DBA
+// may set default_transaction_isolation). The writer lock was taken after
+// the snapshot, and 3 of 4 failed with SQLSTATE 23505; all land now.
+func TestProcessConcurrentImportsUnderRepeatableRead(t *testing.T) {
+	dsn := pgtest.DSN(t) + "&default_transaction_isolation=repeatable%20read"
+	dir := t.TempDir()
+	const n, each = 4, 150
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]*bytes.Buffer, n)
+	for i := range cmds {
+		f := manyTracesFile(t, dir, fmt.Sprintf("rr%d", i), each)
+		cmds[i] = tracelabCmd(t, dir, "import", "--db", dsn, f)
+		outs[i] = &bytes.Buffer{}
+		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
+	}
+	for _, c := range cmds {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Errorf("import %d of %d at once: %v\n%s", i, n, err, outs[i])
+		}
+	}
+	ls := tracelab(t, dir, "ls", "--db", dsn)
+	if !strings.Contains(ls.out, fmt.Sprintf("%d traces", n*each)) {
+		t.Errorf("after %d concurrent imports: %s %s", n, ls.out[max(0, len(ls.out)-200):], ls.err)
+	}
+}
+
+// TestProcessSilentServerTimesOut: a "PostgreSQL server" that accepts the
+// connection and never answers hung every command; now connecting gives
+// up after connect_timeout (10 s unless the URL says) and exits 2 saying
+// the server cannot be reached.
+func TestProcessSilentServerTimesOut(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn // accepted, never answered
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	dir := t.TempDir()
+	base := "postgres://ana@" + ln.Addr().String() + "/tl"
+	for _, tt := range []struct {
+		url      string
+		min, max time.Duration
+	}{
+		{base + "?connect_timeout=1", time.Second, 8 * time.Second},
+		{base, 10 * time.Second, 60 * time.Second},
+	} {
+		cmd := tracelabCmd(t, dir, "ls", "--db", tt.url)
+		start := time.Now()
+		done := make(chan proc, 1)
+		go func() { done <- finish(t, cmd) }()
+		select {
+		case p := <-done:
+			took := time.Since(start)
+			if p.code != 2 || !strings.Contains(p.err, "cannot be reached") || took < tt.min {
+				t.Errorf("ls --db %s: exit %d after %v (want 2 after at least %v): %q", tt.url, p.code, took, tt.min, p.err)
+			}
+		case <-time.After(tt.max):
+			cmd.Process.Kill()
+			<-done
+			t.Errorf("ls --db %s still waiting after %v", tt.url, tt.max)
+		}
+	}
+}
+
+// TestProcessMigrateNamesANUL: a trace whose question holds a NUL (SQLite
+// stores it, PostgreSQL cannot) is refused before anything is copied,
+// naming the trace and the field, with a way forward; exit 2.
+func TestProcessMigrateNamesANUL(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	f := writeIn(t, dir, "nul.jsonl", `{"trace_id":"t-ok","server":"s","question":"fine","steps":[{"kind":"answer","text":"1"}]}
+{"trace_id":"t-nul","server":"s","question":"how many\u0000 rows?","steps":[{"kind":"answer","text":"1"}]}
+`)
+	if p := tracelab(t, dir, "import", "--no-score", "--db", db, f); p.code != 0 {
+		t.Fatalf("import: %d %s", p.code, p.err)
+	}
+	p := tracelab(t, dir, "migrate", "--from", db, "--to", dsn)
+	if p.code != 2 || !strings.Contains(p.err, "trace t-nul, field traces.question holds a NUL character") || !strings.Contains(p.err, "nothing was copied") {
+		t.Errorf("migrate with a NUL: exit %d %q", p.code, p.err)
+	}
+	if ls := tracelab(t, dir, "ls", "--db", dsn); strings.Contains(ls.out, "t-ok") {
+		t.Errorf("a refused migrate copied rows: %s", ls.out)
+	}
+}
