@@ -1,0 +1,22 @@
+package importers
+
+import "testing"
+
+// Fuzz targets of the formats added for issue 29 (part b), seeded with
+// their fixtures and a few odd shapes.
+
+func FuzzParseBedrockConverse(f *testing.F) {
+	fuzzNewFormat(f, "bedrock_converse",
+		`{"request":{"messages":[{"role":"user","content":[{"toolResult":{"content":[7]}}]}]},"response":[{"contentBlockStart":{"start":{"toolUse":{}}}}]}`,
+		"interactions:\n- request:\n    uri: x/converse-stream\n    body: '{}'\n  response:\n    body:\n      string: !!binary |\n        AAAAEAAAAAAFwkjrAAAAAA==\n")
+}
+func FuzzParseCohere(f *testing.F) {
+	fuzzNewFormat(f, "cohere", "interactions:\n- request:\n    uri: x/v2/chat\n    body: '{\"messages\":[{\"role\":\"tool\",\"content\":[{\"type\":\"document\"}]}]}'\n  response:\n    body: {string: \"data: {\\\"type\\\":\\\"tool-call-delta\\\"}\"}\n")
+}
+func FuzzParseOllama(f *testing.F) {
+	fuzzNewFormat(f, "ollama", "interactions:\n- request:\n    uri: x/api/chat\n    body: '{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"function\":3}]}]}'\n  response:\n    body: {string: \"{}\\n{\\\"done\\\":true}\"}\n")
+}
+func FuzzParseSpanDump(f *testing.F) {
+	fuzzFormat(f, "otel", `{"scopeName":"s","spanName":"x","attributes":{"gen_ai.input.messages":{"values":[{"kvlistValue":{"values":[{"key":"role"}]}}]}}}`,
+		`{"spanName":"x","attributes":{"gen_ai.output.messages":{"arrayValue":{"values":[1]}},"gen_ai.usage.input_tokens":{"intValue":"x"}}}`)
+}
