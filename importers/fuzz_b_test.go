@@ -20,3 +20,13 @@ func FuzzParseSpanDump(f *testing.F) {
 	fuzzFormat(f, "otel", `{"scopeName":"s","spanName":"x","attributes":{"gen_ai.input.messages":{"values":[{"kvlistValue":{"values":[{"key":"role"}]}}]}}}`,
 		`{"spanName":"x","attributes":{"gen_ai.output.messages":{"arrayValue":{"values":[1]}},"gen_ai.usage.input_tokens":{"intValue":"x"}}}`)
 }
+func FuzzParseADKSession(f *testing.F) {
+	fuzzNewFormat(f, "adk_session", `{"events":[{"author":"user","invocationId":"i","content":{"parts":[{"functionResponse":7}]}}]}`, `[{"events":[null]},3]`)
+}
+func FuzzParseADKEvalSet(f *testing.F) {
+	fuzzNewFormat(f, "adk_evalset", `{"eval_cases":[{"conversation":[{"intermediate_data":{"intermediate_responses":[["a",[{"text":1}]]],"tool_uses":[null]}}]}]}`,
+		`[{"query":1,"expected_tool_use":[{"tool_input":"x"}],"reference":null}]`)
+}
+func FuzzParseTau2(f *testing.F) {
+	fuzzNewFormat(f, "tau2_bench", `{"tasks":[{"id":1,"user_scenario":{"instructions":3}}],"simulations":[{"task_id":1,"messages":[{"role":"tool","error":"x"}],"reward_info":{"reward":"1"}}]}`)
+}

@@ -17,6 +17,9 @@ var wild2B = map[string]string{
 	"otel_genai_span":  "otel",
 	"vercel_ai_v5":     "vercel_ai",
 	"codex_otel":       "otel",
+	"adk_session":      "adk_session",
+	"adk_evalset":      "adk_evalset",
+	"tau2_bench":       "tau2_bench",
 }
 
 // wild2BRefused gives, for a real file that is refused on purpose, the
