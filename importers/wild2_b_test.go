@@ -20,6 +20,7 @@ var wild2B = map[string]string{
 	"adk_session":      "adk_session",
 	"adk_evalset":      "adk_evalset",
 	"tau2_bench":       "tau2_bench",
+	"claude_agent_sdk": "claude_agent_sdk",
 }
 
 // wild2BRefused gives, for a real file that is refused on purpose, the
