@@ -125,6 +125,9 @@ func detect(file string, head []byte, complete bool, maxRecord int64) (Format, e
 			return f, nil
 		}
 	}
+	if why := explainNoConversation(trimmed); why != "" { // noconv.go
+		return Format{}, noConversationError(file, why)
+	}
 	return Format{}, fmt.Errorf("%s: not a supported trace format (supported: %s; force one with --format): %w: %s",
 		file, FormatNames(), ErrUnknownFormat, describeHead(trimmed, complete, maxRecord))
 }

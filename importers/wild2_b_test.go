@@ -21,6 +21,7 @@ var wild2B = map[string]string{
 	"adk_evalset":      "adk_evalset",
 	"tau2_bench":       "tau2_bench",
 	"claude_agent_sdk": "claude_agent_sdk",
+	"bfcl":             "",
 }
 
 // wild2BRefused gives, for a real file that is refused on purpose, the
@@ -28,6 +29,8 @@ var wild2B = map[string]string{
 var wild2BRefused = map[string]string{
 	// Codex's turn span carries token counts only.
 	"codex_otel/langwatch__codex-B.session_task_turn.json": "holds no conversation",
+	// BFCL's questions with the tools to call, and no answer.
+	"bfcl/gorilla__BFCL_v4_live_simple.json": "holds no conversation: a benchmark's question list",
 }
 
 // wild2BNoQuestion lists real files whose traces have no user message:
