@@ -30,3 +30,6 @@ func FuzzParseADKEvalSet(f *testing.F) {
 func FuzzParseTau2(f *testing.F) {
 	fuzzNewFormat(f, "tau2_bench", `{"tasks":[{"id":1,"user_scenario":{"instructions":3}}],"simulations":[{"task_id":1,"messages":[{"role":"tool","error":"x"}],"reward_info":{"reward":"1"}}]}`)
 }
+func FuzzParseRunState(f *testing.F) {
+	fuzzNewFormat(f, "openai_agents_runstate", `{"$schemaVersion":"1","original_input":[{"type":"function_call_output"}],"generated_items":[{"raw_item":[]}],"current_step":{"data":{"interruptions":[7]}}}`)
+}

@@ -11,17 +11,18 @@ import (
 // part of the importers reads, with the format each file must be
 // detected as.
 var wild2B = map[string]string{
-	"bedrock_converse": "bedrock_converse",
-	"cohere":           "cohere",
-	"ollama":           "ollama",
-	"otel_genai_span":  "otel",
-	"vercel_ai_v5":     "vercel_ai",
-	"codex_otel":       "otel",
-	"adk_session":      "adk_session",
-	"adk_evalset":      "adk_evalset",
-	"tau2_bench":       "tau2_bench",
-	"claude_agent_sdk": "claude_agent_sdk",
-	"bfcl":             "",
+	"bedrock_converse":       "bedrock_converse",
+	"cohere":                 "cohere",
+	"ollama":                 "ollama",
+	"otel_genai_span":        "otel",
+	"vercel_ai_v5":           "vercel_ai",
+	"codex_otel":             "otel",
+	"adk_session":            "adk_session",
+	"adk_evalset":            "adk_evalset",
+	"tau2_bench":             "tau2_bench",
+	"claude_agent_sdk":       "claude_agent_sdk",
+	"bfcl":                   "",
+	"openai_agents_runstate": "openai_agents_runstate",
 }
 
 // wild2BRefused gives, for a real file that is refused on purpose, the
