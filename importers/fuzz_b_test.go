@@ -33,3 +33,7 @@ func FuzzParseTau2(f *testing.F) {
 func FuzzParseRunState(f *testing.F) {
 	fuzzNewFormat(f, "openai_agents_runstate", `{"$schemaVersion":"1","original_input":[{"type":"function_call_output"}],"generated_items":[{"raw_item":[]}],"current_step":{"data":{"interruptions":[7]}}}`)
 }
+func FuzzParseAutoGen(f *testing.F) {
+	fuzzNewFormat(f, "autogen", `{"messages":[{"type":"AssistantMessage","content":[7,{"arguments":[]}]},{"type":"FunctionExecutionResultMessage","content":"x"}]}`,
+		`[{"messages":[{"type":"UserMessage","content":[1,"a"]}],"response":{"content":{},"usage":[]}},null]`)
+}

@@ -23,6 +23,7 @@ var wild2B = map[string]string{
 	"claude_agent_sdk":       "claude_agent_sdk",
 	"bfcl":                   "",
 	"openai_agents_runstate": "openai_agents_runstate",
+	"autogen":                "autogen",
 }
 
 // wild2BRefused gives, for a real file that is refused on purpose, the
