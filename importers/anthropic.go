@@ -37,6 +37,9 @@ func detectAnthropic(head []byte) bool {
 	if owner, ok := cassetteFormat(head); ok {
 		return owner == "anthropic"
 	}
+	if detectBedrock(head) { // a Converse request has a top-level system too
+		return false
+	}
 	if ok, anth := bareChat(head); ok {
 		return anth
 	}

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/andybalholm/brotli"
@@ -200,6 +201,13 @@ func (h *cassetteHalf) body(file, path string) (json.RawMessage, *LineError) {
 	if err != nil {
 		return nil, &LineError{File: file, Line: node.Line, Path: bodyPath, Msg: err.Error()}
 	}
+	if isEventStream(text) { // Bedrock's ConverseStream: binary AWS event-stream
+		events, err := decodeEventStream(text)
+		if err != nil {
+			return nil, &LineError{File: file, Line: node.Line, Path: bodyPath, Msg: err.Error()}
+		}
+		return eventStreamJSON(events), nil
+	}
 	if t := bytes.TrimSpace(text); len(t) == 0 {
 		return json.RawMessage("null"), nil
 	} else if json.Valid(t) {
@@ -272,4 +280,48 @@ func decodeBody(b []byte, encoding string) ([]byte, error) {
 		return nil, fmt.Errorf("%s body inflates past %d MiB, the cap on a recorded body", enc, maxBodyBytes>>20)
 	}
 	return out, nil
+}
+
+// explainCassette says why a VCR cassette that no format claims is
+// refused: none of its recorded URLs calls a model API tracelab reads. It
+// lists them (at most eight, each once) and the API paths that are read;
+// "" when head is no cassette.
+func explainCassette(head []byte) string {
+	if !bytes.HasPrefix(head, []byte("interactions:")) {
+		return ""
+	}
+	var uris []string
+	seen := map[string]bool{}
+	more := 0
+	for rest := head; ; {
+		i := bytes.Index(rest, []byte("uri: "))
+		if i < 0 {
+			break
+		}
+		rest = rest[i+5:]
+		line, _, _ := bytes.Cut(rest, []byte("\n"))
+		uri := strings.Trim(strings.TrimSpace(string(line)), `'"`)
+		if uri == "" || seen[uri] {
+			continue
+		}
+		seen[uri] = true
+		if len(uris) == 8 {
+			more++
+			continue
+		}
+		uris = append(uris, strconv.Quote(uri))
+	}
+	var paths []string
+	for _, a := range cassetteAPIs {
+		paths = append(paths, a.suffixes...)
+	}
+	read := "the API paths read are " + strings.Join(paths, ", ")
+	if len(uris) == 0 {
+		return "a VCR cassette with no recorded request URI, so no model API call to read (" + read + ")"
+	}
+	list := strings.Join(uris, ", ")
+	if more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	return fmt.Sprintf("a VCR cassette whose recorded URLs match no API tracelab reads: %s (%s)", list, read)
 }

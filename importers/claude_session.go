@@ -71,6 +71,9 @@ func detectClaudeAgentSDK(head []byte) bool {
 			(bytes.Contains(head, []byte("parent_tool_use_id:")) || bytes.Contains(head, []byte("total_cost_usd:")))
 	}
 	m := headObject(head)
+	if claudeTransportHead(head, m) { // claude_transport.go
+		return true
+	}
 	if m == nil || m["session_id"] == nil || m["type"] == nil {
 		return false
 	}
@@ -110,6 +113,12 @@ func parseClaudeSession(ctx context.Context, r io.Reader, file, format string, e
 		err := genRecords(ctx, br, func(n int, raw []byte) error {
 			p.open.next()
 			err := eachObject(file, n, raw, emit, "a session event object", func(_ string, m map[string]any) string {
+				if events := claudeTransport(m); events != nil {
+					for _, e := range events {
+						p.handle(n, e)
+					}
+					return ""
+				}
 				if gStr(m, "type") == "" {
 					return "expected a session event object with a type (user, assistant, system, result, summary)"
 				}

@@ -125,6 +125,9 @@ func detect(file string, head []byte, complete bool, maxRecord int64) (Format, e
 			return f, nil
 		}
 	}
+	if why := explainNoConversation(trimmed); why != "" { // noconv.go
+		return Format{}, noConversationError(file, why)
+	}
 	return Format{}, fmt.Errorf("%s: not a supported trace format (supported: %s; force one with --format): %w: %s",
 		file, FormatNames(), ErrUnknownFormat, describeHead(trimmed, complete, maxRecord))
 }
@@ -210,13 +213,17 @@ func ParseWith(ctx context.Context, r io.Reader, file string, opts Options, emit
 			return Format{}, fmt.Errorf("unknown format %q (supported: %s)", opts.Format, FormatNames())
 		}
 	} else if f, err = detect(file, head, !firstRecordCut(head), maxRecord); err != nil {
-		if !errors.Is(err, ErrUnknownFormat) || !firstRecordCut(head) {
+		if !errors.Is(err, ErrUnknownFormat) || !firstRecordCut(head) && !documentCut(head) {
 			return Format{}, err
 		}
 		// The first record runs past the head (a JSONL line or a
-		// one-line document over 1 MiB): read it whole, up to the record
-		// cap, and look again.
-		first, complete, rerr := readFirstRecord(br, maxRecord)
+		// one-line document over 1 MiB, or a pretty-printed document,
+		// readon.go): read it whole, up to the record cap, and look again.
+		read := readFirstRecord
+		if !firstRecordCut(head) {
+			read = readDocument
+		}
+		first, complete, rerr := read(br, maxRecord)
 		if rerr != nil {
 			return Format{}, fmt.Errorf("%s: %w", file, rerr)
 		}

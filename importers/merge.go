@@ -40,6 +40,14 @@ func (m *prefixMerger) add(r Record, prev string) error {
 		case stepsPrefix(h.Trace.Steps, r.Trace.Steps):
 			foldInto(r.Trace, h.Trace)
 			r.Line, m.held = h.Line, nil
+		case narrationDropped(h.Trace.Steps, r.Trace.Steps):
+			// The client re-sent the history without what the model
+			// said before its tool calls (CrewAI on Bedrock, Cohere's
+			// tool_plan): the narration stays, from the earlier call.
+			n := len(h.Trace.Steps) - countKind(h.Trace.Steps, model.KindAssistant) - countKind(h.Trace.Steps, model.KindReasoning)
+			r.Trace.Steps = append(append([]model.Step(nil), h.Trace.Steps...), r.Trace.Steps[n:]...)
+			foldInto(r.Trace, h.Trace)
+			r.Line, m.held = h.Line, nil
 		}
 	}
 	if m.held != nil {
@@ -99,4 +107,30 @@ func stepsPrefix(a, b []model.Step) bool {
 		}
 	}
 	return true
+}
+
+// narrationDropped reports whether a, less its assistant messages (text
+// said before tool calls, not answers) and reasoning, is b's beginning, a
+// having some.
+func narrationDropped(a, b []model.Step) bool {
+	if countKind(a, model.KindAssistant)+countKind(a, model.KindReasoning) == 0 {
+		return false
+	}
+	kept := make([]model.Step, 0, len(a))
+	for _, s := range a {
+		if s.Kind != model.KindAssistant && s.Kind != model.KindReasoning {
+			kept = append(kept, s)
+		}
+	}
+	return stepsPrefix(kept, b)
+}
+
+func countKind(steps []model.Step, k model.StepKind) int {
+	n := 0
+	for _, s := range steps {
+		if s.Kind == k {
+			n++
+		}
+	}
+	return n
 }

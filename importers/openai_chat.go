@@ -39,6 +39,9 @@ func detectOpenAIChat(head []byte) bool {
 	if detectLiteLLM(head) { // a LiteLLM log record holds a chat request and response
 		return false
 	}
+	if detectBedrock(head) { // Converse messages have the same roles
+		return false
+	}
 	if detectSWEAgent(head) { // mini-SWE-agent's messages are swe_agent's
 		return false
 	}

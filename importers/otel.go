@@ -35,6 +35,9 @@ func detectOtel(head []byte) bool {
 	if _, ok := m["resourceSpans"]; ok {
 		return true
 	}
+	if spanDumpHead(m) { // every span dump the AI SDK's reader does not take
+		return !detectVercelAI(head)
+	}
 	if _, ok := m["traceId"]; ok && m["spanId"] != nil && bytes.Contains(head, []byte(`"gen_ai.`)) {
 		return true
 	}
@@ -252,6 +255,13 @@ func otelDecode(file string, n int, raw []byte) ([]*genSpan, *genSpan, *LineErro
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, nil, &LineError{File: file, Line: n, Msg: "expected a JSON object: an OTLP request with resourceSpans, an OTLP span, or a gen_ai.* attribute map"}
 	}
+	if bytes.Contains(raw, []byte(`"spanName"`)) { // a span dump (spandump.go)
+		if v, err := genDecode(raw); err == nil {
+			if sp := spanDump(asObj(v), "", n); sp != nil {
+				return nil, sp, nil
+			}
+		}
+	}
 	var rec struct {
 		ResourceSpans []otlpResourceSpans `json:"resourceSpans"`
 		otlpSpan
@@ -393,7 +403,7 @@ func spanRecord(file, format, id string, spans []*genSpan, conv func(*model.Trac
 	t.Source = model.Source{File: file, Format: format, Line: line}
 	if len(t.Steps) == 0 {
 		return Record{Line: line, Err: &LineError{File: file, Line: line,
-			Msg: fmt.Sprintf("trace %s: no conversation in its %d span(s): no input/output messages and no tool execution", id, len(spans))}}
+			Msg: fmt.Sprintf("trace %s holds no conversation in its %d span(s): no input/output messages and no tool execution", id, len(spans))}}
 	}
 	if t.Question == "" {
 		return Record{Line: line, Err: &LineError{File: file, Line: line,

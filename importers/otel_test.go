@@ -63,7 +63,7 @@ func TestOtelErrors(t *testing.T) {
 		{"missing traceId", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"cd"}]}]}]}` + "\n",
 			"x.jsonl:1: resourceSpans[0].scopeSpans[0].spans[0].traceId: required"},
 		{"no genai content", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"ab","spanId":"cd","name":"GET /"}]}]}]}` + "\n",
-			"x.jsonl:1: trace ab: no conversation"},
+			"x.jsonl:1: trace ab holds no conversation"},
 		{"truncated line", `{"gen_ai.operation.name":"chat"` + "\n", "x.jsonl:1: invalid JSON"},
 	}
 	for _, tt := range tests {

@@ -97,6 +97,16 @@ func TestSamplesNotClaimedA(t *testing.T) {
 	// wild/ and mcp_tool_history/ are judged by their own tests.
 	mineDirs := map[string]bool{"wild": true, "mcp_tool_history": true, "openai_chat_completions": true, "openai_responses": true, "anthropic_messages": true,
 		"inspect_ai": true, "tau_bench": true, "agent_sql_trajectories": true}
+	// Folders of wild2 named for another tool whose files are, by content,
+	// one of these formats: CrewAI's cassettes record Azure OpenAI chat
+	// completions, an Inspect .eval is an Inspect log, and the bare Codex
+	// stream is Responses API events. Their reader must claim them, and
+	// only it.
+	ownedWild2 := map[string]string{
+		"wild2/crewai":                  "openai_chat",
+		"wild2/inspect":                 "inspect",
+		"wild2/openai_responses_stream": "openai_responses",
+	}
 	checked := 0
 	err := filepath.WalkDir(samplesDir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -115,9 +125,15 @@ func TestSamplesNotClaimedA(t *testing.T) {
 		n, _ := io.ReadFull(f, head)
 		head = bytes.TrimSpace(stripBOM(head[:n]))
 		checked++
+		owner := ownedWild2[filepath.ToSlash(filepath.Dir(rel))]
 		for _, name := range []string{"openai_chat", "openai_responses", "anthropic", "inspect"} {
-			if fm, _ := Lookup(name); len(head) > 0 && fm.Detect(head) {
+			fm, _ := Lookup(name)
+			claims := len(head) > 0 && fm.Detect(head)
+			switch {
+			case claims && name != owner:
 				t.Errorf("%s claims %s", name, rel)
+			case !claims && name == owner:
+				t.Errorf("%s does not claim %s, which is its format", name, rel)
 			}
 		}
 		return nil

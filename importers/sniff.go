@@ -246,6 +246,9 @@ func describeHead(head []byte, complete bool, maxRecord int64) string {
 		}
 		return fmt.Sprintf("%s whose first object has keys %s that no supported format uses together%s", kind, objectKeys(v), size)
 	}
+	if why := explainCassette(head); why != "" {
+		return why
+	}
 	line := head
 	if i := bytes.IndexByte(line, '\n'); i >= 0 {
 		line = line[:i]

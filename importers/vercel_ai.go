@@ -31,7 +31,7 @@ func init() {
 
 func detectVercelAI(head []byte) bool {
 	m := headObject(head)
-	if m == nil || m["attributes"] == nil || m["name"] == nil {
+	if m == nil || m["attributes"] == nil || m["name"] == nil && !spanDumpHead(m) {
 		return false
 	}
 	return bytes.Contains(head, []byte(`"ai.operationId"`)) || bytes.Contains(head, []byte(`"ai.prompt`)) || bytes.Contains(head, []byte(`"ai.toolCall.name"`))
@@ -68,6 +68,10 @@ func parseVercelAI(ctx context.Context, r io.Reader, file string, emit Emit) err
 		rec++
 		var spans []*genSpan
 		err := eachObject(file, n, raw, emit, "a span object", func(_ string, m map[string]any) string {
+			if sp := spanDump(m, genID("vercel_ai", raw), n); sp != nil {
+				spans = append(spans, sp) // a span dump: a trace of its own
+				return ""
+			}
 			sc := firstObj(m, "spanContext", "context")
 			tid := genFirstString(gStr(sc, "traceId", "trace_id"), gStr(m, "traceId"))
 			if gObj(m, "attributes") == nil || tid == "" {
