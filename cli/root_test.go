@@ -287,6 +287,8 @@ func TestMain(m *testing.M) {
 	if err := os.Chdir(".."); err != nil {
 		panic(err)
 	}
+	// A user's TRACELAB_DB never reaches the tests: each names its database.
+	os.Unsetenv("TRACELAB_DB")
 	code := m.Run()
 	pgtest.Stop() // the private PostgreSQL server, when a test started one
 	os.Exit(code)

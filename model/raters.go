@@ -18,7 +18,7 @@ const (
 // MachineRater is the name of the rater that stands for tracelab's own
 // suggestion (the scorer's verdict on the trace): always one more rater,
 // so agreement says how far the suggestions can be trusted.
-const MachineRater = "github.com/tracelab-dev/tracelab"
+const MachineRater = "tracelab"
 
 // JudgePrefix starts the rater name of a judge: "judge:NAME".
 const JudgePrefix = "judge:"

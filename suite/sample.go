@@ -269,7 +269,7 @@ func Sample(cands []store.SampleCandidate, opts SampleOptions) (SampleResult, er
 		}
 	}
 	// Drawing.
-	rng := rand.New(rand.NewPCG(opts.Seed, 0x7472_6163_656c_6162)) // "github.com/tracelab-dev/tracelab"
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x7472_6163_656c_6162)) // "tracelab"
 	for _, s := range strata {
 		type keyed struct {
 			id  string

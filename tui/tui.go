@@ -361,7 +361,7 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(s)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = "github.com/tracelab-dev/tracelab"
+	v.WindowTitle = "tracelab"
 	return v
 }
 
