@@ -1,0 +1,272 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The full-text index over each trace's question and steps (migration
+// 0018): an FTS5 table on SQLite, a tsvector table with a GIN index on
+// PostgreSQL, both filled by triggers on traces and step_bodies so that
+// every import path keeps them current. A search is a list of terms,
+// each a word or a "quoted phrase"; a row matches when it holds every
+// term. Words match whole, as written, ignoring case: is_active finds
+// is_active, not is or active alone.
+
+// notSearchIndex (a condition on sqlite_master m) leaves out the FTS5
+// table and its shadow tables: staging and copy move plain rows, and the
+// index is rebuilt by the triggers where the rows land.
+const notSearchIndex = `NOT EXISTS (SELECT 1 FROM sqlite_master v WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE%'
+	AND (m.name = v.name OR substr(m.name, 1, length(v.name) + 1) = v.name || '_'))`
+
+// QuestionStep is the step index of a hit in the trace's question.
+const QuestionStep = -1
+
+// SearchHit is one step (or question) holding every term of a search.
+type SearchHit struct {
+	TraceID string
+	Step    int    // index in the trace's steps; QuestionStep for the question
+	Kind    string // the step's kind, or "question"
+	Snippet string // the text around the first match, on one line, not sanitized
+}
+
+// SearchQuery asks for the hits of Text among the traces Filter keeps
+// (its Search is ignored), in trace and step order, at most Limit
+// (default 100).
+type SearchQuery struct {
+	Text   string
+	Filter Filter
+	Limit  int
+}
+
+// SearchTerms splits a search into its terms: "quoted phrases" and the
+// words between them. Terms with nothing to index (no letter, digit or
+// underscore) are dropped; an unclosed quote runs to the end.
+func SearchTerms(text string) []string {
+	var terms []string
+	add := func(t string) {
+		t = strings.Join(strings.Fields(t), " ")
+		if strings.IndexFunc(t, isTokenRune) >= 0 {
+			terms = append(terms, t)
+		}
+	}
+	for text != "" {
+		text = strings.TrimLeftFunc(text, unicode.IsSpace)
+		if strings.HasPrefix(text, `"`) {
+			phrase, rest, _ := strings.Cut(text[1:], `"`)
+			add(phrase)
+			text = rest
+			continue
+		}
+		end := strings.IndexFunc(text, func(r rune) bool { return unicode.IsSpace(r) || r == '"' })
+		if end < 0 {
+			end = len(text)
+		}
+		add(text[:end])
+		text = text[end:]
+	}
+	return terms
+}
+
+func isTokenRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// ftsQuery is the FTS5 query of terms: each term a quoted string (FTS5
+// tokenizes it into a phrase), side by side (all must match). Quoting
+// keeps FTS5's own syntax (AND, NEAR, column filters, *) out of the user's
+// text.
+func ftsQuery(terms []string) string {
+	q := make([]string, len(terms))
+	for i, t := range terms {
+		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return strings.Join(q, " ")
+}
+
+// searchMatch is the condition (and its parameters) that a row of the
+// index holds every term, on the dialect d; pk is the SQL expression of
+// the row's trace id, idx that of its step index.
+type searchMatch struct {
+	from, pk, idx, kind, text, where, order string
+	args                                    []any
+}
+
+func (d *dialect) searchMatch(terms []string) searchMatch {
+	if d == sqliteDialect {
+		return searchMatch{from: "step_search", pk: "(step_search.rowid >> 20)", idx: "(step_search.rowid & 1048575) - 1",
+			kind: "step_search.kind", text: "step_search.text", where: "step_search MATCH ?", order: "step_search.rowid",
+			args: []any{ftsQuery(terms)}}
+	}
+	m := searchMatch{from: "step_search", pk: "step_search.trace_pk", idx: "step_search.idx", kind: "step_search.kind",
+		text: "step_search.text", order: "step_search.trace_pk, step_search.idx"}
+	var conds []string
+	for _, t := range terms {
+		// The index splits words at '_' too (is_active is the phrase
+		// is <-> active): it finds the rows holding the parts, the
+		// pattern keeps those holding the term's words whole, as FTS5
+		// does.
+		conds = append(conds, "step_search.tsv @@ phraseto_tsquery('simple', search_words(?)) AND step_search.text ~* ?")
+		m.args = append(m.args, t, wordsPattern(t))
+	}
+	m.where = strings.Join(conds, " AND ")
+	return m
+}
+
+// wordsPattern is a POSIX regular expression matching the words of term
+// (runs of letters, digits and '_') whole and in order, with anything but
+// a word character between them.
+func wordsPattern(term string) string {
+	words := strings.FieldsFunc(term, func(r rune) bool { return !isTokenRune(r) })
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	const sep = `[^[:alnum:]_]`
+	return `(^|` + sep + `)` + strings.Join(words, sep+`+`) + `($|` + sep + `)`
+}
+
+// stepSearchCond is the condition that trace t holds every term in its
+// question or steps, for Filter.where; "" when there is no term.
+func (d *dialect) stepSearchCond(text string) (string, []any) {
+	terms := SearchTerms(text)
+	if len(terms) == 0 {
+		return "", nil
+	}
+	m := d.searchMatch(terms)
+	return "t.id IN (SELECT " + m.pk + " FROM " + m.from + " WHERE " + m.where + ")", m.args
+}
+
+// Search returns the hits of q: which step of which trace holds every
+// term, with a snippet around the first match.
+func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
+	terms := SearchTerms(q.Text)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	if q.Limit <= 0 {
+		q.Limit = 100
+	}
+	m := s.d.searchMatch(terms)
+	f := q.Filter
+	f.Search = ""
+	where, fargs := f.where(s.d)
+	if where != "" {
+		where = " AND " + strings.TrimPrefix(where, " WHERE ")
+	}
+	// The snippet is cut in Go from the row's start; a match further in
+	// than snippetScan falls back to the start of the text.
+	query := fmt.Sprintf(`SELECT t.trace_id, %s, %s, substr(%s, 1, %d) FROM %s JOIN traces t ON t.id = %s
+		WHERE %s%s ORDER BY %s LIMIT ?`, m.idx, m.kind, m.text, snippetScan, m.from, m.pk, m.where, where, m.order)
+	args := append(append(m.args, fargs...), q.Limit)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var hits []SearchHit
+	for rows.Next() {
+		var h SearchHit
+		var text string
+		if err := rows.Scan(&h.TraceID, &h.Step, &h.Kind, &text); err != nil {
+			return nil, err
+		}
+		h.Snippet = Snippet(text, terms)
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+// SearchSteps lists the steps of one trace that hold every term of text,
+// in order (QuestionStep first when the question does): the trace
+// screen's n/N.
+func (s *Store) SearchSteps(ctx context.Context, traceID, text string) ([]int, error) {
+	terms := SearchTerms(text)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	m := s.d.searchMatch(terms)
+	query := fmt.Sprintf(`SELECT %s FROM %s JOIN traces t ON t.id = %s WHERE %s AND t.trace_id = ? ORDER BY %s`,
+		m.idx, m.from, m.pk, m.where, m.order)
+	return queryColumn[int](ctx, s.db, query, append(m.args, traceID)...)
+}
+
+// SearchTraceCount counts the traces f keeps (its Search ignored) that
+// hold every term of text in their question or steps.
+func (s *Store) SearchTraceCount(ctx context.Context, text string, f Filter) (int, error) {
+	terms := SearchTerms(text)
+	if len(terms) == 0 {
+		return 0, nil
+	}
+	m := s.d.searchMatch(terms)
+	f.Search = ""
+	where, fargs := f.where(s.d)
+	if where != "" {
+		where = " AND " + strings.TrimPrefix(where, " WHERE ")
+	}
+	query := `SELECT count(*) FROM traces t WHERE t.id IN (SELECT ` + m.pk + ` FROM ` + m.from + ` WHERE ` + m.where + `)` + where
+	var n int
+	err := s.db.QueryRowContext(ctx, query, append(m.args, fargs...)...).Scan(&n)
+	return n, err
+}
+
+// snippetScan bounds the text a hit reads for its snippet: a tool result
+// may be megabytes.
+const snippetScan = 65536
+
+// Snippet is the text around the first place text holds one of terms
+// (or one of their words), on one line: about 30 bytes before and 60
+// after, cut at rune boundaries, "…" where it was cut.
+func Snippet(text string, terms []string) string {
+	at, n := firstMatch(text, terms)
+	from, to := max(0, at-30), min(len(text), at+n+60)
+	for from > 0 && !utf8.RuneStart(text[from]) {
+		from--
+	}
+	for to < len(text) && !utf8.RuneStart(text[to]) {
+		to++
+	}
+	out := strings.Join(strings.Fields(text[from:to]), " ")
+	if from > 0 {
+		out = "…" + out
+	}
+	if to < len(text) {
+		out += "…"
+	}
+	return out
+}
+
+// firstMatch is where text first holds a term, else a word of a term,
+// ignoring ASCII case; 0, 0 when it holds neither.
+func firstMatch(text string, terms []string) (at, n int) {
+	lower := asciiLower(text)
+	best := -1
+	try := func(w string) {
+		if i := strings.Index(lower, asciiLower(w)); i >= 0 && (best < 0 || i < best) {
+			best, n = i, len(w)
+		}
+	}
+	for _, t := range terms {
+		try(t)
+	}
+	if best < 0 {
+		for _, t := range terms {
+			for _, w := range strings.Fields(t) {
+				try(w)
+			}
+		}
+	}
+	return max(best, 0), n
+}
+
+// asciiLower folds ASCII letters only, so byte offsets stay those of s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
