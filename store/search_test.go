@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -200,4 +201,39 @@ func TestSnippet(t *testing.T) {
 			t.Errorf("Snippet(%q) = %q, want %q", c.text, got, c.want)
 		}
 	}
+}
+
+// A saved view keeps its filter and search under its name; saving the
+// name again replaces it.
+func TestSavedViews(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		st := b.open(t)
+		f := Filter{Classes: []string{"semantic"}, Servers: []string{"a"}, Search: "is_active", TraceIDs: []string{"t1"}}
+		if err := st.SaveView(ctx, "flag guesses", f, "ana"); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SaveView(ctx, " ", f, "ana"); err == nil {
+			t.Error("a blank name was saved")
+		}
+		v, err := st.View(ctx, "flag guesses")
+		f.TraceIDs = nil
+		if err != nil || !reflect.DeepEqual(v.Filter, f) || v.SavedBy != "ana" {
+			t.Errorf("view %+v %v", v, err)
+		}
+		f.Servers = []string{"b"}
+		if err := st.SaveView(ctx, "flag guesses", f, "bo"); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SaveView(ctx, "all", Filter{}, "bo"); err != nil {
+			t.Fatal(err)
+		}
+		vs, err := st.Views(ctx)
+		if err != nil || len(vs) != 2 || vs[0].Name != "all" || vs[1].Filter.Servers[0] != "b" {
+			t.Errorf("views %+v %v", vs, err)
+		}
+		if _, err := st.View(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("missing view: %v", err)
+		}
+	})
 }

@@ -50,3 +50,12 @@ END;
 -- The traces stored before this migration.
 INSERT INTO step_search (rowid, kind, text) SELECT id * 1048576, 'question', question FROM traces;
 INSERT INTO step_search (rowid, kind, text) SELECT rid, kind, text FROM step_search_rows;
+
+-- Saved views: a queue filter and a search under a name, saved from the
+-- workbench, listed in its filter menu and read by `tracelab ls --view`.
+CREATE TABLE saved_views (
+    name     TEXT PRIMARY KEY,
+    filter   TEXT NOT NULL, -- JSON, store.Filter (its search too)
+    saved_by TEXT NOT NULL DEFAULT '',
+    saved_at TEXT NOT NULL
+);

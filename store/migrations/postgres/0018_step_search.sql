@@ -75,3 +75,11 @@ INSERT INTO step_search (trace_pk, idx, kind, text, tsv)
 SELECT id, -1, 'question', question, search_vector(question) FROM traces;
 INSERT INTO step_search (trace_pk, idx, kind, text, tsv)
 SELECT b.trace_pk, r.idx, r.kind, r.text, search_vector(r.text) FROM step_bodies b, step_search_rows(b.body) r;
+
+-- Saved views (../0018_step_search.sql says what they are).
+CREATE TABLE saved_views (
+    name     TEXT COLLATE "C" PRIMARY KEY,
+    filter   TEXT COLLATE "C" NOT NULL,
+    saved_by TEXT COLLATE "C" NOT NULL DEFAULT '',
+    saved_at TEXT COLLATE "C" NOT NULL
+);
