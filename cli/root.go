@@ -123,6 +123,7 @@ in the workbench for its keys.`,
 	addScoringFlags(root, &files)
 	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(p.Demo), newFieldsCmd(), newScoreCmd(), newReportCmd(),
 		newDriftCmd(), newCheckCmd(), newSampleCmd(), newMigrateCmd(), newJudgeCmd(), newAgreeCmd())
+	root.AddCommand(newSearchCmd())
 	markUsageErrors(root)
 	return root
 }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -10,12 +12,14 @@ import (
 )
 
 // The full-text index over each trace's question and steps (migration
-// 0018): an FTS5 table on SQLite, a tsvector table with a GIN index on
-// PostgreSQL, both filled by triggers on traces and step_bodies so that
-// every import path keeps them current. A search is a list of terms,
-// each a word or a "quoted phrase"; a row matches when it holds every
-// term. Words match whole, as written, ignoring case: is_active finds
-// is_active, not is or active alone.
+// 0018): an FTS5 table with a row per trace on SQLite, a tsvector table
+// with a row per step and a GIN index on PostgreSQL, both filled by
+// triggers on traces and step_bodies so that every import path keeps
+// them current. A search is a list of terms, each a word or a "quoted
+// phrase"; a step is a hit when it holds every term. Words match whole,
+// as written, ignoring case: is_active finds is_active, not is or active
+// alone. The index finds the traces; which of their steps are hits is
+// decided here, from the trace's body, the same way on both backends.
 
 // notSearchIndex (a condition on sqlite_master m) leaves out the FTS5
 // table and its shadow tables: staging and copy move plain rows, and the
@@ -86,22 +90,13 @@ func ftsQuery(terms []string) string {
 	return strings.Join(q, " ")
 }
 
-// searchMatch is the condition (and its parameters) that a row of the
-// index holds every term, on the dialect d; pk is the SQL expression of
-// the row's trace id, idx that of its step index.
-type searchMatch struct {
-	from, pk, idx, kind, text, where, order string
-	args                                    []any
-}
-
-func (d *dialect) searchMatch(terms []string) searchMatch {
+// searchMatch is the condition that an index row holds every term, on
+// the dialect d, with its parameters: from the FTS5 table (a row per
+// trace, its rowid the trace's id) or the PostgreSQL one (a row per step).
+func (d *dialect) searchMatch(terms []string) (pk, from, where string, args []any) {
 	if d == sqliteDialect {
-		return searchMatch{from: "step_search", pk: "(step_search.rowid >> 20)", idx: "(step_search.rowid & 1048575) - 1",
-			kind: "step_search.kind", text: "step_search.text", where: "step_search MATCH ?", order: "step_search.rowid",
-			args: []any{ftsQuery(terms)}}
+		return "step_search.rowid", "step_search", "step_search MATCH ?", []any{ftsQuery(terms)}
 	}
-	m := searchMatch{from: "step_search", pk: "step_search.trace_pk", idx: "step_search.idx", kind: "step_search.kind",
-		text: "step_search.text", order: "step_search.trace_pk, step_search.idx"}
 	var conds []string
 	for _, t := range terms {
 		// The index splits words at '_' too (is_active is the phrase
@@ -109,10 +104,9 @@ func (d *dialect) searchMatch(terms []string) searchMatch {
 		// pattern keeps those holding the term's words whole, as FTS5
 		// does.
 		conds = append(conds, "step_search.tsv @@ phraseto_tsquery('simple', search_words(?)) AND step_search.text ~* ?")
-		m.args = append(m.args, t, wordsPattern(t))
+		args = append(args, t, wordsPattern(t))
 	}
-	m.where = strings.Join(conds, " AND ")
-	return m
+	return "step_search.trace_pk", "step_search", strings.Join(conds, " AND "), args
 }
 
 // wordsPattern is a POSIX regular expression matching the words of term
@@ -127,16 +121,19 @@ func wordsPattern(term string) string {
 	return `(^|` + sep + `)` + strings.Join(words, sep+`+`) + `($|` + sep + `)`
 }
 
-// stepSearchCond is the condition that trace t holds every term in its
-// question or steps, for Filter.where; "" when there is no term.
+// stepSearchCond is the condition that trace t holds every term of text
+// in its question or steps, for Filter.where; "" when there is no term.
 func (d *dialect) stepSearchCond(text string) (string, []any) {
 	terms := SearchTerms(text)
 	if len(terms) == 0 {
 		return "", nil
 	}
-	m := d.searchMatch(terms)
-	return "t.id IN (SELECT " + m.pk + " FROM " + m.from + " WHERE " + m.where + ")", m.args
+	pk, from, where, args := d.searchMatch(terms)
+	return "t.id IN (SELECT " + pk + " FROM " + from + " WHERE " + where + ")", args
 }
+
+// searchPage is how many candidate traces a search reads at a time.
+const searchPage = 64
 
 // Search returns the hits of q: which step of which trace holds every
 // term, with a snippet around the first match.
@@ -148,34 +145,55 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 	if q.Limit <= 0 {
 		q.Limit = 100
 	}
-	m := s.d.searchMatch(terms)
+	match := matcherOf(terms)
 	f := q.Filter
 	f.Search = ""
 	where, fargs := f.where(s.d)
 	if where != "" {
 		where = " AND " + strings.TrimPrefix(where, " WHERE ")
 	}
-	// The snippet is cut in Go from the row's start; a match further in
-	// than snippetScan falls back to the start of the text.
-	query := fmt.Sprintf(`SELECT t.trace_id, %s, %s, substr(%s, 1, %d) FROM %s JOIN traces t ON t.id = %s
-		WHERE %s%s ORDER BY %s LIMIT ?`, m.idx, m.kind, m.text, snippetScan, m.from, m.pk, m.where, where, m.order)
-	args := append(append(m.args, fargs...), q.Limit)
+	cond, cargs := s.d.stepSearchCond(q.Text)
+	query := `SELECT t.id, t.trace_id, t.question, b.body FROM traces t JOIN step_bodies b ON b.trace_pk = t.id
+		WHERE ` + cond + ` AND t.id > ?` + where + ` ORDER BY t.id LIMIT ?`
+	var hits []SearchHit
+	for after := int64(0); len(hits) < q.Limit; {
+		n, err := s.searchPage(ctx, query, append(append(append([]any{}, cargs...), after), append(fargs, searchPage)...),
+			func(pk int64, id, question, body string) error {
+				after = pk
+				var err error
+				hits, err = match.hits(hits, id, question, body)
+				return err
+			})
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		if n < searchPage {
+			break
+		}
+	}
+	return hits[:min(len(hits), q.Limit)], nil
+}
+
+// searchPage reads one page of candidate traces.
+func (s *Store) searchPage(ctx context.Context, query string, args []any, fn func(pk int64, id, question, body string) error) (int, error) {
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return 0, err
 	}
 	defer rows.Close()
-	var hits []SearchHit
+	n := 0
 	for rows.Next() {
-		var h SearchHit
-		var text string
-		if err := rows.Scan(&h.TraceID, &h.Step, &h.Kind, &text); err != nil {
-			return nil, err
+		var pk int64
+		var id, question, body string
+		if err := rows.Scan(&pk, &id, &question, &body); err != nil {
+			return n, err
 		}
-		h.Snippet = Snippet(text, terms)
-		hits = append(hits, h)
+		n++
+		if err := fn(pk, id, question, body); err != nil {
+			return n, err
+		}
 	}
-	return hits, rows.Err()
+	return n, rows.Err()
 }
 
 // SearchSteps lists the steps of one trace that hold every term of text,
@@ -186,34 +204,39 @@ func (s *Store) SearchSteps(ctx context.Context, traceID, text string) ([]int, e
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	m := s.d.searchMatch(terms)
-	query := fmt.Sprintf(`SELECT %s FROM %s JOIN traces t ON t.id = %s WHERE %s AND t.trace_id = ? ORDER BY %s`,
-		m.idx, m.from, m.pk, m.where, m.order)
-	return queryColumn[int](ctx, s.db, query, append(m.args, traceID)...)
+	var question, body string
+	err := s.db.QueryRowContext(ctx, `SELECT t.question, b.body FROM traces t JOIN step_bodies b ON b.trace_pk = t.id
+		WHERE t.trace_id = ?`, traceID).Scan(&question, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("trace %q: %w", traceID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	hits, err := matcherOf(terms).hits(nil, traceID, question, body)
+	steps := make([]int, len(hits))
+	for i, h := range hits {
+		steps[i] = h.Step
+	}
+	return steps, err
 }
 
 // SearchTraceCount counts the traces f keeps (its Search ignored) that
 // hold every term of text in their question or steps.
 func (s *Store) SearchTraceCount(ctx context.Context, text string, f Filter) (int, error) {
-	terms := SearchTerms(text)
-	if len(terms) == 0 {
+	cond, args := s.d.stepSearchCond(text)
+	if cond == "" {
 		return 0, nil
 	}
-	m := s.d.searchMatch(terms)
 	f.Search = ""
 	where, fargs := f.where(s.d)
 	if where != "" {
 		where = " AND " + strings.TrimPrefix(where, " WHERE ")
 	}
-	query := `SELECT count(*) FROM traces t WHERE t.id IN (SELECT ` + m.pk + ` FROM ` + m.from + ` WHERE ` + m.where + `)` + where
 	var n int
-	err := s.db.QueryRowContext(ctx, query, append(m.args, fargs...)...).Scan(&n)
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM traces t WHERE `+cond+where, append(args, fargs...)...).Scan(&n)
 	return n, err
 }
-
-// snippetScan bounds the text a hit reads for its snippet: a tool result
-// may be megabytes.
-const snippetScan = 65536
 
 // Snippet is the text around the first place text holds one of terms
 // (or one of their words), on one line: about 30 bytes before and 60

@@ -126,9 +126,15 @@ func TestSearchFollowsImportsAndReplaces(t *testing.T) {
 					t.Errorf("%q after the replace: %v %v, want %v", q, hitKeys(hits), err, want)
 				}
 			}
+			// The replaced trace's rows left the index: a row per trace on
+			// SQLite, per question and step on PostgreSQL.
+			want := map[string]int{"postgres": 10}[k.name]
+			if want == 0 {
+				want = 2
+			}
 			var n int
-			if err := st.db.QueryRowContext(ctx, `SELECT count(*) FROM step_search`).Scan(&n); err != nil || n != 10 {
-				t.Errorf("index rows %d %v, want 10 (two questions, eight steps)", n, err)
+			if err := st.db.QueryRowContext(ctx, `SELECT count(*) FROM step_search`).Scan(&n); err != nil || n != want {
+				t.Errorf("index rows %d %v, want %d", n, err, want)
 			}
 		})
 	}

@@ -2,54 +2,41 @@
 -- reasoning, assistant text, answer, tool names, arguments and results),
 -- for `tracelab search` and the queue's `/` (store/search.go).
 --
--- One row per trace question and per step. Its rowid says which:
--- trace_pk * 2^20 is the question, trace_pk * 2^20 + 1 + idx the step idx
--- (steps past 2^20 - 2 are not indexed). A trace's rows are then one
--- rowid range, which FTS5 deletes and scans without a full pass.
+-- One row per trace, its rowid the trace's id: the question and the
+-- trace's step body (store/stepbody.go) as they are, with the JSON escapes
+-- of line breaks and tabs made spaces ("\nFROM" in a SQL string would
+-- otherwise be the word nFROM). The index finds the traces; which steps
+-- hold the words is decided in Go from the body (search.go). Parsing
+-- each step's JSON here cost five times what indexing the text does.
+-- The index keeps no copy of the text (content=''): the body is the text.
 --
 -- The tokenizer keeps '_' inside a word, so an identifier such as
 -- is_active is one token and matches as written (unicode61 alone would
--- split it in two). Arguments and results are indexed as the keys and
--- scalar values of their JSON, not as JSON text: "\nFROM" in a SQL string
--- would otherwise be the token nFROM.
+-- split it in two), and keeps accents (café is not cafe), as the Go side
+-- that picks the steps compares words.
 --
 -- Triggers fill the index, so every way a trace is written (an import
 -- straight into the file, the copy of a staged import, a replace) keeps
--- it up to date; deleting a trace drops its rows.
-CREATE VIRTUAL TABLE step_search USING fts5(kind UNINDEXED, text, tokenize = "unicode61 tokenchars '_'");
+-- it up to date; deleting a trace drops its row. A trace's row is
+-- written with its body, after the trace row (every import path writes
+-- the trace first).
+CREATE VIRTUAL TABLE step_search USING fts5(text, content = '', contentless_delete = 1,
+    tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
 
-CREATE TRIGGER traces_search_insert AFTER INSERT ON traces BEGIN
-    INSERT INTO step_search (rowid, kind, text) VALUES (new.id * 1048576, 'question', new.question);
+CREATE TRIGGER step_bodies_search_insert AFTER INSERT ON step_bodies BEGIN
+    INSERT INTO step_search (rowid, text) VALUES (new.trace_pk, concat_ws(char(10),
+        (SELECT question FROM traces WHERE id = new.trace_pk),
+        replace(replace(replace(new.body, '\n', ' '), '\t', ' '), '\r', ' ')));
 END;
 
 CREATE TRIGGER traces_search_delete AFTER DELETE ON traces BEGIN
-    DELETE FROM step_search WHERE rowid BETWEEN old.id * 1048576 AND old.id * 1048576 + 1048575;
-END;
-
--- What the index holds of each step, as rows: the trigger indexes one
--- trace's, the backfill below every stored trace's.
-CREATE VIEW step_search_rows AS
-SELECT b.trace_pk AS trace_pk, b.trace_pk * 1048576 + 1 + s.key AS rid, s.value ->> 0 AS kind, concat_ws(char(10),
-    NULLIF(s.value ->> 3, ''), NULLIF(s.value ->> 4, ''),
-    CASE WHEN json_valid(s.value ->> 5) THEN (SELECT group_concat(concat_ws(' ',
-        CASE WHEN typeof(a.key) = 'text' THEN a.key END,
-        CASE WHEN a.type NOT IN ('object', 'array') THEN a.atom END), ' ') FROM json_tree(s.value ->> 5) a)
-        ELSE s.value ->> 5 END,
-    CASE WHEN json_valid(s.value ->> 6) THEN (SELECT group_concat(concat_ws(' ',
-        CASE WHEN typeof(r.key) = 'text' THEN r.key END,
-        CASE WHEN r.type NOT IN ('object', 'array') THEN r.atom END), ' ') FROM json_tree(s.value ->> 6) r)
-        ELSE s.value ->> 6 END) AS text
-FROM step_bodies b, json_each(b.body) s WHERE s.key < 1048575;
-
--- Nothing rewrites a body in place (a replaced trace is deleted and
--- written again), so only an insert is indexed.
-CREATE TRIGGER step_bodies_search_insert AFTER INSERT ON step_bodies BEGIN
-    INSERT INTO step_search (rowid, kind, text) SELECT rid, kind, text FROM step_search_rows WHERE trace_pk = new.trace_pk;
+    DELETE FROM step_search WHERE rowid = old.id;
 END;
 
 -- The traces stored before this migration.
-INSERT INTO step_search (rowid, kind, text) SELECT id * 1048576, 'question', question FROM traces;
-INSERT INTO step_search (rowid, kind, text) SELECT rid, kind, text FROM step_search_rows;
+INSERT INTO step_search (rowid, text)
+SELECT b.trace_pk, concat_ws(char(10), t.question, replace(replace(replace(b.body, '\n', ' '), '\t', ' '), '\r', ' '))
+FROM step_bodies b JOIN traces t ON t.id = b.trace_pk;
 
 -- Saved views: a queue filter and a search under a name, saved from the
 -- workbench, listed in its filter menu and read by `tracelab ls --view`.
