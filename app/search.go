@@ -47,4 +47,6 @@ func (e *Engine) SaveView(ctx context.Context, name string, f Filter, by string)
 func (e *Engine) Views(ctx context.Context) ([]SavedView, error) { return e.st.Views(ctx) }
 
 // View is the saved view of that name (ErrNotFound when there is none).
-func (e *Engine) View(ctx context.Context, name string) (SavedView, error) { return e.st.View(ctx, name) }
+func (e *Engine) View(ctx context.Context, name string) (SavedView, error) {
+	return e.st.View(ctx, name)
+}
