@@ -30,6 +30,7 @@ type traceKeys struct {
 	Correct, Grounded, Class, NoClass, Accept, Required, Forbidden         key.Binding
 	Edit, Confirm, Undo, Redo, Glossary, Scroll, ScrollUp, Next            key.Binding
 	Prev, Adjudicate                                                       key.Binding
+	NextHit, PrevHit                                                       key.Binding
 }
 
 type reportKeys struct {
@@ -115,6 +116,8 @@ func newKeyMap() keyMap {
 			Next:       bind("ctrl+n", "next trace", "ctrl+n"),
 			Prev:       bind("ctrl+p", "prev trace", "ctrl+p"),
 			Adjudicate: bind("A", "adjudicate", "A"),
+			NextHit:    bind("n", "next search hit", "n"),
+			PrevHit:    bind("N", "prev search hit", "N"),
 		},
 		Report: reportKeys{
 			Up:     bind("↑/k", "up", "up", "k"),
@@ -181,7 +184,7 @@ func (k keyMap) traceHelp() helpKeys {
 		// The keys that matter first: a narrow status bar cuts the rest.
 		short: []key.Binding{g.Help, t.Confirm, t.Undo, t.Accept, t.Correct, t.Grounded, t.Class, t.Focus, t.NextMarker, g.Back},
 		full: [][]key.Binding{
-			{t.Up, t.Down, t.Focus, t.PageUp, t.PageDown, t.Scroll, t.ScrollUp, t.Left, t.Right, t.PrevMarker, t.NextMarker, t.Next, t.Prev},
+			{t.Up, t.Down, t.Focus, t.PageUp, t.PageDown, t.Scroll, t.ScrollUp, t.Left, t.Right, t.PrevMarker, t.NextMarker, t.NextHit, t.PrevHit, t.Next, t.Prev},
 			{t.Correct, t.Grounded, t.Class, t.NoClass, t.Accept, t.Required, t.Forbidden, t.Edit, t.Confirm, t.Undo, t.Redo, t.Glossary,
 				t.Adjudicate},
 			g.all(),

@@ -43,6 +43,10 @@ type queueScreen struct {
 
 	searching bool
 	search    textinput.Model
+	// inSteps is how many traces hold the search inStepsFor in their
+	// steps (search.go).
+	inSteps    int
+	inStepsFor string
 
 	values *filterValues // what the filter menu offers, loaded once
 
@@ -64,7 +68,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func newQueueScreen(e *env, pageSize int) *queueScreen {
 	ti := textinput.New()
 	ti.Prompt = "/"
-	ti.Placeholder = "search question or id"
+	ti.Placeholder = "search question, id or steps"
 	ti.CharLimit = 200
 	return &queueScreen{env: e, pageSize: pageSize, sort: app.SortImported, search: ti, height: 20, values: &filterValues{}}
 }
@@ -134,7 +138,10 @@ func (peersRescoredMsg) owner() screenID  { return screenQueue }
 func (q *queueScreen) typing() bool { return q.searching }
 
 func (q *queueScreen) update(h host, msg tea.Msg) tea.Cmd {
+	defer func() { q.stepSearch = q.filter.Search }()
 	switch msg := msg.(type) {
+	case stepCountMsg:
+		q.stepCountDone(h, msg)
 	case tea.WindowSizeMsg:
 		q.height = queueListHeight(msg.Height - 2)
 		q.scroll()
@@ -300,10 +307,10 @@ func (q *queueScreen) loadPage(query app.Query, seq int, appendRows bool, keep s
 
 func (q *queueScreen) loadCounts() tea.Cmd {
 	eng, ctx, f, seq := q.eng, q.ctx, q.filter, q.seq
-	return func() tea.Msg {
+	return tea.Batch(func() tea.Msg {
 		c, err := eng.Counts(ctx, f)
 		return countsMsg{seq: seq, counts: c, err: err}
-	}
+	}, q.loadStepCount())
 }
 
 // pageUntil reads pages from query.After on until match accepts a row, or
@@ -807,7 +814,7 @@ func (q *queueScreen) countsLine(sty *themes.Styles, w int) string {
 		}
 		line += sty.Faint.Render("  │  ") + sty.Warn.Render("≠"+word+humanInt(c.Disputed))
 	}
-	return cell(line, w)
+	return cell(line+q.stepCountText(sty), w)
 }
 
 // filterLine shows the search input, the filter chips and the sort.

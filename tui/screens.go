@@ -52,6 +52,9 @@ type env struct {
 	// poll is how often the open trace is checked for other labelers'
 	// edits (Options.PollChanges; team.go).
 	poll time.Duration
+	// stepSearch is the queue's search: the trace screen's n / N jump
+	// between the steps that hold it (search.go).
+	stepSearch string
 }
 
 // tab is one entry of the list of screens: the screen and the global key
