@@ -22,7 +22,7 @@ type globalKeys struct {
 
 type queueKeys struct {
 	Up, Down, PageUp, PageDown, Top, Bottom, Open, Search, Filter, Sort, Reverse, NextUnconfirmed, Clear key.Binding
-	Disputed                                                                                             key.Binding
+	Disputed, SaveView                                                                                   key.Binding
 }
 
 type traceKeys struct {
@@ -88,6 +88,7 @@ func newKeyMap() keyMap {
 			NextUnconfirmed: bind("n", "next unconfirmed", "n"),
 			Clear:           bind("esc", "clear filters", "esc"),
 			Disputed:        bind("d", "disagreements", "d"),
+			SaveView:        bind("V", "save view", "V"),
 		},
 		Trace: traceKeys{
 			Up:         bind("↑/k", "up", "up", "k"),
@@ -172,7 +173,7 @@ func (k keyMap) queueHelp() helpKeys {
 		short: []key.Binding{g.Help, q.Open, q.NextUnconfirmed, q.Search, q.Filter, q.Sort, g.Report, g.Quit},
 		full: [][]key.Binding{
 			{q.Up, q.Down, q.PageUp, q.PageDown, q.Top, q.Bottom, q.Open},
-			{q.Search, q.Filter, q.Disputed, q.Clear, q.Sort, q.Reverse, q.NextUnconfirmed},
+			{q.Search, q.Filter, q.SaveView, q.Disputed, q.Clear, q.Sort, q.Reverse, q.NextUnconfirmed},
 			g.all(),
 		},
 	}

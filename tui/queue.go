@@ -142,6 +142,12 @@ func (q *queueScreen) update(h host, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case stepCountMsg:
 		q.stepCountDone(h, msg)
+	case saveViewAction:
+		return q.saveView(msg.name)
+	case viewSavedMsg:
+		q.viewSaved(h, msg)
+	case applyViewAction:
+		return q.setFilter(h, msg.view.Filter, fmt.Sprintf("view %q", model.CleanLine(msg.view.Name)))
 	case tea.WindowSizeMsg:
 		q.height = queueListHeight(msg.Height - 2)
 		q.scroll()
@@ -491,6 +497,8 @@ func (q *queueScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
 		if q.values.values == nil {
 			return q.loadValues()
 		}
+	case key.Matches(msg, k.SaveView):
+		h.pushDialog(screenQueue, newViewPrompt(q.filter.Search))
 	case key.Matches(msg, k.Sort):
 		q.sort = nextSort(q.sort)
 		h.setStatus("sorted by "+string(q.sort), false)
@@ -535,7 +543,8 @@ func (q *queueScreen) loadValues() tea.Cmd {
 			}
 			out[a] = vs
 		}
-		return distinctMsg{values: out}
+		views, err := eng.Views(ctx)
+		return distinctMsg{values: out, views: views, err: err}
 	}
 }
 

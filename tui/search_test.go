@@ -72,3 +72,34 @@ func TestJumpHitWithoutSearch(t *testing.T) {
 	}
 	d.mustSee("no search: / in the queue searches the steps")
 }
+
+// V saves the queue's filter and search as a view; the filter menu lists
+// it, and space on it shows the queue under it again.
+func TestSaveAndPickView(t *testing.T) {
+	st, _ := openUnlabeledStore(t)
+	ctx := context.Background()
+	d := newDriver(t, st, 140, 40)
+	d.key("/")
+	d.typeText("is_active")
+	d.key("enter")
+	want := len(d.m.queue.rows)
+	d.key("V")
+	d.typeText(" guesses") // after the search the prompt starts with
+	d.key("enter")
+	d.mustSee(`view "is_active guesses" saved`)
+	v, err := st.View(ctx, "is_active guesses")
+	if err != nil || v.Filter.Search != "is_active" || v.SavedBy != "tester" {
+		t.Fatalf("saved view %+v %v", v, err)
+	}
+	d.key("esc") // clears the search
+	if d.m.queue.filter.Search != "" || len(d.m.queue.rows) == want {
+		t.Fatalf("esc left search %q and %d rows", d.m.queue.filter.Search, len(d.m.queue.rows))
+	}
+	d.key("f")
+	d.key("h") // the last group: the saved views
+	d.mustSee("is_active guesses")
+	d.key("space")
+	if d.m.queue.filter.Search != "is_active" || len(d.m.queue.rows) != want {
+		t.Errorf("the view shows search %q and %d rows, want is_active and %d", d.m.queue.filter.Search, len(d.m.queue.rows), want)
+	}
+}
