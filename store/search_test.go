@@ -243,3 +243,25 @@ func TestSavedViews(t *testing.T) {
 		}
 	})
 }
+
+// The search text is typed by anyone: splitting it, matching it and
+// cutting snippets around it never panics, every term has a word to look
+// for, and a snippet stays short whatever the text.
+func FuzzSearchTerms(f *testing.F) {
+	f.Add(`"right flag" is_active`, "is_active sounds like the right flag")
+	f.Add(`"`, "")
+	f.Add(`a"b c"d é_ü`, "\xff\xfe é_ü a b c d")
+	f.Fuzz(func(t *testing.T, query, text string) {
+		terms := SearchTerms(query)
+		for _, term := range terms {
+			if len(words(term)) == 0 {
+				t.Fatalf("term %q of %q has no word", term, query)
+			}
+		}
+		m := matcherOf(terms)
+		m.holds(words(text))
+		if s := Snippet(text, terms); len(s) > 200+len(query) {
+			t.Fatalf("snippet of %d bytes", len(s))
+		}
+	})
+}
