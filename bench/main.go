@@ -10,6 +10,7 @@
 //	go run ./bench ops -db scored.db
 //	go run ./bench labelers -pg postgres://…   (labelers.go)
 //	go run ./bench profile -db scored.db -op score -lexicon lex.txt -cpuprofile cpu.pprof
+//	go run ./bench search -db scored.db   (search.go)
 package main
 
 import (
@@ -33,7 +34,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench gen|floor|ops|labelers|profile [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench gen|floor|ops|labelers|profile|search [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -48,6 +49,8 @@ func main() {
 		err = labelers(os.Args[2:])
 	case "profile":
 		err = profile(os.Args[2:])
+	case "search":
+		err = search(os.Args[2:]) // search.go
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

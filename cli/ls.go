@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -13,31 +14,26 @@ import (
 )
 
 func newLsCmd() *cobra.Command {
-	var server, status, format string
+	var server, status, format, view string
 	var queued, disputed bool
 	cmd := &cobra.Command{
-		Use:   "ls [--server S] [--status suggested|confirmed|none] [--queued] [--disputed] [--format text|json]",
+		Use:   "ls [--view NAME] [--server S] [--status suggested|confirmed|none] [--queued] [--disputed] [--format text|json]",
 		Short: "List the traces in the database with their label status",
 		Long: `Ls prints one line per trace: id, case, server, outcome, label status, class and
-question. --format json prints one JSON array of trace summaries instead.`,
+question. --format json prints one JSON array of trace summaries instead.
+--view lists the traces of a view saved in the workbench (its filter and
+search); the other flags narrow it further.`,
 		Example: `  tracelab ls
   tracelab ls --server generic-warehouse --status confirmed
-  tracelab ls --format json | jq '.[].trace_id'`,
+  tracelab ls --format json | jq '.[].trace_id'
+  tracelab ls --view "flag guesses"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var f app.Filter
-			if server != "" {
-				f.Servers = []string{server}
-			}
 			switch status {
-			case "":
-			case "suggested", "confirmed", "pending", "none":
-				f.Statuses = []model.Status{model.Status(status)}
+			case "", "suggested", "confirmed", "pending", "none":
 			default:
 				return withCode(2, fmt.Errorf("--status %q is not one of suggested, pending, confirmed, none", status))
 			}
-			f.QueuedOnly = queued
-			f.Disputed = disputed
 			if format != "text" && format != "json" {
 				return withCode(2, fmt.Errorf("--format %q is not one of text, json", format))
 			}
@@ -46,12 +42,32 @@ question. --format json prints one JSON array of trace summaries instead.`,
 				return err
 			}
 			defer st.Close()
+			var f app.Filter
+			if view != "" {
+				v, err := st.View(cmd.Context(), view)
+				if errors.Is(err, app.ErrNotFound) {
+					return withCode(2, fmt.Errorf("--view %q: no view of that name (the workbench's filter menu, f, saves them)", view))
+				}
+				if err != nil {
+					return err
+				}
+				f = v.Filter
+			}
+			if server != "" {
+				f.Servers = []string{server}
+			}
+			if status != "" {
+				f.Statuses = []model.Status{model.Status(status)}
+			}
+			f.QueuedOnly = f.QueuedOnly || queued
+			f.Disputed = f.Disputed || disputed
 			return listTraces(cmd.Context(), st, f, format, cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().StringVar(&server, "server", "", "only traces of this server")
 	cmd.Flags().StringVar(&status, "status", "", "only traces whose label status is suggested, pending (gold confirmed, label unset), confirmed or none")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&view, "view", "", "the traces of this view saved in the workbench")
 	cmd.Flags().BoolVar(&queued, "queued", false, "only traces `tracelab sample` queued for labeling")
 	cmd.Flags().BoolVar(&disputed, "disputed", false, "only traces whose raters disagree and nobody adjudicated yet")
 	return cmd

@@ -126,6 +126,7 @@ in the workbench for its keys.`,
 		newDriftCmd(), newCheckCmd(), newSampleCmd(), newMigrateCmd(), newJudgeCmd(), newAgreeCmd())
 	root.AddCommand(newServeCmd())
 	root.AddCommand(newContractsCmd())
+	root.AddCommand(newSearchCmd())
 	markUsageErrors(root)
 	return root
 }

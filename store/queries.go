@@ -56,7 +56,7 @@ type Filter struct {
 	Tools      []string
 	Roles      []string
 	Outcomes   []model.Outcome
-	Search     string // substring of question, trace id or case id
+	Search     string // substring of question, trace id or case id, or words its steps hold (search.go)
 	QueuedOnly bool
 	TraceIDs   []string
 	// Disputed keeps the traces whose raters disagree and nobody
@@ -159,8 +159,15 @@ func (f Filter) where(d *dialect) (string, []any) {
 	if f.Search != "" {
 		pat := "%" + likeEscape(f.Search) + "%"
 		like := d.like + ` ? ESCAPE '\'`
-		conds = append(conds, `(t.question `+like+` OR t.trace_id `+like+` OR t.case_id `+like+`)`)
+		cond := `t.question ` + like + ` OR t.trace_id ` + like + ` OR t.case_id ` + like
 		args = append(args, pat, pat, pat)
+		// The queue's `/` also finds the traces whose steps hold it
+		// (search.go).
+		if steps, sargs := d.stepSearchCond(f.Search); steps != "" {
+			cond += " OR " + steps
+			args = append(args, sargs...)
+		}
+		conds = append(conds, "("+cond+")")
 	}
 	if f.QueuedOnly {
 		conds = append(conds, "t.queued = 1")

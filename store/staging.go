@@ -51,12 +51,14 @@ const sqlWaitingCase = `SELECT EXISTS (SELECT 1 FROM cases WHERE source_trace = 
 // openStaging creates the staging database at path with the tables of
 // the database s and nothing else: their definitions are read from s, so
 // a later migration's columns are staged without this file knowing, and
-// the indexes and triggers are left out. The staged rows are only
-// written, found by trace id (the tables' unique constraints stay) and
-// copied in order: the queue columns the triggers keep and the indexes
-// are the database's, built once as the copy lands there.
+// the indexes, the triggers and the full-text index (notSearchIndex) are
+// left out. The staged rows are only written, found by trace id (the
+// tables' unique constraints stay) and copied in order: the queue
+// columns the triggers keep and the indexes are the database's, built
+// once as the copy lands there.
 func openStaging(ctx context.Context, s *Store, path string) (*Store, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' ORDER BY rowid`)
+	rows, err := s.db.QueryContext(ctx, `SELECT sql FROM sqlite_master m WHERE type = 'table' AND name NOT LIKE 'sqlite%' AND `+
+		notSearchIndex+` ORDER BY rowid`)
 	if err != nil {
 		return nil, err
 	}

@@ -105,6 +105,7 @@ func (m *Model) handleAction(act action) tea.Cmd {
 // dialog on top (the filter menu that asked for them).
 type distinctMsg struct {
 	values map[string][]string
+	views  []app.SavedView
 	err    error
 }
 
@@ -128,6 +129,7 @@ type filterGroup struct {
 // loaded the first time it opens and kept by the queue.
 type filterValues struct {
 	values map[string][]string
+	views  []app.SavedView // views.go
 	err    error
 }
 
@@ -152,6 +154,7 @@ func newFilterDialog(f app.Filter, values *filterValues, disputed int) *filterDi
 		mk("outcome", "outcome", toStrings(model.Outcomes), toStrings(f.Outcomes)),
 		mk("sample", "", []string{queuedValue}, queuedOn(f.QueuedOnly)),
 		mk("disagree", "", []string{disputedValue(disputed)}, disputedOn(f.Disputed, disputed)),
+		mk(viewsGroup, "", viewsOf(values.views), nil),
 	}}
 	if len(f.TraceIDs) > 0 {
 		// The traces the drift screen chose: listed so they can be seen
@@ -210,7 +213,7 @@ func (d *filterDialog) filter() app.Filter {
 	}
 	f.QueuedOnly = len(sel(6)) > 0
 	f.Disputed = len(sel(7)) > 0
-	if len(d.groups) > 8 && len(sel(8)) > 0 {
+	if len(d.groups) > 9 && len(sel(9)) > 0 {
 		f.TraceIDs = d.traceIDs
 	}
 	return f
@@ -244,8 +247,9 @@ func (d *filterDialog) help(k keyMap) helpKeys { return k.filterHelp() }
 
 func (d *filterDialog) update(msg tea.Msg) (tea.Cmd, action) {
 	if dm, ok := msg.(distinctMsg); ok {
-		d.values.values, d.values.err = dm.values, dm.err
+		d.values.values, d.values.views, d.values.err = dm.values, dm.views, dm.err
 		d.setDistinct(dm.values)
+		d.groups[8].values = viewsOf(dm.views)
 		return nil, nil
 	}
 	kp, ok := msg.(tea.KeyPressMsg)
@@ -267,6 +271,10 @@ func (d *filterDialog) update(msg tea.Msg) (tea.Cmd, action) {
 		d.g, d.i = (d.g+1)%len(d.groups), 0
 	case key.Matches(kp, k.Left):
 		d.g, d.i = (d.g+len(d.groups)-1)%len(d.groups), 0
+	case key.Matches(kp, k.Toggle) && g.name == viewsGroup:
+		if d.i < len(g.values) {
+			return nil, d.pickView(g.values[d.i])
+		}
 	case key.Matches(kp, k.Toggle):
 		if d.i < len(g.values) {
 			v := g.values[d.i]

@@ -22,8 +22,7 @@ type globalKeys struct {
 
 type queueKeys struct {
 	Up, Down, PageUp, PageDown, Top, Bottom, Open, Search, Filter, Sort, Reverse, NextUnconfirmed, Clear key.Binding
-	Disputed                                                                                             key.Binding
-	JudgeQueue                                                                                           key.Binding
+	Disputed, SaveView, JudgeQueue                                                                       key.Binding
 }
 
 type traceKeys struct {
@@ -31,7 +30,7 @@ type traceKeys struct {
 	Correct, Grounded, Class, NoClass, Accept, Required, Forbidden         key.Binding
 	Edit, Confirm, Undo, Redo, Glossary, Scroll, ScrollUp, Next            key.Binding
 	Prev, Adjudicate                                                       key.Binding
-	AcceptJudge                                                            key.Binding
+	AcceptJudge, NextHit, PrevHit                                          key.Binding
 }
 
 type reportKeys struct {
@@ -90,6 +89,7 @@ func newKeyMap() keyMap {
 			Clear:           bind("esc", "clear filters", "esc"),
 			Disputed:        bind("d", "disagreements", "d"),
 			JudgeQueue:      bind("m", "judge ≠ scorer or unsure", "m"),
+			SaveView:        bind("V", "save view", "V"),
 		},
 		Trace: traceKeys{
 			Up:         bind("↑/k", "up", "up", "k"),
@@ -120,6 +120,8 @@ func newKeyMap() keyMap {
 			Adjudicate: bind("A", "adjudicate", "A"),
 			// m: the model judge's label, as a accepts the scorer's.
 			AcceptJudge: bind("m", "accept judge's label", "m"),
+			NextHit:     bind("n", "next search hit", "n"),
+			PrevHit:     bind("N", "prev search hit", "N"),
 		},
 		Report: reportKeys{
 			Up:     bind("↑/k", "up", "up", "k"),
@@ -174,7 +176,7 @@ func (k keyMap) queueHelp() helpKeys {
 		short: []key.Binding{g.Help, q.Open, q.NextUnconfirmed, q.Search, q.Filter, q.Sort, g.Report, g.Quit},
 		full: [][]key.Binding{
 			{q.Up, q.Down, q.PageUp, q.PageDown, q.Top, q.Bottom, q.Open},
-			{q.Search, q.Filter, q.Disputed, q.JudgeQueue, q.Clear, q.Sort, q.Reverse, q.NextUnconfirmed},
+			{q.Search, q.Filter, q.SaveView, q.Disputed, q.JudgeQueue, q.Clear, q.Sort, q.Reverse, q.NextUnconfirmed},
 			g.all(),
 		},
 	}
@@ -186,7 +188,7 @@ func (k keyMap) traceHelp() helpKeys {
 		// The keys that matter first: a narrow status bar cuts the rest.
 		short: []key.Binding{g.Help, t.Confirm, t.Undo, t.Accept, t.Correct, t.Grounded, t.Class, t.Focus, t.NextMarker, g.Back},
 		full: [][]key.Binding{
-			{t.Up, t.Down, t.Focus, t.PageUp, t.PageDown, t.Scroll, t.ScrollUp, t.Left, t.Right, t.PrevMarker, t.NextMarker, t.Next, t.Prev},
+			{t.Up, t.Down, t.Focus, t.PageUp, t.PageDown, t.Scroll, t.ScrollUp, t.Left, t.Right, t.PrevMarker, t.NextMarker, t.NextHit, t.PrevHit, t.Next, t.Prev},
 			{t.Correct, t.Grounded, t.Class, t.NoClass, t.Accept, t.AcceptJudge, t.Required, t.Forbidden, t.Edit, t.Confirm, t.Undo, t.Redo,
 				t.Glossary, t.Adjudicate},
 			g.all(),

@@ -399,7 +399,9 @@ func TestProgramPeerRescoreShowsInQueue(t *testing.T) {
 	const teacher, taker = "trace_1e5b7a", "trace_2d8f61"
 	p := newProgram(t, eng, Options{}, 160, 48) // wide: the SUGGESTED column is drawn
 	p.waitFor("33 traces")
-	p.search("Acme")
+	// The phrase: the three traces that ask it (Acme alone is in the
+	// steps of seven more since / searches steps too).
+	p.search(`"open tickets for Acme"`)
 	row := func(f string) string { return lineWith(f, taker) }
 	p.waitScreen("the Acme traces", func(f string) bool {
 		return strings.Contains(f, " 3 traces") && row(f) != "" && strings.Contains(lineWith(f, "▌"), "acme-open-tickets-032")

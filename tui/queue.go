@@ -46,6 +46,10 @@ type queueScreen struct {
 
 	searching bool
 	search    textinput.Model
+	// inSteps is how many traces hold the search inStepsFor in their
+	// steps (search.go).
+	inSteps    int
+	inStepsFor string
 
 	values *filterValues // what the filter menu offers, loaded once
 
@@ -71,7 +75,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func newQueueScreen(e *env, pageSize int) *queueScreen {
 	ti := textinput.New()
 	ti.Prompt = "/"
-	ti.Placeholder = "search question or id"
+	ti.Placeholder = "search question, id or steps"
 	ti.CharLimit = 200
 	return &queueScreen{env: e, pageSize: pageSize, sort: app.SortImported, search: ti, height: 20, values: &filterValues{}}
 }
@@ -141,7 +145,16 @@ func (peersRescoredMsg) owner() screenID  { return screenQueue }
 func (q *queueScreen) typing() bool { return q.searching }
 
 func (q *queueScreen) update(h host, msg tea.Msg) tea.Cmd {
+	defer func() { q.stepSearch = q.filter.Search }()
 	switch msg := msg.(type) {
+	case stepCountMsg:
+		q.stepCountDone(h, msg)
+	case saveViewAction:
+		return q.saveView(msg.name)
+	case viewSavedMsg:
+		q.viewSaved(h, msg)
+	case applyViewAction:
+		return q.setFilter(h, msg.view.Filter, fmt.Sprintf("view %q", model.CleanLine(msg.view.Name)))
 	case tea.WindowSizeMsg:
 		q.height = queueListHeight(msg.Height - 2)
 		q.scroll()
@@ -313,10 +326,10 @@ func (q *queueScreen) loadPage(query app.Query, seq int, appendRows bool, keep s
 
 func (q *queueScreen) loadCounts() tea.Cmd {
 	eng, ctx, f, seq := q.eng, q.ctx, q.filter, q.seq
-	return func() tea.Msg {
+	return tea.Batch(func() tea.Msg {
 		c, err := eng.Counts(ctx, f)
 		return countsMsg{seq: seq, counts: c, err: err}
-	}
+	}, q.loadStepCount())
 }
 
 // pageUntil reads pages from query.After on until match accepts a row, or
@@ -497,6 +510,8 @@ func (q *queueScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
 		if q.values.values == nil {
 			return q.loadValues()
 		}
+	case key.Matches(msg, k.SaveView):
+		h.pushDialog(screenQueue, newViewPrompt(q.filter.Search))
 	case key.Matches(msg, k.Sort):
 		q.sort = nextSort(q.sort)
 		h.setStatus("sorted by "+string(q.sort), false)
@@ -543,7 +558,8 @@ func (q *queueScreen) loadValues() tea.Cmd {
 			}
 			out[a] = vs
 		}
-		return distinctMsg{values: out}
+		views, err := eng.Views(ctx)
+		return distinctMsg{values: out, views: views, err: err}
 	}
 }
 
@@ -822,7 +838,7 @@ func (q *queueScreen) countsLine(sty *themes.Styles, w int) string {
 		}
 		line += sty.Faint.Render("  │  ") + sty.Warn.Render("≠"+word+humanInt(c.Disputed))
 	}
-	return cell(line, w)
+	return cell(line+q.stepCountText(sty), w)
 }
 
 // filterLine shows the search input, the filter chips and the sort.

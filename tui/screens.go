@@ -55,6 +55,9 @@ type env struct {
 	// watch is how often the queue looks for traces other processes
 	// wrote (Options.WatchStore; live.go).
 	watch time.Duration
+	// stepSearch is the queue's search: the trace screen's n / N jump
+	// between the steps that hold it (search.go).
+	stepSearch string
 }
 
 // tab is one entry of the list of screens: the screen and the global key

@@ -40,6 +40,11 @@ type traceScreen struct {
 
 	step, stepOff int
 	marker        int // the guess marker ] / [ went to (index into score.Markers), -1 none
+	// hits are the steps holding the queue's search hitsFor, hit the one
+	// n / N went to (-1 none; search.go).
+	hits          []int
+	hitsFor       string
+	hit           int
 	focus         pane
 	detailOff     int
 	hoff          int // first column of a result table drawn (h / l)
@@ -108,6 +113,9 @@ type (
 		// poll for others' edits starts there, so none made while it
 		// loads is missed.
 		since int64
+		// hits are the steps holding the queue's search hitsFor.
+		hits    []int
+		hitsFor string
 	}
 	// What the trace screen's dialogs return.
 	saveGoldAction      struct{ edits []app.FieldEdit } // the gold editor's save
@@ -217,7 +225,7 @@ func (ts *traceScreen) update(h host, msg tea.Msg) tea.Cmd {
 // for this labeler (team.go).
 func (ts *traceScreen) load(id string) tea.Cmd {
 	ts.pending, ts.loading = id, true
-	eng, ctx, who := ts.eng, ts.ctx, ts.labeler
+	eng, ctx, who, search := ts.eng, ts.ctx, ts.labeler, ts.stepSearch
 	return func() tea.Msg {
 		_, since, err := eng.ChangesSince(ctx, id, who, -1)
 		if err != nil {
@@ -239,8 +247,15 @@ func (ts *traceScreen) load(id string) tea.Cmd {
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
+		var hits []int
+		if search != "" {
+			if hits, err = eng.SearchSteps(ctx, id, search); err != nil {
+				return traceMsg{id: id, err: err}
+			}
+		}
 		held, herr := eng.Reserve(ctx, id, who)
-		return traceMsg{id: id, t: t, rec: rec, score: sv, raters: &tr, held: held, reserveErr: herr, since: since}
+		return traceMsg{id: id, t: t, rec: rec, score: sv, raters: &tr, held: held, reserveErr: herr, since: since,
+			hits: hits, hitsFor: search}
 	}
 }
 
@@ -276,6 +291,7 @@ func (ts *traceScreen) setLoaded(msg traceMsg) {
 	ts.id, ts.t, ts.rec, ts.score, ts.raters = msg.id, msg.t, msg.rec, msg.score, msg.raters
 	ts.step, ts.stepOff, ts.detailOff, ts.item, ts.itemOff = 0, 0, 0, 0, 0
 	ts.marker = -1
+	ts.searchHits(msg)
 	ts.focus = paneSteps
 	ts.invalidate()
 	ts.buildItems()
@@ -472,6 +488,10 @@ func (ts *traceScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
 			h.setStatus(fmt.Sprintf("marker %d/%d: %q in step %d", ts.marker+1, len(ts.score.Markers),
 				model.CleanLine(mk.Text), mk.Step), false)
 		}
+	case key.Matches(msg, k.NextHit):
+		ts.jumpHit(h, 1)
+	case key.Matches(msg, k.PrevHit):
+		ts.jumpHit(h, -1)
 	case key.Matches(msg, k.Next), key.Matches(msg, k.Prev):
 		d := 1
 		if key.Matches(msg, k.Prev) {

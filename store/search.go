@@ -1,0 +1,315 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The full-text index over each trace's question and steps (migration
+// 0018): an FTS5 table with a row per trace on SQLite, a tsvector table
+// with a row per step and a GIN index on PostgreSQL, both filled by
+// triggers on traces and step_bodies so that every import path keeps
+// them current. A search is a list of terms, each a word or a "quoted
+// phrase"; a step is a hit when it holds every term. Words match whole,
+// as written, ignoring case: is_active finds is_active, not is or active
+// alone. The index finds the traces; which of their steps are hits is
+// decided here, from the trace's body, the same way on both backends.
+
+// notSearchIndex (a condition on sqlite_master m) leaves out the FTS5
+// table and its shadow tables: staging and copy move plain rows, and the
+// index is rebuilt by the triggers where the rows land.
+const notSearchIndex = `NOT EXISTS (SELECT 1 FROM sqlite_master v WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE%'
+	AND (m.name = v.name OR substr(m.name, 1, length(v.name) + 1) = v.name || '_'))`
+
+// QuestionStep is the step index of a hit in the trace's question.
+const QuestionStep = -1
+
+// SearchHit is one step (or question) holding every term of a search.
+type SearchHit struct {
+	TraceID string
+	Step    int    // index in the trace's steps; QuestionStep for the question
+	Kind    string // the step's kind, or "question"
+	Snippet string // the text around the first match, on one line, not sanitized
+}
+
+// SearchQuery asks for the hits of Text among the traces Filter keeps
+// (its Search is ignored), in trace and step order, at most Limit
+// (default 100).
+type SearchQuery struct {
+	Text   string
+	Filter Filter
+	Limit  int
+}
+
+// SearchTerms splits a search into its terms: "quoted phrases" and the
+// words between them. Terms with nothing to index (no letter, digit or
+// underscore) are dropped; an unclosed quote runs to the end.
+func SearchTerms(text string) []string {
+	var terms []string
+	add := func(t string) {
+		t = strings.Join(strings.Fields(t), " ")
+		if strings.IndexFunc(t, isTokenRune) >= 0 {
+			terms = append(terms, t)
+		}
+	}
+	for text != "" {
+		text = strings.TrimLeftFunc(text, unicode.IsSpace)
+		if strings.HasPrefix(text, `"`) {
+			phrase, rest, _ := strings.Cut(text[1:], `"`)
+			add(phrase)
+			text = rest
+			continue
+		}
+		end := strings.IndexFunc(text, func(r rune) bool { return unicode.IsSpace(r) || r == '"' })
+		if end < 0 {
+			end = len(text)
+		}
+		add(text[:end])
+		text = text[end:]
+	}
+	return terms
+}
+
+func isTokenRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// ftsQuery is the FTS5 query of terms: each term a quoted string (FTS5
+// tokenizes it into a phrase), side by side (all must match). Quoting
+// keeps FTS5's own syntax (AND, NEAR, column filters, *) out of the user's
+// text.
+func ftsQuery(terms []string) string {
+	q := make([]string, len(terms))
+	for i, t := range terms {
+		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return strings.Join(q, " ")
+}
+
+// searchMatch is the condition that an index row holds every term, on
+// the dialect d, with its parameters: from the FTS5 table (a row per
+// trace, its rowid the trace's id) or the PostgreSQL one (a row per step).
+func (d *dialect) searchMatch(terms []string) (pk, from, where string, args []any) {
+	if d == sqliteDialect {
+		return "step_search.rowid", "step_search", "step_search MATCH ?", []any{ftsQuery(terms)}
+	}
+	var conds []string
+	for _, t := range terms {
+		// The index splits words at '_' too (is_active is the phrase
+		// is <-> active): it finds the rows holding the parts, the
+		// pattern keeps those holding the term's words whole, as FTS5
+		// does.
+		conds = append(conds, "step_search.tsv @@ phraseto_tsquery('simple', search_words(?)) AND step_search.text ~* ?")
+		args = append(args, t, wordsPattern(t))
+	}
+	return "step_search.trace_pk", "step_search", strings.Join(conds, " AND "), args
+}
+
+// wordsPattern is a POSIX regular expression matching the words of term
+// (runs of letters, digits and '_') whole and in order, with anything but
+// a word character between them.
+func wordsPattern(term string) string {
+	words := strings.FieldsFunc(term, func(r rune) bool { return !isTokenRune(r) })
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	const sep = `[^[:alnum:]_]`
+	return `(^|` + sep + `)` + strings.Join(words, sep+`+`) + `($|` + sep + `)`
+}
+
+// stepSearchCond is the condition that trace t holds every term of text
+// in its question or steps, for Filter.where; "" when there is no term.
+func (d *dialect) stepSearchCond(text string) (string, []any) {
+	terms := SearchTerms(text)
+	if len(terms) == 0 {
+		return "", nil
+	}
+	pk, from, where, args := d.searchMatch(terms)
+	return "t.id IN (SELECT " + pk + " FROM " + from + " WHERE " + where + ")", args
+}
+
+// searchPage is how many candidate traces a search reads at a time.
+const searchPage = 64
+
+// Search returns the hits of q: which step of which trace holds every
+// term, with a snippet around the first match.
+func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
+	terms := SearchTerms(q.Text)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	if q.Limit <= 0 {
+		q.Limit = 100
+	}
+	match := matcherOf(terms)
+	f := q.Filter
+	f.Search = ""
+	where, fargs := f.where(s.d)
+	if where != "" {
+		where = " AND " + strings.TrimPrefix(where, " WHERE ")
+	}
+	query, cargs := s.d.searchCandidates(terms, where)
+	var hits []SearchHit
+	for after := int64(0); len(hits) < q.Limit; {
+		n, err := s.searchPage(ctx, query, append(append(append([]any{}, cargs...), after), append(fargs, searchPage)...),
+			func(pk int64, id, question, body string) error {
+				after = pk
+				var err error
+				hits, err = match.hits(hits, id, question, body)
+				return err
+			})
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		if n < searchPage {
+			break
+		}
+	}
+	return hits[:min(len(hits), q.Limit)], nil
+}
+
+// searchCandidates is the query of the next page of traces that may hold
+// terms (after the trace id of its next to last parameter, at most the
+// number of its last), with the parameters before those. On SQLite the
+// FTS5 table drives it in rowid order: a word every trace holds then
+// costs a page, not a pass over the whole index.
+func (d *dialect) searchCandidates(terms []string, where string) (string, []any) {
+	const sel = `SELECT t.id, t.trace_id, t.question, b.body FROM `
+	if d == sqliteDialect {
+		return sel + `step_search JOIN traces t ON t.id = step_search.rowid JOIN step_bodies b ON b.trace_pk = t.id
+			WHERE step_search MATCH ? AND step_search.rowid > ?` + where + ` ORDER BY step_search.rowid LIMIT ?`, []any{ftsQuery(terms)}
+	}
+	pk, from, match, args := d.searchMatch(terms)
+	return sel + `traces t JOIN step_bodies b ON b.trace_pk = t.id
+		WHERE t.id IN (SELECT ` + pk + ` FROM ` + from + ` WHERE ` + match + `) AND t.id > ?` + where + ` ORDER BY t.id LIMIT ?`, args
+}
+
+// searchPage reads one page of candidate traces.
+func (s *Store) searchPage(ctx context.Context, query string, args []any, fn func(pk int64, id, question, body string) error) (int, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var pk int64
+		var id, question, body string
+		if err := rows.Scan(&pk, &id, &question, &body); err != nil {
+			return n, err
+		}
+		n++
+		if err := fn(pk, id, question, body); err != nil {
+			return n, err
+		}
+	}
+	return n, rows.Err()
+}
+
+// SearchSteps lists the steps of one trace that hold every term of text,
+// in order (QuestionStep first when the question does): the trace
+// screen's n/N.
+func (s *Store) SearchSteps(ctx context.Context, traceID, text string) ([]int, error) {
+	terms := SearchTerms(text)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	var question, body string
+	err := s.db.QueryRowContext(ctx, `SELECT t.question, b.body FROM traces t JOIN step_bodies b ON b.trace_pk = t.id
+		WHERE t.trace_id = ?`, traceID).Scan(&question, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("trace %q: %w", traceID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	hits, err := matcherOf(terms).hits(nil, traceID, question, body)
+	steps := make([]int, len(hits))
+	for i, h := range hits {
+		steps[i] = h.Step
+	}
+	return steps, err
+}
+
+// SearchTraceCount counts the traces f keeps (its Search ignored) that
+// hold every term of text in their question or steps.
+func (s *Store) SearchTraceCount(ctx context.Context, text string, f Filter) (int, error) {
+	cond, args := s.d.stepSearchCond(text)
+	if cond == "" {
+		return 0, nil
+	}
+	f.Search = ""
+	where, fargs := f.where(s.d)
+	var n int
+	if where == "" && s.d == sqliteDialect {
+		// Every row of the FTS5 table is a stored trace's (the triggers
+		// see to it): counted there, without a join.
+		err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM step_search WHERE step_search MATCH ?`, args...).Scan(&n)
+		return n, err
+	}
+	if where != "" {
+		where = " AND " + strings.TrimPrefix(where, " WHERE ")
+	}
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM traces t WHERE `+cond+where, append(args, fargs...)...).Scan(&n)
+	return n, err
+}
+
+// Snippet is the text around the first place text holds one of terms
+// (or one of their words), on one line: about 30 bytes before and 60
+// after, cut at rune boundaries, "…" where it was cut.
+func Snippet(text string, terms []string) string {
+	at, n := firstMatch(text, terms)
+	from, to := max(0, at-30), min(len(text), at+n+60)
+	for from > 0 && !utf8.RuneStart(text[from]) {
+		from--
+	}
+	for to < len(text) && !utf8.RuneStart(text[to]) {
+		to++
+	}
+	out := strings.Join(strings.Fields(text[from:to]), " ")
+	if from > 0 {
+		out = "…" + out
+	}
+	if to < len(text) {
+		out += "…"
+	}
+	return out
+}
+
+// firstMatch is where text first holds a term, else a word of a term,
+// ignoring ASCII case; 0, 0 when it holds neither.
+func firstMatch(text string, terms []string) (at, n int) {
+	lower := asciiLower(text)
+	best := -1
+	try := func(w string) {
+		if i := strings.Index(lower, asciiLower(w)); i >= 0 && (best < 0 || i < best) {
+			best, n = i, len(w)
+		}
+	}
+	for _, t := range terms {
+		try(t)
+	}
+	if best < 0 {
+		for _, t := range terms {
+			for _, w := range strings.Fields(t) {
+				try(w)
+			}
+		}
+	}
+	return max(best, 0), n
+}
+
+// asciiLower folds ASCII letters only, so byte offsets stay those of s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
