@@ -17,6 +17,12 @@ func newContractsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "contracts",
 		Short: "Tool contracts of running MCP servers",
+		Long: `Contracts reads the tool contracts a running MCP server offers, for drift and the
+registry of approved contracts. Its one subcommand, pull, speaks MCP to the server
+(stdio or streamable HTTP) and writes the tools/list listing that tracelab drift reads.`,
+		Example: `  tracelab contracts pull --stdio 'npx -y @modelcontextprotocol/server-everything' --out tools.json
+  tracelab contracts pull --url http://127.0.0.1:8080/mcp --header 'Authorization: Bearer T' --out - --verify`,
+		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newContractsPullCmd())
 	return cmd
