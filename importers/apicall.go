@@ -6,7 +6,9 @@ package importers
 // Cohere v2 chat, Ollama /api/chat): the conversation rules stay conv.go's.
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 
 	"github.com/tracelab-dev/tracelab/model"
 )
@@ -41,6 +43,29 @@ func (a apiCall) trace(format, file string, v jsonValue) (*model.Trace, *LineErr
 	t.TraceID = genID(format, v.raw)
 	t.Source = model.Source{File: file, Format: format, Line: v.line}
 	return t, nil
+}
+
+// registerCassetteAPIFormat registers a format read only from VCR
+// cassettes whose recorded URLs end in suffix (Cohere, Ollama): detected
+// by the cassette's owner, each call read by call.
+func registerCassetteAPIFormat(name, doc, suffix, what string, call func(req, resp any) apiCall) {
+	register(Format{
+		Name:     name,
+		Priority: 40,
+		Doc:      doc,
+		Detect: func(head []byte) bool {
+			owner, ok := cassetteFormat(head)
+			return ok && owner == name
+		},
+		Parse: func(ctx context.Context, r io.Reader, file string, emit Emit) error {
+			br, ok := asCassette(r)
+			if !ok {
+				return &LineError{File: file, Line: 1, Msg: "expected a VCR cassette (interactions:) of " + what}
+			}
+			return parseCassette(ctx, br, file, emit)
+		},
+	})
+	registerCassetteAPI(cassetteAPI{format: name, suffixes: []string{suffix}, trace: apiCallTrace(name, call)})
 }
 
 // apiCallTrace adapts a reader of one call to the cassette reader.

@@ -14,35 +14,13 @@ package importers
 // https://docs.cohere.com/reference/chat-stream (v2).
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 	"sort"
 	"strings"
 )
 
 func init() {
-	register(Format{
-		Name:     "cohere",
-		Priority: 40,
-		Doc:      "Cohere v2 chat calls (tool_plan, tool_calls, tool results as documents; streamed SSE too) in VCR cassettes",
-		Detect:   detectCohere,
-		Parse:    parseCohere,
-	})
-	registerCassetteAPI(cassetteAPI{format: "cohere", suffixes: []string{"/v2/chat"}, trace: apiCallTrace("cohere", cohereCall)})
-}
-
-func detectCohere(head []byte) bool {
-	owner, ok := cassetteFormat(head)
-	return ok && owner == "cohere"
-}
-
-func parseCohere(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	br, ok := asCassette(r)
-	if !ok {
-		return &LineError{File: file, Line: 1, Msg: "expected a VCR cassette (interactions:) of Cohere /v2/chat calls"}
-	}
-	return parseCassette(ctx, br, file, emit)
+	registerCassetteAPIFormat("cohere", "Cohere v2 chat calls (tool_plan, tool_calls, tool results as documents; streamed SSE too) in VCR cassettes", "/v2/chat", "Cohere /v2/chat calls", cohereCall)
 }
 
 // cohereCall reads one /v2/chat call.

@@ -12,33 +12,11 @@ package importers
 
 import (
 	"bytes"
-	"context"
-	"io"
 	"strings"
 )
 
 func init() {
-	register(Format{
-		Name:     "ollama",
-		Priority: 40,
-		Doc:      "Ollama /api/chat calls (tool_calls without ids, streamed NDJSON too) in VCR cassettes",
-		Detect:   detectOllama,
-		Parse:    parseOllama,
-	})
-	registerCassetteAPI(cassetteAPI{format: "ollama", suffixes: []string{"/api/chat"}, trace: apiCallTrace("ollama", ollamaCall)})
-}
-
-func detectOllama(head []byte) bool {
-	owner, ok := cassetteFormat(head)
-	return ok && owner == "ollama"
-}
-
-func parseOllama(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	br, ok := asCassette(r)
-	if !ok {
-		return &LineError{File: file, Line: 1, Msg: "expected a VCR cassette (interactions:) of Ollama /api/chat calls"}
-	}
-	return parseCassette(ctx, br, file, emit)
+	registerCassetteAPIFormat("ollama", "Ollama /api/chat calls (tool_calls without ids, streamed NDJSON too) in VCR cassettes", "/api/chat", "Ollama /api/chat calls", ollamaCall)
 }
 
 // ollamaCall reads one /api/chat call.
