@@ -132,6 +132,16 @@ func sortExpr(k SortKey) string {
 
 // where builds the WHERE clause of a filter with its parameters.
 func (f Filter) where(d *dialect) (string, []any) {
+	return f.whereSorted(d, "")
+}
+
+// whereSorted is where for a page in the order of sort, an index's
+// column or "" (none, or the trace's id). On SQLite the search's trace
+// ids drive the page, except in an index's order: there reading the
+// index and keeping the traces in the ids costs the same for any search,
+// where sorting every trace holding a common word cost 370 ms at
+// 100,000 traces.
+func (f Filter) whereSorted(d *dialect, sort SortKey) (string, []any) {
 	var conds []string
 	var args []any
 	in := func(expr string, vals []string) {
@@ -157,17 +167,12 @@ func (f Filter) where(d *dialect) (string, []any) {
 		}
 	}
 	if f.Search != "" {
-		pat := "%" + likeEscape(f.Search) + "%"
-		like := d.like + ` ? ESCAPE '\'`
-		cond := `t.question ` + like + ` OR t.trace_id ` + like + ` OR t.case_id ` + like
-		args = append(args, pat, pat, pat)
-		// The queue's `/` also finds the traces whose steps hold it
-		// (search.go).
-		if steps, sargs := d.stepSearchCond(f.Search); steps != "" {
-			cond += " OR " + steps
-			args = append(args, sargs...)
+		cond, sargs := d.queueSearchCond(f.Search)
+		if d == sqliteDialect && sort != "" {
+			cond = "+" + cond // a unary plus keeps the ids from driving
 		}
-		conds = append(conds, "("+cond+")")
+		conds = append(conds, cond)
+		args = append(args, sargs...)
 	}
 	if f.QueuedOnly {
 		conds = append(conds, "t.queued = 1")
@@ -200,7 +205,12 @@ func (s *Store) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Curso
 	if q.Limit <= 0 {
 		q.Limit = 100
 	}
-	where, args := q.Filter.where(s.d)
+	var indexed SortKey
+	switch q.Sort {
+	case SortServer, SortStarted, SortClass, SortStatus:
+		indexed = q.Sort
+	}
+	where, args := q.Filter.whereSorted(s.d, indexed)
 	expr := sortExpr(q.Sort)
 	dir, cmp := "ASC", ">"
 	if q.Desc {
