@@ -333,6 +333,12 @@ func TestEvaluateOneMatchesEvaluate(t *testing.T) {
 	}
 	check("unlabeled")
 	groundPeers(t, e) // the index is built now: the actions must keep it current
+	// The confirms rescore their peers in the background, which stores a
+	// peer's suggested case; compare once that has landed, or the two
+	// readers may see the case at different moments.
+	if err := e.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
 	check("after confirms")
 	if sg, _ := e.SuggestGold(ctx, "trace_e7c3b5"); sg == nil || len(sg.Gold.RequiredFields) == 0 {
 		t.Errorf("the peer confirmed after the index was built does not reach trace_e7c3b5's suggestion: %+v", sg)
