@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tracelab-dev/tracelab/model"
 	"github.com/tracelab-dev/tracelab/scoring"
@@ -359,6 +360,42 @@ func SuiteCases(ctx context.Context, st *store.Store, cases []model.Case, extra 
 	return matched, unchecked, nil
 }
 
+// affectedOnNew is the cases a change between two listings puts at risk,
+// less those whose trace already ran on the new listing.
+func affectedOnNew(findings []scoring.DriftFinding, oldTools, newTools []model.ToolContract, cases []StoredCase) []scoring.AffectedCase {
+	return NotLabeledOnNew(scoring.AffectedCasesBetween(findings, oldTools, newTools, CaseTools(cases)), cases, newTools)
+}
+
+// DriftInput is one comparison of two tool listings, as `tracelab drift`
+// asks for it.
+type DriftInput struct {
+	OldName, NewName string
+	OldTools         []model.ToolContract
+	NewTools         []model.ToolContract
+	Severity         scoring.DriftSeverity
+	FailOn           scoring.Lane
+	Acks             scoring.DriftAcks
+	At               time.Time
+	// CheckCases asks for the cases at risk, out of Cases.
+	CheckCases bool
+	Cases      []StoredCase
+}
+
+// DriftBetween diffs two listings into a report with the lanes, the
+// acknowledgements and (with CheckCases) the cases at risk: the same
+// pipeline as DriftAcrossRuns, for listings the command line read.
+func DriftBetween(in DriftInput) (scoring.DriftReport, error) {
+	res, err := scoring.DiffContracts(in.OldTools, in.NewTools)
+	if err != nil {
+		return scoring.DriftReport{}, err
+	}
+	rep := scoring.NewDriftReport(in.OldName, in.NewName, res, in.Severity, in.FailOn).WithAcks(in.Acks, in.At)
+	if in.CheckCases {
+		rep = rep.WithCases(affectedOnNew(rep.Findings, in.OldTools, in.NewTools, in.Cases))
+	}
+	return rep, nil
+}
+
 // CaseTools strips the bookkeeping for scoring.AffectedCasesBetween.
 func CaseTools(cs []StoredCase) []scoring.CaseTools {
 	out := make([]scoring.CaseTools, len(cs))
@@ -437,8 +474,7 @@ func DriftAcrossRuns(ctx context.Context, st *store.Store) (DriftOverview, error
 			}
 			casesBy[cur.Server] = cases
 		}
-		affected := scoring.AffectedCasesBetween(res.Findings, oldL.Tools, newL.Tools, CaseTools(cases))
-		affected = NotLabeledOnNew(affected, cases, newL.Tools)
+		affected := affectedOnNew(res.Findings, oldL.Tools, newL.Tools, cases)
 		ov.Changes = append(ov.Changes, toolChanges(cur.Server, prev.RunID, cur.RunID, res, affected, cases)...)
 	}
 	return ov, nil

@@ -14,7 +14,6 @@ import (
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/cireport"
 	"github.com/tracelab-dev/tracelab/model"
-	"github.com/tracelab-dev/tracelab/suite"
 )
 
 var checkFormats = []string{"text", "json", "markdown", "github"}
@@ -186,7 +185,7 @@ func writeCheck(w io.Writer, format string, rep app.CheckReport) error {
 	return writeCheckText(w, rep)
 }
 
-func checkSummaryLine(s suite.CheckSummary) string {
+func checkSummaryLine(s app.CheckSummary) string {
 	line := fmt.Sprintf("%d cases: %d pass, %d regressed, %d fixed, %d failing, %d missing; %d with a policy violation",
 		s.Cases, s.Pass, s.Regressed, s.Fixed, s.Failing, s.Missing, s.PolicyViolations)
 	line += fmt.Sprintf("; %d of %d covered (%s, %s required)", s.Covered, s.Cases, pct(s.Ratio), pct(s.Required))
@@ -209,7 +208,7 @@ func pct(x float64) string { return fmt.Sprintf("%.4g%%", x*100) }
 
 // checkVerdictLine says why the check failed, every reason, or that it
 // passed; it agrees with Summary.Failed.
-func checkVerdictLine(s suite.CheckSummary) string {
+func checkVerdictLine(s app.CheckSummary) string {
 	var why []string
 	if s.Regressed > 0 {
 		why = append(why, "regressions")
@@ -331,13 +330,13 @@ func writeCheckGitHub(w io.Writer, rep app.CheckReport) error {
 	for _, c := range rep.Cases {
 		level := ""
 		switch {
-		case c.Verdict == suite.VerdictRegressed || c.PolicyViolations > 0:
+		case c.Verdict == app.VerdictRegressed || c.PolicyViolations > 0:
 			level = "error"
-		case c.Verdict == suite.VerdictMissing && !rep.Summary.AllowsGaps:
+		case c.Verdict == app.VerdictMissing && !rep.Summary.AllowsGaps:
 			level = "error"
-		case c.Verdict == suite.VerdictFailing || c.Verdict == suite.VerdictMissing:
+		case c.Verdict == app.VerdictFailing || c.Verdict == app.VerdictMissing:
 			level = "warning"
-		case c.Verdict == suite.VerdictFixed:
+		case c.Verdict == app.VerdictFixed:
 			level = "notice"
 		default:
 			continue
@@ -379,15 +378,15 @@ func writeCheckJUnit(w io.Writer, rep app.CheckReport, run cireport.JUnitRun) er
 		tc := cireport.JUnitCase{Name: ciText(c.CaseID), Classname: "tracelab.check",
 			Time: cireport.Seconds(time.Duration(c.Seconds * float64(time.Second)))}
 		switch {
-		case c.Verdict == suite.VerdictRegressed || c.PolicyViolations > 0:
+		case c.Verdict == app.VerdictRegressed || c.PolicyViolations > 0:
 			typ := string(c.Verdict)
 			if c.PolicyViolations > 0 {
 				typ += "+policy"
 			}
 			tc.Failure = &cireport.JUnitProblem{Message: ciText(c.Reason), Type: typ, Text: "trace " + ciText(c.TraceID) + ": " + ciText(c.Reason)}
-		case c.Verdict == suite.VerdictMissing && !sum.AllowsGaps:
+		case c.Verdict == app.VerdictMissing && !sum.AllowsGaps:
 			tc.Failure = &cireport.JUnitProblem{Message: ciText(c.Reason), Type: string(c.Verdict), Text: ciText(c.Reason)}
-		case c.Verdict == suite.VerdictMissing || c.Verdict == suite.VerdictFailing:
+		case c.Verdict == app.VerdictMissing || c.Verdict == app.VerdictFailing:
 			tc.Skipped = &cireport.JUnitSkipped{Message: string(c.Verdict) + ": " + ciText(c.Reason)}
 		default:
 			tc.SystemOut = string(c.Verdict) + ": " + ciText(c.Reason)

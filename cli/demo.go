@@ -14,16 +14,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracelab-dev/tracelab/app"
-	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // demoPolicy is the bundled policy oracle, so the demo shows policy leaks.
-func demoPolicy(demoData fs.FS) *scoring.PolicyFile {
+func demoPolicy(demoData fs.FS) *app.PolicyFile {
 	data, err := fs.ReadFile(demoData, "testdata/policy.json")
 	if err != nil {
 		panic(err) // embedded at build time
 	}
-	p, err := scoring.ParsePolicy(data)
+	p, err := app.ParsePolicy(data)
 	if err != nil {
 		panic(fmt.Sprintf("bundled testdata/policy.json: %v", err))
 	}

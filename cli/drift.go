@@ -15,7 +15,6 @@ import (
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/cireport"
 	"github.com/tracelab-dev/tracelab/model"
-	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // driftExitError carries the exit code a command wants; main maps it with
@@ -109,17 +108,17 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 	if !slices.Contains(cireport.DriftFormats, opts.format) {
 		return driftBadInput(fmt.Errorf("--format: unknown format %q (supported: %s)", opts.format, strings.Join(cireport.DriftFormats, ", ")))
 	}
-	failOn, ok := scoring.ParseLane(opts.failOn)
-	if !ok || failOn == scoring.LaneIgnore {
+	failOn, ok := app.ParseLane(opts.failOn)
+	if !ok || failOn == app.LaneIgnore {
 		return driftBadInput(fmt.Errorf("--fail-on: %q is not one of breaking, risky, additive", opts.failOn))
 	}
-	var sev scoring.DriftSeverity
+	var sev app.DriftSeverity
 	if opts.severity != "" {
 		data, err := os.ReadFile(opts.severity)
 		if err != nil {
 			return driftBadInput(err)
 		}
-		if sev, err = scoring.ParseDriftSeverity(opts.severity, data); err != nil {
+		if sev, err = app.ParseDriftSeverity(opts.severity, data); err != nil {
 			return driftBadInput(err)
 		}
 	}
@@ -152,25 +151,23 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 	if err != nil {
 		return driftBadInput(err)
 	}
-	res, err := scoring.DiffContracts(oldTools, newTools)
-	if err != nil {
-		return driftBadInput(err)
-	}
-	oldName, newName := oldArg, newArg
+	in := app.DriftInput{OldName: oldArg, NewName: newArg, OldTools: oldTools, NewTools: newTools,
+		Severity: sev, FailOn: failOn, Acks: acks, At: started}
 	if r, ok := opts.db.resolved[oldArg]; ok {
-		oldName = r
+		in.OldName = r
 	}
 	if r, ok := opts.db.resolved[newArg]; ok {
-		newName = r
+		in.NewName = r
 	}
-	rep := scoring.NewDriftReport(oldName, newName, res, sev, failOn).WithAcks(acks, started)
 	if len(opts.traces) > 0 || opts.cases || opts.suite != "" {
-		cases, err := driftCases(ctx, opts, driftServerOf(oldArg, newArg))
-		if err != nil {
+		if in.Cases, err = driftCases(ctx, opts, driftServerOf(oldArg, newArg)); err != nil {
 			return driftBadInput(err)
 		}
-		affected := scoring.AffectedCasesBetween(rep.Findings, oldTools, newTools, app.CaseTools(cases))
-		rep = rep.WithCases(app.NotLabeledOnNew(affected, cases, newTools))
+		in.CheckCases = true
+	}
+	rep, err := app.DriftBetween(in)
+	if err != nil {
+		return driftBadInput(err)
 	}
 	out, err := cireport.RenderDrift(opts.format, rep, cireport.JUnitRun{Started: started, Elapsed: time.Since(started)})
 	if err != nil {
@@ -190,7 +187,7 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 }
 
 // readDriftAcks reads the --ack file; "" is no acks.
-func readDriftAcks(file string) (scoring.DriftAcks, error) {
+func readDriftAcks(file string) (app.DriftAcks, error) {
 	if file == "" {
 		return nil, nil
 	}
@@ -198,7 +195,7 @@ func readDriftAcks(file string) (scoring.DriftAcks, error) {
 	if err != nil {
 		return nil, err
 	}
-	return scoring.ParseDriftAcks(file, data)
+	return app.ParseDriftAcks(file, data)
 }
 
 // loadDriftSide reads one side of the diff: stdin for "-", else load.
@@ -360,7 +357,7 @@ func driftCases(ctx context.Context, opts *driftOptions, server string) ([]app.S
 
 // withTierSection adds, before the summary of a text report, the affected
 // cases grouped by evidence tier (strongest first), each with its tools.
-func withTierSection(text string, cases []scoring.AffectedCase) string {
+func withTierSection(text string, cases []app.AffectedCase) string {
 	var b strings.Builder
 	b.WriteString("\nAffected cases by tier:")
 	if len(cases) == 0 {
@@ -368,8 +365,8 @@ func withTierSection(text string, cases []scoring.AffectedCase) string {
 	} else {
 		b.WriteString("\n")
 		type entry struct{ id, tools string }
-		byTier := map[scoring.Tier][]entry{}
-		var tiers []scoring.Tier
+		byTier := map[app.Tier][]entry{}
+		var tiers []app.Tier
 		for _, c := range cases { // sorted by tier, case, tool
 			es := byTier[c.Tier]
 			if len(es) > 0 && es[len(es)-1].id == c.CaseID {

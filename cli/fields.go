@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/model"
-	"github.com/tracelab-dev/tracelab/scoring"
 )
 
 // newFieldsCmd is `tracelab fields`: the table.column fields each SQL
@@ -46,17 +46,17 @@ The schema file is JSON {"table": ["column", ...]} or CREATE TABLE statements.`,
 
 // fieldsLine is one statement in --format jsonl.
 type fieldsLine struct {
-	SQL       string             `json:"sql"`
-	Fields    []scoring.FieldUse `json:"fields"`
-	Ambiguous []string           `json:"ambiguous"`
-	Error     string             `json:"error"`
+	SQL       string         `json:"sql"`
+	Fields    []app.FieldUse `json:"fields"`
+	Ambiguous []string       `json:"ambiguous"`
+	Error     string         `json:"error"`
 }
 
 func runFields(stdin io.Reader, out io.Writer, schemaFile, format string, args []string) error {
 	if format != "text" && format != "jsonl" {
 		return fmt.Errorf("--format %q: want text or jsonl", format)
 	}
-	var schema scoring.Schema
+	var schema app.Schema
 	if schemaFile != "" {
 		var err error
 		if schema, err = loadSchemaFile(schemaFile); err != nil {
@@ -67,7 +67,7 @@ func runFields(stdin io.Reader, out io.Writer, schemaFile, format string, args [
 	if err != nil {
 		return err
 	}
-	an := scoring.NewSQLAnalyzer(schema)
+	an := app.NewSQLAnalyzer(schema)
 	w := bufio.NewWriter(out)
 	enc := model.NewJSONEncoder(w)
 	failed := 0
@@ -79,7 +79,7 @@ func runFields(stdin io.Reader, out io.Writer, schemaFile, format string, args [
 		if format == "jsonl" {
 			line := fieldsLine{SQL: sql, Fields: a.Fields, Ambiguous: a.Ambiguous, Error: a.Err}
 			if line.Fields == nil {
-				line.Fields = []scoring.FieldUse{}
+				line.Fields = []app.FieldUse{}
 			}
 			if line.Ambiguous == nil {
 				line.Ambiguous = []string{}
@@ -103,7 +103,7 @@ func runFields(stdin io.Reader, out io.Writer, schemaFile, format string, args [
 	return nil
 }
 
-func writeFieldsText(w io.Writer, sql string, a *scoring.SQLAnalysis) {
+func writeFieldsText(w io.Writer, sql string, a *app.SQLAnalysis) {
 	fmt.Fprintf(w, "-- %s\n", strings.Join(strings.Fields(sql), " "))
 	if a.Err != "" {
 		fmt.Fprintf(w, "unparsed: %s\n", a.Err)
@@ -152,14 +152,14 @@ func fieldsInput(stdin io.Reader, args []string) ([]string, error) {
 }
 
 // loadSchemaFile reads --schema; errors name the file and, when known, the line.
-func loadSchemaFile(path string) (scoring.Schema, error) {
+func loadSchemaFile(path string) (app.Schema, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := scoring.ParseSchema(data)
+	s, err := app.ParseSchema(data)
 	if err != nil {
-		var se *scoring.SchemaError
+		var se *app.SchemaError
 		if errors.As(err, &se) && se.Line > 0 {
 			return nil, fmt.Errorf("%s:%d: %s", path, se.Line, se.Msg)
 		}

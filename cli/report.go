@@ -12,8 +12,6 @@ import (
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/cireport"
 	"github.com/tracelab-dev/tracelab/model"
-	"github.com/tracelab-dev/tracelab/scoring"
-	"github.com/tracelab-dev/tracelab/suite"
 )
 
 func newReportCmd() *cobra.Command {
@@ -142,7 +140,7 @@ func runReportHistory(cmd *cobra.Command, files app.Files, format string) error 
 // writeReportText prints the servers side by side, one metric per row,
 // after how many of each server's cases a person labeled: the rest of
 // each number is the scorer's verdict.
-func writeReportText(w io.Writer, reports []model.Report, labels []scoring.ServerLabels) error {
+func writeReportText(w io.Writer, reports []model.Report, labels []app.ServerLabels) error {
 	if len(reports) == 0 {
 		_, err := fmt.Fprintln(w, "no cases with gold yet: confirm cases in the workbench or import a cases.jsonl")
 		return err
@@ -157,7 +155,7 @@ func writeReportText(w io.Writer, reports []model.Report, labels []scoring.Serve
 	}
 	row("", func(r model.Report) string { return model.CleanLine(r.Server) })
 	row("cases", func(r model.Report) string { return fmt.Sprint(r.Cases) })
-	byServer := map[string]scoring.ServerLabels{}
+	byServer := map[string]app.ServerLabels{}
 	for _, l := range labels {
 		byServer[l.Server] = l
 	}
@@ -199,7 +197,7 @@ func runReportDiff(cmd *cobra.Command, oldPath, newPath, format string, failOnRe
 	if err != nil {
 		return withCode(2, err)
 	}
-	d := suite.DiffReports(oldPath, old, newPath, cur)
+	d := app.DiffReports(oldPath, old, newPath, cur)
 	w := cmd.OutOrStdout()
 	switch format {
 	case "json":
@@ -226,7 +224,7 @@ func runReportDiff(cmd *cobra.Command, oldPath, newPath, format string, failOnRe
 
 // populationNote is the line text and markdown print when the two reports
 // cover different cases.
-func populationNote(d suite.ReportDiff) string {
+func populationNote(d app.ReportDiff) string {
 	if len(d.Population) == 0 {
 		return ""
 	}
@@ -239,7 +237,7 @@ func populationNote(d suite.ReportDiff) string {
 
 func fmtDiffNum(p *float64) string { return cireport.Number(p) }
 
-func fmtDelta(m suite.MetricDelta) string {
+func fmtDelta(m app.MetricDelta) string {
 	if m.Delta == nil {
 		return ""
 	}
@@ -256,7 +254,7 @@ func fmtDelta(m suite.MetricDelta) string {
 	return s
 }
 
-func presenceNote(sd suite.ServerDiff) string {
+func presenceNote(sd app.ServerDiff) string {
 	switch sd.Presence {
 	case "added":
 		return " (only in NEW)"
@@ -266,7 +264,7 @@ func presenceNote(sd suite.ServerDiff) string {
 	return ""
 }
 
-func writeDiffText(w io.Writer, d suite.ReportDiff) error {
+func writeDiffText(w io.Writer, d app.ReportDiff) error {
 	fmt.Fprintf(w, "OLD %s\nNEW %s\n", model.CleanLine(d.Old), model.CleanLine(d.New))
 	for _, sd := range d.Servers {
 		fmt.Fprintf(w, "\n%s%s\n", model.CleanLine(sd.Server), presenceNote(sd))
@@ -294,7 +292,7 @@ func writeDiffText(w io.Writer, d suite.ReportDiff) error {
 	return err
 }
 
-func writeDiffMarkdown(w io.Writer, d suite.ReportDiff) error {
+func writeDiffMarkdown(w io.Writer, d app.ReportDiff) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## tracelab report diff\n\n%s → %s\n", mdCode(d.Old), mdCode(d.New))
 	for _, sd := range d.Servers {

@@ -12,7 +12,6 @@ import (
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/cireport"
 	"github.com/tracelab-dev/tracelab/model"
-	"github.com/tracelab-dev/tracelab/scoring"
 	"github.com/tracelab-dev/tracelab/themes"
 )
 
@@ -71,11 +70,11 @@ func htmlCase(c app.ReportCase) cireport.HTMLCase {
 		hc.Class = string(*v.Class)
 	}
 	switch v.State {
-	case scoring.LabelLabeled:
+	case app.LabelLabeled:
 		hc.Decided = "a person"
-	case scoring.LabelPartial:
+	case app.LabelPartial:
 		hc.Decided = "a person, in part"
-	case scoring.LabelPending:
+	case app.LabelPending:
 		hc.Decided = "the scorer (label pending)"
 	default:
 		hc.Decided = "the scorer"

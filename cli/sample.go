@@ -9,11 +9,10 @@ import (
 
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/model"
-	"github.com/tracelab-dev/tracelab/suite"
 )
 
 func newSampleCmd() *cobra.Command {
-	var opts suite.SampleOptions
+	var opts app.SampleOptions
 	var by, over, format string
 	var judgeDis bool
 	cmd := &cobra.Command{
@@ -59,7 +58,7 @@ should check first.`,
 				}
 			}
 			var err error
-			if opts.Oversample, err = suite.ParseOversample(over); err != nil {
+			if opts.Oversample, err = app.ParseOversample(over); err != nil {
 				return withCode(2, err)
 			}
 			st, err := openEngine(cmd, app.Files{})
@@ -68,7 +67,7 @@ should check first.`,
 			}
 			defer st.Close()
 			res, err := st.Sample(cmd.Context(), opts)
-			if errors.Is(err, suite.ErrTooFewTraces) {
+			if errors.Is(err, app.ErrTooFewTraces) {
 				return withCode(1, err)
 			}
 			if err != nil {
@@ -98,7 +97,7 @@ should check first.`,
 	f := cmd.Flags()
 	f.IntVar(&opts.N, "n", 0, "how many traces to queue")
 	f.Uint64Var(&opts.Seed, "seed", 1, "random seed: the same seed draws the same sample")
-	f.StringVar(&by, "by", "tool,user_role,outcome", "stratify by these attributes: "+strings.Join(suite.SampleDims, ", "))
+	f.StringVar(&by, "by", "tool,user_role,outcome", "stratify by these attributes: "+strings.Join(app.SampleDims, ", "))
 	f.StringVar(&over, "oversample", "retry=3,clarification=3", `weight per outcome, OUTCOME=FACTOR,... ("none" for none)`)
 	f.BoolVar(&opts.Force, "force", false, "sample even when fewer than 50 traces exist")
 	f.StringVar(&format, "format", "text", "output format: text or json")

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/model"
-	"github.com/tracelab-dev/tracelab/scoring"
 	"github.com/tracelab-dev/tracelab/themes"
 )
 
@@ -129,7 +128,7 @@ func (d *toolDriftScreen) handle(msg tea.Msg) tea.Cmd {
 		d.breaking, d.affected = 0, 0
 		cases := map[string]bool{}
 		for _, ch := range d.ov.Changes {
-			if ch.Lane == scoring.LaneBreaking {
+			if ch.Lane == app.LaneBreaking {
 				d.breaking++
 			}
 			for _, c := range ch.Cases {
@@ -177,11 +176,11 @@ func (d *toolDriftScreen) openQueue() tea.Cmd {
 	return func() tea.Msg { return msg }
 }
 
-func laneStyle(sty *themes.Styles, l scoring.Lane) lipgloss.Style {
+func laneStyle(sty *themes.Styles, l app.Lane) lipgloss.Style {
 	switch l {
-	case scoring.LaneBreaking:
+	case app.LaneBreaking:
 		return sty.Error
-	case scoring.LaneRisky:
+	case app.LaneRisky:
 		return sty.Warn
 	}
 	return sty.OK
@@ -253,7 +252,7 @@ func (d *toolDriftScreen) listView(sty *themes.Styles, w, h int) string {
 		ch := d.ov.Changes[i]
 		failing := 0
 		for _, c := range ch.Cases {
-			if c.Tier <= scoring.TierOutputFails {
+			if c.Tier <= app.TierOutputFails {
 				failing++
 			}
 		}
@@ -309,17 +308,17 @@ func (d *toolDriftScreen) detailLines(sty *themes.Styles, w int) []string {
 	} else {
 		lines = append(lines, sty.Bold.Render("Affected cases")+sty.Subtle.Render(fmt.Sprintf("  %d · enter opens the queue on their %d trace(s)",
 			len(ch.Cases), len(ch.TraceIDs))))
-		var tier scoring.Tier
+		var tier app.Tier
 		for _, c := range ch.Cases { // sorted by tier, then case
 			if c.Tier != tier {
 				tier = c.Tier
 				st := sty.Subtle
-				if tier <= scoring.TierOutputFails {
+				if tier <= app.TierOutputFails {
 					st = sty.Error
 				}
 				lines = append(lines, st.Render(fmt.Sprintf(" tier %d · %s", tier, tier)))
 			}
-			if tier <= scoring.TierCalled {
+			if tier <= app.TierCalled {
 				add(sty.Text, "   ", model.CleanLine(c.CaseID)+": "+model.CleanLine(c.Evidence))
 			} else {
 				add(sty.Text, "   ", model.CleanLine(c.CaseID))
@@ -329,7 +328,7 @@ func (d *toolDriftScreen) detailLines(sty *themes.Styles, w int) []string {
 	return lines
 }
 
-func findingPath(f scoring.DriftFinding) string {
+func findingPath(f app.DriftFinding) string {
 	if f.Path == "" {
 		return "(tool)"
 	}

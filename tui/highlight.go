@@ -12,8 +12,8 @@ import (
 	"github.com/alecthomas/chroma/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/model"
-	"github.com/tracelab-dev/tracelab/scoring"
 	"github.com/tracelab-dev/tracelab/themes"
 )
 
@@ -92,7 +92,7 @@ func capText(s string) (string, int) {
 // markedText cleans raw text and lights up the marker spans (byte offsets
 // into raw). Each piece is cleaned on its own so offsets stay true even
 // when the text held control sequences.
-func markedText(sty *themes.Styles, raw string, marks []scoring.Marker, current int) string {
+func markedText(sty *themes.Styles, raw string, marks []app.Marker, current int) string {
 	var b strings.Builder
 	pos := 0
 	for i, mk := range marks {

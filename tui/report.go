@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"github.com/tracelab-dev/tracelab/app"
-	"github.com/tracelab-dev/tracelab/scoring"
 	"strconv"
 	"strings"
 
@@ -37,7 +36,7 @@ type reportScreen struct {
 type reportMsg struct {
 	seq      int
 	reports  []model.Report
-	labels   []scoring.ServerLabels
+	labels   []app.ServerLabels
 	progress []app.LabelerProgress
 	history  []app.HistoryEntry
 	missing  bool

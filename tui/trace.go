@@ -11,7 +11,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracelab-dev/tracelab/model"
-	"github.com/tracelab-dev/tracelab/scoring"
 	"github.com/tracelab-dev/tracelab/themes"
 )
 
@@ -78,7 +77,7 @@ type panelItem struct {
 	field  string // a field (r / x act on it)
 	step   int    // evidence: the step it points at (enter jumps), -1 for fields
 	status string // required | forbidden | neutral | missing
-	roles  []scoring.Role
+	roles  []app.Role
 	reason string
 	class  string
 }
@@ -307,7 +306,7 @@ func (ts *traceScreen) gold() model.Gold {
 
 // fieldStatus is what the current gold says of a field; it wins over the
 // status stored with the score, which may predate the latest edit.
-func (ts *traceScreen) fieldStatus(f scoring.FieldStatus) string {
+func (ts *traceScreen) fieldStatus(f app.FieldStatus) string {
 	g := ts.gold()
 	switch {
 	case slices.Contains(g.RequiredFields, f.Field):
@@ -437,7 +436,7 @@ func (ts *traceScreen) markerInStep(i int) int {
 }
 
 // markerLine is the detail line a marker falls on at width w.
-func (ts *traceScreen) markerLine(mk scoring.Marker, w int, sty *themes.Styles) int {
+func (ts *traceScreen) markerLine(mk app.Marker, w int, sty *themes.Styles) int {
 	s := ts.t.Steps[mk.Step]
 	if mk.Start > len(s.Text) {
 		return 0
