@@ -36,8 +36,8 @@ func TestIsPostgres(t *testing.T) {
 			t.Errorf("IsPostgres(%q) = %v", in, got)
 		}
 	}
-	if got := redactDSN("postgres://ana:s3cret@db.example/team"); got != "postgres://ana:xxxxx@db.example/team" {
-		t.Errorf("redactDSN = %q", got)
+	if got := RedactDSN("postgres://ana:s3cret@db.example/team"); got != "postgres://ana:xxxxx@db.example/team" {
+		t.Errorf("RedactDSN = %q", got)
 	}
 }
 

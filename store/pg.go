@@ -26,7 +26,7 @@ import (
 func openPostgres(dsn string, opts Options) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", redactDSN(dsn), err)
+		return nil, fmt.Errorf("open %s: %w", RedactDSN(dsn), err)
 	}
 	if !hasParam(dsn, "connect_timeout") {
 		// A server that accepts and never answers hung every command.
@@ -60,9 +60,6 @@ func hasParam(dsn, key string) bool {
 	_, ok := u.Query()[key]
 	return ok
 }
-
-// redactDSN is a postgres URL without its password, for messages and Path.
-func redactDSN(dsn string) string { return RedactDSN(dsn) }
 
 type pgConnector struct{ driver.Connector }
 

@@ -81,7 +81,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		return start(ctx, db, postgresDialect, redactDSN(path), readWrite, opts)
+		return start(ctx, db, postgresDialect, RedactDSN(path), readWrite, opts)
 	}
 	if err := checkPath(path); err != nil {
 		return nil, err
