@@ -79,7 +79,10 @@ func peakRSS() float64 {
 // gen writes n traces of 10 steps (the shape of importers' BenchmarkImport:
 // list_tables, describe_table, a guess, run_sql, answer) spread over
 // three servers and questions of about 10 traces each; -shared K makes the
-// first K traces ask one question. -cases writes a confirmed case with
+// first K traces ask one question. Every SQL statement is distinct (its
+// last literal is the trace number), as real agents rarely repeat a
+// statement byte for byte; a corpus that did would let the exact-text
+// parse cache hide the parser's cost. -cases writes a confirmed case with
 // human gold for every 100th trace, so suggestions have grounded peers.
 func gen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ExitOnError)
@@ -120,7 +123,7 @@ func gen(args []string) error {
 		if i%2 == 0 {
 			col = "subscription_status IN ('ACTIVE', 'PAUSED_BILLING')"
 		}
-		fmt.Fprintf(w, `{"kind":"tool_call","id":"c3","tool":"run_sql","args":{"sql":"SELECT COUNT(*) FROM customers c JOIN subscriptions s ON s.customer_id = c.id WHERE %s AND c.region_code LIKE 'EU%%' AND s.created_at < '2026-07-01' AND c.id > %d"},"credential":"svc-warehouse"},`, col, i%1000)
+		fmt.Fprintf(w, `{"kind":"tool_call","id":"c3","tool":"run_sql","args":{"sql":"SELECT COUNT(*) FROM customers c JOIN subscriptions s ON s.customer_id = c.id WHERE %s AND c.region_code LIKE 'EU%%' AND s.created_at < '2026-07-01' AND c.id > %d"},"credential":"svc-warehouse"},`, col, i)
 		fmt.Fprintf(w, `{"kind":"tool_result","call_id":"c3","result":{"columns":["count"],"rows":[[%d]]},"as_of":"2026-07-03T08:00:00Z"},`, 1000+i%500)
 		fmt.Fprint(w, `{"kind":"reasoning","text":"The count looks right."},`)
 		fmt.Fprintf(w, `{"kind":"answer","text":"%d"}],"usage":{"input_tokens":41210,"output_tokens":1880,"usd":0.0912}}`+"\n", 1000+i%500)
