@@ -862,6 +862,9 @@ func isEmptyGold(g model.Gold) bool {
 // (a peer's teaching marked it so, among others), so what a screen shows
 // of it is current.
 func (e *Engine) freshen(ctx context.Context, traceID string) error {
+	if e.ReadOnly() {
+		return nil // nothing can be stored: the score stored is the one shown
+	}
 	ok, err := e.st.ScoreCurrent(ctx, traceID, e.configSHA())
 	if err != nil || ok {
 		return err

@@ -54,6 +54,9 @@ type Options struct {
 	// has one is brought up to date (from, to: versions): some migrations
 	// rewrite every trace, which takes a while on a large database.
 	Upgrading func(from, to int)
+	// ReadOnly opens a database file read-only even where this user may
+	// write it, as a user who may not would (root writes every file).
+	ReadOnly bool
 	// upTo stops the migrations at this version (0: the newest), for
 	// tests that write a database as an older tracelab did.
 	upTo int
@@ -86,7 +89,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
 	}
-	if !writable(path) {
+	if opts.ReadOnly || !writable(path) {
 		st, err := open(ctx, path, opts, readOnly)
 		if err != nil {
 			// A WAL database needs its -shm file; when that cannot be

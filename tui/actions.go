@@ -21,6 +21,7 @@ type labelAction struct {
 	id      string // trace
 	note    string // the status line once it landed
 	confirm bool   // a confirm: open the next unconfirmed trace after it
+	force   bool   // a confirm anyway (after the question), not a plain one
 	run     func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error)
 }
 
@@ -33,12 +34,28 @@ type actionMsg struct {
 
 // enqueue adds an action to the queue and starts it when nothing runs.
 func (ts *traceScreen) enqueue(h host, a labelAction) tea.Cmd {
+	if a.confirm && !a.force && ts.confirming(a.id) {
+		// enter enter: the first confirm is on its way and asks, if it
+		// must, once; a second would open a second question.
+		h.setStatus("confirming… (the first enter is being saved)", false)
+		return nil
+	}
 	ts.actions = append(ts.actions, a)
 	if len(ts.actions) == 1 {
 		return ts.startAction()
 	}
 	h.setStatus(fmt.Sprintf("saving… %d key(s) waiting", len(ts.actions)-1), false)
 	return nil
+}
+
+// confirming says a plain confirm of trace id waits or runs.
+func (ts *traceScreen) confirming(id string) bool {
+	for _, q := range ts.actions {
+		if q.confirm && !q.force && q.id == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (ts *traceScreen) startAction() tea.Cmd {
@@ -93,7 +110,7 @@ func (ts *traceScreen) showAction(h host, msg actionMsg) tea.Cmd {
 		h.setStatus("nothing to redo: you undid nothing since your last edit", false)
 		return raters
 	case msg.err != nil:
-		h.setStatus(msg.err.Error(), true)
+		h.setStatus(errText(msg.err), true)
 		return raters
 	}
 	note := msg.act.note
@@ -199,7 +216,7 @@ func editFields(id string, edits []app.FieldEdit) labelAction {
 }
 
 func confirmLabel(id string, force bool) labelAction {
-	return labelAction{id: id, note: "confirmed " + id, confirm: true,
+	return labelAction{id: id, note: "confirmed " + id, confirm: true, force: force,
 		run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
 			return eng.ConfirmLabel(ctx, id, who, force)
 		}}

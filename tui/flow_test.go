@@ -239,9 +239,10 @@ func TestNextUnconfirmedPagesThroughTheStore(t *testing.T) {
 	if len(d.m.queue.rows) != 4 {
 		t.Fatalf("%d rows loaded, want 4 (two pages)", len(d.m.queue.rows))
 	}
-	d.key("n")
-	if r, _ := d.m.queue.current(); r.TraceID != first[5].TraceID {
-		t.Fatalf("n stopped at %q, want %s (page 3 is read on demand)", r.TraceID, first[5].TraceID)
+	// From row 1, the rows up to 4 are confirmed: n opens row 5.
+	d.keys("j", "n")
+	if r, _ := d.m.queue.current(); r.TraceID != first[5].TraceID || d.m.trace.id != first[5].TraceID {
+		t.Fatalf("n stopped at %q and opened %q, want %s (page 3 is read on demand)", r.TraceID, d.m.trace.id, first[5].TraceID)
 	}
 }
 

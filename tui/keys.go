@@ -1,6 +1,12 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"strconv"
+
+	"charm.land/bubbles/v2/key"
+
+	"github.com/tracelab-dev/tracelab/model"
+)
 
 // keyMap is every binding of the workbench, grouped by where it applies.
 // Dispatch (key.Matches) and help (bubbles/help) read the same values, so
@@ -31,6 +37,9 @@ type traceKeys struct {
 	Edit, Confirm, Undo, Redo, Glossary, Scroll, ScrollUp, Next            key.Binding
 	Prev, Adjudicate                                                       key.Binding
 	AcceptJudge, NextHit, PrevHit                                          key.Binding
+	// ClassKeys are the class keys one by one (1 entity … 5 policy), for
+	// dispatch and the full help; Class is all five, for the status bar.
+	ClassKeys []key.Binding
 }
 
 type reportKeys struct {
@@ -122,6 +131,7 @@ func newKeyMap() keyMap {
 			AcceptJudge: bind("m", "accept judge's label", "m"),
 			NextHit:     bind("n", "next search hit", "n"),
 			PrevHit:     bind("N", "prev search hit", "N"),
+			ClassKeys:   classKeys(),
 		},
 		Report: reportKeys{
 			Up:     bind("↑/k", "up", "up", "k"),
@@ -169,32 +179,6 @@ type helpKeys struct {
 
 func (h helpKeys) ShortHelp() []key.Binding  { return h.short }
 func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
-
-func (k keyMap) queueHelp() helpKeys {
-	q, g := k.Queue, k.Global
-	return helpKeys{
-		short: []key.Binding{g.Help, q.Open, q.NextUnconfirmed, q.Search, q.Filter, q.Sort, g.Report, g.Quit},
-		full: [][]key.Binding{
-			{q.Up, q.Down, q.PageUp, q.PageDown, q.Top, q.Bottom, q.Open},
-			{q.Search, q.Filter, q.SaveView, q.Disputed, q.JudgeQueue, q.Clear, q.Sort, q.Reverse, q.NextUnconfirmed},
-			g.all(),
-		},
-	}
-}
-
-func (k keyMap) traceHelp() helpKeys {
-	t, g := k.Trace, k.Global
-	return helpKeys{
-		// The keys that matter first: a narrow status bar cuts the rest.
-		short: []key.Binding{g.Help, t.Confirm, t.Undo, t.Accept, t.Correct, t.Grounded, t.Class, t.Focus, t.NextMarker, g.Back},
-		full: [][]key.Binding{
-			{t.Up, t.Down, t.Focus, t.PageUp, t.PageDown, t.Scroll, t.ScrollUp, t.Left, t.Right, t.PrevMarker, t.NextMarker, t.NextHit, t.PrevHit, t.Next, t.Prev},
-			{t.Correct, t.Grounded, t.Class, t.NoClass, t.Accept, t.AcceptJudge, t.Required, t.Forbidden, t.Edit, t.Confirm, t.Undo, t.Redo,
-				t.Glossary, t.Adjudicate},
-			g.all(),
-		},
-	}
-}
 
 func (k keyMap) reportHelp() helpKeys {
 	r, g := k.Report, k.Global
@@ -246,4 +230,15 @@ func (k keyMap) searchHelp() helpKeys {
 		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep search")),
 		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear search")),
 	}, full: [][]key.Binding{k.Global.all()}}
+}
+
+// classKeys binds 1 to 5 to the failure classes in model.Classes' order,
+// each with the class's name as its help.
+func classKeys() []key.Binding {
+	out := make([]key.Binding, len(model.Classes))
+	for i, c := range model.Classes {
+		k := strconv.Itoa(i + 1)
+		out[i] = bind(k, string(c), k)
+	}
+	return out
 }

@@ -20,12 +20,17 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("%d rows", len(q.rows))
 	}
 
+	d.key("T")
+	if d.m.screen != screenQueue || !strings.Contains(d.m.status, "no trace open") {
+		t.Errorf("T with no trace open: screen %d status %q", d.m.screen, d.m.status)
+	}
 	// G goes to the bottom, g to the top.
 	d.key("G")
 	if q.cursor != len(q.rows)-1 {
 		t.Fatalf("G: cursor %d of %d", q.cursor, len(q.rows))
 	}
-	// n from the bottom wraps to the first unconfirmed trace above.
+	// n from the bottom opens the last row when it waits for a label
+	// (the selected row is included), else wraps to the first above.
 	first := -1
 	for i, r := range q.rows {
 		if r.Status != model.StatusConfirmed {
@@ -33,13 +38,20 @@ func TestNavigation(t *testing.T) {
 			break
 		}
 	}
-	if first < 0 || first == q.cursor {
-		t.Fatal("the fixture needs an unconfirmed trace above the last row")
+	if first < 0 {
+		t.Fatal("the fixture needs an unconfirmed trace")
+	}
+	want, wrapped := first, true
+	if q.rows[q.cursor].Status != model.StatusConfirmed {
+		want, wrapped = q.cursor, false
 	}
 	d.key("n")
-	if q.cursor != first || !strings.Contains(d.m.status, "wrapped") {
-		t.Errorf("n at the bottom: cursor %d (status %q), want the first unconfirmed row %d", q.cursor, d.m.status, first)
+	if q.cursor != want || d.m.screen != screenTrace || d.m.trace.id != q.rows[want].TraceID ||
+		strings.Contains(d.m.status, "wrapped") != wrapped {
+		t.Errorf("n at the bottom: cursor %d on screen %d with %s (status %q), want row %d opened", q.cursor, d.m.screen,
+			d.m.trace.id, d.m.status, want)
 	}
+	d.key("esc")
 	d.key("g")
 	if q.cursor != 0 {
 		t.Fatalf("g: cursor %d", q.cursor)
@@ -70,10 +82,6 @@ func TestNavigation(t *testing.T) {
 
 	// T goes back to the open trace from the report; esc from the report
 	// returns where it was opened from.
-	d.key("T")
-	if d.m.screen != screenQueue || !strings.Contains(d.m.status, "no trace open") {
-		t.Errorf("T with no trace open: screen %d status %q", d.m.screen, d.m.status)
-	}
 	d.key("enter")
 	open := d.m.trace.id
 	d.key("R")

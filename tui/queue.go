@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
@@ -56,6 +55,8 @@ type queueScreen struct {
 	// drawn rows by content, width and selection: moving the cursor
 	// redraws two rows, not a screenful. Dropped when the theme changes.
 	rowCache map[rowKey]string
+
+	cmds commands // the queue's keys as data (queue_keys.go)
 
 	// The database's change mark at the last reread for it (live.go).
 	mark     [3]int64
@@ -242,7 +243,7 @@ func (q *queueScreen) update(h host, msg tea.Msg) tea.Cmd {
 		}
 		q.cursor = i + msg.d
 		q.scroll()
-		return tea.Batch(openTrace(q.rows[q.cursor].TraceID), q.maybeMore())
+		return tea.Batch(q.openTrace(q.rows[q.cursor].TraceID), q.maybeMore())
 	default:
 		if q.searching {
 			var cmd tea.Cmd
@@ -296,7 +297,7 @@ func (q *queueScreen) pageLoaded(h host, msg pageMsg) tea.Cmd {
 		q.cursor = msg.selectIdx
 		q.scroll()
 		if msg.open {
-			return openTrace(q.rows[q.cursor].TraceID)
+			return q.openTrace(q.rows[q.cursor].TraceID)
 		}
 	}
 	if len(q.rows) > 0 {
@@ -309,7 +310,7 @@ func (q *queueScreen) pageLoaded(h host, msg pageMsg) tea.Cmd {
 	if q.openOnLoad && !msg.append {
 		q.openOnLoad = false
 		if r, ok := q.current(); ok {
-			cmds = append(cmds, openTrace(r.TraceID))
+			cmds = append(cmds, q.openTrace(r.TraceID))
 		}
 	}
 	return tea.Batch(append(cmds, q.maybeMore())...)
@@ -463,87 +464,6 @@ func clamp(v, lo, hi int) int {
 		v = lo
 	}
 	return v
-}
-
-func (q *queueScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
-	k := q.keys.Queue
-	switch {
-	case key.Matches(msg, k.Down):
-		return q.move(1)
-	case key.Matches(msg, k.Up):
-		return q.move(-1)
-	case key.Matches(msg, k.PageDown):
-		return q.move(max(1, q.height-1))
-	case key.Matches(msg, k.PageUp):
-		return q.move(-max(1, q.height-1))
-	case key.Matches(msg, k.Top):
-		q.cursor = 0
-		q.scroll()
-		return nil
-	case key.Matches(msg, k.Bottom):
-		if q.next == nil {
-			q.cursor = max(0, len(q.rows)-1)
-			q.scroll()
-			return nil
-		}
-		q.loading = true
-		h.setStatus("reading to the end of the queue…", false)
-		return q.pageUntil(q.query(q.next), len(q.rows), true, false, true, nil, nil)
-	case key.Matches(msg, k.Open):
-		if !q.loaded {
-			// The rows on screen belong to the query before (a search
-			// still typing, a filter just set): open what the new one
-			// selects, not what it is about to replace.
-			q.openOnLoad = true
-			return nil
-		}
-		if r, ok := q.current(); ok {
-			return openTrace(r.TraceID)
-		}
-	case key.Matches(msg, k.Search):
-		q.searching = true
-		q.search.SetValue(q.filter.Search)
-		q.search.CursorEnd()
-		return q.search.Focus()
-	case key.Matches(msg, k.Filter):
-		h.pushDialog(screenQueue, newFilterDialog(q.filter, q.values, q.counts.Disputed))
-		if q.values.values == nil {
-			return q.loadValues()
-		}
-	case key.Matches(msg, k.SaveView):
-		h.pushDialog(screenQueue, newViewPrompt(q.filter.Search))
-	case key.Matches(msg, k.Sort):
-		q.sort = nextSort(q.sort)
-		h.setStatus("sorted by "+string(q.sort), false)
-		return q.reloadKeeping()
-	case key.Matches(msg, k.Reverse):
-		q.desc = !q.desc
-		return q.reloadKeeping()
-	case key.Matches(msg, k.NextUnconfirmed):
-		after := ""
-		if r, ok := q.current(); ok {
-			after = r.TraceID
-		}
-		return q.nextUnconfirmed(after, false)
-	case key.Matches(msg, k.Disputed):
-		// The adjudication queue: the traces whose raters disagree.
-		q.filter.Disputed = !q.filter.Disputed
-		if q.filter.Disputed {
-			h.setStatus("queue: the traces whose raters disagree (d again or esc clears)", false)
-		} else {
-			h.setStatus("disagreements filter cleared", false)
-		}
-		return q.reloadKeeping()
-	case key.Matches(msg, k.JudgeQueue):
-		return q.toggleJudgeQueue(h)
-	case key.Matches(msg, k.Clear):
-		if filterActive(q.filter) {
-			q.filter = app.Filter{}
-			h.setStatus("filters cleared", false)
-			return q.reloadKeeping()
-		}
-	}
-	return nil
 }
 
 // loadValues fetches what the filter menu offers (distinctMsg goes to it).

@@ -21,7 +21,7 @@ func TestGoldEditRescoresTheTrace(t *testing.T) {
 	d.send(tea.WindowSizeMsg{Width: 160, Height: 48})
 	d.run(m.Init())
 	const id = "trace_9f31c2"
-	d.run(openTrace(id))
+	d.run(d.m.env.openTrace(id))
 	if d.m.trace.id != id || d.m.trace.score == nil {
 		t.Fatalf("trace not open with a score")
 	}

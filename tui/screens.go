@@ -58,6 +58,9 @@ type env struct {
 	// stepSearch is the queue's search: the trace screen's n / N jump
 	// between the steps that hold it (search.go).
 	stepSearch string
+	// opening: a trace was asked to open and has not loaded yet; the
+	// keys pressed meanwhile are for it (trace_keys.go).
+	opening bool
 }
 
 // tab is one entry of the list of screens: the screen and the global key
@@ -94,13 +97,5 @@ func (q *queueScreen) title() string              { return "Queue" }
 func (ts *traceScreen) title() string             { return "Trace" }
 func (r *reportScreen) title() string             { return "Report" }
 func (d *toolDriftScreen) title() string          { return "Drift" }
-func (ts *traceScreen) help(k keyMap) helpKeys    { return k.traceHelp() }
 func (r *reportScreen) help(k keyMap) helpKeys    { return k.reportHelp() }
 func (d *toolDriftScreen) help(k keyMap) helpKeys { return k.driftHelp() }
-
-func (q *queueScreen) help(k keyMap) helpKeys {
-	if q.searching {
-		return k.searchHelp()
-	}
-	return k.queueHelp()
-}

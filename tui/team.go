@@ -47,10 +47,10 @@ func (q *queueScreen) nextDone(h host, msg nextMsg) tea.Cmd {
 	}
 	switch {
 	case errors.Is(msg.err, app.ErrQueueDone):
-		h.setStatus("every trace in this queue is confirmed or reserved by another labeler", false)
+		h.setStatus(q.queueDone(), false)
 		return nil
 	case msg.err != nil:
-		h.setStatus(msg.err.Error(), true)
+		h.setStatus(errText(msg.err), true)
 		return nil
 	}
 	id := msg.next.TraceID
@@ -65,19 +65,33 @@ func (q *queueScreen) nextDone(h host, msg nextMsg) tea.Cmd {
 		q.cursor = i
 		q.scroll()
 		if msg.open {
-			return tea.Batch(openTrace(id), q.maybeMore())
+			return tea.Batch(q.openTrace(id), q.maybeMore())
 		}
 		return q.maybeMore()
 	}
 	if q.next == nil { // not among the rows: the queue changed since it loaded
 		if msg.open {
-			return openTrace(id)
+			return q.openTrace(id)
 		}
 		return nil
 	}
 	q.loading = true
 	return q.pageUntil(q.query(q.next), len(q.rows), true, msg.open, false,
 		func(r app.TraceSummary) bool { return r.TraceID == id }, nil)
+}
+
+// queueDone says why no trace is left to open: none at all, all
+// confirmed, or the rest held by others.
+func (q *queueScreen) queueDone() string {
+	if len(q.rows) == 0 {
+		return q.emptyQueue()
+	}
+	for _, r := range q.rows {
+		if q.next != nil || r.Status != model.StatusConfirmed && reservedByOther(r, q.labeler) != "" {
+			return "every trace in this queue is confirmed or reserved by another labeler"
+		}
+	}
+	return "every trace in this queue is confirmed"
 }
 
 // reservedByOther is who holds a queue row's trace when that is not me.

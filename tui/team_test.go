@@ -26,10 +26,11 @@ func TestQueueAndNextRespectOthersReservations(t *testing.T) {
 	if !strings.Contains(d.plain(), "⊘ ana") {
 		t.Fatalf("the queue does not mark ana's trace:\n%s", d.plain())
 	}
-	d.key("n")
-	if r, _ := q.current(); r.TraceID == held || q.cursor != 2 {
-		t.Errorf("n from the top stopped at row %d (%s); ana holds row 1, want row 2", q.cursor, r.TraceID)
+	d.keys("j", "n")
+	if r, _ := q.current(); r.TraceID == held || q.cursor != 2 || d.m.trace.id != r.TraceID {
+		t.Errorf("n from row 1 stopped at row %d (%s) and opened %s; ana holds row 1, want row 2", q.cursor, r.TraceID, d.m.trace.id)
 	}
+	d.key("esc")
 	if r, err := eng.Reserve(ctx, q.rows[2].TraceID, "someone else"); err != nil || r.Labeler != "tester" {
 		t.Errorf("n did not reserve row 2 for the tester: %+v %v", r, err)
 	}

@@ -2,12 +2,10 @@ package tui
 
 import (
 	"encoding/json"
-	"fmt"
 	"github.com/tracelab-dev/tracelab/app"
 	"slices"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracelab-dev/tracelab/model"
@@ -59,6 +57,10 @@ type traceScreen struct {
 	// actions are the labeling keys not saved yet, in the order pressed;
 	// the first one is running (actions.go).
 	actions []labelAction
+	// held is the keys pressed while a trace loads, run on it once it
+	// has (trace_keys.go); cmds is the screen's keys as data.
+	held []tea.KeyPressMsg
+	cmds commands
 
 	watch watchState // the open trace the poll for others' edits watches (team.go)
 }
@@ -132,7 +134,11 @@ func (actionMsg) owner() screenID    { return screenTrace }
 func (glossaryMsg) owner() screenID  { return screenTrace }
 
 // openTrace asks the trace screen to open a trace (any screen may).
-func openTrace(id string) tea.Cmd { return func() tea.Msg { return openTraceMsg{id} } }
+// Until it has loaded, the keys pressed are held for it (trace_keys.go).
+func (e *env) openTrace(id string) tea.Cmd {
+	e.opening = true
+	return func() tea.Msg { return openTraceMsg{id} }
+}
 
 func (ts *traceScreen) unavailable() string {
 	if ts.t == nil && !ts.loading {
@@ -166,16 +172,20 @@ func (ts *traceScreen) update(h host, msg tea.Msg) tea.Cmd {
 			ts.scrollDetail(3)
 		}
 	case openTraceMsg:
+		if !ts.opening {
+			return nil // esc gave up opening it
+		}
 		return ts.load(msg.id)
 	case traceMsg:
 		if msg.id != ts.pending {
 			return nil
 		}
 		ts.setLoaded(msg)
+		ts.opening = false
 		if msg.err != nil {
 			h.setStatus(msg.err.Error(), true)
 		}
-		return tea.Batch(h.show(screenTrace), ts.opened(h, msg))
+		return tea.Sequence(tea.Batch(h.show(screenTrace), ts.opened(h, msg)), ts.replayHeld(h, msg.err == nil))
 	case pollTickMsg:
 		return ts.pollTick(h, msg)
 	case changesMsg:
@@ -212,7 +222,7 @@ func (ts *traceScreen) update(h host, msg tea.Msg) tea.Cmd {
 		return ed.focusCmd()
 	case glossaryMsg:
 		if msg.err != nil {
-			h.setStatus(msg.err.Error(), true)
+			h.setStatus(errText(msg.err), true)
 		} else {
 			h.setStatus("glossary: saved "+model.CleanLine(msg.term), false)
 		}
@@ -444,138 +454,6 @@ func (ts *traceScreen) markerLine(mk app.Marker, w int, sty *themes.Styles) int 
 	prefix := model.CleanText(s.Text[:mk.Start]) + "x"
 	lines := wrapLines(strings.Split(prefix, "\n"), w)
 	return len(ts.stepHeader(sty, mk.Step, w)) + len(lines) - 1
-}
-
-func (ts *traceScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
-	k := ts.keys.Trace
-	if key.Matches(msg, ts.keys.Global.Back) {
-		return h.show(screenQueue)
-	}
-	if ts.t == nil {
-		return nil
-	}
-	_, detailW, _ := ts.widths(ts.width)
-	id := ts.id
-	switch {
-	case key.Matches(msg, k.Focus):
-		ts.focus = (ts.focus + 1) % 3
-	case key.Matches(msg, k.Down):
-		ts.moveIn(1)
-	case key.Matches(msg, k.Up):
-		ts.moveIn(-1)
-	case key.Matches(msg, k.PageDown):
-		ts.scrollDetail(max(1, ts.height/2))
-	case key.Matches(msg, k.PageUp):
-		ts.scrollDetail(-max(1, ts.height/2))
-	case key.Matches(msg, k.Left):
-		ts.hoff = max(0, ts.hoff-8)
-	case key.Matches(msg, k.Right):
-		ts.hoff += 8 // resultTable stops it at the table's last column
-	case key.Matches(msg, k.Scroll):
-		ts.scrollDetail(1)
-	case key.Matches(msg, k.ScrollUp):
-		ts.scrollDetail(-1)
-	case key.Matches(msg, k.NextMarker), key.Matches(msg, k.PrevMarker):
-		dir := 1
-		if key.Matches(msg, k.PrevMarker) {
-			dir = -1
-		}
-		if !ts.jumpMarker(dir, detailW, ts.sty) {
-			h.setStatus("no guess marker in this trace", false)
-		} else {
-			mk := ts.score.Markers[ts.marker]
-			h.setStatus(fmt.Sprintf("marker %d/%d: %q in step %d", ts.marker+1, len(ts.score.Markers),
-				model.CleanLine(mk.Text), mk.Step), false)
-		}
-	case key.Matches(msg, k.NextHit):
-		ts.jumpHit(h, 1)
-	case key.Matches(msg, k.PrevHit):
-		ts.jumpHit(h, -1)
-	case key.Matches(msg, k.Next), key.Matches(msg, k.Prev):
-		d := 1
-		if key.Matches(msg, k.Prev) {
-			d = -1
-		}
-		return func() tea.Msg { return queueStepMsg{from: id, d: d} }
-	case key.Matches(msg, k.Correct):
-		return ts.enqueue(h, toggleCorrect(id))
-	case key.Matches(msg, k.Grounded):
-		return ts.enqueue(h, toggleGrounded(id))
-	case key.Matches(msg, k.Class):
-		c := model.Classes[int(msg.Code-'1')]
-		return ts.enqueue(h, setClass(id, &c))
-	case key.Matches(msg, k.NoClass):
-		return ts.enqueue(h, setClass(id, nil))
-	case key.Matches(msg, k.Accept):
-		return ts.enqueue(h, acceptSuggestion(id))
-	case key.Matches(msg, k.AcceptJudge):
-		var j *app.RaterLabel
-		if ts.raters != nil {
-			j = ts.raters.FirstJudge()
-		}
-		if j == nil {
-			h.setStatus("no judge labeled this trace (tracelab judge --endpoint …)", true)
-			return nil
-		}
-		return ts.enqueue(h, acceptJudge(id, j.Rater))
-	case key.Matches(msg, k.Required), key.Matches(msg, k.Forbidden):
-		// Only what is on screen is edited: the field under the cursor of
-		// the scoring pane, when that pane is shown and has the focus.
-		if ts.focus != paneScore {
-			h.setStatus("r/x mark the field under the scoring cursor: tab to the scoring pane first", true)
-			return nil
-		}
-		it, ok := ts.currentItem()
-		if !ok || it.field == "" {
-			h.setStatus("the scoring cursor is not on a field (j/k to one)", true)
-			return nil
-		}
-		return ts.enqueue(h, markField(id, it.field, key.Matches(msg, k.Required)))
-	case key.Matches(msg, k.Adjudicate):
-		if ts.raters == nil || len(ts.raters.Labels) == 0 || ts.rec == nil {
-			h.setStatus("nobody labeled this trace yet: nothing to adjudicate", true)
-			return nil
-		}
-		h.pushDialog(screenTrace, newAdjudicateDialog(*ts.raters))
-		return nil
-	case key.Matches(msg, k.Edit):
-		ed := newGoldEditor(ts.rec, ts.sty)
-		h.pushDialog(screenTrace, ed)
-		return ed.focusCmd()
-	case key.Matches(msg, k.Undo):
-		return ts.enqueue(h, undoAction(id))
-	case key.Matches(msg, k.Redo):
-		return ts.enqueue(h, redoAction(id))
-	case key.Matches(msg, k.Glossary):
-		if ts.rec == nil || ts.rec.Status != model.StatusConfirmed {
-			h.setStatus("confirm the case (enter) before saving its definition to the glossary", true)
-			return nil
-		}
-		if strings.TrimSpace(ts.rec.Case.Gold.Definition) == "" {
-			h.setStatus("the gold has no definition to save (e edits it)", true)
-			return nil
-		}
-		p := newTermPrompt(ts.rec.Case.Gold.Definition)
-		h.pushDialog(screenTrace, p)
-		return p.input.Focus()
-	case key.Matches(msg, k.Confirm):
-		// In the scoring pane enter acts on the line under the cursor;
-		// everywhere else it confirms. It never means both.
-		if ts.focus == paneScore {
-			it, ok := ts.currentItem()
-			switch {
-			case ok && it.field == "" && it.step >= 0 && it.step < len(ts.t.Steps):
-				ts.step, ts.detailOff, ts.focus = it.step, 0, paneSteps
-			case ok && it.field != "":
-				// The whole line, which a narrow pane cuts.
-				h.setStatus(fmt.Sprintf("%s: %s, used as %s — r required, x forbidden; tab leaves the pane to confirm",
-					it.field, it.status, strings.Join(toStrings(it.roles), ", ")), false)
-			}
-			return nil
-		}
-		return ts.enqueue(h, confirmLabel(id, false))
-	}
-	return nil
 }
 
 func (ts *traceScreen) moveIn(d int) {

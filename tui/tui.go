@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,6 +139,10 @@ func New(eng *app.Engine, opts Options) *Model {
 		}
 	}
 	m.applyTheme(pal)
+	if eng.ReadOnly() {
+		// Said before the first key, not after the first refused write.
+		m.setStatus(readOnlyWhy, true)
+	}
 	m.queue = newQueueScreen(e, opts.PageSize)
 	m.queue.filter.QueuedOnly = opts.QueuedOnly
 	m.trace = newTraceScreen(e)
@@ -327,6 +332,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, g.Help):
 		m.showHelp = true
 		return nil
+	case m.env.opening || m.trace.loading:
+		// A trace is opening: the keys are for it, whichever screen is
+		// still on (the queue, until it lands). It holds them and runs
+		// them once loaded; esc gives up opening it.
+		return m.tabs[screenTrace].update(m, msg)
 	}
 	for id, t := range m.tabs {
 		if screenID(id) == m.screen || !key.Matches(msg, t.key) {
@@ -385,6 +395,9 @@ func (m *Model) titleBar(w int) string {
 	}
 	left := b.String()
 	right := "labeler " + model.CleanLine(m.env.labeler) + " "
+	if m.env.eng.ReadOnly() {
+		right = "read-only · " + right
+	}
 	where := m.opts.Where
 	if where == "" {
 		where = filepath.Base(m.env.eng.Path())
@@ -412,8 +425,15 @@ func (m *Model) statusBar(w int) string {
 		right = " " + m.status + " "
 	}
 	hm := m.help
-	hm.SetWidth(max(10, w-lipgloss.Width(right)-2))
-	left := " " + hm.ShortHelpView(m.currentHelp().short)
+	short, quit := m.currentHelp().short, ""
+	if n := len(short); n > 1 && slices.Equal(short[n-1].Keys(), m.env.keys.Global.Quit.Keys()) {
+		// q quit stays on a narrow bar: the keys before it give way.
+		quit = hm.Styles.ShortSeparator.Inline(true).Render(hm.ShortSeparator) + hm.ShortHelpView(short[n-1:])
+		short = short[:n-1]
+	}
+	room := max(10, w-lipgloss.Width(right)-2-lipgloss.Width(quit))
+	hm.SetWidth(room)
+	left := " " + ansi.Truncate(hm.ShortHelpView(short), room, "…") + quit
 	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
 	if gap < 1 {
 		left = ansi.Truncate(left, max(0, w-lipgloss.Width(right)-1), "…")
@@ -426,21 +446,28 @@ func (m *Model) statusBar(w int) string {
 	return left + strings.Repeat(" ", max(0, gap)) + rs.Render(right)
 }
 
+// helpView is the full help over the screen, laid out in the room there
+// is (help.go): at 80x24 every key of the trace screen shows, the five
+// classes and q quit among them.
 func (m *Model) helpView(w, h int) string {
-	hm := m.help
-	hm.SetWidth(0) // measure the natural width first
-	groups := m.currentHelp().full
-	full := hm.FullHelpView(groups)
-	if lipgloss.Width(full) > w-6 && len(groups) > 2 {
-		// Too wide: fold the groups into two columns.
-		merged := [][]key.Binding{groups[0], {}}
-		for _, g := range groups[1:] {
-			merged[1] = append(merged[1], g...)
-		}
-		full = hm.FullHelpView(merged)
-	}
 	title := m.sty.Accent.Render("Keys: " + m.screenName())
-	body := title + "\n\n" + full + "\n\n" + m.sty.Subtle.Render("any key closes")
+	// Border and padding take 4 columns and 2 lines; the title, the
+	// footer and the blank lines between 4 more, given up when cramped.
+	room, chrome := w-6, 4
+	if h-2-chrome < 8 {
+		chrome = 1
+	}
+	lines, hidden := helpColumns(&m.sty, m.currentHelp().full, room, h-2-chrome)
+	foot := "any key closes"
+	if hidden > 0 {
+		foot = fmt.Sprintf("%d more in a larger window · any key closes", hidden)
+	}
+	body := title + "\n"
+	if chrome > 1 {
+		body += "\n" + strings.Join(lines, "\n") + "\n\n" + m.sty.Subtle.Render(foot)
+	} else {
+		body += strings.Join(lines, "\n")
+	}
 	return m.sty.Dialog.Render(body)
 }
 

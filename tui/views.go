@@ -44,7 +44,7 @@ func (q *queueScreen) saveView(name string) tea.Cmd {
 
 func (q *queueScreen) viewSaved(h host, msg viewSavedMsg) {
 	if msg.err != nil {
-		h.setStatus("saving the view: "+msg.err.Error(), true)
+		h.setStatus("saving the view: "+errText(msg.err), true)
 		return
 	}
 	q.values.values = nil // the filter menu reads the views again
