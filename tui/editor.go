@@ -516,42 +516,56 @@ func (e *labelEditor) view(sty *themes.Styles, w, h int) string {
 
 // termPrompt asks for the business term a confirmed definition is saved
 // under in the glossary.
-type termPrompt struct {
-	input textinput.Model
-	err   string
-}
+type termPrompt struct{ namePrompt }
 
 func newTermPrompt(definition string) *termPrompt {
-	ti := textinput.New()
-	ti.Prompt = "term: "
-	ti.CharLimit = 100
+	p := &termPrompt{newNamePrompt("term: ", 100, "glossary", "a term is required",
+		"Save the definition to the glossary", "Every trace whose question uses the term gets this gold.",
+		func(term string) action { return saveTermAction{term} })}
 	// "active = subscription_status in (…)" suggests the term "active".
 	if i := strings.IndexAny(definition, "=:"); i > 0 {
-		ti.SetValue(strings.TrimSpace(model.CleanLine(definition[:i])))
+		p.input.SetValue(strings.TrimSpace(model.CleanLine(definition[:i])))
 	}
-	return &termPrompt{input: ti}
+	return p
 }
 
-func (p *termPrompt) title() string { return "glossary" }
-func (p *termPrompt) help(k keyMap) helpKeys {
+// namePrompt is a dialog asking for one name (a glossary term, a view's
+// name): enter answers with it, esc closes.
+type namePrompt struct {
+	input                textinput.Model
+	err                  string
+	what, missing        string // the dialog's title; said when the name is empty
+	heading, explanation string
+	answer               func(name string) action
+}
+
+func newNamePrompt(prompt string, limit int, what, missing, heading, explanation string, answer func(string) action) namePrompt {
+	ti := textinput.New()
+	ti.Prompt = prompt
+	ti.CharLimit = limit
+	return namePrompt{input: ti, what: what, missing: missing, heading: heading, explanation: explanation, answer: answer}
+}
+
+func (p *namePrompt) title() string { return p.what }
+func (p *namePrompt) help(k keyMap) helpKeys {
 	return helpKeys{short: []key.Binding{
 		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save")),
 		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 	}}
 }
 
-func (p *termPrompt) update(msg tea.Msg) (tea.Cmd, action) {
+func (p *namePrompt) update(msg tea.Msg) (tea.Cmd, action) {
 	if kp, ok := msg.(tea.KeyPressMsg); ok {
 		switch kp.String() {
 		case "esc":
 			return nil, closeAction{}
 		case "enter":
-			t := strings.TrimSpace(p.input.Value())
-			if t == "" {
-				p.err = "a term is required"
+			name := strings.TrimSpace(p.input.Value())
+			if name == "" {
+				p.err = p.missing
 				return nil, nil
 			}
-			return nil, saveTermAction{t}
+			return nil, p.answer(name)
 		}
 	}
 	var cmd tea.Cmd
@@ -559,11 +573,10 @@ func (p *termPrompt) update(msg tea.Msg) (tea.Cmd, action) {
 	return cmd, nil
 }
 
-func (p *termPrompt) view(sty *themes.Styles, w, h int) string {
+func (p *namePrompt) view(sty *themes.Styles, w, h int) string {
 	boxW := min(w-4, 64)
 	p.input.SetWidth(boxW - 12)
-	lines := []string{sty.Accent.Render("Save the definition to the glossary"),
-		sty.Subtle.Render("Every trace whose question uses the term gets this gold."), "", p.input.View()}
+	lines := []string{sty.Accent.Render(p.heading), sty.Subtle.Render(p.explanation), "", p.input.View()}
 	if p.err != "" {
 		lines = append(lines, sty.InputError.Render("✗ "+p.err))
 	}

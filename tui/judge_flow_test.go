@@ -1,15 +1,9 @@
 package tui
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
-	"time"
-
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/model"
@@ -29,45 +23,18 @@ func TestJudgeCheckFlow(t *testing.T) {
 		Model: "gpt-4o-mini", PromptSHA256: "9c9e3caa2a60"}); err != nil {
 		t.Fatal(err)
 	}
-	tm := teatest.NewTestModel(t, New(eng, Options{Labeler: "tester", Theme: "dark"}),
-		teatest.WithInitialTermSize(120, 40),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
-	var all []byte
-	mark := 0
-	waitFor := func(s string) {
-		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		buf := make([]byte, 64<<10)
-		for {
-			n, _ := tm.Output().Read(buf)
-			all = append(all, buf[:n]...)
-			if i := bytes.Index(all[mark:], []byte(s)); i >= 0 {
-				mark += i + len(s)
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%q not drawn within 5s; output since the last match:\n%q", s, all[mark:])
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-	waitFor("33 traces")
-	tm.Send(keyMsg("m"))
-	waitFor("≠ scorer or unsure 1")
-	tm.Send(keyMsg("enter"))
-	waitFor("judge:gpt-4o-mini")
-	waitFor("the result has no as_of")
-	tm.Send(keyMsg("m"))
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		rec, err := eng.CaseForTrace(ctx, "trace_9f31c2")
-		if err == nil && rec != nil && rec.Case.Label.FailureClass != nil && *rec.Case.Label.FailureClass == temporal &&
-			strings.HasPrefix(rec.Case.Label.MachineNote, "from judge:gpt-4o-mini (gpt-4o-mini") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the judge's label was not accepted: %+v %v", rec, err)
-		}
-	}
+	p := newProgram(t, eng, Options{}, 120, 40)
+	p.waitFor("33 traces")
+	p.send("m")
+	p.waitFor("≠ scorer or unsure 1")
+	p.send("enter")
+	p.waitFor("judge:gpt-4o-mini")
+	p.waitFor("the result has no as_of")
+	p.send("m")
+	p.eventually("trace_9f31c2", "the judge's label accepted", func(rec *app.CaseRecord) bool {
+		return rec.Case.Label.FailureClass != nil && *rec.Case.Label.FailureClass == temporal &&
+			strings.HasPrefix(rec.Case.Label.MachineNote, "from judge:gpt-4o-mini (gpt-4o-mini")
+	})
 	tr, err := eng.Raters(ctx, "trace_9f31c2")
 	if err != nil {
 		t.Fatal(err)
@@ -75,8 +42,8 @@ func TestJudgeCheckFlow(t *testing.T) {
 	if me := tr.Rater("tester"); me == nil || me.Kind != model.RaterHuman || me.Label.FailureClass == nil || *me.Label.FailureClass != temporal {
 		t.Errorf("the labeler's own label: %+v", me)
 	}
-	tm.Send(keyMsg("?"))
-	waitFor("accept judge's label")
-	tm.Send(keyMsg("ctrl+c"))
-	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	p.send("?")
+	p.waitFor("accept judge's label")
+	p.send("esc")
+	p.quit()
 }

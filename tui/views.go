@@ -2,15 +2,11 @@ package tui
 
 import (
 	"fmt"
-	"strings"
 
-	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/model"
-	"github.com/tracelab-dev/tracelab/themes"
 )
 
 // Saved views: V in the queue saves its filter and search under a name;
@@ -72,54 +68,13 @@ func (d *filterDialog) pickView(name string) action {
 }
 
 // viewPrompt asks for the name a view is saved under.
-type viewPrompt struct {
-	input textinput.Model
-	err   string
-}
+type viewPrompt struct{ namePrompt }
 
 func newViewPrompt(search string) *viewPrompt {
-	ti := textinput.New()
-	ti.Prompt = "name: "
-	ti.CharLimit = 64
-	ti.SetValue(model.CleanLine(search))
-	ti.Focus()
-	return &viewPrompt{input: ti}
-}
-
-func (p *viewPrompt) title() string { return "save view" }
-func (p *viewPrompt) help(k keyMap) helpKeys {
-	return helpKeys{short: []key.Binding{
-		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save")),
-		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
-	}}
-}
-
-func (p *viewPrompt) update(msg tea.Msg) (tea.Cmd, action) {
-	if kp, ok := msg.(tea.KeyPressMsg); ok {
-		switch kp.String() {
-		case "esc":
-			return nil, closeAction{}
-		case "enter":
-			name := strings.TrimSpace(p.input.Value())
-			if name == "" {
-				p.err = "a name is required"
-				return nil, nil
-			}
-			return nil, saveViewAction{name}
-		}
-	}
-	var cmd tea.Cmd
-	p.input, cmd = p.input.Update(msg)
-	return cmd, nil
-}
-
-func (p *viewPrompt) view(sty *themes.Styles, w, h int) string {
-	boxW := min(w-4, 64)
-	p.input.SetWidth(boxW - 12)
-	lines := []string{sty.Accent.Render("Save the queue's filter and search as a view"),
-		sty.Subtle.Render("f lists it; tracelab ls --view NAME shows the same traces."), "", p.input.View()}
-	if p.err != "" {
-		lines = append(lines, sty.InputError.Render("✗ "+p.err))
-	}
-	return sty.Dialog.Render(strings.Join(lines, "\n"))
+	p := &viewPrompt{newNamePrompt("name: ", 64, "save view", "a name is required",
+		"Save the queue's filter and search as a view", "f lists it; tracelab ls --view NAME shows the same traces.",
+		func(name string) action { return saveViewAction{name} })}
+	p.input.SetValue(model.CleanLine(search))
+	p.input.Focus()
+	return p
 }
