@@ -31,6 +31,8 @@ type reportScreen struct {
 	seq     int // the load whose answer is awaited; older answers are dropped
 	cursor  int // failure class under the cursor
 	offset  int // first line drawn when the report is taller than the screen
+	// the terminal's size, for the offset (report_scroll.go)
+	width, height int
 }
 
 type reportMsg struct {
@@ -46,7 +48,10 @@ type reportMsg struct {
 func (reportMsg) owner() screenID { return screenReport }
 
 func (r *reportScreen) update(h host, msg tea.Msg) tea.Cmd {
+	defer r.syncScroll()
 	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		r.width, r.height = msg.Width, msg.Height
 	case shownMsg:
 		return r.load()
 	case tea.KeyPressMsg:
@@ -182,20 +187,37 @@ func sparkline(hist []app.HistoryEntry, server string, m model.Metric, w int) st
 }
 
 func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
+	lines, cursorLine := r.lines(sty, w)
+	if cursorLine < 0 {
+		return strings.Join(lines, "\n")
+	}
+	// The class under the cursor is in view (update keeps the offset
+	// there, report_scroll.go); the table header (line 0) stays on top.
+	if len(lines) > h && h > 1 {
+		body, bodyH := lines[1:], h-1
+		off := clamp(r.offset, 0, len(body)-bodyH)
+		lines = append([]string{lines[0]}, body[off:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// lines is the report drawn whole, and the line of the class under the
+// cursor (-1: a message, no table).
+func (r *reportScreen) lines(sty *themes.Styles, w int) ([]string, int) {
 	switch {
 	case r.err != nil:
-		return sty.Error.Render(" cannot build the report: " + model.CleanLine(r.err.Error()))
+		return []string{sty.Error.Render(" cannot build the report: " + model.CleanLine(r.err.Error()))}, -1
 	case r.missing:
-		return sty.Subtle.Render(" no report in this build: score the traces (tracelab score), then tracelab report")
+		return []string{sty.Subtle.Render(" no report in this build: score the traces (tracelab score), then tracelab report")}, -1
 	case !r.loaded:
-		return sty.Subtle.Render(" building the report…")
+		return []string{sty.Subtle.Render(" building the report…")}, -1
 	}
 	labelW := 22
 	if len(r.reports) == 0 {
 		// No case has a person's gold yet; the labelers may still be under way.
 		lines := append([]string{sty.Subtle.Render(" nothing to report yet: label and confirm some cases first")},
 			r.progressLines(sty, labelW, w)...)
-		return strings.Join(lines, "\n")
+		return lines, -1
 	}
 	colW := max(12, min(28, (w-labelW-2)/len(r.reports)))
 	var lines []string
@@ -293,22 +315,7 @@ func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
 				sty.Text.Render(itoa(n)))
 		}
 	}
-	// Scroll so the class under the cursor is in view; the table header
-	// (line 0) stays at the top.
-	if len(lines) > h && h > 1 {
-		body, bodyH := lines[1:], h-1
-		last := cursorLine - 1
-		first := last - len(r.reports) + 1
-		if last >= r.offset+bodyH {
-			r.offset = last - bodyH + 1
-		}
-		if first < r.offset {
-			r.offset = first
-		}
-		r.offset = clamp(r.offset, 0, len(body)-bodyH)
-		lines = append([]string{lines[0]}, body[r.offset:]...)
-	}
-	return strings.Join(lines, "\n")
+	return lines, cursorLine
 }
 
 // progressLines is how far each rater got: cases labeled, of those

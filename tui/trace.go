@@ -150,6 +150,7 @@ func (ts *traceScreen) unavailable() string {
 func (ts *traceScreen) unsaved() int { return len(ts.actions) }
 
 func (ts *traceScreen) update(h host, msg tea.Msg) tea.Cmd {
+	defer ts.syncScroll()
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		ts.width, ts.height = msg.Width, msg.Height

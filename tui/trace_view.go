@@ -132,12 +132,6 @@ func (ts *traceScreen) labelLine(sty *themes.Styles) string {
 
 func (ts *traceScreen) stepsView(sty *themes.Styles, w, h int) string {
 	n := len(ts.t.Steps)
-	if ts.step < ts.stepOff {
-		ts.stepOff = ts.step
-	}
-	if ts.step >= ts.stepOff+h {
-		ts.stepOff = ts.step - h + 1
-	}
 	marked := map[int]bool{}
 	if ts.score != nil {
 		for _, mk := range ts.score.Markers {
@@ -172,15 +166,12 @@ func (ts *traceScreen) detailPane(sty *themes.Styles, w, h int) string {
 	inner := w - 2
 	lines := ts.detailLines(sty, ts.step, inner)
 	viewH := h - 2
-	maxOff := max(0, len(lines)-viewH)
-	if ts.detailOff > maxOff {
-		ts.detailOff = maxOff
-	}
-	end := min(len(lines), ts.detailOff+viewH)
-	body := strings.Join(lines[ts.detailOff:end], "\n")
+	off := min(ts.detailOff, max(0, len(lines)-viewH)) // update keeps it there (trace_scroll.go)
+	end := min(len(lines), off+viewH)
+	body := strings.Join(lines[off:end], "\n")
 	title := fmt.Sprintf("Step %d", ts.step)
 	if len(lines) > viewH {
-		title += fmt.Sprintf(" · %d-%d/%d", ts.detailOff+1, end, len(lines))
+		title += fmt.Sprintf(" · %d-%d/%d", off+1, end, len(lines))
 	}
 	if ts.score != nil && len(ts.score.Markers) > 0 {
 		title += " · [ ] markers"
@@ -281,20 +272,18 @@ func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
 
 // scorePane is the scoring panel: fields used with their gold status,
 // the metrics of this trace and the suggested class with its evidence.
+// It is drawn by update (trace_scroll.go), which keeps the selected row
+// in view; view only reads it.
 func (ts *traceScreen) scorePane(sty *themes.Styles, w, h int) string {
-	k := scoreKey{ts.item, ts.itemOff, w, h, ts.focus == paneScore, ts.rec, ts.score}
-	if s, ok := ts.scoreCache[k]; ok {
+	if s, ok := ts.scoreCache[ts.scoreKey(w, h)]; ok {
 		return s
 	}
-	s := ts.drawScorePane(sty, w, h)
-	if len(ts.scoreCache) > 256 {
-		ts.scoreCache = map[scoreKey]string{}
-	}
-	ts.scoreCache[k] = s
+	s, _ := ts.drawScorePane(sty, w, h)
 	return s
 }
 
-func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) string {
+// drawScorePane draws the pane and says the first row it shows.
+func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) (string, int) {
 	inner := w - 2
 	viewH := h - 2
 	type row = panelRow
@@ -389,14 +378,9 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) string {
 			selRow = i
 		}
 	}
-	if selRow < ts.itemOff {
-		ts.itemOff = selRow
-	}
-	if selRow >= ts.itemOff+viewH {
-		ts.itemOff = selRow - viewH + 1
-	}
+	off := scrollInto(ts.itemOff, selRow, viewH)
 	var out []string
-	for i := ts.itemOff; i < len(rows) && len(out) < viewH; i++ {
+	for i := off; i < len(rows) && len(out) < viewH; i++ {
 		r := rows[i]
 		text := cell(r.text, inner)
 		if r.item >= 0 && r.item == ts.item {
@@ -410,7 +394,7 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) string {
 		}
 		out = append(out, text)
 	}
-	return drawPane(ts.paneStyle(sty, paneScore), sty.Accent.Render("Scoring"), strings.Join(out, "\n"), w, h)
+	return drawPane(ts.paneStyle(sty, paneScore), sty.Accent.Render("Scoring"), strings.Join(out, "\n"), w, h), off
 }
 
 func (ts *traceScreen) metricRows(sty *themes.Styles) []panelRow {
