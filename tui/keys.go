@@ -180,14 +180,6 @@ type helpKeys struct {
 func (h helpKeys) ShortHelp() []key.Binding  { return h.short }
 func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 
-func (k keyMap) reportHelp() helpKeys {
-	r, g := k.Report, k.Global
-	return helpKeys{
-		short: []key.Binding{g.Help, r.Open, r.Up, r.Down, r.Reload, g.Back, g.Trace, g.Quit},
-		full:  [][]key.Binding{{r.Up, r.Down, r.Open, r.Reload}, g.all()},
-	}
-}
-
 func (k keyMap) editorHelp() helpKeys {
 	e := k.Editor
 	return helpKeys{

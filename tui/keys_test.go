@@ -29,6 +29,7 @@ func TestHelpIsHonest(t *testing.T) {
 	}{
 		{"trace", m.trace.commands(), m.trace.help(km)},
 		{"queue", m.queue.commands(), m.queue.help(km)},
+		{"report", m.report.commands(), m.report.help(km)},
 	}
 	global := km.Global.all()
 	// The keys the root takes before the screen (esc is each screen's).

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracelab-dev/tracelab/model"
@@ -28,9 +27,10 @@ type reportScreen struct {
 	loading bool
 	missing bool // no report function was wired
 	err     error
-	seq     int // the load whose answer is awaited; older answers are dropped
-	cursor  int // failure class under the cursor
-	offset  int // first line drawn when the report is taller than the screen
+	seq     int      // the load whose answer is awaited; older answers are dropped
+	cursor  int      // failure class under the cursor
+	offset  int      // first line drawn when the report is taller than the screen
+	cmds    commands // the report's keys as data (report_keys.go)
 	// the terminal's size, for the offset (report_scroll.go)
 	width, height int
 }
@@ -97,26 +97,6 @@ func (r *reportScreen) load() tea.Cmd {
 
 func (r *reportScreen) move(d int) {
 	r.cursor = clamp(r.cursor+d, 0, len(model.Classes)-1)
-}
-
-func (r *reportScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
-	k := r.keys.Report
-	switch {
-	case key.Matches(msg, r.keys.Global.Back):
-		return h.back()
-	case key.Matches(msg, k.Down):
-		r.move(1)
-	case key.Matches(msg, k.Up):
-		r.move(-1)
-	case key.Matches(msg, k.Reload):
-		return r.load()
-	case key.Matches(msg, k.Open):
-		c := string(model.Classes[r.cursor])
-		return func() tea.Msg {
-			return queueFilterMsg{f: app.Filter{Classes: []string{c}}, status: "queue filtered to " + c}
-		}
-	}
-	return nil
 }
 
 func fmtRate(p *float64) string {

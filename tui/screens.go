@@ -97,5 +97,4 @@ func (q *queueScreen) title() string              { return "Queue" }
 func (ts *traceScreen) title() string             { return "Trace" }
 func (r *reportScreen) title() string             { return "Report" }
 func (d *toolDriftScreen) title() string          { return "Drift" }
-func (r *reportScreen) help(k keyMap) helpKeys    { return k.reportHelp() }
 func (d *toolDriftScreen) help(k keyMap) helpKeys { return k.driftHelp() }
