@@ -27,12 +27,14 @@ type reportScreen struct {
 	loading bool
 	missing bool // no report function was wired
 	err     error
-	seq     int      // the load whose answer is awaited; older answers are dropped
-	cursor  int      // failure class under the cursor
-	offset  int      // first line drawn when the report is taller than the screen
-	cmds    commands // the report's keys as data (report_keys.go)
-	// the terminal's size, for the offset (report_scroll.go)
+	seq     int // the load whose answer is awaited; older answers are dropped
+	cursor  int // failure class under the cursor
+	offset  int // first line drawn when the report is taller than the screen
+
+	// the terminal's size, for the offset (report_scroll.go), and the
+	// report's keys as data (report_keys.go)
 	width, height int
+	cmds          commands
 }
 
 type reportMsg struct {
