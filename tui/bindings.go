@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"slices"
 
 	"charm.land/bubbles/v2/key"
@@ -90,6 +91,16 @@ func (e *env) readOnly() string {
 }
 
 const readOnlyWhy = "read-only database: browsing only, nothing is saved"
+
+// loadErr is the error of a screen's load as it is shown: a load that
+// must write first (stale scores, missing hashes) on a read-only
+// database says so in words.
+func loadErr(err error) error {
+	if app.IsReadOnly(err) {
+		return errors.New("it must update this read-only database first (scores or hashes out of date): open a copy you may write")
+	}
+	return err
+}
 
 // errText is an error as the status line says it: a write refused by a
 // read-only database in words, anything else as it is.

@@ -121,7 +121,7 @@ func (d *toolDriftScreen) handle(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		d.loading, d.loaded = false, true
-		d.ov, d.err = msg.ov, msg.err
+		d.ov, d.err = msg.ov, loadErr(msg.err)
 		d.cursor = clamp(d.cursor, 0, max(0, len(d.ov.Changes)-1))
 		d.detailOff = 0
 		d.detail = driftDetailCache{}

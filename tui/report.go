@@ -68,7 +68,7 @@ func (r *reportScreen) update(h host, msg tea.Msg) tea.Cmd {
 		if msg.seq != r.seq {
 			return nil
 		}
-		r.loading, r.loaded, r.missing, r.err = false, true, msg.missing, msg.err
+		r.loading, r.loaded, r.missing, r.err = false, true, msg.missing, loadErr(msg.err)
 		r.reports, r.progress, r.history = msg.reports, msg.progress, msg.history
 		r.pending = map[string]int{}
 		for _, l := range msg.labels {
