@@ -194,7 +194,8 @@ func markField(id, field string, required bool) labelAction {
 func editFields(id string, edits []app.FieldEdit) labelAction {
 	return labelAction{id: id, note: fmt.Sprintf("gold saved (%d field(s), one undo)", len(edits)),
 		run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
-			return eng.EditFields(ctx, id, who, edits...)
+			// EditGold: correct follows a new gold answer at once.
+			return eng.EditGold(ctx, id, who, edits...)
 		}}
 }
 

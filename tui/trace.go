@@ -49,12 +49,16 @@ type traceScreen struct {
 	hoff          int // first column of a result table drawn (h / l)
 	item, itemOff int // scoring panel cursor
 	items         []panelItem
+	// scoreFree: the scoring pane was scrolled past its cursor (scorepane.go);
+	// scoreSel, scoreMax: the cursor's row and the last first row, as drawn.
+	scoreFree          bool
+	scoreSel, scoreMax int
 
 	// cache of drawn detail lines per step and width; a map so that the
 	// copies View works on share it. Replaced (never cleared) on change.
 	cache map[detailKey][]string
 	// the scoring panel as last drawn, by what it depends on.
-	scoreCache map[scoreKey]string
+	scoreCache map[scoreKey]scoreDrawn
 
 	// actions are the labeling keys not saved yet, in the order pressed;
 	// the first one is running (actions.go).
@@ -65,7 +69,7 @@ type traceScreen struct {
 
 type scoreKey struct {
 	item, itemOff, w, h int
-	focused             bool
+	focused, free, side bool
 	rec                 *app.CaseRecord
 	score               *app.TraceScore
 }
@@ -83,12 +87,12 @@ type panelItem struct {
 }
 
 func newTraceScreen(e *env) *traceScreen {
-	return &traceScreen{env: e, width: 80, height: 24, cache: map[detailKey][]string{}}
+	return &traceScreen{env: e, width: 80, height: 24, cache: map[detailKey][]string{}, scoreCache: map[scoreKey]scoreDrawn{}}
 }
 
 func (ts *traceScreen) invalidate() {
 	ts.cache = map[detailKey][]string{}
-	ts.scoreCache = map[scoreKey]string{}
+	ts.scoreCache = map[scoreKey]scoreDrawn{}
 }
 
 // The messages the trace screen owns.
@@ -456,13 +460,18 @@ func (ts *traceScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
 	}
 	_, detailW, _ := ts.widths(ts.width)
 	id := ts.id
+	if ts.scoreScrollKey(msg) {
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Focus):
 		ts.focus = (ts.focus + 1) % 3
 	case key.Matches(msg, k.Down):
 		ts.moveIn(1)
+		ts.showEvidenceStep()
 	case key.Matches(msg, k.Up):
 		ts.moveIn(-1)
+		ts.showEvidenceStep()
 	case key.Matches(msg, k.PageDown):
 		ts.scrollDetail(max(1, ts.height/2))
 	case key.Matches(msg, k.PageUp):
@@ -559,9 +568,11 @@ func (ts *traceScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
 		h.pushDialog(screenTrace, p)
 		return p.input.Focus()
 	case key.Matches(msg, k.Confirm):
-		// In the scoring pane enter acts on the line under the cursor;
-		// everywhere else it confirms. It never means both.
-		if ts.focus == paneScore {
+		// In the scoring pane that replaces the detail, enter acts on the
+		// line under the cursor; beside the detail (which shows the
+		// evidence's step already) and everywhere else it confirms. It
+		// never means both.
+		if ts.focus == paneScore && !ts.sideBySide() {
 			it, ok := ts.currentItem()
 			switch {
 			case ok && it.field == "" && it.step >= 0 && it.step < len(ts.t.Steps):
@@ -612,8 +623,13 @@ func (ts *traceScreen) widths(w int) (steps, detail, score int) {
 	if w >= 100 {
 		steps = 32
 	}
-	if w >= 140 {
+	if w >= 120 {
+		// From 120 columns the scoring pane sits beside the detail, so a
+		// SQL step and its evidence show together.
 		score = min(56, w/3)
+		if w < 140 {
+			steps, score = 24, w*2/5
+		}
 	}
 	detail = w - steps - score
 	// inner widths: minus borders

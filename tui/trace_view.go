@@ -42,11 +42,13 @@ func (ts *traceScreen) view(sty *themes.Styles, w, h int) string {
 		ts.stepsView(sty, stepsW-2, bodyH-2), stepsW, bodyH)
 	var right string
 	if scoreW > 0 {
-		right = joinH(ts.detailPane(sty, detailW+2, bodyH), ts.scorePane(sty, scoreW, bodyH))
+		right = joinH(ts.detailPane(sty, detailW+2, bodyH, ""), ts.scorePane(sty, scoreW, bodyH))
 	} else if ts.focus == paneScore {
 		right = ts.scorePane(sty, detailW+2, bodyH)
 	} else {
-		right = ts.detailPane(sty, detailW+2, bodyH)
+		// The scoring pane is off screen: what a sets is said under the
+		// detail.
+		right = ts.detailPane(sty, detailW+2, bodyH, ts.acceptSummary(detailW-4))
 	}
 	return strings.Join(head, "\n") + "\n" + joinH(left, right)
 }
@@ -168,7 +170,7 @@ func (ts *traceScreen) stepsView(sty *themes.Styles, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-func (ts *traceScreen) detailPane(sty *themes.Styles, w, h int) string {
+func (ts *traceScreen) detailPane(sty *themes.Styles, w, h int, foot string) string {
 	inner := w - 2
 	lines := ts.detailLines(sty, ts.step, inner)
 	viewH := h - 2
@@ -185,7 +187,7 @@ func (ts *traceScreen) detailPane(sty *themes.Styles, w, h int) string {
 	if ts.score != nil && len(ts.score.Markers) > 0 {
 		title += " · [ ] markers"
 	}
-	return drawPane(ts.paneStyle(sty, paneDetail), sty.Accent.Render(title), body, w, h)
+	return drawPaneFoot(ts.paneStyle(sty, paneDetail), sty, sty.Accent.Render(title), foot, body, w, h)
 }
 
 // stepHeader is the first lines of a step's detail: kind and metadata.
@@ -282,15 +284,16 @@ func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
 // scorePane is the scoring panel: fields used with their gold status,
 // the metrics of this trace and the suggested class with its evidence.
 func (ts *traceScreen) scorePane(sty *themes.Styles, w, h int) string {
-	k := scoreKey{ts.item, ts.itemOff, w, h, ts.focus == paneScore, ts.rec, ts.score}
-	if s, ok := ts.scoreCache[k]; ok {
-		return s
+	k := scoreKey{ts.item, ts.itemOff, w, h, ts.focus == paneScore, ts.scoreFree, ts.sideBySide(), ts.rec, ts.score}
+	if d, ok := ts.scoreCache[k]; ok {
+		ts.itemOff, ts.scoreSel, ts.scoreMax = d.off, d.sel, d.max // as the draw left them
+		return d.s
 	}
 	s := ts.drawScorePane(sty, w, h)
 	if len(ts.scoreCache) > 256 {
-		ts.scoreCache = map[scoreKey]string{}
+		ts.scoreCache = map[scoreKey]scoreDrawn{}
 	}
-	ts.scoreCache[k] = s
+	ts.scoreCache[k] = scoreDrawn{s, ts.itemOff, ts.scoreSel, ts.scoreMax}
 	return s
 }
 
@@ -350,8 +353,10 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) string {
 	}
 	// The suggestion is the engine's, recomputed on every load and kept
 	// apart from the gold being edited: it stays after edits and undos.
+	sugFrom, sugTo := -1, -1
 	if sv := ts.score; sv != nil && sv.SuggestedGold != nil && len(sv.GoldSources) > 0 {
 		add("")
+		sugFrom = len(rows)
 		add(sty.Bold.Render("Suggested gold") + sty.Subtle.Render(" (a accepts)"))
 		for _, src := range sv.GoldSources {
 			field, why, _ := strings.Cut(src, ": ")
@@ -367,6 +372,10 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) string {
 				}
 			}
 		}
+		for _, l := range ts.suggestionRows(sty, inner) {
+			add(l)
+		}
+		sugTo = len(rows)
 	}
 	if ts.score != nil && ts.score.NeedsHumanReview {
 		add("")
@@ -382,18 +391,15 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) string {
 			}
 		}
 	}
-	// Keep the selected row visible.
-	selRow := 0
-	for i, r := range rows {
-		if r.item == ts.item {
-			selRow = i
-		}
+	ts.placeScoreRows(rows, viewH)
+	foot := ""
+	if sugFrom >= 0 && (sugFrom < ts.itemOff || sugTo > ts.itemOff+viewH) {
+		// The suggestion is cut: its summary stays in the border.
+		foot = ts.acceptSummary(inner - 4)
 	}
-	if selRow < ts.itemOff {
-		ts.itemOff = selRow
-	}
-	if selRow >= ts.itemOff+viewH {
-		ts.itemOff = selRow - viewH + 1
+	title := "Scoring"
+	if len(rows) > viewH {
+		title += fmt.Sprintf(" · %d-%d/%d", ts.itemOff+1, min(len(rows), ts.itemOff+viewH), len(rows))
 	}
 	var out []string
 	for i := ts.itemOff; i < len(rows) && len(out) < viewH; i++ {
@@ -410,7 +416,7 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) string {
 		}
 		out = append(out, text)
 	}
-	return drawPane(ts.paneStyle(sty, paneScore), sty.Accent.Render("Scoring"), strings.Join(out, "\n"), w, h)
+	return drawPaneFoot(ts.paneStyle(sty, paneScore), sty, sty.Accent.Render(title), foot, strings.Join(out, "\n"), w, h)
 }
 
 func (ts *traceScreen) metricRows(sty *themes.Styles) []panelRow {
@@ -475,7 +481,11 @@ func (ts *traceScreen) metricRows(sty *themes.Styles) []panelRow {
 	}
 	rows = append(rows, row{k("suggested") + sug, -1})
 	if len(sv.Classes) > 0 {
-		rows = append(rows, row{sty.Subtle.Render("evidence (enter jumps)"), -1})
+		hint := "evidence (enter jumps)"
+		if ts.sideBySide() {
+			hint = "evidence (j/k shows its step)"
+		}
+		rows = append(rows, row{sty.Subtle.Render(hint), -1})
 	}
 	return rows
 }

@@ -1,0 +1,277 @@
+package tui
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/tracelab-dev/tracelab/app"
+)
+
+// openDemoLikeStore is the demo's data: the sample traces with the gold
+// cases of every server but the generic warehouse, whose traces then wait
+// with suggestions from their grounded peers (trace_9f31c2 among them).
+func openDemoLikeStore(t testing.TB) *app.Engine {
+	t.Helper()
+	eng, _ := openUnlabeledStore(t)
+	ctx := context.Background()
+	name := filepath.Join(sampleDir, "cases.jsonl")
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Skipf("no sample cases at %s: %v", name, err)
+	}
+	var keep bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var c struct {
+			SourceTrace string `json:"source_trace"`
+		}
+		if json.Unmarshal(sc.Bytes(), &c) == nil && c.SourceTrace != "" {
+			if tr, err := eng.Trace(ctx, c.SourceTrace); err == nil && tr != nil && tr.Server == "generic-warehouse" {
+				continue
+			}
+		}
+		keep.Write(sc.Bytes())
+		keep.WriteByte('\n')
+	}
+	if _, err := eng.Import(ctx, &keep, name, app.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Rescore(ctx, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}
+
+// openAt opens trace_9f31c2 in a driver of size w×h on the demo's data.
+func openAt(t *testing.T, w, h int) *driver {
+	t.Helper()
+	d := newDriver(t, openDemoLikeStore(t), w, h)
+	d.send(openTraceMsg{"trace_9f31c2"})
+	d.mustSee("trace_9f31c2")
+	return d
+}
+
+// TestGoldenAccept snapshots the trace screen of trace_9f31c2 at the
+// three sizes a labeler works at, opened and with the scoring pane
+// scrolled to its end: what a sets is on screen in both.
+func TestGoldenAccept(t *testing.T) {
+	down := []string{"tab", "tab"}
+	for range 60 {
+		down = append(down, "j")
+	}
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 50}} {
+		for _, sc := range []struct {
+			name string
+			keys []string
+		}{{"trace_accept", nil}, {"trace_accept_scrolled", down}} {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, size[0], size[1]), func(t *testing.T) {
+				d := openAt(t, size[0], size[1])
+				d.keys(sc.keys...)
+				// The summary of what a sets, or the whole suggestion.
+				if p := d.plain(); !strings.Contains(p, "a sets") && !strings.Contains(p, "a: ✓4 ✗3") &&
+					!(strings.Contains(p, "Suggested gold (a accepts)") && strings.Contains(p, "window 2026-04-01→2026-06-30")) {
+					t.Errorf("what a sets is not on screen:\n%s", p)
+				}
+				golden.RequireEqual(t, d.plain())
+			})
+		}
+	}
+}
+
+// TestScorePaneReachesEveryLine scrolls the scoring pane with each of its
+// keys at every size: the last line (the review reason) and the suggested
+// gold's header come on screen, and going back up reaches the first.
+func TestScorePaneReachesEveryLine(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 50}} {
+		for _, keys := range [][]string{{"j"}, {"pgdown"}, {"J"}} {
+			t.Run(fmt.Sprintf("%dx%d_%s", size[0], size[1], keys[0]), func(t *testing.T) {
+				d := openAt(t, size[0], size[1])
+				d.keys("tab", "tab")
+				seen := map[string]bool{}
+				for range 80 {
+					d.keys(keys...)
+					p := d.plain()
+					for _, s := range []string{"Suggested gold (a accepts)", "needs human review", "no gold answer to compare with"} {
+						seen[s] = seen[s] || strings.Contains(p, s)
+					}
+				}
+				for _, s := range []string{"Suggested gold (a accepts)", "needs human review", "no gold answer to compare with"} {
+					if !seen[s] {
+						t.Errorf("%q never came on screen:\n%s", s, d.plain())
+					}
+				}
+				for range 80 {
+					d.keys("k")
+				}
+				d.mustSee("Fields used")
+			})
+		}
+	}
+}
+
+// TestEnterConfirmsBesideTheDetail: from 120 columns the cursor on an
+// evidence line shows its step in the detail, and enter confirms rather
+// than jumping.
+func TestEnterConfirmsBesideTheDetail(t *testing.T) {
+	d := openAt(t, 120, 40)
+	d.keys("tab", "tab")
+	for d.m.trace.focus == paneScore {
+		it, ok := d.m.trace.currentItem()
+		if !ok {
+			t.Fatal("no evidence in the scoring pane")
+		}
+		if it.field == "" && it.step == 6 {
+			break
+		}
+		before := d.m.trace.item
+		d.key("j")
+		if d.m.trace.item == before {
+			t.Fatalf("no evidence about step 6:\n%s", d.plain())
+		}
+	}
+	if d.m.trace.step != 6 {
+		t.Fatalf("the detail shows step %d, not the evidence's step 6", d.m.trace.step)
+	}
+	d.mustSee("── SQL")
+	d.mustSee("Scoring")
+	d.key("enter")
+	// A confirm of an unfinished label asks first: a confirm, not a jump.
+	d.mustSee("Confirm anyway?")
+	if d.m.trace.focus != paneScore {
+		t.Errorf("enter left the scoring pane (focus %d)", d.m.trace.focus)
+	}
+}
+
+// TestAcceptSummaryFits: the summary of what a sets fits every width it
+// is drawn at, and says the counts at each.
+func TestAcceptSummaryFits(t *testing.T) {
+	d := openAt(t, 80, 24)
+	ts := d.m.trace
+	for _, w := range []int{90, 60, 48, 40, 34, 20} {
+		s := ts.acceptSummary(w)
+		if got := ansiWidth(s); got > w {
+			t.Errorf("width %d: %q is %d wide", w, s, got)
+		}
+		if w >= 34 && !strings.Contains(s, "4") {
+			t.Errorf("width %d: %q lost the counts", w, s)
+		}
+	}
+	if s := ts.acceptSummary(120); s != "a sets 4 required, 3 forbidden · window 2026-04-01→2026-06-30 · answer not set" {
+		t.Errorf("widest summary: %q", s)
+	}
+}
+
+// teaFlow runs the real program on a fake terminal and reads its output.
+type teaFlow struct {
+	t    *testing.T
+	tm   *teatest.TestModel
+	all  []byte
+	mark int
+}
+
+func newTeaFlow(t *testing.T, eng *app.Engine, w, h int) *teaFlow {
+	tm := teatest.NewTestModel(t, New(eng, Options{Labeler: "tester", Theme: "dark"}),
+		teatest.WithInitialTermSize(w, h),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
+	return &teaFlow{t: t, tm: tm}
+}
+
+// waitFor waits until s is drawn after the previous match.
+func (f *teaFlow) waitFor(s string) {
+	f.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	buf := make([]byte, 64<<10)
+	for {
+		n, _ := f.tm.Output().Read(buf)
+		f.all = append(f.all, buf[:n]...)
+		if i := bytes.Index(f.all[f.mark:], []byte(s)); i >= 0 {
+			f.mark += i + len(s)
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("%q not drawn within 10s; output since the last match:\n%q", s, f.all[f.mark:])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (f *teaFlow) send(keys ...string) {
+	for _, k := range keys {
+		f.tm.Send(keyMsg(k))
+	}
+}
+
+// TestProgramScrollsScoringToEnd: at 80x24 the labeler tabs to the scoring
+// pane of trace_9f31c2 and scrolls (j past the last item, pgdn, J) until
+// the pane's last line, the review reason, is drawn.
+func TestProgramScrollsScoringToEnd(t *testing.T) {
+	f := newTeaFlow(t, openDemoLikeStore(t), 80, 24)
+	f.waitFor("trace_9f31c2")
+	f.send("enter")
+	f.waitFor("Steps 9")
+	f.waitFor("a sets ✓4 ✗3") // under the detail: the pane is off screen
+	f.send("tab", "tab")
+	f.waitFor("Fields used")
+	for range 40 {
+		f.send("j")
+	}
+	f.send("pgdown", "J")
+	f.waitFor("Suggested gold")
+	f.waitFor("needs human review")
+	f.waitFor("no gold answer to compare with")
+	f.send("q")
+	fm := f.tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	ts := fm.trace
+	if ts.itemOff != ts.scoreMax || ts.scoreMax == 0 {
+		t.Errorf("the pane's first line %d, its last possible %d", ts.itemOff, ts.scoreMax)
+	}
+}
+
+// TestProgramAnswerUpdatesCorrect: an answer typed in the gold editor
+// sets correct at once, without a: the right answer makes it ✓, another
+// makes it ✗.
+func TestProgramAnswerUpdatesCorrect(t *testing.T) {
+	eng := openDemoLikeStore(t)
+	ctx := context.Background()
+	f := newTeaFlow(t, eng, 100, 30)
+	f.waitFor("trace_9f31c2")
+	f.send("enter")
+	f.waitFor("correct ?")
+	f.send("e")
+	f.waitFor("Gold record")
+	for _, r := range "1284" {
+		f.tm.Send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	f.send("ctrl+s")
+	f.waitFor("correct ✓")
+	f.send("e")
+	f.waitFor("Gold record")
+	for range 4 {
+		f.send("backspace")
+	}
+	for _, r := range "1147" {
+		f.tm.Send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	f.send("ctrl+s")
+	f.waitFor("correct ✗")
+	f.send("q")
+	f.tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	rec, err := eng.CaseForTrace(ctx, "trace_9f31c2")
+	if err != nil || rec.Case.Label.Correct == nil || *rec.Case.Label.Correct {
+		t.Fatalf("correct after answering 1147 for 1,284: %+v %v", rec, err)
+	}
+}
