@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"github.com/tracelab-dev/tracelab/app"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -294,10 +295,12 @@ func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
 		}
 	}
 	// Scroll so the class under the cursor is in view; the table header
-	// (line 0) stays at the top.
-	if len(lines) > h && h > 1 {
-		body, bodyH := lines[1:], h-1
-		last := cursorLine - 1
+	// (line 0) and the cases row (line 1), which every other number is
+	// out of, stay at the top.
+	const pinned = 2
+	if len(lines) > h && h > pinned {
+		body, bodyH := lines[pinned:], h-pinned
+		last := cursorLine - pinned
 		first := last - len(r.reports) + 1
 		if last >= r.offset+bodyH {
 			r.offset = last - bodyH + 1
@@ -306,7 +309,7 @@ func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
 			r.offset = first
 		}
 		r.offset = clamp(r.offset, 0, len(body)-bodyH)
-		lines = append([]string{lines[0]}, body[r.offset:]...)
+		lines = append(slices.Clone(lines[:pinned]), body[r.offset:]...)
 	}
 	return strings.Join(lines, "\n")
 }

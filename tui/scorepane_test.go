@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // openDemoLikeStore is the demo's data: the sample traces with the gold
@@ -273,5 +274,24 @@ func TestProgramAnswerUpdatesCorrect(t *testing.T) {
 	rec, err := eng.CaseForTrace(ctx, "trace_9f31c2")
 	if err != nil || rec.Case.Label.Correct == nil || *rec.Case.Label.Correct {
 		t.Fatalf("correct after answering 1147 for 1,284: %+v %v", rec, err)
+	}
+}
+
+// TestReportKeepsCases: at 80x24 the Report scrolls to its last class
+// and keeps the cases row, what every other number is out of, on screen.
+func TestReportKeepsCases(t *testing.T) {
+	for _, withCases := range []bool{true, false} {
+		eng := openDemoLikeStore(t)
+		if withCases {
+			eng, _ = openFixtureStore(t)
+		}
+		d := newDriver(t, eng, 80, 24)
+		d.key("R")
+		d.mustSee("Failures by class")
+		for i := range len(model.Classes) {
+			d.key("j")
+			d.mustSee(" cases ")
+			d.mustSee(string(model.Classes[min(i+1, len(model.Classes)-1)]))
+		}
 	}
 }
