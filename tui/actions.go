@@ -26,9 +26,10 @@ type labelAction struct {
 
 // actionMsg is a labeling action that ran.
 type actionMsg struct {
-	act labelAction
-	res app.ActionResult
-	err error
+	act    labelAction
+	res    app.ActionResult
+	err    error
+	edited bool // the case's edits stand after it (edited.go)
 }
 
 // enqueue adds an action to the queue and starts it when nothing runs.
@@ -46,7 +47,7 @@ func (ts *traceScreen) startAction() tea.Cmd {
 	eng, ctx, who := ts.eng, ts.ctx, ts.labeler
 	return func() tea.Msg {
 		res, err := a.run(eng, ctx, a.id, who)
-		return actionMsg{act: a, res: res, err: err}
+		return actionMsg{act: a, res: res, err: err, edited: caseEdited(ctx, eng, res.Case)}
 	}
 }
 
@@ -73,6 +74,9 @@ func (ts *traceScreen) showAction(h host, msg actionMsg) tea.Cmd {
 	id, res := msg.act.id, msg.res
 	var raters tea.Cmd
 	if ts.showCase(id, res.Case, res.Score) {
+		if res.Case != nil {
+			ts.edited = msg.edited
+		}
 		// Every edit writes the labeler's own row: the raters change too.
 		raters = ts.loadRaters(id)
 	}

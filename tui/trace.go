@@ -65,6 +65,8 @@ type traceScreen struct {
 	actions []labelAction
 
 	watch watchState // the open trace the poll for others' edits watches (team.go)
+
+	edited bool // a person's unconfirmed edits stand on the case (edited.go)
 }
 
 type scoreKey struct {
@@ -119,6 +121,7 @@ type (
 		// hits are the steps holding the queue's search hitsFor.
 		hits    []int
 		hitsFor string
+		edited  bool // edited.go
 	}
 	// What the trace screen's dialogs return.
 	saveGoldAction      struct{ edits []app.FieldEdit } // the gold editor's save
@@ -258,7 +261,7 @@ func (ts *traceScreen) load(id string) tea.Cmd {
 		}
 		held, herr := eng.Reserve(ctx, id, who)
 		return traceMsg{id: id, t: t, rec: rec, score: sv, raters: &tr, held: held, reserveErr: herr, since: since,
-			hits: hits, hitsFor: search}
+			hits: hits, hitsFor: search, edited: caseEdited(ctx, eng, rec)}
 	}
 }
 
@@ -292,6 +295,7 @@ func (ts *traceScreen) setLoaded(msg traceMsg) {
 		return
 	}
 	ts.id, ts.t, ts.rec, ts.score, ts.raters = msg.id, msg.t, msg.rec, msg.score, msg.raters
+	ts.edited = msg.edited
 	ts.step, ts.stepOff, ts.detailOff, ts.item, ts.itemOff = 0, 0, 0, 0, 0
 	ts.marker = -1
 	ts.searchHits(msg)

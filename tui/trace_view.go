@@ -129,7 +129,7 @@ func (ts *traceScreen) labelLine(sty *themes.Styles) string {
 	g := ts.gold()
 	gold := sty.Subtle.Render(fmt.Sprintf("gold: %d required, %d forbidden", len(g.RequiredFields), len(g.ForbiddenFields)))
 	return " " + sty.Accent.Render("Label ") + yn("correct", lab.Correct) + "  " + yn("grounded", lab.Grounded) + "  " +
-		class + "  " + statusStyle(sty, status)(statusGlyph(status)+" "+string(status)+by) + "  " + gold
+		class + "  " + ts.statusText(sty, status, by) + "  " + gold
 }
 
 func (ts *traceScreen) stepsView(sty *themes.Styles, w, h int) string {
