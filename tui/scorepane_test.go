@@ -148,7 +148,14 @@ func TestEnterConfirmsBesideTheDetail(t *testing.T) {
 		t.Fatalf("the detail shows step %d, not the evidence's step 6", d.m.trace.step)
 	}
 	d.mustSee("── SQL")
-	d.mustSee("Scoring")
+	d.mustSee("WHERE does not apply") // the evidence about it, beside it
+	// The wheel over the scoring pane scrolls it, not the detail.
+	off := d.m.trace.itemOff
+	d.send(tea.MouseWheelMsg{X: 119, Y: 20, Button: tea.MouseWheelDown})
+	_ = d.plain()
+	if d.m.trace.itemOff <= off || d.m.trace.detailOff != 0 {
+		t.Errorf("wheel over the scoring pane: its first line %d (was %d), the detail's %d", d.m.trace.itemOff, off, d.m.trace.detailOff)
+	}
 	d.key("enter")
 	// A confirm of an unfinished label asks first: a confirm, not a jump.
 	d.mustSee("Confirm anyway?")

@@ -162,7 +162,12 @@ func (ts *traceScreen) update(h host, msg tea.Msg) tea.Cmd {
 	case tea.MouseWheelMsg:
 		// The wheel scrolls the pane under the pointer.
 		up := msg.Button == tea.MouseWheelUp
+		_, _, scoreW := ts.widths(ts.width)
 		switch {
+		case scoreW > 0 && msg.X >= ts.width-scoreW && up:
+			ts.scrollScore(-3)
+		case scoreW > 0 && msg.X >= ts.width-scoreW:
+			ts.scrollScore(3)
 		case msg.X < ts.stepsWidth(ts.width) && up:
 			ts.moveStep(-1)
 		case msg.X < ts.stepsWidth(ts.width):
