@@ -13,7 +13,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
@@ -183,68 +182,32 @@ func TestAcceptSummaryFits(t *testing.T) {
 	}
 }
 
-// teaFlow runs the real program on a fake terminal and reads its output.
-type teaFlow struct {
-	t    *testing.T
-	tm   *teatest.TestModel
-	all  []byte
-	mark int
-}
-
-func newTeaFlow(t *testing.T, eng *app.Engine, w, h int) *teaFlow {
-	tm := teatest.NewTestModel(t, New(eng, Options{Labeler: "tester", Theme: "dark"}),
-		teatest.WithInitialTermSize(w, h),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
-	return &teaFlow{t: t, tm: tm}
-}
-
-// waitFor waits until s is drawn after the previous match.
-func (f *teaFlow) waitFor(s string) {
-	f.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	buf := make([]byte, 64<<10)
-	for {
-		n, _ := f.tm.Output().Read(buf)
-		f.all = append(f.all, buf[:n]...)
-		if i := bytes.Index(f.all[f.mark:], []byte(s)); i >= 0 {
-			f.mark += i + len(s)
-			return
-		}
-		if time.Now().After(deadline) {
-			f.t.Fatalf("%q not drawn within 10s; output since the last match:\n%q", s, f.all[f.mark:])
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func (f *teaFlow) send(keys ...string) {
-	for _, k := range keys {
-		f.tm.Send(keyMsg(k))
-	}
-}
-
 // TestProgramScrollsScoringToEnd: at 80x24 the labeler tabs to the scoring
 // pane of trace_9f31c2 and scrolls (j past the last item, pgdn, J) until
-// the pane's last line, the review reason, is drawn.
+// the pane's last line, the review reason, is on screen.
 func TestProgramScrollsScoringToEnd(t *testing.T) {
-	f := newTeaFlow(t, openDemoLikeStore(t), 80, 24)
-	f.waitFor("trace_9f31c2")
-	f.send("enter")
-	f.waitFor("Steps 9")
-	f.waitFor("a sets ✓4 ✗3") // under the detail: the pane is off screen
-	f.send("tab", "tab")
-	f.waitFor("Fields used")
+	p := newProgram(t, openDemoLikeStore(t), Options{}, 80, 24)
+	p.waitFor("trace_9f31c2")
+	p.send("enter")
+	// Under the detail: the scoring pane is off screen.
+	p.waitScreen("what a sets", func(f string) bool { return strings.Contains(f, "a sets ✓4 ✗3") })
+	p.send("tab", "tab")
+	p.waitScreen("the scoring pane", func(f string) bool { return strings.Contains(f, "Fields used") })
 	for range 40 {
-		f.send("j")
+		p.send("j")
 	}
-	f.send("pgdown", "J")
-	f.waitFor("Suggested gold")
-	f.waitFor("needs human review")
-	f.waitFor("no gold answer to compare with")
-	f.send("q")
-	fm := f.tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
-	ts := fm.trace
-	if ts.itemOff != ts.scoreMax || ts.scoreMax == 0 {
+	p.send("pgdown", "J")
+	f := p.waitScreen("the pane's last line", func(f string) bool {
+		return strings.Contains(f, "no gold answer to compare with") && strings.Contains(f, "/56 ")
+	})
+	for _, s := range []string{"needs human review", "· window 2026-04-01→2026-06-30 (fiscal)", "a sets ✓4 ✗3"} {
+		if !strings.Contains(f, s) {
+			t.Errorf("%q not on screen at the pane's end:\n%s", s, f)
+		}
+	}
+	p.send("q")
+	m := p.tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(probe).m
+	if ts := m.trace; ts.itemOff != ts.scoreMax || ts.scoreMax == 0 {
 		t.Errorf("the pane's first line %d, its last possible %d", ts.itemOff, ts.scoreMax)
 	}
 }
@@ -254,34 +217,29 @@ func TestProgramScrollsScoringToEnd(t *testing.T) {
 // makes it ✗.
 func TestProgramAnswerUpdatesCorrect(t *testing.T) {
 	eng := openDemoLikeStore(t)
-	ctx := context.Background()
-	f := newTeaFlow(t, eng, 100, 30)
-	f.waitFor("trace_9f31c2")
-	f.send("enter")
-	f.waitFor("correct ?")
-	f.send("e")
-	f.waitFor("Gold record")
-	for _, r := range "1284" {
-		f.tm.Send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	p := newProgram(t, eng, Options{}, 100, 30)
+	p.waitFor("trace_9f31c2")
+	p.send("enter")
+	correct := func(want string) {
+		t.Helper()
+		p.waitScreen("correct "+want, func(f string) bool {
+			return strings.Contains(lineWith(f, " Label "), "correct "+want)
+		})
 	}
-	f.send("ctrl+s")
-	f.waitFor("correct ✓")
-	f.send("e")
-	f.waitFor("Gold record")
-	for range 4 {
-		f.send("backspace")
-	}
-	for _, r := range "1147" {
-		f.tm.Send(tea.KeyPressMsg{Code: r, Text: string(r)})
-	}
-	f.send("ctrl+s")
-	f.waitFor("correct ✗")
-	f.send("q")
-	f.tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
-	rec, err := eng.CaseForTrace(ctx, "trace_9f31c2")
-	if err != nil || rec.Case.Label.Correct == nil || *rec.Case.Label.Correct {
-		t.Fatalf("correct after answering 1147 for 1,284: %+v %v", rec, err)
-	}
+	correct("?")
+	p.send("e")
+	p.waitScreen("the gold editor", func(f string) bool { return strings.Contains(f, "Gold record") })
+	p.send("1", "2", "8", "4", "ctrl+s")
+	correct("✓")
+	p.send("e")
+	p.waitScreen("the gold editor", func(f string) bool { return strings.Contains(f, "Gold record") })
+	p.send("backspace", "backspace", "backspace", "backspace", "1", "1", "4", "7", "ctrl+s")
+	correct("✗")
+	p.eventually("trace_9f31c2", "correct false", func(r *app.CaseRecord) bool {
+		return r.Case.Label.Correct != nil && !*r.Case.Label.Correct
+	})
+	p.send("q")
+	p.tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 }
 
 // TestReportKeepsCases: at 80x24 the Report scrolls to its last class
