@@ -70,6 +70,10 @@ func (ts *traceScreen) scrollScore(d int) {
 	ts.scoreFree = true
 }
 
+// enterActsOnLine says whether enter acts on the scoring pane's line
+// (the pane replaces the detail) rather than confirming.
+func (ts *traceScreen) enterActsOnLine() bool { return ts.focus == paneScore && !ts.sideBySide() }
+
 // showEvidenceStep puts the step of the evidence under the scoring cursor
 // in the detail pane, when the two are side by side: moving through the
 // evidence shows each step next to it, and enter stays confirm.

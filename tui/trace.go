@@ -158,6 +158,9 @@ func (ts *traceScreen) update(h host, msg tea.Msg) tea.Cmd {
 	case themeMsg:
 		ts.invalidate()
 	case tea.KeyPressMsg:
+		if ts.t != nil && ts.scoreScrollKey(msg) {
+			return nil
+		}
 		return ts.key(h, msg)
 	case tea.MouseWheelMsg:
 		// The wheel scrolls the pane under the pointer.
@@ -469,9 +472,6 @@ func (ts *traceScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
 	}
 	_, detailW, _ := ts.widths(ts.width)
 	id := ts.id
-	if ts.scoreScrollKey(msg) {
-		return nil
-	}
 	switch {
 	case key.Matches(msg, k.Focus):
 		ts.focus = (ts.focus + 1) % 3
@@ -581,7 +581,7 @@ func (ts *traceScreen) key(h host, msg tea.KeyPressMsg) tea.Cmd {
 		// line under the cursor; beside the detail (which shows the
 		// evidence's step already) and everywhere else it confirms. It
 		// never means both.
-		if ts.focus == paneScore && !ts.sideBySide() {
+		if ts.enterActsOnLine() {
 			it, ok := ts.currentItem()
 			switch {
 			case ok && it.field == "" && it.step >= 0 && it.step < len(ts.t.Steps):
