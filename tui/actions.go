@@ -27,9 +27,10 @@ type labelAction struct {
 
 // actionMsg is a labeling action that ran.
 type actionMsg struct {
-	act labelAction
-	res app.ActionResult
-	err error
+	act    labelAction
+	res    app.ActionResult
+	err    error
+	edited bool // the case's edits stand after it (edited.go)
 }
 
 // enqueue adds an action to the queue and starts it when nothing runs.
@@ -63,7 +64,7 @@ func (ts *traceScreen) startAction() tea.Cmd {
 	eng, ctx, who := ts.eng, ts.ctx, ts.labeler
 	return func() tea.Msg {
 		res, err := a.run(eng, ctx, a.id, who)
-		return actionMsg{act: a, res: res, err: err}
+		return actionMsg{act: a, res: res, err: err, edited: caseEdited(ctx, eng, res.Case)}
 	}
 }
 
@@ -90,6 +91,9 @@ func (ts *traceScreen) showAction(h host, msg actionMsg) tea.Cmd {
 	id, res := msg.act.id, msg.res
 	var raters tea.Cmd
 	if ts.showCase(id, res.Case, res.Score) {
+		if res.Case != nil {
+			ts.edited = msg.edited
+		}
 		// Every edit writes the labeler's own row: the raters change too.
 		raters = ts.loadRaters(id)
 	}
@@ -211,7 +215,8 @@ func markField(id, field string, required bool) labelAction {
 func editFields(id string, edits []app.FieldEdit) labelAction {
 	return labelAction{id: id, note: fmt.Sprintf("gold saved (%d field(s), one undo)", len(edits)),
 		run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
-			return eng.EditFields(ctx, id, who, edits...)
+			// EditGold: correct follows a new gold answer at once.
+			return eng.EditGold(ctx, id, who, edits...)
 		}}
 }
 

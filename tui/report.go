@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"github.com/tracelab-dev/tracelab/app"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -174,11 +175,12 @@ func (r *reportScreen) view(sty *themes.Styles, w, h int) string {
 		return strings.Join(lines, "\n")
 	}
 	// The class under the cursor is in view (update keeps the offset
-	// there, report_scroll.go); the table header (line 0) stays on top.
-	if len(lines) > h && h > 1 {
-		body, bodyH := lines[1:], h-1
+	// there, report_scroll.go); the table header (line 0) and the cases
+	// row (line 1), which every other number is out of, stay on top.
+	if len(lines) > h && h > reportPinned {
+		body, bodyH := lines[reportPinned:], h-reportPinned
 		off := clamp(r.offset, 0, len(body)-bodyH)
-		lines = append([]string{lines[0]}, body[off:]...)
+		lines = append(slices.Clone(lines[:reportPinned]), body[off:]...)
 	}
 	return strings.Join(lines, "\n")
 }

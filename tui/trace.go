@@ -47,12 +47,16 @@ type traceScreen struct {
 	hoff          int // first column of a result table drawn (h / l)
 	item, itemOff int // scoring panel cursor
 	items         []panelItem
+	// scoreFree: the scoring pane was scrolled past its cursor (scorepane.go);
+	// scoreSel, scoreMax: the cursor's row and the last first row, as drawn.
+	scoreFree          bool
+	scoreSel, scoreMax int
 
 	// cache of drawn detail lines per step and width; a map so that the
 	// copies View works on share it. Replaced (never cleared) on change.
 	cache map[detailKey][]string
 	// the scoring panel as last drawn, by what it depends on.
-	scoreCache map[scoreKey]string
+	scoreCache map[scoreKey]scoreDrawn
 
 	// actions are the labeling keys not saved yet, in the order pressed;
 	// the first one is running (actions.go).
@@ -63,11 +67,13 @@ type traceScreen struct {
 	cmds commands
 
 	watch watchState // the open trace the poll for others' edits watches (team.go)
+
+	edited bool // a person's unconfirmed edits stand on the case (edited.go)
 }
 
 type scoreKey struct {
 	item, itemOff, w, h int
-	focused             bool
+	focused, free, side bool
 	rec                 *app.CaseRecord
 	score               *app.TraceScore
 }
@@ -85,12 +91,12 @@ type panelItem struct {
 }
 
 func newTraceScreen(e *env) *traceScreen {
-	return &traceScreen{env: e, width: 80, height: 24, cache: map[detailKey][]string{}}
+	return &traceScreen{env: e, width: 80, height: 24, cache: map[detailKey][]string{}, scoreCache: map[scoreKey]scoreDrawn{}}
 }
 
 func (ts *traceScreen) invalidate() {
 	ts.cache = map[detailKey][]string{}
-	ts.scoreCache = map[scoreKey]string{}
+	ts.scoreCache = map[scoreKey]scoreDrawn{}
 }
 
 // The messages the trace screen owns.
@@ -117,6 +123,7 @@ type (
 		// hits are the steps holding the queue's search hitsFor.
 		hits    []int
 		hitsFor string
+		edited  bool // edited.go
 	}
 	// What the trace screen's dialogs return.
 	saveGoldAction      struct{ edits []app.FieldEdit } // the gold editor's save
@@ -158,11 +165,19 @@ func (ts *traceScreen) update(h host, msg tea.Msg) tea.Cmd {
 	case themeMsg:
 		ts.invalidate()
 	case tea.KeyPressMsg:
+		if ts.t != nil && ts.scoreScrollKey(msg) {
+			return nil
+		}
 		return ts.key(h, msg)
 	case tea.MouseWheelMsg:
 		// The wheel scrolls the pane under the pointer.
 		up := msg.Button == tea.MouseWheelUp
+		_, _, scoreW := ts.widths(ts.width)
 		switch {
+		case scoreW > 0 && msg.X >= ts.width-scoreW && up:
+			ts.scrollScore(-3)
+		case scoreW > 0 && msg.X >= ts.width-scoreW:
+			ts.scrollScore(3)
 		case msg.X < ts.stepsWidth(ts.width) && up:
 			ts.moveStep(-1)
 		case msg.X < ts.stepsWidth(ts.width):
@@ -265,7 +280,7 @@ func (ts *traceScreen) load(id string) tea.Cmd {
 		}
 		held, herr := eng.Reserve(ctx, id, who)
 		return traceMsg{id: id, t: t, rec: rec, score: sv, raters: &tr, held: held, reserveErr: herr, since: since,
-			hits: hits, hitsFor: search}
+			hits: hits, hitsFor: search, edited: caseEdited(ctx, eng, rec)}
 	}
 }
 
@@ -299,6 +314,7 @@ func (ts *traceScreen) setLoaded(msg traceMsg) {
 		return
 	}
 	ts.id, ts.t, ts.rec, ts.score, ts.raters = msg.id, msg.t, msg.rec, msg.score, msg.raters
+	ts.edited = msg.edited
 	ts.step, ts.stepOff, ts.detailOff, ts.item, ts.itemOff = 0, 0, 0, 0, 0
 	ts.marker = -1
 	ts.searchHits(msg)
@@ -491,8 +507,13 @@ func (ts *traceScreen) widths(w int) (steps, detail, score int) {
 	if w >= 100 {
 		steps = 32
 	}
-	if w >= 140 {
+	if w >= 120 {
+		// From 120 columns the scoring pane sits beside the detail, so a
+		// SQL step and its evidence show together.
 		score = min(56, w/3)
+		if w < 140 {
+			steps, score = 24, w*2/5
+		}
 	}
 	detail = w - steps - score
 	// inner widths: minus borders

@@ -85,8 +85,8 @@ func (ts *traceScreen) buildCommands() commands {
 	}
 	writes := ts.env.readOnly
 	cs := commands{
-		{key: k.Up, group: groupMove, run: do(func() { ts.moveIn(-1) })},
-		{key: k.Down, group: groupMove, run: do(func() { ts.moveIn(1) })},
+		{key: k.Up, group: groupMove, run: do(func() { ts.moveIn(-1); ts.showEvidenceStep() })},
+		{key: k.Down, group: groupMove, run: do(func() { ts.moveIn(1); ts.showEvidenceStep() })},
 		{key: k.Focus, group: groupMove, run: do(func() { ts.focus = (ts.focus + 1) % 3 })},
 		{key: k.PageUp, group: groupMove, run: do(func() { ts.scrollDetail(-max(1, ts.height/2)) })},
 		{key: k.PageDown, group: groupMove, run: do(func() { ts.scrollDetail(max(1, ts.height/2)) })},
@@ -207,7 +207,10 @@ func (ts *traceScreen) glossaryKey(h host, _ tea.KeyPressMsg) tea.Cmd {
 // confirmKey: in the scoring pane enter acts on the line under the
 // cursor; everywhere else it confirms. It never means both.
 func (ts *traceScreen) confirmKey(h host, _ tea.KeyPressMsg) tea.Cmd {
-	if ts.focus != paneScore {
+	// In the scoring pane that replaces the detail, enter acts on the line
+	// under the cursor; beside the detail (which shows the evidence's step
+	// already) and everywhere else it confirms. It never means both.
+	if !ts.enterActsOnLine() {
 		if why := ts.readOnly(); why != "" {
 			h.setStatus(why, true)
 			return nil

@@ -17,7 +17,7 @@ func scrollInto(off, sel, h int) int {
 }
 
 func (ts *traceScreen) scoreKey(w, h int) scoreKey {
-	return scoreKey{ts.item, ts.itemOff, w, h, ts.focus == paneScore, ts.rec, ts.score}
+	return scoreKey{ts.item, ts.itemOff, w, h, ts.focus == paneScore, ts.scoreFree, ts.sideBySide(), ts.rec, ts.score}
 }
 
 // paneHeight is the height of the panes under the trace's header lines
@@ -58,13 +58,15 @@ func (ts *traceScreen) syncScroll() {
 }
 
 func (ts *traceScreen) syncScorePane(w, h int) {
-	if s, ok := ts.scoreCache[ts.scoreKey(w, h)]; ok && s != "" {
+	if d, ok := ts.scoreCache[ts.scoreKey(w, h)]; ok {
+		ts.scoreSel, ts.scoreMax = d.sel, d.max
 		return // drawn at this offset, which keeps the cursor in view
 	}
-	s, off := ts.drawScorePane(ts.sty, w, h)
-	ts.itemOff = off
+	d := ts.drawScorePane(ts.sty, w, h)
+	ts.itemOff, ts.scoreSel, ts.scoreMax = d.off, d.sel, d.max
 	if ts.scoreCache == nil || len(ts.scoreCache) > 256 {
-		ts.scoreCache = map[scoreKey]string{}
+		ts.scoreCache = map[scoreKey]scoreDrawn{}
 	}
-	ts.scoreCache[ts.scoreKey(w, h)] = s
+	// Kept under the offset it settled on, which is what view asks for.
+	ts.scoreCache[ts.scoreKey(w, h)] = d
 }

@@ -42,11 +42,13 @@ func (ts *traceScreen) view(sty *themes.Styles, w, h int) string {
 		ts.stepsView(sty, stepsW-2, bodyH-2), stepsW, bodyH)
 	var right string
 	if scoreW > 0 {
-		right = joinH(ts.detailPane(sty, detailW+2, bodyH), ts.scorePane(sty, scoreW, bodyH))
+		right = joinH(ts.detailPane(sty, detailW+2, bodyH, ""), ts.scorePane(sty, scoreW, bodyH))
 	} else if ts.focus == paneScore {
 		right = ts.scorePane(sty, detailW+2, bodyH)
 	} else {
-		right = ts.detailPane(sty, detailW+2, bodyH)
+		// The scoring pane is off screen: what a sets is said under the
+		// detail.
+		right = ts.detailPane(sty, detailW+2, bodyH, ts.acceptSummary(detailW-4))
 	}
 	return strings.Join(head, "\n") + "\n" + joinH(left, right)
 }
@@ -127,7 +129,7 @@ func (ts *traceScreen) labelLine(sty *themes.Styles) string {
 	g := ts.gold()
 	gold := sty.Subtle.Render(fmt.Sprintf("gold: %d required, %d forbidden", len(g.RequiredFields), len(g.ForbiddenFields)))
 	return " " + sty.Accent.Render("Label ") + yn("correct", lab.Correct) + "  " + yn("grounded", lab.Grounded) + "  " +
-		class + "  " + statusStyle(sty, status)(statusGlyph(status)+" "+string(status)+by) + "  " + gold
+		class + "  " + ts.statusText(sty, status, by) + "  " + gold
 }
 
 func (ts *traceScreen) stepsView(sty *themes.Styles, w, h int) string {
@@ -162,7 +164,7 @@ func (ts *traceScreen) stepsView(sty *themes.Styles, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-func (ts *traceScreen) detailPane(sty *themes.Styles, w, h int) string {
+func (ts *traceScreen) detailPane(sty *themes.Styles, w, h int, foot string) string {
 	inner := w - 2
 	lines := ts.detailLines(sty, ts.step, inner)
 	viewH := h - 2
@@ -176,7 +178,7 @@ func (ts *traceScreen) detailPane(sty *themes.Styles, w, h int) string {
 	if ts.score != nil && len(ts.score.Markers) > 0 {
 		title += " · [ ] markers"
 	}
-	return drawPane(ts.paneStyle(sty, paneDetail), sty.Accent.Render(title), body, w, h)
+	return drawPaneFoot(ts.paneStyle(sty, paneDetail), sty, sty.Accent.Render(title), foot, body, w, h)
 }
 
 // stepHeader is the first lines of a step's detail: kind and metadata.
@@ -275,15 +277,16 @@ func (ts *traceScreen) detailLines(sty *themes.Styles, i, w int) []string {
 // It is drawn by update (trace_scroll.go), which keeps the selected row
 // in view; view only reads it.
 func (ts *traceScreen) scorePane(sty *themes.Styles, w, h int) string {
-	if s, ok := ts.scoreCache[ts.scoreKey(w, h)]; ok {
-		return s
+	if d, ok := ts.scoreCache[ts.scoreKey(w, h)]; ok {
+		return d.s
 	}
-	s, _ := ts.drawScorePane(sty, w, h)
+	s := ts.drawScorePane(sty, w, h).s
 	return s
 }
 
-// drawScorePane draws the pane and says the first row it shows.
-func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) (string, int) {
+// drawScorePane draws the pane and says the scroll state it drew at
+// (update keeps it: trace_scroll.go); it changes nothing.
+func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) scoreDrawn {
 	inner := w - 2
 	viewH := h - 2
 	type row = panelRow
@@ -339,8 +342,10 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) (string, int)
 	}
 	// The suggestion is the engine's, recomputed on every load and kept
 	// apart from the gold being edited: it stays after edits and undos.
+	sugFrom, sugTo := -1, -1
 	if sv := ts.score; sv != nil && sv.SuggestedGold != nil && len(sv.GoldSources) > 0 {
 		add("")
+		sugFrom = len(rows)
 		add(sty.Bold.Render("Suggested gold") + sty.Subtle.Render(" (a accepts)"))
 		for _, src := range sv.GoldSources {
 			field, why, _ := strings.Cut(src, ": ")
@@ -356,6 +361,10 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) (string, int)
 				}
 			}
 		}
+		for _, l := range ts.suggestionRows(sty, inner) {
+			add(l)
+		}
+		sugTo = len(rows)
 	}
 	if ts.score != nil && ts.score.NeedsHumanReview {
 		add("")
@@ -371,14 +380,18 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) (string, int)
 			}
 		}
 	}
-	// Keep the selected row visible.
-	selRow := 0
-	for i, r := range rows {
-		if r.item == ts.item {
-			selRow = i
-		}
+	var sd scoreDrawn
+	sd.off, sd.sel, sd.max = ts.placeScoreRows(rows, viewH)
+	foot := ""
+	if sugFrom >= 0 && (sugFrom < sd.off || sugTo > sd.off+viewH) {
+		// The suggestion is cut: its summary stays in the border.
+		foot = ts.acceptSummary(inner - 4)
 	}
-	off := scrollInto(ts.itemOff, selRow, viewH)
+	off := sd.off
+	title := "Scoring"
+	if len(rows) > viewH {
+		title += fmt.Sprintf(" · %d-%d/%d", off+1, min(len(rows), off+viewH), len(rows))
+	}
 	var out []string
 	for i := off; i < len(rows) && len(out) < viewH; i++ {
 		r := rows[i]
@@ -394,7 +407,8 @@ func (ts *traceScreen) drawScorePane(sty *themes.Styles, w, h int) (string, int)
 		}
 		out = append(out, text)
 	}
-	return drawPane(ts.paneStyle(sty, paneScore), sty.Accent.Render("Scoring"), strings.Join(out, "\n"), w, h), off
+	sd.s = drawPaneFoot(ts.paneStyle(sty, paneScore), sty, sty.Accent.Render(title), foot, strings.Join(out, "\n"), w, h)
+	return sd
 }
 
 func (ts *traceScreen) metricRows(sty *themes.Styles) []panelRow {
@@ -459,7 +473,11 @@ func (ts *traceScreen) metricRows(sty *themes.Styles) []panelRow {
 	}
 	rows = append(rows, row{k("suggested") + sug, -1})
 	if len(sv.Classes) > 0 {
-		rows = append(rows, row{sty.Subtle.Render("evidence (enter jumps)"), -1})
+		hint := "evidence (enter jumps)"
+		if ts.sideBySide() {
+			hint = "evidence (j/k shows its step)"
+		}
+		rows = append(rows, row{sty.Subtle.Render(hint), -1})
 	}
 	return rows
 }
