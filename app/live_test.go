@@ -87,9 +87,30 @@ func TestIngestLiveConfirmed(t *testing.T) {
 	if why, _ := e.Review(ctx, other); why != "" {
 		t.Fatalf("unconfirmed trace got a review note %q", why)
 	}
+	// The note reaches the readers: the case record (the trace screen) and
+	// the queue's row (the workbench and ls).
+	if after.Review != why {
+		t.Fatalf("case record review = %q, want %q", after.Review, why)
+	}
+	rows, _, err := e.ListTraces(ctx, Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if want := map[string]string{tid: why}[r.TraceID]; r.Review != want {
+			t.Fatalf("queue row %s review = %q, want %q", r.TraceID, r.Review, want)
+		}
+	}
 	// The same spans again (an exporter's retry) change nothing.
 	res, err = e.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "fff19b7ec3c1b174", 2, "43")})
 	if err != nil || len(res.Traces) != 0 {
 		t.Fatalf("retry: %+v %v", res, err)
+	}
+	// Confirming again is the person saying they looked: the note goes.
+	if _, err := e.ConfirmLabel(ctx, tid, "ana", true); err != nil {
+		t.Fatal(err)
+	}
+	if why, _ := e.Review(ctx, tid); why != "" {
+		t.Fatalf("review note %q kept after the case was confirmed again", why)
 	}
 }

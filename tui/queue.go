@@ -65,6 +65,7 @@ type queueScreen struct {
 type rowKey struct {
 	id, caseID, labelClass, suggested, reservedBy string
 	status                                        model.Status
+	changed                                       bool // the case has a review note
 	markers                                       int
 	selected                                      bool
 	width                                         int
@@ -713,7 +714,7 @@ func (q *queueScreen) view(sty *themes.Styles, w, h int) string {
 	}
 	for i := q.offset; i < end; i++ {
 		r := q.rows[i]
-		k := rowKey{r.TraceID, r.CaseID, r.LabelClass, r.SuggestedClass, reservedByOther(r, q.labeler), r.Status, r.Markers, i == q.cursor, w}
+		k := rowKey{r.TraceID, r.CaseID, r.LabelClass, r.SuggestedClass, reservedByOther(r, q.labeler), r.Status, r.Review != "", r.Markers, i == q.cursor, w}
 		line, ok := q.rowCache[k]
 		if !ok {
 			line = q.rowView(sty, cols, r, i == q.cursor, w)
@@ -735,6 +736,12 @@ func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r app.TraceSummar
 	status := statusGlyph(r.Status)
 	if c.statusWords {
 		status += " " + string(r.Status)
+	}
+	if r.Review != "" {
+		status = "⚑" // changed since a person confirmed it (tracelab serve)
+		if c.statusWords {
+			status += " changed"
+		}
 	}
 	by := reservedByOther(r, q.labeler)
 	if by != "" {
@@ -774,6 +781,8 @@ func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r app.TraceSummar
 	}
 	if by != "" {
 		cells[0] = sty.Warn.Render(cells[0]) // someone else's: a warning, whatever its status
+	} else if r.Review != "" {
+		cells[0] = sty.Warn.Render(cells[0]) // a person must look again
 	} else {
 		cells[0] = statusStyle(sty, r.Status)(cells[0])
 	}
