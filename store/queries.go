@@ -40,7 +40,7 @@ type TraceSummary struct {
 	// trace's case (tracelab serve), "" when nothing did: the case waits
 	// for a person to look again.
 	Review string `json:"review,omitempty"`
-	pk         int64
+	pk     int64
 }
 
 // Class is the class a person gave, else the machine's suggestion.
