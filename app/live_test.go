@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,10 +29,15 @@ func liveChat(tid, sid string, start int, answer string) LiveSpan {
 
 // TestIngestLiveConfirmed: new spans for a trace whose case a person
 // confirmed change the trace but not the person's label; the case says
-// what changed. A trace without a confirmed case gets no such note.
+// what changed. A trace without a confirmed case gets no such note. On
+// both stores a team shares: serve writes into PostgreSQL as into SQLite.
 func TestIngestLiveConfirmed(t *testing.T) {
+	eachTeamBackend(t, func(t *testing.T, loc string) { testIngestLiveConfirmed(t, loc) })
+}
+
+func testIngestLiveConfirmed(t *testing.T, loc string) {
 	ctx := context.Background()
-	e, err := Open(ctx, filepath.Join(t.TempDir(), "live.db"), Files{})
+	e, err := Open(ctx, loc, Files{})
 	if err != nil {
 		t.Fatal(err)
 	}
