@@ -145,7 +145,9 @@ func (g *gated) StoreLive(ctx context.Context, file string, spans []app.LiveSpan
 	return g.eng.StoreLive(ctx, file, spans)
 }
 
-func (g *gated) ScoreLive(ctx context.Context, ids []string) (int, error) { return g.eng.ScoreLive(ctx, ids) }
+func (g *gated) ScoreLive(ctx context.Context, ids []string) (int, error) {
+	return g.eng.ScoreLive(ctx, ids)
+}
 
 // TestFlood: a flood of spans with unique trace ids while the database is
 // held is refused with 429 and Retry-After past the queue's bound, the
