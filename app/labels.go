@@ -330,12 +330,20 @@ func (e *Engine) ConfirmLabel(ctx context.Context, traceID, who string, force bo
 			}
 		}
 	}
-	return e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
+	reviewed := ""
+	res, err := e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
 		if p := LabelProblems(rec.Case.Label, score); len(p) > 0 && !force {
 			return nil, &IncompleteError{Missing: p}
 		}
+		if rec.Status == model.StatusConfirmed {
+			reviewed = rec.Review // confirmed again: the person has looked
+		}
 		return []FieldEdit{{"status", jsonOf(model.StatusConfirmed)}}, nil
 	})
+	if err == nil && reviewed != "" {
+		err = e.st.ClearReview(ctx, traceID)
+	}
+	return res, err
 }
 
 // UndoAction undoes who's last action on a trace's case, every field it

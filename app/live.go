@@ -22,13 +22,24 @@ type LiveResult struct {
 	Scored  int
 }
 
-// IngestLive writes received spans and rebuilds every trace they touch
+// IngestLive is StoreLive then ScoreLive: the batch's spans and traces
+// committed, then those traces rescored.
+func (e *Engine) IngestLive(ctx context.Context, file string, spans []LiveSpan) (LiveResult, error) {
+	res, err := e.StoreLive(ctx, file, spans)
+	if err != nil || len(res.Traces) == 0 {
+		return res, err
+	}
+	res.Scored, err = e.ScoreLive(ctx, res.Traces)
+	return res, err
+}
+
+// StoreLive writes received spans and rebuilds every trace they touch
 // from all its spans so far, with the file importers' span readers, in one
 // transaction: when it returns nil the spans and their traces are
-// committed. It then rescores only those traces. A trace whose case a
-// person confirmed keeps that label; its case says what the new spans
-// changed, for review. file names the source ("otlp").
-func (e *Engine) IngestLive(ctx context.Context, file string, spans []LiveSpan) (LiveResult, error) {
+// committed (res.Traces lists those written, for ScoreLive). A trace whose
+// case a person confirmed keeps that label; its case says what the new
+// spans changed, for review. file names the source ("otlp").
+func (e *Engine) StoreLive(ctx context.Context, file string, spans []LiveSpan) (LiveResult, error) {
 	res := LiveResult{Spans: len(spans)}
 	im, err := e.st.BeginLive(ctx, file)
 	if err != nil {
@@ -62,18 +73,18 @@ func (e *Engine) IngestLive(ctx context.Context, file string, spans []LiveSpan) 
 			return res, err
 		}
 	}
-	if err := im.Commit("", "", 0); err != nil {
-		return res, err
-	}
-	if len(res.Traces) == 0 {
-		return res, nil
-	}
+	return res, im.Commit("", "", 0)
+}
+
+// ScoreLive rescores the traces StoreLive wrote (and nothing else): a
+// receiver runs it apart from the commits, so a sender's acknowledgement
+// waits for its spans to be stored, not scored.
+func (e *Engine) ScoreLive(ctx context.Context, traceIDs []string) (int, error) {
 	if _, err := FillSemantic(ctx, e.st); err != nil {
-		return res, err
+		return 0, err
 	}
-	sum, err := e.ScoreTraces(ctx, res.Traces, nil)
-	res.Scored = sum.Scored
-	return res, err
+	sum, err := e.ScoreTraces(ctx, traceIDs, nil)
+	return sum.Scored, err
 }
 
 // What rebuilding one trace did.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,10 +29,15 @@ func liveChat(tid, sid string, start int, answer string) LiveSpan {
 
 // TestIngestLiveConfirmed: new spans for a trace whose case a person
 // confirmed change the trace but not the person's label; the case says
-// what changed. A trace without a confirmed case gets no such note.
+// what changed. A trace without a confirmed case gets no such note. On
+// both stores a team shares: serve writes into PostgreSQL as into SQLite.
 func TestIngestLiveConfirmed(t *testing.T) {
+	eachTeamBackend(t, func(t *testing.T, loc string) { testIngestLiveConfirmed(t, loc) })
+}
+
+func testIngestLiveConfirmed(t *testing.T, loc string) {
 	ctx := context.Background()
-	e, err := Open(ctx, filepath.Join(t.TempDir(), "live.db"), Files{})
+	e, err := Open(ctx, loc, Files{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,9 +91,30 @@ func TestIngestLiveConfirmed(t *testing.T) {
 	if why, _ := e.Review(ctx, other); why != "" {
 		t.Fatalf("unconfirmed trace got a review note %q", why)
 	}
+	// The note reaches the readers: the case record (the trace screen) and
+	// the queue's row (the workbench and ls).
+	if after.Review != why {
+		t.Fatalf("case record review = %q, want %q", after.Review, why)
+	}
+	rows, _, err := e.ListTraces(ctx, Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if want := map[string]string{tid: why}[r.TraceID]; r.Review != want {
+			t.Fatalf("queue row %s review = %q, want %q", r.TraceID, r.Review, want)
+		}
+	}
 	// The same spans again (an exporter's retry) change nothing.
 	res, err = e.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "fff19b7ec3c1b174", 2, "43")})
 	if err != nil || len(res.Traces) != 0 {
 		t.Fatalf("retry: %+v %v", res, err)
+	}
+	// Confirming again is the person saying they looked: the note goes.
+	if _, err := e.ConfirmLabel(ctx, tid, "ana", true); err != nil {
+		t.Fatal(err)
+	}
+	if why, _ := e.Review(ctx, tid); why != "" {
+		t.Fatalf("review note %q kept after the case was confirmed again", why)
 	}
 }

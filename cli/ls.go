@@ -95,6 +95,7 @@ func listTraces(ctx context.Context, st *app.Engine, f app.Filter, format string
 	}
 	tw := newTable(w, 0)
 	fmt.Fprintln(tw, "TRACE\tCASE\tSERVER\tMODEL\tOUTCOME\tSTATUS\tCLASS\tQUESTION")
+	changed := 0
 	for _, t := range all {
 		class := t.Class()
 		switch {
@@ -115,12 +116,24 @@ func listTraces(ctx context.Context, st *app.Engine, f app.Filter, format string
 		if t.Incomplete != "" {
 			outcome += " (incomplete)" // read from a cut stream: no final answer
 		}
+		status := string(t.Status)
+		if t.Review != "" {
+			status += " (changed)" // new spans since a person confirmed it
+			changed++
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", model.CleanLine(t.TraceID), model.CleanLine(caseID), model.CleanLine(t.Server),
-			ansi.Truncate(mdl, 24, "…"), outcome, t.Status, class, ansi.Truncate(model.CleanLine(t.Question), 60, "…"))
+			ansi.Truncate(mdl, 24, "…"), outcome, status, class, ansi.Truncate(model.CleanLine(t.Question), 60, "…"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d traces\n", len(all))
-	return err
+	if _, err := fmt.Fprintf(w, "%d traces\n", len(all)); err != nil {
+		return err
+	}
+	if changed > 0 {
+		// The machine never relabels a confirmed case; a person must look.
+		_, err := fmt.Fprintf(w, "%d confirmed trace(s) changed after confirmation (new spans received): `ls --format json` says what changed; confirm them again in the workbench once you have looked\n", changed)
+		return err
+	}
+	return nil
 }

@@ -140,9 +140,13 @@ type gated struct {
 	gate chan struct{}
 }
 
-func (g *gated) IngestLive(ctx context.Context, file string, spans []app.LiveSpan) (app.LiveResult, error) {
+func (g *gated) StoreLive(ctx context.Context, file string, spans []app.LiveSpan) (app.LiveResult, error) {
 	<-g.gate
-	return g.eng.IngestLive(ctx, file, spans)
+	return g.eng.StoreLive(ctx, file, spans)
+}
+
+func (g *gated) ScoreLive(ctx context.Context, ids []string) (int, error) {
+	return g.eng.ScoreLive(ctx, ids)
 }
 
 // TestFlood: a flood of spans with unique trace ids while the database is

@@ -24,6 +24,10 @@ type CaseRecord struct {
 	UpdatedAt   string
 	ConfirmedBy string
 	ConfirmedAt string
+	// Review says what changed in the trace since a person confirmed the
+	// case (new spans received live, see Importer.MarkReview); "" when
+	// nothing did. Confirming the case again clears it.
+	Review string
 	// The gold and label as stored (JSON), when read from the database: a
 	// suggestion equal to them is known unchanged without encoding them.
 	goldJSON, labelJSON string
@@ -184,7 +188,7 @@ func mustJSON(v any) string {
 }
 
 const caseColumns = `c.case_id, c.source_trace, c.user_role, c.as_user, c.question, c.gold, c.label, c.cost,
-	c.status, c.gold_origin, c.updated_by, c.updated_at, c.confirmed_by, c.confirmed_at,
+	c.status, c.gold_origin, c.updated_by, c.updated_at, c.confirmed_by, c.confirmed_at, c.review,
 	COALESCE(t.trace_id, ''), COALESCE(t.server, ''), t.input_tokens, t.output_tokens, t.usd, t.tool_calls, t.turns, ` + caseContractsColumns
 
 type rowScanner interface{ Scan(...any) error }
@@ -214,7 +218,7 @@ func (d *caseDecoder) scan(r rowScanner) (*CaseRecord, error) {
 	var usd sql.NullFloat64
 	var importedCs, traceCs sql.NullString
 	if err := r.Scan(&c.CaseID, &c.SourceTrace, &c.UserRole, &c.AsUser, &c.Question, &gold, &label, &cost,
-		&status, &cr.GoldOrigin, &cr.UpdatedBy, &cr.UpdatedAt, &cr.ConfirmedBy, &cr.ConfirmedAt,
+		&status, &cr.GoldOrigin, &cr.UpdatedBy, &cr.UpdatedAt, &cr.ConfirmedBy, &cr.ConfirmedAt, &cr.Review,
 		&cr.TraceID, &c.Server, &in, &out, &usd, &calls, &turns, &importedCs, &traceCs); err != nil {
 		return nil, err
 	}

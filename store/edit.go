@@ -303,7 +303,7 @@ const (
 	sqlLoadCaseTx = `SELECT ` + caseColumns + ` FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
 		WHERE c.case_id = ?`
 	sqlSetStatusTx  = `SELECT status FROM cases WHERE case_id = ?`
-	sqlSetStatusTx2 = `UPDATE cases SET status = ?, confirmed_by = ?, confirmed_at = ?, updated_by = ?, updated_at = ?
+	sqlSetStatusTx2 = `UPDATE cases SET status = ?, confirmed_by = ?, confirmed_at = ?, updated_by = ?, updated_at = ?, review = ''
 		WHERE case_id = ?`
 	sqlUndoTrace = `SELECT c.case_id FROM cases c JOIN traces t ON t.id = c.trace_pk
 			WHERE t.trace_id = ? ORDER BY c.case_id LIMIT 1`

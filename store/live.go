@@ -25,6 +25,7 @@ const (
 	sqlSetTraceFormat = `UPDATE traces SET source_format = ? WHERE trace_id = ?`
 	sqlMarkReview     = `UPDATE cases SET review = ? WHERE source_trace = ? AND status = 'confirmed'`
 	sqlConfirmedOf    = `SELECT case_id FROM cases WHERE source_trace = ? AND status = 'confirmed'`
+	sqlClearReview    = `UPDATE cases SET review = '' WHERE source_trace = ? AND review <> ''`
 	sqlReviewOf       = `SELECT review FROM cases WHERE source_trace = ? AND review <> '' ORDER BY case_id`
 	sqlChangeMark     = `SELECT COALESCE(MAX(id), 0), COUNT(*) FROM traces`
 	sqlScoreCount     = `SELECT COUNT(*) FROM scores`
@@ -162,4 +163,11 @@ func (s *Store) ChangeMark(ctx context.Context) ([3]int64, error) {
 	}
 	err := s.db.QueryRowContext(ctx, sqlScoreCount).Scan(&m[2])
 	return m, err
+}
+
+// ClearReview drops the review note of a trace's confirmed case: a person
+// confirmed it again after looking at what changed.
+func (s *Store) ClearReview(ctx context.Context, traceID string) error {
+	_, err := s.db.ExecContext(ctx, sqlClearReview, traceID)
+	return err
 }

@@ -36,7 +36,11 @@ type TraceSummary struct {
 	// Incomplete says what the stream the trace was read from lacked
 	// (model.MetaIncomplete), "" for a whole trace.
 	Incomplete string `json:"incomplete,omitempty"`
-	pk         int64
+	// Review says what new spans changed since a person confirmed the
+	// trace's case (tracelab serve), "" when nothing did: the case waits
+	// for a person to look again.
+	Review string `json:"review,omitempty"`
+	pk     int64
 }
 
 // Class is the class a person gave, else the machine's suggestion.
@@ -103,7 +107,8 @@ const summarySelect = `SELECT %s AS sort_key, t.trace_id, t.case_id, t.server, t
 	t.question, t.outcome, t.started_at, t.case_status, t.suggested_class,
 	t.label_class, COALESCE(s.markers, 0), t.step_count,
 	COALESCE(s.needs_review, 0), t.queued, t.id, s.trace_pk IS NOT NULL, t.model, COALESCE(r.labeler, ''),
-	CASE WHEN t.metadata LIKE '%%"` + model.MetaIncomplete + `":%%' THEN t.metadata ELSE '' END
+	CASE WHEN t.metadata LIKE '%%"` + model.MetaIncomplete + `":%%' THEN t.metadata ELSE '' END,
+	CASE WHEN t.case_status = 'confirmed' THEN COALESCE((SELECT c.review FROM cases c WHERE c.case_id = t.case_id), '') ELSE '' END
 	FROM traces t
 	LEFT JOIN scores s ON s.trace_pk = t.id
 	LEFT JOIN reservations r ON r.trace_pk = t.id AND r.expires_ms > ?`
@@ -240,7 +245,7 @@ func (s *Store) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Curso
 		var outcome, status, meta string
 		if err := rows.Scan(&key, &ts.TraceID, &ts.CaseID, &ts.Server, &ts.RunID, &ts.UserRole, &ts.AsUser,
 			&ts.Question, &outcome, &ts.StartedAt, &status, &ts.SuggestedClass, &ts.LabelClass, &ts.Markers,
-			&ts.Steps, &ts.NeedsReview, &ts.Queued, &ts.pk, &ts.Scored, &ts.Model, &ts.ReservedBy, &meta); err != nil {
+			&ts.Steps, &ts.NeedsReview, &ts.Queued, &ts.pk, &ts.Scored, &ts.Model, &ts.ReservedBy, &meta, &ts.Review); err != nil {
 			return nil, nil, err
 		}
 		ts.Incomplete = incompleteOf(meta)

@@ -11,21 +11,24 @@ import (
 )
 
 // liveChatSpan is the OTLP JSON record of one chat span: a trace of its own.
-func liveChatSpan(tid string) app.LiveSpan {
+func liveChatSpan(tid string) app.LiveSpan { return liveChatSpanAt(tid, "eee19b7ec3c1b174", 1, "12") }
+
+// liveChatSpanAt is chat span sid of trace tid, sec seconds in, answering answer.
+func liveChatSpanAt(tid, sid string, sec int, answer string) app.LiveSpan {
 	sv := func(v string) map[string]any { return map[string]any{"stringValue": v} }
 	msg := func(role, text string) string {
 		b, _ := json.Marshal([]any{map[string]any{"role": role, "parts": []any{map[string]any{"type": "text", "content": text}}}})
 		return string(b)
 	}
-	span := map[string]any{"traceId": tid, "spanId": "eee19b7ec3c1b174", "name": "chat", "startTimeUnixNano": "1751533921000000000",
+	span := map[string]any{"traceId": tid, "spanId": sid, "name": "chat", "startTimeUnixNano": fmt.Sprint(1751533920000000000 + int64(sec)*1000000000),
 		"attributes": []any{
 			map[string]any{"key": "gen_ai.operation.name", "value": sv("chat")},
 			map[string]any{"key": "gen_ai.input.messages", "value": sv(msg("user", "How many live orders?"))},
-			map[string]any{"key": "gen_ai.output.messages", "value": sv(msg("assistant", "12"))}}}
+			map[string]any{"key": "gen_ai.output.messages", "value": sv(msg("assistant", answer))}}}
 	rec, _ := json.Marshal(map[string]any{"resourceSpans": []any{map[string]any{
 		"resource":   map[string]any{"attributes": []any{map[string]any{"key": "service.name", "value": sv("live-server")}}},
 		"scopeSpans": []any{map[string]any{"spans": []any{span}}}}}})
-	return app.LiveSpan{TraceID: tid, SpanID: "eee19b7ec3c1b174", Record: rec}
+	return app.LiveSpan{TraceID: tid, SpanID: sid, Record: rec}
 }
 
 // TestQueueSeesLiveTraces: a trace another engine (its own connections to
@@ -71,4 +74,40 @@ func TestQueueSeesLiveTraces(t *testing.T) {
 	if d.m.queue.seq != seq {
 		t.Fatal("an unchanged mark reread the queue")
 	}
+}
+
+// TestConfirmedTraceChangedLiveIsFlagged: new spans for a trace a person
+// confirmed leave the label alone but reach the labeler: the queue row is
+// marked, and opening the trace says what changed and how to clear it.
+func TestConfirmedTraceChangedLiveIsFlagged(t *testing.T) {
+	eng, _ := openFixtureStore(t)
+	ctx := context.Background()
+	const tid = "8c8efff798038103d269b633813fc60c"
+	if _, err := eng.IngestLive(ctx, "otlp", []app.LiveSpan{liveChatSpanAt(tid, "eee19b7ec3c1b174", 1, "12")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.ConfirmLabel(ctx, tid, "tester", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.IngestLive(ctx, "otlp", []app.LiveSpan{liveChatSpanAt(tid, "fff19b7ec3c1b174", 2, "13")}); err != nil {
+		t.Fatal(err)
+	}
+	d := newDriver(t, eng, 120, 40)
+	q := d.m.queue
+	i := indexOf(q.rows, tid)
+	if i < 0 {
+		t.Fatalf("live trace not listed")
+	}
+	if q.rows[i].Review == "" {
+		t.Fatal("queue row carries no review note")
+	}
+	if row := stripStyles(q.rowView(&d.m.sty, layoutQueue(120), q.rows[i], false, 120)); !strings.Contains(row, "⚑ changed") {
+		t.Fatalf("queue row not marked changed: %q", row)
+	}
+	q.cursor = i
+	d.key("enter")
+	if !strings.Contains(d.m.status, "final answer changed") || !strings.Contains(d.m.status, "enter") {
+		t.Fatalf("status on open = %q", d.m.status)
+	}
+	d.mustSee("⚑ changed since")
 }

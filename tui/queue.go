@@ -66,6 +66,7 @@ type queueScreen struct {
 type rowKey struct {
 	id, caseID, labelClass, suggested, reservedBy string
 	status                                        model.Status
+	changed                                       bool // the case has a review note
 	markers                                       int
 	selected                                      bool
 	width                                         int

@@ -120,6 +120,12 @@ func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r app.TraceSummar
 	if c.statusWords {
 		status += " " + string(r.Status)
 	}
+	if r.Review != "" {
+		status = "⚑" // changed since a person confirmed it (tracelab serve)
+		if c.statusWords {
+			status += " changed"
+		}
+	}
 	by := reservedByOther(r, q.labeler)
 	if by != "" {
 		status = reservedCell(by, c.statusWords)
@@ -158,6 +164,8 @@ func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r app.TraceSummar
 	}
 	if by != "" {
 		cells[0] = sty.Warn.Render(cells[0]) // someone else's: a warning, whatever its status
+	} else if r.Review != "" {
+		cells[0] = sty.Warn.Render(cells[0]) // a person must look again
 	} else {
 		cells[0] = statusStyle(sty, r.Status)(cells[0])
 	}
@@ -289,7 +297,7 @@ func toStrings[T ~string](vs []T) []string {
 
 func (q *queueScreen) rowKey(i, w int) rowKey {
 	r := q.rows[i]
-	return rowKey{r.TraceID, r.CaseID, r.LabelClass, r.SuggestedClass, reservedByOther(r, q.labeler), r.Status, r.Markers, i == q.cursor, w}
+	return rowKey{r.TraceID, r.CaseID, r.LabelClass, r.SuggestedClass, reservedByOther(r, q.labeler), r.Status, r.Review != "", r.Markers, i == q.cursor, w}
 }
 
 // cacheRows draws the rows on screen that are not drawn yet, after every

@@ -120,6 +120,10 @@ func (ts *traceScreen) opened(h host, msg traceMsg) tea.Cmd {
 	case msg.held.Held() && msg.held.Labeler != ts.labeler:
 		h.setStatus(fmt.Sprintf("reserved by %s until %s: your edits still save, and n skips it",
 			model.CleanLine(msg.held.Labeler), msg.held.Expires.Local().Format("15:04")), false)
+	case msg.rec != nil && msg.rec.Review != "":
+		// New spans changed a trace a person had confirmed (tracelab
+		// serve): the machine never relabels it, so the person is told.
+		h.setStatus(model.CleanLine(msg.rec.Review)+"; confirming again (enter) clears this", false)
 	}
 	if msg.err != nil || ts.poll <= 0 {
 		return nil

@@ -126,10 +126,14 @@ func (ts *traceScreen) labelLine(sty *themes.Styles) string {
 			by = " by " + model.CleanLine(ts.rec.ConfirmedBy)
 		}
 	}
+	changed := ""
+	if ts.rec != nil && ts.rec.Review != "" {
+		changed = sty.Warn.Render(" ⚑ changed since")
+	}
 	g := ts.gold()
 	gold := sty.Subtle.Render(fmt.Sprintf("gold: %d required, %d forbidden", len(g.RequiredFields), len(g.ForbiddenFields)))
 	return " " + sty.Accent.Render("Label ") + yn("correct", lab.Correct) + "  " + yn("grounded", lab.Grounded) + "  " +
-		class + "  " + ts.statusText(sty, status, by) + "  " + gold
+		class + "  " + ts.statusText(sty, status, by) + changed + "  " + gold
 }
 
 func (ts *traceScreen) stepsView(sty *themes.Styles, w, h int) string {
