@@ -74,17 +74,8 @@ func ParseCase(file string, line int, data []byte) (*model.Case, *LineError) {
 			return bad("adjudication.label.failure_class", "%q is not one of %s, or null", *lc, quoteList(model.Classes))
 		}
 	}
-	g := c.Gold
-	if g.Tolerance != nil && *g.Tolerance < 0 {
-		return bad("gold.tolerance", "must not be negative")
-	}
-	if g.FreshnessBoundHours != nil && *g.FreshnessBoundHours < 0 {
-		return bad("gold.freshness_bound_hours", "must not be negative")
-	}
-	if w := g.Window; w != nil {
-		if msg := model.WindowProblem(*w); msg != "" {
-			return bad("gold.window", "%s", msg)
-		}
+	if ps := c.Gold.Problems(); len(ps) > 0 {
+		return bad(ps[0].Field, "%s", ps[0].Msg)
 	}
 	return &c, nil
 }
