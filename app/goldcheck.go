@@ -39,6 +39,9 @@ func checkGoldEdits(cur model.Case, edits []FieldEdit) error {
 		return err
 	}
 	for _, ed := range edits {
+		if !strings.HasPrefix(ed.Field, "gold.") {
+			continue // the label, the status, an adjudication: not the gold
+		}
 		if err := next.SetField(ed.Field, ed.Value); err != nil {
 			return err
 		}
