@@ -20,13 +20,7 @@ func init() {
 }
 
 func parseCases(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	return lines(ctx, r, func(n int, line []byte) error {
-		c, lerr := ParseCase(file, n, line)
-		if lerr != nil {
-			return emit(Record{Line: n, Err: lerr})
-		}
-		return emit(Record{Line: n, Case: c})
-	})
+	return lines(ctx, r, perRecord(file, emit, ParseCase, setCase))
 }
 
 // ParseCase reads and validates one cases.jsonl line.
