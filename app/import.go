@@ -68,6 +68,9 @@ type ImportResult struct {
 	// Incomplete lists the traces read from a stream cut before its end
 	// (imported with what they had, with no final answer).
 	Incomplete []IncompleteTrace
+	// Unnamed counts the traces that named no server or user (see
+	// DefaultsNotes).
+	Unnamed Unnamed
 }
 
 // IncompleteTrace is a trace an importer marked incomplete.
@@ -193,11 +196,13 @@ func importInto(ctx context.Context, st *store.Store, sc *Engine, r io.Reader, n
 		err    error
 	}
 	done := make(chan parsed, 1)
+	var unnamed Unnamed // written by the parser until done
 	prepare := func(rec importers.Record) record {
 		if rec.Trace == nil {
 			return record{Record: rec}
 		}
 		rec.Trace.Source = model.Source{File: name, Line: rec.Line}
+		unnamed.note(rec.Trace)
 		applyDefaults(rec.Trace, opts.Defaults)
 		return record{rec, store.PrepareTrace(rec.Trace)}
 	}
@@ -301,6 +306,7 @@ func importInto(ctx context.Context, st *store.Store, sc *Engine, r io.Reader, n
 		}
 	}
 	p := <-done // recs is closed: the parser is done
+	res.Unnamed = unnamed
 	if score != nil {
 		if len(fresh) > 0 {
 			send()

@@ -106,6 +106,9 @@ func (e *Engine) actLocked(ctx context.Context, traceID, who string, humanGold b
 	fn func(*CaseRecord) ([]FieldEdit, error)) (ActionResult, error) {
 	g, err := e.st.EditGroup(ctx, traceID, who, humanGold, func(rec *CaseRecord) ([]store.FieldChange, error) {
 		eds, err := fn(rec)
+		if err == nil {
+			err = checkGoldEdits(rec.Case, eds)
+		}
 		cs := make([]store.FieldChange, len(eds))
 		for i, ed := range eds {
 			cs[i] = store.FieldChange{Field: ed.Field, Value: ed.Value}

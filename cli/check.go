@@ -96,6 +96,10 @@ covered, a tool that became a writer unapproved, or a judge below --min-judge-ka
 				return withCode(2, err)
 			}
 			in.Traces, in.Stdin = args, cmd.InOrStdin()
+			var err error
+			if in.Suite, err = suiteCasesPath(in.Suite); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("min-judge-kappa") {
 				if minJudgeKappa < -1 || minJudgeKappa > 1 {
 					return withCode(2, fmt.Errorf("--min-judge-kappa %g: expected a kappa in [-1, 1], e.g. 0.6", minJudgeKappa))
@@ -137,7 +141,7 @@ covered, a tool that became a writer unapproved, or a judge below --min-judge-ka
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&in.Suite, "suite", "", "the regression suite: a cases.jsonl from tracelab export")
+	f.StringVar(&in.Suite, "suite", "", "the regression suite: the folder tracelab export wrote, or its cases.jsonl")
 	f.StringVar(&format, "format", "text", "output format: "+strings.Join(checkFormats, ", "))
 	f.StringVar(&in.InputFormat, "input-format", "", "force the new traces' format instead of detecting it (see tracelab import --list-formats)")
 	f.StringVar(&in.Server, "server", "", "server of the new traces that do not name one")

@@ -95,7 +95,7 @@ Check ids, lanes and tiers: docs/drift-checks.md.`,
 	f.StringVar(&opts.ack, "ack", "", "ack file: `FINGERPRINT [expires=YYYY-MM-DD] REASON` per line suppresses that finding; expired entries are listed")
 	f.StringArrayVar(&opts.traces, "traces", nil, "trace file(s) in any supported format: list the cases each drift affects")
 	f.BoolVar(&opts.cases, "cases", false, "list the labeled cases of the database each drift affects, by evidence tier")
-	f.StringVar(&opts.suite, "suite", "", "list the cases of this suite file (cases.jsonl) each drift affects")
+	f.StringVar(&opts.suite, "suite", "", "list the cases of this suite (the folder export wrote, or its cases.jsonl) each drift affects")
 	cmd.AddCommand(newDriftApproveCmd(), newDriftVerifyCmd(), newDriftHistoryCmd())
 	return cmd
 }
@@ -132,6 +132,11 @@ func runDrift(ctx context.Context, opts *driftOptions, oldArg, newArg string, w 
 	if opts.stderr == nil {
 		opts.stderr = io.Discard
 	}
+	suite, err := suiteCasesPath(opts.suite)
+	if err != nil {
+		return err
+	}
+	opts.suite = suite
 	if opts.cases && opts.suite != "" {
 		return driftBadInput(errors.New("--cases and --suite are exclusive: --suite already names the cases"))
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -65,6 +66,7 @@ tracelab import reads them back.`,
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "wrote %s (%d cases)\n", res.CasesPath, res.Cases)
+			warnEmptySuite(cmd.ErrOrStderr(), res, all)
 			if exposeOnly {
 				if n := res.Considered - res.Cases; n > 0 {
 					fmt.Fprintf(w, "dropped %d of %d cases: every server's case of the same question is correct and grounded, so they expose nothing:\n", n, res.Considered)
@@ -91,4 +93,18 @@ tracelab import reads them back.`,
 	cmd.Flags().BoolVar(&exposeOnly, "expose-only", false, "keep only the questions where some server's case is wrong or correct but ungrounded")
 	addScoringFlags(cmd, &files)
 	return cmd
+}
+
+// warnEmptySuite says on stderr that the suite written has no case, and
+// how to get one in: a first export, before anything is confirmed, would
+// otherwise write an empty suite that check then fails on.
+func warnEmptySuite(w io.Writer, res app.ExportResult, all bool) {
+	switch {
+	case res.Cases > 0 || res.Considered > 0: // --expose-only named what it dropped
+	case all:
+		fmt.Fprintln(w, "warning: wrote an empty suite: the database has no cases; import traces first (tracelab import FILE)")
+	default:
+		fmt.Fprintln(w, "warning: wrote an empty suite: no case is confirmed yet. Confirm cases in the workbench, "+
+			"or add --all to include the machine's suggested cases")
+	}
 }

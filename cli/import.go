@@ -136,6 +136,9 @@ func runImport(ctx context.Context, st *app.Engine, files []string, opts app.Imp
 			continue
 		}
 		fmt.Fprintln(out, res.Summary())
+		for _, n := range res.DefaultsNotes(opts.Defaults) {
+			fmt.Fprintln(errw, model.CleanLine(n))
+		}
 		for _, w := range res.Incomplete {
 			fmt.Fprintln(errw, model.CleanLine(w.Warning(path)))
 		}

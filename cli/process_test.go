@@ -622,16 +622,7 @@ func TestProcessReadOnlyDatabaseIsListed(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Chmod(dir, 0o755); os.RemoveAll(dir) })
 	db := importSamples(t, dir)
-	// The test binary sits in a folder only its owner may enter: nobody
-	// runs a copy.
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "tracelab.test")
-	if data, err := os.ReadFile(self); err != nil || os.WriteFile(bin, data, 0o755) != nil {
-		t.Fatal("copying the test binary", err)
-	}
+	as := asOtherUser(t, dir) // a copy of the test binary, run as another user
 	// The file to import is copied beside the database: the checkout may
 	// sit in a folder the other user cannot enter (a clone under mktemp -d).
 	extra := filepath.Join(dir, "support-crm.jsonl")
@@ -642,14 +633,6 @@ func TestProcessReadOnlyDatabaseIsListed(t *testing.T) {
 		if err := os.Chmod(p, map[bool]os.FileMode{true: 0o444, false: 0o555}[p == db]); err != nil {
 			t.Fatal(err)
 		}
-	}
-	as := func(args ...string) proc {
-		cmd := tracelabCmd(t, dir, args...)
-		cmd.Path = bin
-		if os.Getuid() == 0 {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-		}
-		return finish(t, cmd)
 	}
 	p := as("ls", "--db", db)
 	if p.code != 0 || !strings.Contains(p.out, "13 traces") {

@@ -63,7 +63,12 @@ func (e *usageError) ExitCode() int { return 2 }
 // every command below it: flag errors through SetFlagErrorFunc, argument
 // errors by wrapping each Args validator.
 func markUsageErrors(cmd *cobra.Command) {
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if mistyped := mistypedCommand(c); mistyped != nil {
+			return mistyped
+		}
+		return &usageError{err}
+	})
 	if args := cmd.Args; args != nil {
 		cmd.Args = func(c *cobra.Command, a []string) error {
 			if err := args(c, a); err != nil {
@@ -104,7 +109,7 @@ in the workbench for its keys.`,
   tracelab import traces.jsonl
   tracelab ls --status confirmed
   tracelab export --out suite/`,
-		Args: cobra.NoArgs,
+		Args: rootArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !isTerminal() {
 				return withCode(2, fmt.Errorf("the workbench needs a terminal; see tracelab --help for the commands that run without one"))

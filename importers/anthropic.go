@@ -30,7 +30,7 @@ func init() {
 		Detect:   detectAnthropic,
 		Parse:    parseAnthropic,
 	})
-	registerCassetteAPI(cassetteAPI{format: "anthropic", suffixes: []string{"/v1/messages"}, trace: anthCassetteTrace})
+	registerCassetteAPI(cassetteAPI{format: "anthropic", suffixes: []string{"/v1/messages"}, trace: cassetteDecoded(anthTraceOf)})
 }
 
 func detectAnthropic(head []byte) bool {
@@ -520,14 +520,4 @@ func (s *anthStream) record() *anthRecord {
 	m.cut = !s.stopped
 	m.Content, _ = json.Marshal(blocks)
 	return &m
-}
-
-// anthCassetteTrace reads a recorded Messages API call.
-func anthCassetteTrace(file string, v jsonValue) (*model.Trace, *LineError, string) {
-	var rec anthRecord
-	if lerr := decodeLine(file, v.line, v.raw, &rec); lerr != nil {
-		return nil, lerr, ""
-	}
-	t, lerr := anthTraceOf(file, v.line, v.raw, &rec)
-	return t, lerr, ""
 }

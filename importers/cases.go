@@ -20,13 +20,7 @@ func init() {
 }
 
 func parseCases(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	return lines(ctx, r, func(n int, line []byte) error {
-		c, lerr := ParseCase(file, n, line)
-		if lerr != nil {
-			return emit(Record{Line: n, Err: lerr})
-		}
-		return emit(Record{Line: n, Case: c})
-	})
+	return lines(ctx, r, perRecord(file, emit, ParseCase, setCase))
 }
 
 // ParseCase reads and validates one cases.jsonl line.
@@ -74,17 +68,8 @@ func ParseCase(file string, line int, data []byte) (*model.Case, *LineError) {
 			return bad("adjudication.label.failure_class", "%q is not one of %s, or null", *lc, quoteList(model.Classes))
 		}
 	}
-	g := c.Gold
-	if g.Tolerance != nil && *g.Tolerance < 0 {
-		return bad("gold.tolerance", "must not be negative")
-	}
-	if g.FreshnessBoundHours != nil && *g.FreshnessBoundHours < 0 {
-		return bad("gold.freshness_bound_hours", "must not be negative")
-	}
-	if w := g.Window; w != nil {
-		if msg := model.WindowProblem(*w); msg != "" {
-			return bad("gold.window", "%s", msg)
-		}
+	if ps := c.Gold.Problems(); len(ps) > 0 {
+		return bad(ps[0].Field, "%s", ps[0].Msg)
 	}
 	return &c, nil
 }

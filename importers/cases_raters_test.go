@@ -36,6 +36,27 @@ func TestParseCaseRaters(t *testing.T) {
 	}
 }
 
+// A case's gold is checked by model.Gold.Problems, the rule the editor
+// and the engine use too; the error keeps the file, the line and the path.
+func TestParseCaseGold(t *testing.T) {
+	const head = `{"case_id":"c1","question":"How many?","label":{},"gold":`
+	for _, tt := range []struct{ gold, want string }{
+		{`{"freshness_bound_hours":24,"required_fields":["orders.total"],"forbidden_fields":["orders.gross"]}`, ""},
+		{`{"freshness_bound_hours":0}`, "f.jsonl:3: gold.freshness_bound_hours: must be greater than 0 hours (0)"},
+		{`{"tolerance":-1}`, "f.jsonl:3: gold.tolerance: must not be negative (-1)"},
+		{`{"required_fields":["a.b"],"forbidden_fields":["a.b"]}`, "f.jsonl:3: gold.forbidden_fields: a.b is also required: a field cannot be both required and forbidden"},
+		{`{"window":{"start":"2026-04-01","end":"2026-13-01","calendar":"fiscal"}}`, `f.jsonl:3: gold.window.end: "2026-13-01" is not a date`},
+	} {
+		_, lerr := ParseCase("f.jsonl", 3, []byte(head+tt.gold+"}"))
+		switch {
+		case tt.want == "" && lerr != nil:
+			t.Errorf("%s: %v", tt.gold, lerr)
+		case tt.want != "" && (lerr == nil || !strings.HasPrefix(lerr.Error(), tt.want)):
+			t.Errorf("%s: error %v, want it to start %q", tt.gold, lerr, tt.want)
+		}
+	}
+}
+
 // FuzzParseCase: any line is a case whose classes and raters are valid,
 // or a precise error naming the file and line.
 func FuzzParseCase(f *testing.F) {
@@ -53,6 +74,9 @@ func FuzzParseCase(f *testing.F) {
 		}
 		if c.CaseID == "" || c.Question == "" {
 			t.Fatalf("case without id or question accepted: %+v", c)
+		}
+		if ps := c.Gold.Problems(); len(ps) > 0 {
+			t.Fatalf("gold with problems accepted: %v", ps)
 		}
 		for _, rl := range c.Labels {
 			if rl.Rater == "" || (rl.Kind != model.RaterHuman && rl.Kind != model.RaterJudge && rl.Kind != model.RaterMachine) {

@@ -325,3 +325,16 @@ func explainCassette(head []byte) string {
 	}
 	return fmt.Sprintf("a VCR cassette whose recorded URLs match no API tracelab reads: %s (%s)", list, read)
 }
+
+// cassetteDecoded reads a recorded call of an API whose request and
+// response decode into one record type R, which traceOf turns into a trace.
+func cassetteDecoded[R any](traceOf func(file string, line int, raw []byte, rec *R) (*model.Trace, *LineError)) func(string, jsonValue) (*model.Trace, *LineError, string) {
+	return func(file string, v jsonValue) (*model.Trace, *LineError, string) {
+		var rec R
+		if lerr := decodeLine(file, v.line, v.raw, &rec); lerr != nil {
+			return nil, lerr, ""
+		}
+		t, lerr := traceOf(file, v.line, v.raw, &rec)
+		return t, lerr, ""
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -125,11 +126,28 @@ func detect(file string, head []byte, complete bool, maxRecord int64) (Format, e
 			return f, nil
 		}
 	}
+	if lerr := firstLineCut(file, trimmed, complete); lerr != nil {
+		return Format{}, lerr
+	}
 	if why := explainNoConversation(trimmed); why != "" { // noconv.go
 		return Format{}, noConversationError(file, why)
 	}
 	return Format{}, fmt.Errorf("%s: not a supported trace format (supported: %s; force one with --format): %w: %s",
 		file, FormatNames(), ErrUnknownFormat, describeHead(trimmed, complete, maxRecord))
+}
+
+// firstLineCut is the error for a file whose one line is JSON cut short
+// (inside a string, an object, an array): no format can be told from it,
+// and what is wrong is line 1, not the format. nil for anything else.
+func firstLineCut(file string, trimmed []byte, complete bool) *LineError {
+	if !complete || bytes.IndexByte(trimmed, '\n') >= 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
+		return nil
+	}
+	var v json.RawMessage
+	if err := json.Unmarshal(trimmed, &v); err == nil || !strings.Contains(err.Error(), "unexpected end of JSON input") {
+		return nil
+	}
+	return &LineError{File: file, Line: 1, Msg: "invalid JSON: unexpected end of input (the line is cut short: truncated file?)"}
 }
 
 // Options steer one parse.

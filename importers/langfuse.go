@@ -43,13 +43,7 @@ func init() {
 }
 
 func parseLangfuse(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	return genRecords(ctx, r, func(n int, raw []byte) error {
-		t, lerr := ParseLangfuseTrace(file, n, raw)
-		if lerr != nil {
-			return emit(Record{Line: n, Err: lerr})
-		}
-		return emit(Record{Line: n, Trace: t})
-	})
+	return genRecords(ctx, r, perRecord(file, emit, ParseLangfuseTrace, setTrace))
 }
 
 // ParseLangfuseTrace reads one exported trace.

@@ -58,9 +58,8 @@ func TestLangfuseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			recs := parseAll(t, parseLF, "x.jsonl", []byte(tt.in))
-			if len(recs) != 1 || recs[0].Err == nil || !strings.HasPrefix(recs[0].Err.Error(), tt.want) {
-				t.Fatalf("got %+v, want an error starting %q", recs, tt.want)
+			if got := oneError(t, parseLF, tt.in); !strings.HasPrefix(got, tt.want) {
+				t.Fatalf("error %q, want it to start %q", got, tt.want)
 			}
 		})
 	}
@@ -121,20 +120,9 @@ func TestLangfuseSampleTraces(t *testing.T) {
 }
 
 func FuzzParseLangfuse(f *testing.F) {
-	for _, p := range fixtureFiles(f, lfFixtures) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	f.Add([]byte(`{"id":"t","observations":[{"id":"a","parentObservationId":"a","type":"GENERATION","input":"\"[{\\\"role\\\":\\\"user\\\",\\\"content\\\":\\\"q\\\"}]\""}]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_ = parseLangfuse(context.Background(), bytes.NewReader(data), "fuzz", func(r Record) error {
-			checkFuzzRecord(t, r)
-			return nil
-		})
-	})
+	fuzzParse(f, lfFixtures, parseLangfuse,
+		`{"id":"t","observations":[{"id":"a","parentObservationId":"a","type":"GENERATION","input":"\"[{\\\"role\\\":\\\"user\\\",\\\"content\\\":\\\"q\\\"}]\""}]}`,
+	)
 }
 
 // lfBenchInput writes {trace, observations} lines: per trace a SPAN, a

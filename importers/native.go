@@ -24,13 +24,7 @@ func init() {
 }
 
 func parseNative(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	return lines(ctx, r, func(n int, line []byte) error {
-		t, lerr := ParseNativeTrace(file, n, line)
-		if lerr != nil {
-			return emit(Record{Line: n, Err: lerr})
-		}
-		return emit(Record{Line: n, Trace: t})
-	})
+	return lines(ctx, r, perRecord(file, emit, ParseNativeTrace, setTrace))
 }
 
 // nativeTrace is the wire shape; tools are kept raw so their fingerprint

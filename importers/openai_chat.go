@@ -29,7 +29,7 @@ func init() {
 		Detect:   detectOpenAIChat,
 		Parse:    parseOpenAIChat,
 	})
-	registerCassetteAPI(cassetteAPI{format: "openai_chat", suffixes: []string{"/chat/completions"}, trace: chatCassetteTrace})
+	registerCassetteAPI(cassetteAPI{format: "openai_chat", suffixes: []string{"/chat/completions"}, trace: cassetteDecoded(chatTraceOf)})
 }
 
 func detectOpenAIChat(head []byte) bool {
@@ -586,14 +586,4 @@ func chatStreamFromSSE(file string, line int, body string) (*chatStream, *LineEr
 		return true
 	})
 	return st, lerr
-}
-
-// chatCassetteTrace reads a recorded Chat Completions call.
-func chatCassetteTrace(file string, v jsonValue) (*model.Trace, *LineError, string) {
-	var rec chatRecord
-	if lerr := decodeLine(file, v.line, v.raw, &rec); lerr != nil {
-		return nil, lerr, ""
-	}
-	t, lerr := chatTraceOf(file, v.line, v.raw, &rec)
-	return t, lerr, ""
 }

@@ -106,21 +106,10 @@ func TestOtelSamples(t *testing.T) {
 }
 
 func FuzzParseOtel(f *testing.F) {
-	for _, p := range fixtureFiles(f, otelFixtures) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	f.Add([]byte(`{"gen_ai.operation.name":"execute_tool","gen_ai.tool.call.id":"1","gen_ai.tool.call.result":"x"}`))
-	f.Add([]byte(`{"gen_ai.prompt.0.content":"q","gen_ai.completion.0.tool_calls.0.name":"t","gen_ai.completion.0.tool_calls.0.arguments":"[1]"}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_ = parseOtel(context.Background(), bytes.NewReader(data), "fuzz", func(r Record) error {
-			checkFuzzRecord(t, r)
-			return nil
-		})
-	})
+	fuzzParse(f, otelFixtures, parseOtel,
+		`{"gen_ai.operation.name":"execute_tool","gen_ai.tool.call.id":"1","gen_ai.tool.call.result":"x"}`,
+		`{"gen_ai.prompt.0.content":"q","gen_ai.completion.0.tool_calls.0.name":"t","gen_ai.completion.0.tool_calls.0.arguments":"[1]"}`,
+	)
 }
 
 // otelBenchInput writes an OTel collector file-exporter log: one

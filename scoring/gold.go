@@ -114,7 +114,7 @@ func (s *Scorer) SuggestGold(t *model.Trace, ts TraceScore, peers []Peer) GoldSu
 	}
 	for f := range forb {
 		if req[f] != "" {
-			delete(forb, f) // required wins: a field cannot be both
+			delete(forb, f) // required wins: model.Gold.Problems refuses a field in both
 		}
 	}
 	g.RequiredFields, g.ForbiddenFields = keys(req), keys(forb)

@@ -4,7 +4,10 @@
 package scoring
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -319,31 +322,13 @@ func (an *sqlAnalyzer) fill(out *SQLAnalysis) {
 		out.Fields = append(out.Fields, use)
 	}
 	sort.Slice(out.Fields, func(i, j int) bool { return out.Fields[i].Field < out.Fields[j].Field })
-	for f := range an.amb {
-		out.Ambiguous = append(out.Ambiguous, f)
-	}
-	sort.Strings(out.Ambiguous)
-	for t := range an.tables {
-		out.Tables = append(out.Tables, t)
-	}
-	sort.Strings(out.Tables)
-	for j := range an.joins {
-		out.Joins = append(out.Joins, j)
-	}
-	sort.Slice(out.Joins, func(i, j int) bool {
-		if out.Joins[i].Left != out.Joins[j].Left {
-			return out.Joins[i].Left < out.Joins[j].Left
-		}
-		return out.Joins[i].Right < out.Joins[j].Right
+	out.Ambiguous = slices.Sorted(maps.Keys(an.amb))
+	out.Tables = slices.Sorted(maps.Keys(an.tables))
+	out.Joins = slices.SortedFunc(maps.Keys(an.joins), func(a, b Join) int {
+		return cmp.Or(strings.Compare(a.Left, b.Left), strings.Compare(a.Right, b.Right))
 	})
-	for a := range an.aggs {
-		out.Aggregates = append(out.Aggregates, a)
-	}
-	sort.Slice(out.Aggregates, func(i, j int) bool {
-		if out.Aggregates[i].Func != out.Aggregates[j].Func {
-			return out.Aggregates[i].Func < out.Aggregates[j].Func
-		}
-		return out.Aggregates[i].Field < out.Aggregates[j].Field
+	out.Aggregates = slices.SortedFunc(maps.Keys(an.aggs), func(a, b Aggregate) int {
+		return cmp.Or(strings.Compare(a.Func, b.Func), strings.Compare(a.Field, b.Field))
 	})
 	out.Where = an.where
 	an.fillGrain(out)

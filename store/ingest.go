@@ -791,7 +791,7 @@ func nulPath(t *model.Trace) string {
 		{"user_role", t.UserRole}, {"as_user", t.AsUser}, {"question", t.Question}, {"started_at", t.StartedAt},
 		{"answer", t.Answer}, {"model", t.Model}, {"source", t.Source.File}}
 	for i, st := range t.Steps {
-		for _, f := range []struct{ name, v string }{{"id", st.ID}, {"call_id", st.CallID}, {"text", st.Text},
+		for _, f := range []struct{ name, v string }{{"kind", string(st.Kind)}, {"id", st.ID}, {"call_id", st.CallID}, {"text", st.Text},
 			{"tool", st.Tool}, {"as_of", st.AsOf}, {"credential", st.Credential}, {"next_cursor", st.NextCursor}} {
 			if strings.ContainsRune(f.v, 0) {
 				return fmt.Sprintf("steps[%d].%s", i, f.name)

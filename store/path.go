@@ -27,6 +27,28 @@ func checkPath(path string) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	if err != nil {
+		return checkNewPath(path)
+	}
+	return nil
+}
+
+// checkNewPath says why a database cannot be created at path, a file that
+// does not exist yet: its folder is missing or this process may not write
+// it. SQLite would say only "unable to open database file".
+func checkNewPath(path string) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &fs.PathError{Op: "create", Path: path, Err: fmt.Errorf("the folder %s does not exist", dir)}
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return &fs.PathError{Op: "create", Path: path, Err: fmt.Errorf("%s is not a folder", dir)}
+	case syscall.Access(dir, 2|1 /* W_OK|X_OK */) != nil:
+		return &fs.PathError{Op: "create", Path: path, Err: fmt.Errorf("the folder %s is not writable, so no database can be created in it (give --db a path you may write)", dir)}
+	}
 	return nil
 }
 

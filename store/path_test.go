@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,6 +62,21 @@ func TestOpenRefusesADirectory(t *testing.T) {
 	_, err := Open(context.Background(), dir)
 	if err == nil || !strings.Contains(err.Error(), "is a directory, not a database file") {
 		t.Fatalf("Open(dir) = %v", err)
+	}
+}
+
+// A database that does not exist yet in a folder that does not is refused
+// naming the folder, as a PathError (the front ends exit 2); nothing is
+// created.
+func TestOpenNamesAMissingFolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nosuch", "t.db")
+	_, err := Open(context.Background(), path)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "the folder "+filepath.Dir(path)+" does not exist") {
+		t.Fatalf("Open(%s) = %v", path, err)
+	}
+	if _, err := os.Stat(filepath.Dir(path)); err == nil {
+		t.Error("the folder was created")
 	}
 }
 

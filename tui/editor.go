@@ -232,6 +232,14 @@ func (e *goldEditor) validate() ([]app.FieldEdit, bool) {
 	return edits, true
 }
 
+// goldInputOf is the input a gold problem is shown under.
+var goldInputOf = map[string]int{
+	"gold.tolerance": gTolerance, "gold.freshness_bound_hours": gFreshness,
+	"gold.required_fields": gRequired, "gold.forbidden_fields": gForbidden,
+	"gold.window.start": gStart, "gold.window.end": gEnd, "gold.window.calendar": gCalendar,
+	"gold.window": gEnd, // the end is before the start
+}
+
 // check validates every field: the error of each ("" when fine) and the
 // edits of the changed fields.
 func (e *goldEditor) check() ([]string, []app.FieldEdit) {
@@ -250,71 +258,46 @@ func (e *goldEditor) check() ([]string, []app.FieldEdit) {
 	default:
 		next.Gold.Answer = jsonValue(ans)
 	}
-	num := func(i int, positive bool) *float64 {
+	// Here only what text cannot be parsed into a gold is checked; what a
+	// valid gold is, model.Gold.Problems says, for the importer and the
+	// engine too.
+	num := func(i int) *float64 {
 		v := e.value(i)
 		if v == "" {
 			return nil
 		}
 		f, err := strconv.ParseFloat(v, 64)
-		switch {
-		case err != nil:
+		if err != nil {
 			errs[i] = fmt.Sprintf("%q is not a number", v)
-			return nil
-		case f < 0 || (positive && f == 0):
-			errs[i] = "must be greater than 0"
-			if !positive {
-				errs[i] = "must not be negative"
-			}
 			return nil
 		}
 		return &f
 	}
-	next.Gold.Tolerance = num(gTolerance, false)
-	next.Gold.FreshnessBoundHours = num(gFreshness, true)
+	next.Gold.Tolerance = num(gTolerance)
+	next.Gold.FreshnessBoundHours = num(gFreshness)
 	fields := func(i int) []string {
 		out := []string{}
 		for _, f := range strings.Split(e.value(i), ",") {
-			f = strings.TrimSpace(f)
-			if f == "" {
-				continue
+			if f = strings.TrimSpace(f); f != "" {
+				out = append(out, f)
 			}
-			if strings.ContainsAny(f, " \t") || !strings.Contains(f, ".") || strings.HasPrefix(f, ".") || strings.HasSuffix(f, ".") {
-				errs[i] = fmt.Sprintf("%q should look like table.column or tool.argument", f)
-			}
-			out = append(out, f)
 		}
 		return sorted(out)
 	}
 	next.Gold.RequiredFields = fields(gRequired)
 	next.Gold.ForbiddenFields = fields(gForbidden)
-	for _, f := range next.Gold.RequiredFields {
-		if slices.Contains(next.Gold.ForbiddenFields, f) && errs[gForbidden] == "" {
-			errs[gForbidden] = fmt.Sprintf("%s is also required: a field cannot be both", f)
-		}
-	}
 	next.Gold.Definition = e.value(gDefinition)
 	next.Gold.PolicyScope = e.value(gScope)
 	next.Label.Note = e.value(gNote)
 	w := model.Window{Start: e.value(gStart), End: e.value(gEnd), Calendar: strings.ToLower(e.value(gCalendar))}
+	next.Gold.Window = &w
 	if w == (model.Window{}) {
 		next.Gold.Window = nil
-	} else {
-		if w.Calendar == "" {
-			errs[gCalendar] = "say fiscal or calendar"
+	}
+	for _, p := range next.Gold.Problems() {
+		if i, ok := goldInputOf[p.Field]; ok && errs[i] == "" {
+			errs[i] = p.Msg
 		}
-		if msg := model.WindowProblem(w); msg != "" {
-			switch {
-			case strings.HasPrefix(msg, "start"):
-				errs[gStart] = msg
-			case strings.HasPrefix(msg, "end"):
-				errs[gEnd] = msg
-			case strings.HasPrefix(msg, "calendar"):
-				errs[gCalendar] = msg
-			default:
-				errs[gEnd] = msg
-			}
-		}
-		next.Gold.Window = &w
 	}
 	if countBad(errs) > 0 {
 		return errs, nil
