@@ -58,6 +58,9 @@ type env struct {
 	// stepSearch is the queue's search: the trace screen's n / N jump
 	// between the steps that hold it (search.go).
 	stepSearch string
+	// editErr is the last labeling action's error: the status line keeps
+	// it in front until it fades (actions.go).
+	editErr string
 }
 
 // tab is one entry of the list of screens: the screen and the global key
