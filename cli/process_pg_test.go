@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"net"
@@ -116,5 +117,53 @@ func TestProcessMigrateNamesANUL(t *testing.T) {
 	}
 	if ls := tracelab(t, dir, "ls", "--db", dsn); strings.Contains(ls.out, "t-ok") {
 		t.Errorf("a refused migrate copied rows: %s", ls.out)
+	}
+}
+
+// TestProcessMigrateServerCrash: the PostgreSQL server crashes (an
+// immediate shutdown) while migrate copies: exit 2 saying the server
+// closed the connection, that nothing was copied and to run it again when
+// the server is back; run again after the restart, it copies everything.
+func TestProcessMigrateServerCrash(t *testing.T) {
+	srv := pgtest.NewOwn(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	f := manyTracesFile(t, dir, "crash", 3000)
+	if p := tracelab(t, dir, "import", "--no-score", "--db", db, f); p.code != 0 {
+		t.Fatalf("import: %d %s", p.code, p.err)
+	}
+	cmd := tracelabCmd(t, dir, "migrate", "--from", db, "--to", srv.DSN())
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Crash the server at the first progress line: the copy is under way.
+	var errText strings.Builder
+	sc := bufio.NewScanner(stderr)
+	crashed := false
+	for sc.Scan() {
+		line := sc.Text()
+		errText.WriteString(line + "\n")
+		if !crashed && strings.Contains(line, " rows") {
+			srv.Kill()
+			crashed = true
+		}
+	}
+	cmd.Wait()
+	code := cmd.ProcessState.ExitCode()
+	if !crashed {
+		t.Fatalf("migrate ended before any progress (exit %d): %s", code, errText.String())
+	}
+	if want := "the server closed the connection; nothing was copied; run it again when the server is back"; code != 2 || !strings.Contains(errText.String(), want) {
+		t.Errorf("migrate with the server crashing: exit %d, stderr %q, want 2 and %q", code, errText.String(), want)
+	}
+	srv.Start()
+	if p := tracelab(t, dir, "migrate", "--from", db, "--to", srv.DSN()); p.code != 0 || !strings.Contains(p.out, "every table the same on both sides") {
+		t.Errorf("migrate again after the restart: exit %d %s %s", p.code, p.out, p.err)
 	}
 }

@@ -233,6 +233,7 @@ type state struct {
 	defStep   []int   // the call step a mismatch is shown at
 	terms     []termMatcher
 	now       time.Time
+	hasNow    bool // now is known (started_at, else Config.Now): year 1 is a time too
 	answer    string
 	review    []string
 	// policyUndecided: the oracle could not decide on some result.
@@ -268,8 +269,10 @@ func (s *Scorer) Score(t *model.Trace, gold *model.Gold) TraceScore {
 	}
 	var markersMore int
 	st.markers, markersMore = s.lex.TraceMarkers(t)
-	st.now = t.StartTime()
-	if st.now.IsZero() {
+	var started bool
+	st.now, started = t.StartTime()
+	st.hasNow = started || !s.cfg.Now.IsZero()
+	if !started {
 		st.now = s.cfg.Now
 	}
 	for _, tm := range s.terms {
@@ -674,7 +677,7 @@ func (st *state) freshness() *bool {
 		return nil
 	}
 	bound := time.Duration(*st.gold.FreshnessBoundHours * float64(time.Hour))
-	if st.now.IsZero() {
+	if !st.hasNow {
 		st.review = append(st.review, "freshness: the trace has no started_at to measure as_of against")
 		return nil
 	}
