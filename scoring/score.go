@@ -116,6 +116,10 @@ type TraceScore struct {
 	ReviewReasons  []string        `json:"review_reasons,omitempty"`
 	Violations     []CallViolation `json:"violations,omitempty"`
 	UnparsedSQL    []Evidence      `json:"unparsed_sql,omitempty"`
+	// Unscorable says why the trace could not be scored (unscorable.go);
+	// DetailMore counts the detail entries past MaxDetail not kept.
+	Unscorable string `json:"unscorable,omitempty"`
+	DetailMore int    `json:"detail_more,omitempty"`
 }
 
 // Scorer scores traces under one Config. It is safe for concurrent use.
@@ -242,9 +246,8 @@ type state struct {
 	fs              []FieldStatus // fieldStatuses, once computed
 }
 
-// Score scores one trace. gold is nil when the trace has no case yet; then
-// only gold-free checks run (markers, fields, classes that need no gold).
-func (s *Scorer) Score(t *model.Trace, gold *model.Gold) TraceScore {
+// score scores one trace (Score, unscorable.go, guards it).
+func (s *Scorer) score(t *model.Trace, gold *model.Gold) TraceScore {
 	st := &state{s: s, t: t, gold: gold, contracts: map[string]*contract{}, answer: t.FinalAnswer()}
 	lin := Lineage{}
 	for _, tc := range t.Tools {
