@@ -30,6 +30,7 @@ type Engine struct {
 	cases caseLocks  // serializes the label actions on one case (labels.go)
 	bg    background // rescores the traces an action marked stale (background.go)
 	fg    gate       // the label actions running now; the background's writes wait for them
+	edits editQueue  // the workbench's actions in key order, kept through an outage (editqueue.go)
 }
 
 // The store's row and query types, re-exported so front ends name them
@@ -127,6 +128,7 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // Close stops the background rescore (what it left undone stays marked
 // in the database) and closes the database.
 func (e *Engine) Close() error {
+	e.stopEdits()
 	e.stopBackground()
 	return e.st.Close()
 }

@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"net"
+	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -116,5 +121,146 @@ func TestProcessMigrateNamesANUL(t *testing.T) {
 	}
 	if ls := tracelab(t, dir, "ls", "--db", dsn); strings.Contains(ls.out, "t-ok") {
 		t.Errorf("a refused migrate copied rows: %s", ls.out)
+	}
+}
+
+// TestProcessMigrateServerCrash: the PostgreSQL server crashes (an
+// immediate shutdown) while migrate copies: exit 2 saying the server
+// closed the connection, that nothing was copied and to run it again when
+// the server is back; run again after the restart, it copies everything.
+func TestProcessMigrateServerCrash(t *testing.T) {
+	srv := pgtest.NewOwn(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	f := manyTracesFile(t, dir, "crash", 3000)
+	if p := tracelab(t, dir, "import", "--no-score", "--db", db, f); p.code != 0 {
+		t.Fatalf("import: %d %s", p.code, p.err)
+	}
+	cmd := tracelabCmd(t, dir, "migrate", "--from", db, "--to", srv.DSN())
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Crash the server at the first progress line: the copy is under way.
+	var errText strings.Builder
+	sc := bufio.NewScanner(stderr)
+	crashed := false
+	for sc.Scan() {
+		line := sc.Text()
+		errText.WriteString(line + "\n")
+		if !crashed && strings.Contains(line, " rows") {
+			srv.Kill()
+			crashed = true
+		}
+	}
+	cmd.Wait()
+	code := cmd.ProcessState.ExitCode()
+	if !crashed {
+		t.Fatalf("migrate ended before any progress (exit %d): %s", code, errText.String())
+	}
+	if want := "the server closed the connection; nothing was copied; run it again when the server is back"; code != 2 || !strings.Contains(errText.String(), want) {
+		t.Errorf("migrate with the server crashing: exit %d, stderr %q, want 2 and %q", code, errText.String(), want)
+	}
+	srv.Start()
+	if p := tracelab(t, dir, "migrate", "--from", db, "--to", srv.DSN()); p.code != 0 || !strings.Contains(p.out, "every table the same on both sides") {
+		t.Errorf("migrate again after the restart: exit %d %s %s", p.code, p.out, p.err)
+	}
+}
+
+// silentProxy forwards TCP connections to the PostgreSQL server at the
+// unix socket sock until the server says it is ready for the first
+// statement, and from then on passes the client's bytes on and holds
+// back every byte of the server's: a server that finished the handshake
+// and never answers a statement.
+func silentProxy(t *testing.T, sock string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("unix", sock)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			t.Cleanup(func() { c.Close(); s.Close() })
+			go io.Copy(s, c)
+			go forwardUntilReady(c, s)
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// forwardUntilReady copies the server's messages to the client up to and
+// including the first ReadyForQuery ('Z'), then reads and drops the rest.
+func forwardUntilReady(c, s net.Conn) {
+	r := bufio.NewReader(s)
+	head := make([]byte, 5)
+	for {
+		if _, err := io.ReadFull(r, head); err != nil {
+			return
+		}
+		n := int(binary.BigEndian.Uint32(head[1:])) - 4
+		body := make([]byte, max(n, 0))
+		if _, err := io.ReadFull(r, body); err != nil {
+			return
+		}
+		c.Write(append(head, body...))
+		if head[0] == 'Z' {
+			break
+		}
+	}
+	io.Copy(io.Discard, r)
+}
+
+// TestProcessServerStopsAnswering: a server that completes the handshake
+// and then never answers a statement hung every command (the connect
+// timeout does not cover it). Each statement now waits at most the
+// --lock-wait plus 5 s for the server's answer, then exits 2 saying the
+// server sent no answer and cannot be reached.
+func TestProcessServerStopsAnswering(t *testing.T) {
+	u, err := url.Parse(pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	sock := filepath.Join(q.Get("host"), ".s.PGSQL.5432")
+	if p := q.Get("port"); p != "" {
+		sock = filepath.Join(q.Get("host"), ".s.PGSQL."+p)
+	}
+	if _, err := os.Stat(sock); err != nil {
+		t.Skipf("the test server has no unix socket to put a silent proxy before (%v)", err)
+	}
+	q.Del("host")
+	q.Set("sslmode", "disable")
+	u.Host, u.RawQuery = silentProxy(t, sock), q.Encode()
+	dir := t.TempDir()
+	cmd := tracelabCmd(t, dir, "ls", "--lock-wait", "1s", "--db", u.String())
+	start := time.Now()
+	done := make(chan proc, 1)
+	go func() { done <- finish(t, cmd) }()
+	select {
+	case p := <-done:
+		took := time.Since(start)
+		t.Logf("exit %d after %v: %s", p.code, took.Round(time.Second), p.err)
+		if p.code != 2 || !strings.Contains(p.err, "sent no answer for 6s") || !strings.Contains(p.err, "cannot be reached") || took < 6*time.Second {
+			t.Errorf("ls on a server that stopped answering: exit %d after %v (want 2 after 6 s): %q", p.code, took, p.err)
+		}
+	case <-time.After(90 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Errorf("ls on a server that stopped answering still waiting after 90 s")
 	}
 }

@@ -109,13 +109,15 @@ type ToolContract struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// StartTime parses StartedAt; the zero time when absent or malformed.
-func (t *Trace) StartTime() time.Time {
+// StartTime parses StartedAt; ok is false when it is absent or malformed.
+// (Year 1 is a time like any other: the zero time.Time cannot stand for
+// "missing".)
+func (t *Trace) StartTime() (ts time.Time, ok bool) {
 	ts, err := time.Parse(time.RFC3339Nano, t.StartedAt)
 	if err != nil {
-		return time.Time{}
+		return time.Time{}, false
 	}
-	return ts
+	return ts, true
 }
 
 // FinalAnswer is the explicit answer, else the text of the last answer step.

@@ -116,6 +116,10 @@ type TraceScore struct {
 	ReviewReasons  []string        `json:"review_reasons,omitempty"`
 	Violations     []CallViolation `json:"violations,omitempty"`
 	UnparsedSQL    []Evidence      `json:"unparsed_sql,omitempty"`
+	// Unscorable says why the trace could not be scored (unscorable.go);
+	// DetailMore counts the detail entries past MaxDetail not kept.
+	Unscorable string `json:"unscorable,omitempty"`
+	DetailMore int    `json:"detail_more,omitempty"`
 }
 
 // Scorer scores traces under one Config. It is safe for concurrent use.
@@ -233,6 +237,7 @@ type state struct {
 	defStep   []int   // the call step a mismatch is shown at
 	terms     []termMatcher
 	now       time.Time
+	hasNow    bool // now is known (started_at, else Config.Now): year 1 is a time too
 	answer    string
 	review    []string
 	// policyUndecided: the oracle could not decide on some result.
@@ -241,9 +246,8 @@ type state struct {
 	fs              []FieldStatus // fieldStatuses, once computed
 }
 
-// Score scores one trace. gold is nil when the trace has no case yet; then
-// only gold-free checks run (markers, fields, classes that need no gold).
-func (s *Scorer) Score(t *model.Trace, gold *model.Gold) TraceScore {
+// score scores one trace (Score, unscorable.go, guards it).
+func (s *Scorer) score(t *model.Trace, gold *model.Gold) TraceScore {
 	st := &state{s: s, t: t, gold: gold, contracts: map[string]*contract{}, answer: t.FinalAnswer()}
 	lin := Lineage{}
 	for _, tc := range t.Tools {
@@ -268,8 +272,10 @@ func (s *Scorer) Score(t *model.Trace, gold *model.Gold) TraceScore {
 	}
 	var markersMore int
 	st.markers, markersMore = s.lex.TraceMarkers(t)
-	st.now = t.StartTime()
-	if st.now.IsZero() {
+	var started bool
+	st.now, started = t.StartTime()
+	st.hasNow = started || !s.cfg.Now.IsZero()
+	if !started {
 		st.now = s.cfg.Now
 	}
 	for _, tm := range s.terms {
@@ -674,7 +680,7 @@ func (st *state) freshness() *bool {
 		return nil
 	}
 	bound := time.Duration(*st.gold.FreshnessBoundHours * float64(time.Hour))
-	if st.now.IsZero() {
+	if !st.hasNow {
 		st.review = append(st.review, "freshness: the trace has no started_at to measure as_of against")
 		return nil
 	}

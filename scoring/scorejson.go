@@ -145,6 +145,14 @@ func (ts *TraceScore) AppendJSON(b []byte) ([]byte, error) {
 		e.Key(',', "unparsed_sql")
 		model.AppendJSONList(e, ts.UnparsedSQL, func(ev *Evidence) { appendEvidence(e, ev) })
 	}
+	if ts.Unscorable != "" {
+		e.Key(',', "unscorable")
+		e.Str(ts.Unscorable)
+	}
+	if ts.DetailMore > 0 {
+		e.Key(',', "detail_more")
+		e.Int(int64(ts.DetailMore))
+	}
 	e.B = append(e.B, '}')
 	return e.B, e.Err
 }

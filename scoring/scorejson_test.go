@@ -62,6 +62,7 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 		ReviewReasons: []string{"why"},
 		Violations:    []CallViolation{{Step: 2, Violations: []Violation{{Row: &row, Column: "x", Value: "v", Reason: "no"}, {Reason: "only"}}}, {Step: 3}},
 		UnparsedSQL:   []Evidence{{Step: 4, Reason: "bad"}},
+		Unscorable:    "unscorable, because <x>", DetailMore: 12,
 	}
 	sameAsMarshal(t, &full)
 	sameAsMarshal(t, &TraceScore{})

@@ -12,7 +12,10 @@
 #   sleep SECONDS
 #   kill             SIGKILL the program (no quit, no cleanup)
 #   quit             send q and wait until the program exits with status 0
-#   gone TEXT        fail if the screen still shows TEXT (e.g. after quit)
+#   gone TEXT        until the screen no longer shows TEXT (fails after the timeout;
+#                    a lone Escape takes the terminal a moment to tell from a sequence)
+#   run COMMAND      run a shell command (stop a server mid-session…)
+#   ended            wait until the program exits (after a quit question) with status 0
 #
 # Example, after `go build -o tracelab .`:
 #   printf 'wait traces\nsend Enter\nwait Steps\ncapture trace.txt\nquit\n' |
@@ -99,7 +102,13 @@ while IFS= read -r line || [ -n "$line" ]; do
 		until dead; do [ $SECONDS -lt $end ] || { echo "$0: program did not quit" >&2; screen >&2; exit 1; }; sleep 0.05; done
 		status=$(cat "$statusfile")
 		[ "$status" = 0 ] || { echo "$0: program exited with status '$status'" >&2; screen >&2; exit 1; } ;;
-	gone) if screen | grep -qF -- "$arg"; then echo "$0: still on screen: $arg" >&2; screen >&2; exit 1; fi ;;
+	run) bash -c "$arg" >/dev/null 2>&1 || { echo "$0: failed: $arg" >&2; exit 1; } ;;
+	ended) end=$((SECONDS + timeout))
+		until dead; do [ $SECONDS -lt $end ] || { echo "$0: program did not end" >&2; screen >&2; exit 1; }; sleep 0.05; done
+		status=$(cat "$statusfile")
+		[ "$status" = 0 ] || { echo "$0: program exited with status '$status'" >&2; screen >&2; exit 1; } ;;
+	gone) end=$((SECONDS + timeout))
+		while screen | grep -qF -- "$arg"; do [ $SECONDS -lt $end ] || { echo "$0: still on screen: $arg" >&2; screen >&2; exit 1; }; sleep 0.05; done ;;
 	*) echo "$0: unknown instruction: $line" >&2; exit 2 ;;
 	esac
 done

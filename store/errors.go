@@ -51,6 +51,11 @@ func IsUnavailable(err error) bool {
 	return pgUnreachable(err)
 }
 
+// IsServerLost says err is a PostgreSQL server out of reach (refused, never
+// answered, dropped the connection, shutting down): trying again later
+// may succeed, unlike a damaged file.
+func IsServerLost(err error) bool { return pgUnreachable(err) }
+
 // advisedError is a database error with what the user can do about it.
 type advisedError struct {
 	err    error

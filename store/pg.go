@@ -39,6 +39,9 @@ func openPostgres(dsn string, opts Options) (*sql.DB, error) {
 	// SQLite's busy timeout: how long a writer waits for the writer lock
 	// (an advisory lock, which lock_timeout covers) before IsLocked.
 	cfg.RuntimeParams["lock_timeout"] = strconv.FormatInt(wait.Milliseconds(), 10)
+	// No statement waits for ever on a server that stopped answering
+	// (pganswer.go).
+	cfg.DialFunc = answerDial(cfg.DialFunc, answerWaitFor(wait))
 	c := stdlib.GetConnector(*cfg, stdlib.OptionAfterConnect(func(_ context.Context, conn *pgx.Conn) error {
 		registerBoolIntegers(conn.TypeMap())
 		return nil

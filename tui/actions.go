@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -13,16 +14,19 @@ import (
 )
 
 // labelAction is one labeling key (or one gold-editor save) waiting its
-// turn. Actions run one at a time in the order they were pressed, each
-// computed by the engine from the case as stored, so keys pressed faster
-// than the saves (or while another process holds the database) land in
-// order and a toggle pressed twice returns to where it started.
+// turn. Each is handed to the engine's queue as it is pressed
+// (app.Engine.SubmitEdit), which runs them one at a time in that order,
+// each computed from the case as stored, and keeps them through a team
+// database's outage: keys pressed faster than the saves (or while the
+// server is down) land in order and a toggle pressed twice returns to
+// where it started. The screen shows their results in the same order.
 type labelAction struct {
 	id      string // trace
 	note    string // the status line once it landed
 	confirm bool   // a confirm: open the next unconfirmed trace after it
 	force   bool   // a confirm anyway (after the question), not a plain one
 	run     func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error)
+	pending *app.PendingEdit // in the engine's queue (enqueue)
 }
 
 // actionMsg is a labeling action that ran.
@@ -33,7 +37,15 @@ type actionMsg struct {
 	edited bool // the case's edits stand after it (edited.go)
 }
 
-// enqueue adds an action to the queue and starts it when nothing runs.
+// actionWaitMsg: the oldest action has not landed yet; the screen
+// redraws (the status line shows the edits waiting for the database) and
+// waits again.
+type actionWaitMsg struct{ pending *app.PendingEdit }
+
+func (actionWaitMsg) owner() screenID { return screenTrace }
+
+// enqueue hands an action to the engine's queue and waits for it when it
+// is the oldest the screen has not shown.
 func (ts *traceScreen) enqueue(h host, a labelAction) tea.Cmd {
 	if a.confirm && !a.force && ts.confirming(a.id) {
 		// enter enter: the first confirm is on its way and asks, if it
@@ -41,6 +53,8 @@ func (ts *traceScreen) enqueue(h host, a labelAction) tea.Cmd {
 		h.setStatus("confirming… (the first enter is being saved)", false)
 		return nil
 	}
+	eng, who := ts.eng, ts.labeler
+	a.pending = eng.SubmitEdit(func(ctx context.Context) (app.ActionResult, error) { return a.run(eng, ctx, a.id, who) })
 	ts.actions = append(ts.actions, a)
 	if len(ts.actions) == 1 {
 		return ts.startAction()
@@ -59,13 +73,34 @@ func (ts *traceScreen) confirming(id string) bool {
 	return false
 }
 
+// startAction waits, off the UI goroutine, for the oldest action; every
+// half second it hands back an actionWaitMsg so the screen shows how many
+// wait for the database.
 func (ts *traceScreen) startAction() tea.Cmd {
 	a := ts.actions[0]
-	eng, ctx, who := ts.eng, ts.ctx, ts.labeler
+	eng, ctx := ts.eng, ts.ctx
 	return func() tea.Msg {
-		res, err := a.run(eng, ctx, a.id, who)
-		return actionMsg{act: a, res: res, err: err, edited: caseEdited(ctx, eng, res.Case)}
+		t := time.NewTimer(500 * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-a.pending.Done():
+			res, err := a.pending.Result()
+			return actionMsg{act: a, res: res, err: err, edited: caseEdited(ctx, eng, res.Case)}
+		case <-t.C:
+			return actionWaitMsg{a.pending}
+		case <-ctx.Done():
+			return nil
+		}
 	}
+}
+
+// actionWaiting waits again for the oldest action (unless it was dropped
+// and the screen moved on).
+func (ts *traceScreen) actionWaiting(msg actionWaitMsg) tea.Cmd {
+	if len(ts.actions) == 0 || ts.actions[0].pending != msg.pending {
+		return nil
+	}
+	return ts.startAction()
 }
 
 // actionDone shows an action's result and starts the next one; after the
@@ -82,6 +117,23 @@ func (ts *traceScreen) actionDone(h host, msg actionMsg) tea.Cmd {
 		next = tea.Quit
 	}
 	return tea.Batch(next, ts.showAction(h, msg))
+}
+
+// dropEditsAction is the answer yes to quitting with edits waiting.
+type dropEditsAction struct{}
+
+// waitingLine is the status line while edits wait for the database.
+func waitingLine(w app.EditsWaiting) string {
+	return fmt.Sprintf("%s waiting for the database (try %d, retrying): %s", plural(w.N, "edit"), w.Tries,
+		model.CleanLine(app.RedactSecrets(w.Err.Error())))
+}
+
+// dropWaiting is the user's answer to quitting with edits waiting for
+// the database: the engine drops them and the program ends.
+func (ts *traceScreen) dropWaiting() tea.Cmd {
+	ts.eng.DropWaitingEdits()
+	ts.actions = nil
+	return tea.Quit
 }
 
 // showAction shows the case as the engine returned it after the write. The
@@ -114,9 +166,12 @@ func (ts *traceScreen) showAction(h host, msg actionMsg) tea.Cmd {
 		h.setStatus("nothing to redo: you undid nothing since your last edit", false)
 		return raters
 	case msg.err != nil:
+		ts.editErr = ""
 		h.setStatus(errText(msg.err), true)
+		ts.editErr = model.CleanLine(app.RedactSecrets(errText(msg.err)))
 		return raters
 	}
+	ts.editErr = "" // this edit landed: an older one's error is history
 	note := msg.act.note
 	if res.Group == 0 {
 		note = "nothing changed"
@@ -233,4 +288,12 @@ func undoAction(id string) labelAction {
 
 func redoAction(id string) labelAction {
 	return labelAction{id: id, run: (*app.Engine).RedoAction}
+}
+
+// plural is "1 edit" or "n edits".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -61,6 +61,9 @@ type env struct {
 	// opening: a trace was asked to open and has not loaded yet; the
 	// keys pressed meanwhile are for it (trace_keys.go).
 	opening bool
+	// editErr is the last labeling action's error: the status line keeps
+	// it in front until it fades (actions.go).
+	editErr string
 }
 
 // tab is one entry of the list of screens: the screen and the global key

@@ -208,6 +208,10 @@ func (ts *traceScreen) update(h host, msg tea.Msg) tea.Cmd {
 		return ts.changesDone(h, msg)
 	case actionMsg:
 		return ts.actionDone(h, msg)
+	case actionWaitMsg:
+		return ts.actionWaiting(msg)
+	case dropEditsAction:
+		return ts.dropWaiting()
 	case saveGoldAction:
 		if len(msg.edits) == 0 {
 			h.setStatus("gold unchanged", false)

@@ -181,7 +181,13 @@ func (m *Model) applyTheme(p themes.Palette) {
 
 func (m *Model) setStatus(s string, isErr bool) {
 	// An error may carry a team database's URL: never its password.
-	m.status, m.statusErr = model.CleanLine(app.RedactSecrets(s)), isErr
+	s = model.CleanLine(app.RedactSecrets(s))
+	if e := m.env.editErr; e != "" && !strings.HasPrefix(s, e) {
+		// An edit's error stays in front of what comes after it (a
+		// background reload's error, a note) until it fades.
+		s, isErr = e+" · "+s, true
+	}
+	m.status, m.statusErr = s, isErr
 }
 
 // The rest of host.
@@ -230,6 +236,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if c, ok := msg.(clearStatusMsg); ok {
 		if c.seq == m.statusSeq {
 			m.status, m.statusErr = "", false
+			m.env.editErr = ""
 		}
 		return m, nil
 	}
@@ -290,8 +297,20 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// quit ends the program once every edit a screen holds is saved.
+// quit ends the program once every edit a screen holds is saved; with
+// edits waiting for the database it asks first whether to drop them.
 func (m *Model) quit() tea.Cmd {
+	if w := m.env.eng.EditsWaiting(); w.N > 0 {
+		if d, ok := m.dialog().(*askDialog); ok && d.yes == (dropEditsAction{}) {
+			return nil // the question is on screen
+		}
+		// No quitRequested: esc on the question goes on labeling, and the
+		// program must not end when the edits land.
+		m.pushDialog(screenTrace, newAskDialog(fmt.Sprintf("Quit and drop %s waiting for the database?", plural(w.N, "edit")),
+			[]string{app.RedactSecrets(w.Err.Error()), "they are tried again until the server answers while the workbench stays open"},
+			"enter drops them and quits · esc goes back (they keep waiting)", dropEditsAction{}))
+		return nil
+	}
 	n := 0
 	for _, t := range m.tabs {
 		if s, ok := t.screen.(saver); ok {
@@ -424,6 +443,12 @@ func (m *Model) statusBar(w int) string {
 	if m.status != "" {
 		right = " " + m.status + " "
 	}
+	statusErr := m.statusErr
+	if wait := m.env.eng.EditsWaiting(); wait.N > 0 {
+		// Nothing hides edits that are not written yet.
+		right = " " + waitingLine(wait) + " "
+		statusErr = true
+	}
 	hm := m.help
 	short, quit := m.currentHelp().short, ""
 	if n := len(short); n > 1 && slices.Equal(short[n-1].Keys(), m.env.keys.Global.Quit.Keys()) {
@@ -440,7 +465,7 @@ func (m *Model) statusBar(w int) string {
 		gap = w - lipgloss.Width(left) - lipgloss.Width(right)
 	}
 	rs := m.sty.StatusMsg
-	if m.statusErr {
+	if statusErr {
 		rs = m.sty.StatusErr
 	}
 	return left + strings.Repeat(" ", max(0, gap)) + rs.Render(right)

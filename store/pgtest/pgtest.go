@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -156,55 +155,15 @@ func executable(p string) bool {
 // startPrivate runs initdb and pg_ctl in a new temporary folder and
 // returns the server's URL and how to stop it, or why it could not.
 func startPrivate() (dsn string, stop func(), why string) {
-	initdb, err := Bin("initdb")
-	if err != nil {
+	s, why := newServer()
+	if s == nil {
+		return "", nil, why
+	}
+	if err := s.start(); err != nil {
+		s.remove()
 		return "", nil, err.Error()
 	}
-	pgctl, err := Bin("pg_ctl")
-	if err != nil {
-		return "", nil, err.Error()
-	}
-	dir, err := os.MkdirTemp("", "tracelab-pg-")
-	if err != nil {
-		return "", nil, err.Error()
-	}
-	// PostgreSQL refuses to run as root: run it as "postgres", which must
-	// own the folder.
-	var as []string
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			os.RemoveAll(dir)
-			return "", nil, "running as root and there is no user postgres to run the server as"
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chown(dir, uid, gid); err != nil {
-			os.RemoveAll(dir)
-			return "", nil, err.Error()
-		}
-		as = []string{"runuser", "-u", "postgres", "--"}
-	}
-	data := filepath.Join(dir, "data")
-	command := func(args ...string) *exec.Cmd {
-		all := append(append([]string{}, as...), args...)
-		return exec.Command(all[0], all[1:]...)
-	}
-	if out, err := command(initdb, "-D", data, "--auth=trust", "--username=postgres", "--encoding=UTF8", "--no-sync").CombinedOutput(); err != nil {
-		os.RemoveAll(dir)
-		return "", nil, fmt.Sprintf("initdb: %v: %s", err, lastLines(out))
-	}
-	opts := fmt.Sprintf("-k %s -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off", dir)
-	if out, err := command(pgctl, "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start").CombinedOutput(); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "log"))
-		os.RemoveAll(dir)
-		return "", nil, fmt.Sprintf("pg_ctl start: %v: %s %s", err, lastLines(out), lastLines(log))
-	}
-	stop = func() {
-		command(pgctl, "-D", data, "-m", "immediate", "-w", "stop").Run()
-		os.RemoveAll(dir)
-	}
-	return "postgres://postgres@/postgres?host=" + url.QueryEscape(dir), stop, ""
+	return s.url, s.remove, ""
 }
 
 func lastLines(b []byte) string {
