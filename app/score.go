@@ -827,17 +827,21 @@ func metricsOf(ts scoring.TraceScore) store.ScoreMetrics {
 		Calls: ts.Calls, Clarifications: ts.Clarifications, CostUSD: ts.CostUSD}
 }
 
-// caseResult is a result as the report counts it; ok is false for a
-// result the report leaves out (machine gold, unless all).
+// caseResult is a result as the report counts it (the rule of
+// numbers.go); ok is false for a result the report leaves out (no case,
+// or unconfirmed unless all).
 func caseResult(r Result, all bool) (scoring.CaseResult, bool) {
-	if !r.HumanGold && !all {
+	if r.Case == nil {
 		return scoring.CaseResult{}, false
 	}
-	cr := scoring.CaseResult{Score: r.Score}
-	if r.Case != nil && r.HumanGold {
+	confirmed := r.Case.Status == model.StatusConfirmed
+	if !confirmed && !all {
+		return scoring.CaseResult{}, false
+	}
+	cr := scoring.CaseResult{Score: r.Score, Confirmed: confirmed}
+	if confirmed {
 		l := r.Case.Case.Label
 		cr.Label = &l
-		cr.Confirmed = r.Case.Status == model.StatusConfirmed
 	}
 	return cr, true
 }
