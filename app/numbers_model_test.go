@@ -138,9 +138,7 @@ func newModelWorld(t *testing.T, ids []string) modelWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		w.caseLines = append(w.caseLines, l)
-	}
+	w.caseLines = strings.Split(strings.TrimSpace(string(data)), "\n")
 	var lin map[string][]string
 	raw, err := os.ReadFile("../testdata/lineage.json")
 	if err == nil {
