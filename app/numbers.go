@@ -14,8 +14,8 @@ import (
 // report.json all read them from here, so what a labeler confirmed is
 // what every number says.
 //
-// The population is the confirmed cases (with --all, every case) linked
-// to a scored trace: exactly the cases export writes beside report.json.
+// The population is the confirmed cases linked to a scored trace: exactly
+// the cases export writes beside report.json (--all: see countScope).
 // Whose gold a case has does not matter: a case confirmed with the
 // machine's suggested gold is a confirmed case, exported with the gold it
 // is scored against (withScoredGold).
@@ -24,10 +24,13 @@ import (
 // fields a person left unset fall back to the scorer's, see
 // scoring.DecideVerdict), the scorer's otherwise.
 
-// countScope is the population as a store scope.
+// countScope is the population as a store scope. --all is every scored
+// trace: the cases export --all writes, and the few traces the scorer
+// could suggest no gold for, which have no case to write (a report that
+// hid them would hide their server, a hostile name included).
 func countScope(all bool) store.ScoreScope {
 	if all {
-		return store.ScopeCases
+		return store.ScopeAll
 	}
 	return store.ScopeConfirmed
 }

@@ -828,13 +828,10 @@ func metricsOf(ts scoring.TraceScore) store.ScoreMetrics {
 }
 
 // caseResult is a result as the report counts it (the rule of
-// numbers.go); ok is false for a result the report leaves out (no case,
-// or unconfirmed unless all).
+// numbers.go); ok is false for a result the report leaves out (not a
+// confirmed case, unless all).
 func caseResult(r Result, all bool) (scoring.CaseResult, bool) {
-	if r.Case == nil {
-		return scoring.CaseResult{}, false
-	}
-	confirmed := r.Case.Status == model.StatusConfirmed
+	confirmed := r.Case != nil && r.Case.Status == model.StatusConfirmed
 	if !confirmed && !all {
 		return scoring.CaseResult{}, false
 	}
