@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tracelab-dev/tracelab/model"
@@ -48,5 +50,45 @@ func TestConfirmedMachineGoldIsCounted(t *testing.T) {
 	}
 	if res.Cases != 1 || !reflect.DeepEqual(res.Reports, reps) {
 		t.Errorf("export wrote %d cases, report %+v\nwant report's %+v", res.Cases, res.Reports, reps)
+	}
+}
+
+// The issue's repro of a relative window: in the demo (the bundled cases
+// but the generic-warehouse server's), trace_27f6e9 asks "closing this
+// month" on 2026-09-03 and was offered trace_41d7b8's August window; the
+// window is now its own September, and the peer with September gold
+// (trace_90a4c6) is the one reused.
+func TestSuggestedWindowIsTheTracesOwn(t *testing.T) {
+	ctx := context.Background()
+	e := labelEngine(t)
+	data, err := os.ReadFile("../testdata/cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if !strings.Contains(l, `"server":"generic-warehouse"`) {
+			keep = append(keep, l)
+		}
+	}
+	res, err := e.Import(ctx, strings.NewReader(strings.Join(keep, "\n")+"\n"), "cases.jsonl", ImportOptions{})
+	if err == nil {
+		_, err = e.AfterImport(ctx, res.ToScore, false)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, sugg, err := e.evaluateOne(ctx, "trace_27f6e9", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := sugg.Gold.Window
+	if w == nil || w.Start != "2026-09-01" || w.End != "2026-09-30" {
+		t.Errorf("trace_27f6e9 is offered the window %+v, want 2026-09-01..2026-09-30", w)
+	}
+	for _, s := range sugg.Sources {
+		if strings.Contains(s, "trace_41d7b8") {
+			t.Errorf("the August peer's gold is reused: %s", s)
+		}
 	}
 }

@@ -643,8 +643,10 @@ func compressPeers(ps []scoring.Peer) []scoring.Peer {
 			if p.Gold.Definition != "" {
 				add("definition")
 			}
-			if p.Gold.Window != nil {
-				add("window")
+			if w := p.Gold.Window; w != nil {
+				// By its dates: the same words asked in another month are
+				// another period, which a trace may need (issue 26).
+				add("window " + w.Start + ".." + w.End)
 			}
 			if p.Gold.FreshnessBoundHours != nil {
 				add("freshness")
