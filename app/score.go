@@ -643,9 +643,7 @@ func compressPeers(ps []scoring.Peer) []scoring.Peer {
 			if p.Gold.Definition != "" {
 				add("definition")
 			}
-			if w := p.Gold.Window; w != nil {
-				// By its dates: the same words asked in another month are
-				// another period, which a trace may need (issue 26).
+			if w := p.Gold.Window; w != nil { // by its dates: another month is another period
 				add("window " + w.Start + ".." + w.End)
 			}
 			if p.Gold.FreshnessBoundHours != nil {
@@ -829,9 +827,8 @@ func metricsOf(ts scoring.TraceScore) store.ScoreMetrics {
 		Calls: ts.Calls, Clarifications: ts.Clarifications, CostUSD: ts.CostUSD}
 }
 
-// caseResult is a result as the report counts it (the rule of
-// numbers.go); ok is false for a result the report leaves out (not a
-// confirmed case, unless all).
+// caseResult is a result as the report counts it (numbers.go's rule); ok
+// is false for one it leaves out (not a confirmed case, unless all).
 func caseResult(r Result, all bool) (scoring.CaseResult, bool) {
 	confirmed := r.Case != nil && r.Case.Status == model.StatusConfirmed
 	if !confirmed && !all {
