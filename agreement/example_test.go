@@ -10,7 +10,9 @@ import (
 // Item per trace, one value per rater who labeled it, the machine's
 // suggestion as one more rater. By hand: Fleiss' P_a = mean(1, 1/3, 1)
 // = 7/9, π = (4/9, 5/9), κ = (63 − 41)/(81 − 41) = 0.55; alpha has n = 9,
-// one disagreeing unit adding 2, α = 1 − 8·2/40 = 0.6.
+// one disagreeing unit adding 2, α = 1 − 8·2/40 = 0.6. A pair's alpha:
+// ana and bo have n = 6 values, 3 entity and 3 semantic, one disagreeing
+// unit, α = 1 − 5·2/(36 − 18) = 0.444.
 func Example() {
 	r := agreement.Ratings{
 		Raters:     []string{"ana", "bo", "tracelab"},
@@ -36,10 +38,10 @@ func Example() {
 	//   Krippendorff's alpha  0.600  3 items, 9 values
 	//
 	// Rater pairs
-	//   rater  rater     items  agreement  kappa
-	//   ana    bo            3      66.7%  0.400
-	//   ana    tracelab      3     100.0%  1.000
-	//   bo     tracelab      3      66.7%  0.400
+	//   rater  rater     items  agreement  kappa  alpha
+	//   ana    bo            3      66.7%  0.400  0.444
+	//   ana    tracelab      3     100.0%  1.000  1.000
+	//   bo     tracelab      3      66.7%  0.400  0.444
 	//
 	// Confusion: ana (rows) by bo (columns)
 	//             entity  semantic

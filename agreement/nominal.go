@@ -55,6 +55,9 @@ type Pair struct {
 	// Kappa is Cohen's kappa; undefined when N is 0 or when both raters
 	// used one and the same category throughout (expected agreement 1).
 	Kappa Stat `json:"kappa"`
+	// Alpha is Krippendorff's alpha over the items both rated, so a pair
+	// reads like the whole group (undefined as Kappa is).
+	Alpha Stat `json:"alpha"`
 	// Confusion[i][j] counts items A put in Categories[i] and B in
 	// Categories[j].
 	Confusion [][]int `json:"confusion"`
@@ -217,7 +220,25 @@ func cohen(a, b string, index map[string]int, items []Item) Pair {
 	}
 	p.Agreement = ratio(diag, n)
 	p.Kappa = ratio(n*diag-chance, n*n-chance)
+	p.Alpha = pairAlpha(p.Confusion)
 	return p
+}
+
+// pairAlpha is Krippendorff's alpha of two raters from their confusion
+// matrix: each item both rated is a unit of two values.
+func pairAlpha(conf [][]int) Stat {
+	counts := make([][]int, 0, len(conf))
+	for i := range conf {
+		for j, x := range conf[i] {
+			for range x {
+				row := make([]int, len(conf))
+				row[i]++
+				row[j]++
+				counts = append(counts, row)
+			}
+		}
+	}
+	return krippendorff(counts, len(conf)).Alpha
 }
 
 // fleiss is the generalised Fleiss kappa (see Fleiss) over rated items

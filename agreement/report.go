@@ -18,11 +18,15 @@ import (
 // null in JSON, so the JSON always has the same keys.
 type Report struct {
 	// By names the field compared: class, correct, grounded or fields.
-	By      string       `json:"by"`
-	Nominal *Result      `json:"nominal"`
-	Sets    []SetResult  `json:"sets"`
-	Machine string       `json:"machine"`
-	Trust   []ClassTrust `json:"trust"`
+	By string `json:"by"`
+	// Nominal is the people among themselves: machine raters (judges,
+	// the machine's suggestion) are left out of its pairs and its group
+	// figures, and compared with each person in Machines instead.
+	Nominal  *Result      `json:"nominal"`
+	Machines []Pair       `json:"machines"`
+	Sets     []SetResult  `json:"sets"`
+	Machine  string       `json:"machine"`
+	Trust    []ClassTrust `json:"trust"`
 }
 
 // WriteJSON writes the report as one indented JSON document. Undefined
@@ -46,23 +50,16 @@ func (r Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Agreement by %s\n", name(r.By))
 	if n := r.Nominal; n != nil {
-		fmt.Fprintf(&b, "%s, %s rated\n\n", plural(len(n.Raters), "rater"), plural(n.Items, "item"))
-		b.WriteString("Across all raters\n")
+		w := r.words()
+		fmt.Fprintf(&b, "%s, %s rated\n\n", w.count(len(n.Raters)), plural(n.Items, "item"))
+		b.WriteString(w.group + "\n")
 		textTable(&b, nil, "lrl", [][]string{
 			{"Fleiss' kappa", n.Fleiss.Kappa.Fixed(3), fleissOver(n.Fleiss)},
 			{"Krippendorff's alpha", n.Alpha.Alpha.Fixed(3), alphaOver(n.Alpha)},
 		})
-		if len(n.Pairs) > 0 {
-			b.WriteString("\nRater pairs\n")
-			rows := make([][]string, 0, len(n.Pairs))
-			for _, p := range n.Pairs {
-				rows = append(rows, []string{name(p.A), name(p.B), strconv.Itoa(p.N), p.Agreement.Percent(), p.Kappa.Fixed(3)})
-			}
-			textTable(&b, []string{"rater", "rater", "items", "agreement", "kappa"}, "llrrr", rows)
-			for _, p := range n.Pairs {
-				fmt.Fprintf(&b, "\nConfusion: %s (rows) by %s (columns)\n", name(p.A), name(p.B))
-				textConfusion(&b, n.Categories, p.Confusion)
-			}
+		textPairs(&b, "\n"+w.pairs+"\n", n.Pairs, n.Categories)
+		if r.Machines != nil {
+			textPairs(&b, "\nMachine raters against people\n", r.Machines, n.Categories)
 		}
 	}
 	if r.Trust != nil {
@@ -83,7 +80,11 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Agreement by %s\n", cireport.Cell(r.By))
 	if n := r.Nominal; n != nil {
-		fmt.Fprintf(&b, "\n%s, %s rated.\n\n", plural(len(n.Raters), "rater"), plural(n.Items, "item"))
+		w := r.words()
+		fmt.Fprintf(&b, "\n%s, %s rated.\n\n", w.count(len(n.Raters)), plural(n.Items, "item"))
+		if r.Machines != nil {
+			b.WriteString("### " + w.group + "\n\n")
+		}
 		b.WriteString(cireport.Table{
 			Header: []string{"statistic", "value", "over"},
 			Align:  []string{"l", "r", "l"},
@@ -92,17 +93,9 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 				{"Krippendorff's alpha", n.Alpha.Alpha.Fixed(3), alphaOver(n.Alpha)},
 			},
 		}.String())
-		if len(n.Pairs) > 0 {
-			b.WriteString("\n### Rater pairs\n\n")
-			t := cireport.Table{Header: []string{"rater", "rater", "items", "agreement", "kappa"}, Align: []string{"l", "l", "r", "r", "r"}}
-			for _, p := range n.Pairs {
-				t.Rows = append(t.Rows, []string{cireport.Cell(p.A), cireport.Cell(p.B), strconv.Itoa(p.N), p.Agreement.Percent(), p.Kappa.Fixed(3)})
-			}
-			b.WriteString(t.String())
-			for _, p := range n.Pairs {
-				fmt.Fprintf(&b, "\n### Confusion: %s (rows) by %s (columns)\n\n", cireport.Cell(p.A), cireport.Cell(p.B))
-				b.WriteString(markdownConfusion(p, n.Categories).String())
-			}
+		markdownPairs(&b, "### "+w.pairs, n.Pairs, n.Categories)
+		if r.Machines != nil {
+			markdownPairs(&b, "### Machine raters against people", r.Machines, n.Categories)
 		}
 	}
 	if r.Trust != nil {
@@ -160,6 +153,25 @@ func alphaOver(a Alpha) string {
 		return "no item has two ratings"
 	}
 	return fmt.Sprintf("%s, %s", plural(a.Units, "item"), plural(a.Values, "value"))
+}
+
+// reportWords name the raters of Nominal: people where the machine
+// raters are reported apart (Machines set), raters otherwise.
+type reportWords struct {
+	group, pairs string
+	count        func(int) string
+}
+
+func (r Report) words() reportWords {
+	if r.Machines != nil {
+		return reportWords{"Among people", "Pairs of people", func(n int) string {
+			if n == 1 {
+				return "1 person"
+			}
+			return strconv.Itoa(n) + " people"
+		}}
+	}
+	return reportWords{"Across all raters", "Rater pairs", func(n int) string { return plural(n, "rater") }}
 }
 
 func plural(n int, word string) string {
@@ -257,4 +269,46 @@ func markdownConfusion(p Pair, cats []string) cireport.Table {
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// pairHeader heads a table of rater pairs.
+var pairHeader = []string{"rater", "rater", "items", "agreement", "kappa", "alpha"}
+
+func pairRow(p Pair, esc func(string) string) []string {
+	return []string{esc(p.A), esc(p.B), strconv.Itoa(p.N), p.Agreement.Percent(), p.Kappa.Fixed(3), p.Alpha.Fixed(3)}
+}
+
+// textPairs writes a table of pairs under title and each pair's
+// confusion matrix; nothing when there are no pairs.
+func textPairs(b *strings.Builder, title string, ps []Pair, cats []string) {
+	if len(ps) == 0 {
+		return
+	}
+	b.WriteString(title)
+	rows := make([][]string, 0, len(ps))
+	for _, p := range ps {
+		rows = append(rows, pairRow(p, name))
+	}
+	textTable(b, pairHeader, "llrrrr", rows)
+	for _, p := range ps {
+		fmt.Fprintf(b, "\nConfusion: %s (rows) by %s (columns)\n", name(p.A), name(p.B))
+		textConfusion(b, cats, p.Confusion)
+	}
+}
+
+// markdownPairs is textPairs in markdown.
+func markdownPairs(b *strings.Builder, title string, ps []Pair, cats []string) {
+	if len(ps) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s\n\n", title)
+	t := cireport.Table{Header: pairHeader, Align: []string{"l", "l", "r", "r", "r", "r"}}
+	for _, p := range ps {
+		t.Rows = append(t.Rows, pairRow(p, cireport.Cell))
+	}
+	b.WriteString(t.String())
+	for _, p := range ps {
+		fmt.Fprintf(b, "\n### Confusion: %s (rows) by %s (columns)\n\n", cireport.Cell(p.A), cireport.Cell(p.B))
+		b.WriteString(markdownConfusion(p, cats).String())
+	}
 }

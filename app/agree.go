@@ -13,8 +13,9 @@ import (
 var AgreeBy = []string{model.AspectClass, model.AspectCorrect, model.AspectGrounded, model.AspectFields}
 
 // Agreement compares the raters of every rated case on one aspect (class,
-// correct, grounded or fields) with package agreement: people, judges and
-// tracelab's own suggestion alike. For class, correct and grounded the
+// correct, grounded or fields) with package agreement: the people among
+// themselves, and apart from them each machine rater (judges, tracelab's
+// own suggestion) against each person. For class, correct and grounded the
 // report also has the trust figure for tracelab's suggestions, counted
 // over the people's labels only (a judge agreeing with the machine says
 // nothing of whether the machine can be trusted).
@@ -39,28 +40,47 @@ func AgreementOf(trs []TraceRaters, by string) agreement.Report {
 		rep.Sets = []agreement.SetResult{r, f}
 		return rep
 	}
-	all := agreement.Ratings{Categories: categoriesOf(by)}
-	people := agreement.Ratings{Categories: all.Categories}
+	cats := categoriesOf(by)
+	all := agreement.Ratings{Categories: cats}
+	people := agreement.Ratings{Categories: cats}
+	trust := agreement.Ratings{Categories: cats} // people and tracelab
+	kinds := map[string]model.RaterKind{}
 	for _, tr := range trs {
 		it := agreement.Item{ID: itemID(tr), Values: map[string]string{}}
 		pit := agreement.Item{ID: it.ID, Values: map[string]string{}}
+		tit := agreement.Item{ID: it.ID, Values: map[string]string{}}
 		for _, l := range tr.Labels {
 			v, ok := l.Rating(by)
 			if !ok {
 				continue
 			}
+			kinds[l.Rater] = l.Kind
 			it.Values[l.Rater] = v
-			if l.Kind != model.RaterJudge {
+			if l.Kind == model.RaterHuman {
 				pit.Values[l.Rater] = v
+			}
+			if l.Kind != model.RaterJudge {
+				tit.Values[l.Rater] = v
 			}
 		}
 		all.Items = append(all.Items, it)
 		people.Items = append(people.Items, pit)
+		trust.Items = append(trust.Items, tit)
 	}
-	res := agreement.Nominal(all)
+	// People among themselves on their own: a machine rater in the group
+	// figures would lift them with its own consistency.
+	res := agreement.Nominal(people)
 	rep.Nominal = &res
+	// Machine raters (tracelab, judges) against each person, apart.
+	rep.Machines = []agreement.Pair{}
+	for _, p := range agreement.Nominal(all).Pairs {
+		ha, hb := kinds[p.A] == model.RaterHuman, kinds[p.B] == model.RaterHuman
+		if ha != hb {
+			rep.Machines = append(rep.Machines, p)
+		}
+	}
 	rep.Machine = model.MachineRater
-	rep.Trust = agreement.MachineTrust(people, model.MachineRater)
+	rep.Trust = agreement.MachineTrust(trust, model.MachineRater)
 	return rep
 }
 

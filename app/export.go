@@ -53,6 +53,9 @@ func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, 
 		return res, err
 	}
 	res.Considered = len(recs)
+	if err := e.withScoredGold(ctx, recs); err != nil { // numbers.go
+		return res, err
+	}
 	if opts.ExposeOnly {
 		recs, res.Dropped = suite.ExposeOnly(recs)
 	}
@@ -131,10 +134,9 @@ func (e *Engine) reportOver(ctx context.Context, recs []store.CaseRecord) ([]mod
 			if r.TraceID == "" || !ok {
 				continue // a case without its trace has nothing to count
 			}
-			ts := resultOfRow(row).Score
-			ts.CaseID = r.Case.CaseID
-			l := r.Case.Label
-			acc.Add(scoring.CaseResult{Score: ts, Label: &l, Confirmed: r.Status == model.StatusConfirmed})
+			cr := countedResult(row) // numbers.go: report's verdict
+			cr.Score.CaseID = r.Case.CaseID
+			acc.Add(cr)
 		}
 	}
 	return acc.Reports(), nil

@@ -54,17 +54,19 @@ func (e *Engine) Raters(ctx context.Context, traceID string) (TraceRaters, error
 	if err != nil {
 		return TraceRaters{}, err
 	}
-	ratings, err := e.st.MachineRatings(ctx, []string{traceID})
-	if err != nil {
-		return TraceRaters{}, err
-	}
 	var base model.Label
+	human := map[string]bool{}
 	if cr.CaseID != "" {
 		rec, err := e.st.Case(ctx, cr.CaseID)
 		if err != nil {
 			return TraceRaters{}, err
 		}
 		base = rec.Case.Label
+		human[traceID] = rec.GoldOrigin == store.OriginHuman
+	}
+	ratings, err := e.machineOpinions(ctx, []string{traceID}, human) // machine_opinion.go
+	if err != nil {
+		return TraceRaters{}, err
 	}
 	return traceRaters(cr, base, ratings), nil
 }
@@ -154,17 +156,21 @@ func (e *Engine) RatedCases(ctx context.Context) ([]TraceRaters, error) {
 			ids = append(ids, cr.TraceID)
 		}
 	}
-	ratings, err := e.st.MachineRatings(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
 	recs, err := e.st.Cases(ctx, true)
 	if err != nil {
 		return nil, err
 	}
 	base := make(map[string]model.Label, len(recs))
+	human := map[string]bool{}
 	for _, r := range recs {
 		base[r.Case.CaseID] = r.Case.Label
+		if r.TraceID != "" && r.GoldOrigin == store.OriginHuman {
+			human[r.TraceID] = true
+		}
+	}
+	ratings, err := e.machineOpinions(ctx, ids, human) // machine_opinion.go
+	if err != nil {
+		return nil, err
 	}
 	out := make([]TraceRaters, 0, len(crs))
 	for _, cr := range crs {

@@ -49,10 +49,7 @@ func (e *Engine) report(ctx context.Context, all, withCases bool) (ReportDetail,
 	if _, err := e.ScoreStale(ctx, nil); err != nil {
 		return ReportDetail{}, err
 	}
-	scope := store.ScopeHumanGold
-	if all {
-		scope = store.ScopeAll
-	}
+	scope := countScope(all) // numbers.go
 	// One result at a time into the accumulator: memory stays one batch
 	// deep however many traces the report covers (unless the cases are
 	// asked for).
@@ -60,10 +57,7 @@ func (e *Engine) report(ctx context.Context, all, withCases bool) (ReportDetail,
 	var cases []ReportCase
 	err := e.st.EachReportRow(ctx, scope, func(batch []store.ReportRow) error {
 		for _, row := range batch {
-			cr, ok := caseResult(resultOfRow(row), all)
-			if !ok {
-				continue
-			}
+			cr := countedResult(row)
 			acc.Add(cr)
 			if withCases {
 				cases = append(cases, ReportCase{Server: row.Server, TraceID: row.TraceID, Verdict: cr.Final(), Metrics: row.Metrics})

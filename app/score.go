@@ -643,8 +643,8 @@ func compressPeers(ps []scoring.Peer) []scoring.Peer {
 			if p.Gold.Definition != "" {
 				add("definition")
 			}
-			if p.Gold.Window != nil {
-				add("window")
+			if w := p.Gold.Window; w != nil { // by its dates: another month is another period
+				add("window " + w.Start + ".." + w.End)
 			}
 			if p.Gold.FreshnessBoundHours != nil {
 				add("freshness")
@@ -827,17 +827,17 @@ func metricsOf(ts scoring.TraceScore) store.ScoreMetrics {
 		Calls: ts.Calls, Clarifications: ts.Clarifications, CostUSD: ts.CostUSD}
 }
 
-// caseResult is a result as the report counts it; ok is false for a
-// result the report leaves out (machine gold, unless all).
+// caseResult is a result as the report counts it (numbers.go's rule); ok
+// is false for one it leaves out (not a confirmed case, unless all).
 func caseResult(r Result, all bool) (scoring.CaseResult, bool) {
-	if !r.HumanGold && !all {
+	confirmed := r.Case != nil && r.Case.Status == model.StatusConfirmed
+	if !confirmed && !all {
 		return scoring.CaseResult{}, false
 	}
-	cr := scoring.CaseResult{Score: r.Score}
-	if r.Case != nil && r.HumanGold {
+	cr := scoring.CaseResult{Score: r.Score, Confirmed: confirmed}
+	if confirmed {
 		l := r.Case.Case.Label
 		cr.Label = &l
-		cr.Confirmed = r.Case.Status == model.StatusConfirmed
 	}
 	return cr, true
 }

@@ -57,6 +57,16 @@ func (s *Scorer) SuggestGold(t *model.Trace, ts TraceScore, peers []Peer) GoldSu
 			g.Window = &model.Window{Calendar: tm.entry.Calendar}
 		}
 	}
+	// A relative period is the trace's own, resolved from when it was
+	// asked: a peer whose gold covers other dates for the same words
+	// teaches nothing (window_relative.go). The trace's own window is not
+	// set from it alone yet: a window nobody confirmed would turn the
+	// scorer's temporal evidence on every relative question.
+	cal := ""
+	if g.Window != nil {
+		cal = g.Window.Calendar
+	}
+	own, relative := RelativeWindow(t.Question, t.StartedAt, cal)
 	sorted := append([]Peer(nil), peers...)
 	sort.SliceStable(sorted, func(i, j int) bool {
 		if sorted[i].Server != sorted[j].Server {
@@ -67,6 +77,9 @@ func (s *Scorer) SuggestGold(t *model.Trace, ts TraceScore, peers []Peer) GoldSu
 	for _, p := range sorted {
 		if p.Server == t.Server || !p.Grounded || !SameQuestion(p.Question, t.Question) {
 			continue
+		}
+		if relative && p.Gold != nil && p.Gold.Window != nil && !sameBounds(p.Gold.Window, &own) {
+			continue // the same words about another period
 		}
 		why := fmt.Sprintf("used by grounded trace %s on %s", p.TraceID, p.Server)
 		fields := p.FieldsUsed

@@ -20,8 +20,8 @@ type ReportRow struct {
 	Metrics                ScoreMetrics
 	HumanGold              bool // the case's gold is a person's
 	Confirmed              bool // the case is confirmed
-	// Label is the case's label, read only where the gold is a person's
-	// (the report takes a machine case's verdict from the scorer).
+	// Label is the case's label, read only where the case is confirmed
+	// (the report takes an unconfirmed case's verdict from the scorer).
 	Label *model.Label
 }
 
@@ -29,7 +29,7 @@ type ReportRow struct {
 const reportColumns = `t.trace_id, t.server, t.run_id, s.suggested_class, s.correct, s.grounded, s.needs_review,
 	s.grounding_precision, s.grounding_recall, s.definition_match, s.freshness_pass, s.policy_violations,
 	s.calls, s.clarifications, s.cost_usd, COALESCE(c.gold_origin = 'human', FALSE), COALESCE(c.status = 'confirmed', FALSE),
-	CASE WHEN c.gold_origin = 'human' THEN c.label END
+	CASE WHEN c.status = 'confirmed' THEN c.label END
 	FROM traces t JOIN scores s ON s.trace_pk = t.id
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id`
 

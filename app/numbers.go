@@ -1,0 +1,70 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/store"
+)
+
+// The one population and the one verdict every number counts (issue 26):
+// `tracelab report`, the Report screen, the HTML report and export's
+// report.json all read them from here, so what a labeler confirmed is
+// what every number says.
+//
+// The population is the confirmed cases linked to a scored trace: exactly
+// the cases export writes beside report.json (--all: see countScope).
+// Whose gold a case has does not matter: a case confirmed with the
+// machine's suggested gold is a confirmed case, exported with the gold it
+// is scored against (withScoredGold).
+//
+// The verdict is the case's label where the case is confirmed (the
+// fields a person left unset fall back to the scorer's, see
+// scoring.DecideVerdict), the scorer's otherwise.
+
+// countScope is the population as a store scope. --all is every scored
+// trace: the cases export --all writes, and the few traces the scorer
+// could suggest no gold for, which have no case to write (a report that
+// hid them would hide their server, a hostile name included).
+func countScope(all bool) store.ScoreScope {
+	if all {
+		return store.ScopeAll
+	}
+	return store.ScopeConfirmed
+}
+
+// countedResult is a case's report row as the report counts it.
+func countedResult(row store.ReportRow) scoring.CaseResult {
+	cr := scoring.CaseResult{Score: resultOfRow(row).Score, Confirmed: row.Confirmed}
+	if row.Confirmed {
+		l := row.Label
+		if l == nil {
+			l = &model.Label{}
+		}
+		cr.Label = l
+	}
+	return cr
+}
+
+// withScoredGold sets the gold of every case among recs whose gold is
+// still the machine's to the suggestion its trace is scored against, so
+// the suite export writes holds the gold behind report.json's numbers: a
+// case confirmed with the suggested gold is scored, reported and exported
+// on one gold, even where the case's stored copy of the suggestion froze
+// at the labeler's first key.
+func (e *Engine) withScoredGold(ctx context.Context, recs []store.CaseRecord) error {
+	for i := range recs {
+		r := &recs[i]
+		if r.GoldOrigin == store.OriginHuman || r.TraceID == "" {
+			continue
+		}
+		_, _, sugg, err := e.evaluateOne(ctx, r.TraceID, nil)
+		if err != nil {
+			return fmt.Errorf("case %s: the suggested gold of %s: %w", r.Case.CaseID, r.TraceID, err)
+		}
+		r.Case.Gold = sugg.Gold
+	}
+	return nil
+}

@@ -1,0 +1,341 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/store"
+)
+
+// The model-based test of issue 26: random labeling sequences through the
+// engine, and after every action every reader's numbers agree: `tracelab
+// report`, the Report screen's data (ReportWithLabels, what tui/report.go
+// renders), the HTML report's (ReportDetail), export's report.json, and
+// the report of the exported suite imported into a fresh database.
+
+var modelSeqs = flag.Int("numbers.seqs", 200, "random labeling sequences TestNumbersAgreeOnEveryPath runs")
+
+// numbersTemplate makes the database every sequence and every re-import
+// starts from, a copy each: the bundled traces, scored (the demo's start,
+// no cases). It returns its path and the trace ids.
+func numbersTemplate(t *testing.T) (path string, ids []string) {
+	t.Helper()
+	dir, err := os.MkdirTemp(fastTemp(), "tracelab-numbers-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path = filepath.Join(dir, "traces.db")
+	if ids, err = buildNumbersTemplate(path); err != nil {
+		t.Fatal(err)
+	}
+	return path, ids
+}
+
+// fastTemp is where the sequences' databases go: memory (/dev/shm) where
+// the system has it, as every action syncs the file several times and the
+// test makes thousands of them; else the system's temporary folder.
+func fastTemp() string {
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if f, err := os.CreateTemp("/dev/shm", "probe-*"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "/dev/shm"
+		}
+	}
+	return ""
+}
+
+func buildNumbersTemplate(path string) ([]string, error) {
+	ctx := context.Background()
+	e, err := Open(ctx, path, Files{Lineage: "../testdata/lineage.json"})
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	files, _ := filepath.Glob("../testdata/traces/*.jsonl")
+	for _, f := range files {
+		if _, err := ImportFile(ctx, e.st, f, ImportOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := e.Rescore(ctx, nil, nil); err != nil {
+		return nil, err
+	}
+	return e.st.TraceIDs(ctx, store.Filter{})
+}
+
+// copyDB copies a closed SQLite database file to a new one in dir.
+func copyDB(t *testing.T, from, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := filepath.Join(dir, name)
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return to
+}
+
+// openNumbersEngine opens an engine on a copy of the template with the
+// bundled policy and lineage.
+func openNumbersEngine(t *testing.T, path string) *Engine {
+	t.Helper()
+	e, err := Open(context.Background(), path, Files{Lineage: "../testdata/lineage.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SetPolicy(policy(t))
+	return e
+}
+
+// labelingAction is one step of a sequence: what it did, in words for a
+// failure message, and its error (nil, or one a labeler can meet).
+type labelingAction struct {
+	what string
+	err  error
+}
+
+// expected says an action's error is one the workbench shows the labeler
+// (nothing to undo, an unfinished label, an adjudication of a rater who
+// gave no label), not a failure of the engine.
+func (a labelingAction) expected() bool {
+	if a.err == nil {
+		return true
+	}
+	if _, ok := IsIncomplete(a.err); ok {
+		return true
+	}
+	return errors.Is(a.err, ErrNothingToUndo) || errors.Is(a.err, ErrNothingToRedo) ||
+		strings.HasPrefix(a.what, "adjudicate")
+}
+
+// modelWorld is what the random actions draw from.
+type modelWorld struct {
+	ids       []string
+	caseLines []string // testdata/cases.jsonl
+	fields    []string // field names from lineage.json
+}
+
+func newModelWorld(t *testing.T, ids []string) modelWorld {
+	t.Helper()
+	w := modelWorld{ids: ids}
+	data, err := os.ReadFile("../testdata/cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.caseLines = strings.Split(strings.TrimSpace(string(data)), "\n")
+	var lin map[string][]string
+	raw, err := os.ReadFile("../testdata/lineage.json")
+	if err == nil {
+		err = json.Unmarshal(raw, &lin)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fs := range lin {
+		w.fields = append(w.fields, fs...)
+	}
+	slices.Sort(w.fields)
+	w.fields = slices.Compact(w.fields)
+	return w
+}
+
+// act runs one random labeling action on e.
+func (w modelWorld) act(ctx context.Context, e *Engine, rng *rand.Rand) labelingAction {
+	id := w.ids[rng.IntN(len(w.ids))]
+	who := []string{"ana", "bob"}[rng.IntN(2)] // a second rater
+	do := func(what string, err error) labelingAction {
+		return labelingAction{what: fmt.Sprintf("%s %s by %s", what, id, who), err: err}
+	}
+	var err error
+	switch k := rng.IntN(12); k {
+	case 0, 1:
+		_, err = e.ConfirmLabel(ctx, id, who, rng.IntN(2) == 0)
+		return do("confirm", err)
+	case 2:
+		_, err = e.ToggleCorrect(ctx, id, who)
+		return do("correct", err)
+	case 3:
+		_, err = e.ToggleGrounded(ctx, id, who)
+		return do("grounded", err)
+	case 4:
+		var c *model.FailureClass
+		if n := rng.IntN(len(model.Classes) + 1); n < len(model.Classes) {
+			c = &model.Classes[n]
+		}
+		_, err = e.SetClass(ctx, id, who, c)
+		return do(fmt.Sprintf("class %v", classStr(c)), err)
+	case 5:
+		f := w.fields[rng.IntN(len(w.fields))]
+		req := rng.IntN(2) == 0
+		_, err = e.MarkField(ctx, id, who, f, req)
+		return do(fmt.Sprintf("mark %s required=%v", f, req), err)
+	case 6:
+		def := []string{"", "active = subscription_status = 'active'", "open ticket = status in (open, pending)"}[rng.IntN(3)]
+		_, err = e.EditFields(ctx, id, who, FieldEdit{"gold.definition", jsonOf(def)})
+		return do(fmt.Sprintf("definition %q", def), err)
+	case 7:
+		_, err = e.AcceptSuggestion(ctx, id, who)
+		return do("accept", err)
+	case 8:
+		_, err = e.UndoAction(ctx, id, who)
+		return do("undo", err)
+	case 9:
+		_, err = e.RedoAction(ctx, id, who)
+		return do("redo", err)
+	case 10:
+		return w.importCases(ctx, e, rng)
+	default:
+		pick := []string{"ana", "bob", "tracelab"}[rng.IntN(3)]
+		_, err = e.Adjudicate(ctx, id, "lead", AdjudicateRequest{Pick: pick, Note: "settled"})
+		return do("adjudicate pick "+pick+" on", err)
+	}
+}
+
+// importCases imports one to three lines of the bundled cases.jsonl, as
+// the suite (human gold) or as carol's labels beside the others'.
+func (w modelWorld) importCases(ctx context.Context, e *Engine, rng *rand.Rand) labelingAction {
+	var b strings.Builder
+	for range 1 + rng.IntN(3) {
+		b.WriteString(w.caseLines[rng.IntN(len(w.caseLines))] + "\n")
+	}
+	opts := ImportOptions{}
+	if rng.IntN(2) == 0 {
+		opts.Labeler = "carol"
+	}
+	res, err := e.Import(ctx, strings.NewReader(b.String()), "cases.jsonl", opts)
+	if err == nil {
+		_, err = e.AfterImport(ctx, res.ToScore, false)
+	}
+	return labelingAction{what: fmt.Sprintf("import %d case lines (labeler %q)", strings.Count(b.String(), "\n"), opts.Labeler), err: err}
+}
+
+func reportJSON(t *testing.T, reps []model.Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := model.WriteReportJSON(&b, reps); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// reimported is the report of the suite in dir imported into a fresh
+// database holding the bundled traces.
+func reimported(t *testing.T, dir, template string) string {
+	t.Helper()
+	ctx := context.Background()
+	e := openNumbersEngine(t, copyDB(t, template, dir, "fresh.db"))
+	defer e.Close()
+	f, err := os.Open(filepath.Join(dir, "suite", "cases.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := e.Import(ctx, f, "cases.jsonl", ImportOptions{})
+	if err != nil {
+		t.Fatalf("the exported suite does not import: %v", err)
+	}
+	if _, err := e.AfterImport(ctx, res.ToScore, false); err != nil {
+		t.Fatal(err)
+	}
+	reps, err := e.Report(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reportJSON(t, reps)
+}
+
+// checkNumbers compares every reader's report after an action.
+func checkNumbers(t *testing.T, e *Engine, dir, template string) error {
+	t.Helper()
+	ctx := context.Background()
+	if err := e.WaitIdle(ctx); err != nil {
+		return err
+	}
+	reps, err := e.Report(ctx, false)
+	if err != nil {
+		return err
+	}
+	want := reportJSON(t, reps)
+	screen, _, err := e.ReportWithLabels(ctx, false) // the Report screen's data
+	if err != nil {
+		return err
+	}
+	detail, err := e.ReportDetail(ctx, false) // the HTML report's
+	if err != nil {
+		return err
+	}
+	os.RemoveAll(filepath.Join(dir, "suite"))
+	exp, err := e.Export(ctx, ExportOptions{Dir: filepath.Join(dir, "suite")})
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, r := range reps {
+		n += r.Cases
+	}
+	for _, c := range []struct{ who, got string }{
+		{"the Report screen", reportJSON(t, screen)},
+		{"report --html", reportJSON(t, detail.Reports)},
+		{"export's report.json", reportJSON(t, exp.Reports)},
+		{"the exported suite re-imported", reimported(t, dir, template)},
+	} {
+		if c.got != want {
+			return fmt.Errorf("%s says\n%s\nreport says\n%s", c.who, c.got, want)
+		}
+	}
+	if exp.Cases != n || len(detail.Cases) != n {
+		return fmt.Errorf("export wrote %d cases, the HTML report lists %d, report counts %d", exp.Cases, len(detail.Cases), n)
+	}
+	return nil
+}
+
+// TestNumbersAgreeOnEveryPath runs seeded random labeling sequences over
+// the bundled traces (-numbers.seqs sets how many; a failure names the
+// seed and the actions that led to it).
+func TestNumbersAgreeOnEveryPath(t *testing.T) {
+	template, ids := numbersTemplate(t)
+	world := newModelWorld(t, ids)
+	seqs := *modelSeqs
+	if testing.Short() {
+		seqs = min(seqs, 20)
+	}
+	for seed := range seqs {
+		rng := rand.New(rand.NewPCG(uint64(seed), 26))
+		dir, err := os.MkdirTemp(fastTemp(), "seq-*")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		e := openNumbersEngine(t, copyDB(t, template, dir, "t.db"))
+		var done []string
+		for range 1 + rng.IntN(4) {
+			a := world.act(context.Background(), e, rng)
+			done = append(done, a.what)
+			if !a.expected() {
+				e.Close()
+				t.Fatalf("seed %d: %s: %v\nactions: %s", seed, a.what, a.err, strings.Join(done, "; "))
+			}
+			if err := checkNumbers(t, e, dir, template); err != nil {
+				e.Close()
+				t.Fatalf("seed %d, after %s:\n%v", seed, strings.Join(done, "; "), err)
+			}
+		}
+		e.Close()
+	}
+}
