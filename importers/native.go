@@ -45,7 +45,13 @@ func ParseNativeTrace(file string, line int, data []byte) (*model.Trace, *LineEr
 	if len(data) == 0 || data[0] != '{' {
 		return nil, &LineError{File: file, Line: line, Msg: "expected a JSON object (one trace per line)"}
 	}
-	nt, ok := decodeNativeFast(data)
+	var nt nativeTrace
+	var ok bool
+	if libNative {
+		nt, ok = decodeNativeLib(data)
+	} else {
+		nt, ok = decodeNativeFast(data)
+	}
 	if !ok {
 		if lerr := decodeLine(file, line, data, &nt); lerr != nil {
 			return nil, lerr

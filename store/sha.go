@@ -25,6 +25,9 @@ const bigRaw = 64 << 10
 // with the rest of the trace cost its size twice over (the encoder's
 // growing buffer), on top of the record and its decoded copy.
 func traceSHA(t *model.Trace) string {
+	if libSHA {
+		return traceSHALib(t)
+	}
 	th := traceHashers.Get().(*traceHasher)
 	defer func() {
 		if cap(th.e.B) <= 4*bigRaw { // a long text's buffer is not kept

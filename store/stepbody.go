@@ -31,6 +31,9 @@ var stepBodyFields = [...]string{"kind", "id", "call_id", "text", "tool", "args"
 // exact size: a trace may carry a tool result of many megabytes, and a
 // growing buffer copied into a string would cost the heap three times it.
 func stepsBody(steps []model.Step) string {
+	if libBody {
+		return stepsBodyLib(steps)
+	}
 	b := appendStepsBody(make([]byte, 0, stepsBodyLen(steps)), steps)
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
@@ -146,6 +149,9 @@ func appendJSONString(dst []byte, s string) []byte {
 // escapes share body's memory; the arguments and results share one buffer
 // of the trace (each slice capped at its length).
 func decodeStepsBody(body string, steps []model.Step) ([]model.Step, error) {
+	if libBody {
+		return decodeStepsBodyLib(body, steps)
+	}
 	d := bodyDecoder{s: body}
 	d.space()
 	if !d.byte('[') {
