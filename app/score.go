@@ -501,7 +501,7 @@ func (e *Engine) scoreRows(rs []Result) ([]store.ScoreRow, []store.Suggestion, e
 	var scratch, chunk []byte
 	for i, r := range rs {
 		var err error
-		if scratch, err = appendScoreJSON(&r.Score, scratch[:0]); err != nil {
+		if scratch, err = r.Score.AppendJSON(scratch[:0]); err != nil {
 			return nil, nil, err
 		}
 		if len(chunk)+len(scratch) > cap(chunk) {

@@ -45,13 +45,7 @@ func ParseNativeTrace(file string, line int, data []byte) (*model.Trace, *LineEr
 	if len(data) == 0 || data[0] != '{' {
 		return nil, &LineError{File: file, Line: line, Msg: "expected a JSON object (one trace per line)"}
 	}
-	var nt nativeTrace
-	var ok bool
-	if libNative {
-		nt, ok = decodeNativeLib(data)
-	} else {
-		nt, ok = decodeNativeFast(data)
-	}
+	nt, ok := decodeNative(data)
 	if !ok {
 		if lerr := decodeLine(file, line, data, &nt); lerr != nil {
 			return nil, lerr
