@@ -39,7 +39,7 @@ func ParseNativeTrace(file string, line int, data []byte) (*model.Trace, *LineEr
 	if len(data) == 0 || data[0] != '{' {
 		return nil, &LineError{File: file, Line: line, Msg: "expected a JSON object (one trace per line)"}
 	}
-	nt, ok := decodeNativeFast(data)
+	nt, ok := decodeNative(data)
 	if !ok {
 		if lerr := decodeLine(file, line, data, &nt); lerr != nil {
 			return nil, lerr

@@ -20,7 +20,7 @@ import (
 // JSON holds (white space, characters the encoder escapes, invalid
 // UTF-8), so databases written before keep matching on re-import.
 func TestTraceSHAIsContentSHA(t *testing.T) {
-	pad := strings.Repeat("x", bigRaw)
+	pad := strings.Repeat("x", 64<<10) // values the hand-written hash once hashed in place
 	tests := []struct {
 		name         string
 		args, result string
@@ -53,10 +53,12 @@ func TestTraceSHAIsContentSHA(t *testing.T) {
 }
 
 // TestPutTraceHeapPerRecord: writing a trace with a 32 MiB tool result
-// costs the Go heap one copy of the result, its trace's step body made in
-// one allocation of its exact size (the hash reads the result in place);
-// encoding the trace to hash it, copying the result to a string and
-// growing a buffer for the body cost three times its size or more.
+// costs the Go heap two copies of the result: its trace's step body, made
+// in one allocation of its exact size, and the JSON library's buffer as
+// it hashes the trace (the hand-written hash that read the result in
+// place, for one copy, went in issue 25: it was not 1.5x faster at the
+// level of an import). Copying the result to a string and growing a
+// buffer for the body cost more.
 func TestPutTraceHeapPerRecord(t *testing.T) {
 	st := sqliteStore(t)
 	ctx := context.Background()
@@ -78,8 +80,8 @@ func TestPutTraceHeapPerRecord(t *testing.T) {
 		t.Fatal(rerr, err)
 	}
 	runtime.ReadMemStats(&after)
-	if n := after.TotalAlloc - before.TotalAlloc; n > size+size/2 {
-		t.Errorf("PutTrace allocated %d MiB of Go heap for a %d MiB result, want under %d MiB", n>>20, size>>20, (size+size/2)>>20)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 2*size+size/2 {
+		t.Errorf("PutTrace allocated %d MiB of Go heap for a %d MiB result, want under %d MiB", n>>20, size>>20, (2*size+size/2)>>20)
 	}
 }
 

@@ -19,11 +19,27 @@ import (
 // and tool, which filters and facets query.
 //
 // The body is JSON so that it stays readable with the database's own
-// tools, but it is written and read here without encoding/json: strings
+// tools, but it is written and read here without a JSON library: strings
 // are escaped only where JSON needs it (quote, backslash, control bytes),
 // other bytes, valid UTF-8 or not, go through as they are, so every string
 // comes back byte for byte; and most strings have no escape and are read
-// as substrings of the body.
+// as substrings of the body. appendJSONString is tracelab's one
+// hand-written JSON string escaper (issue 25).
+//
+// Kept for what it keeps, not for speed: go-json-experiment/json's
+// jsontext always writes a byte that is not UTF-8 as U+FFFD, so a body it
+// wrote would not give such a string back. At the level of a whole import
+// with scoring, jsontext in its place (AppendQuote to write, a Decoder to
+// read) cost little: CPU 12.26 s against 14.04 s and 14.69 s against
+// 15.71 s in two rounds (1.15x, 1.07x; wall 51.8 s against 103.8 s and
+// 95.0 s against 106.1 s on a machine at load 20-30), under the 1.5x
+// issue 25 asks of a hand-written path. Measured at 81c847b with
+//
+//	go run ./bench gen -n 20000 -out corpus.jsonl
+//	RUNS=2 bench/importab.sh corpus.jsonl hand body
+//
+// where hand and body exec that commit's tracelab with TRACELAB_JSONLIB
+// unset and =body.
 var stepBodyFields = [...]string{"kind", "id", "call_id", "text", "tool", "args", "result", "as_of",
 	"is_error", "credential", "next_cursor", "has_more"}
 
@@ -407,4 +423,11 @@ func oldStepRows(ctx context.Context, tx *sql.Tx, lo, hi int64) (map[int64][]mod
 		out[pk] = append(out[pk], st)
 	}
 	return out, rows.Err()
+}
+
+// rawText is raw as a string without a copy: a step's JSON is bound to
+// its column once and never changed after it was decoded, and a copy of a
+// 200 MB result was a fifth of an import's peak memory.
+func rawText(raw json.RawMessage) string {
+	return unsafe.String(unsafe.SliceData(raw), len(raw))
 }
