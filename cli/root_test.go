@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/intake"
 	"github.com/tracelab-dev/tracelab/store/pgtest"
 )
 
@@ -274,7 +275,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 }
 
 // testProgram serves the demo data from the checkout, as main embeds it.
-var testProgram = Program{Version: "test", Demo: os.DirFS(".")}
+var testProgram = Program{Version: "test", Demo: os.DirFS("."), Serve: intake.Serve}
 
 // TestMain runs the tests from the repository root, so paths in commands
 // and in their output read as a user at the root would type them.
