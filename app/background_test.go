@@ -60,7 +60,7 @@ func peerEngine(t *testing.T) (*Engine, string) {
 	}
 	files, _ := filepath.Glob("../testdata/traces/*.jsonl")
 	for _, f := range append(files, clonePath) {
-		if _, err := ImportFile(ctx, st, f, ImportOptions{}); err != nil {
+		if _, err := importFile(ctx, st, nil, f, ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -73,7 +73,7 @@ func peerEngine(t *testing.T) (*Engine, string) {
 
 func openPeerEngine(t *testing.T, st *store.Store) *Engine {
 	t.Helper()
-	e, err := New(context.Background(), st, Files{Lineage: "../testdata/lineage.json"})
+	e, err := newEngine(context.Background(), st, Files{Lineage: "../testdata/lineage.json"})
 	if err != nil {
 		t.Fatal(err)
 	}

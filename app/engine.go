@@ -30,6 +30,7 @@ type Engine struct {
 	cases caseLocks  // serializes the label actions on one case (labels.go)
 	bg    background // rescores the traces an action marked stale (background.go)
 	fg    gate       // the label actions running now; the background's writes wait for them
+
 }
 
 // The store's row and query types, re-exported so front ends name them
@@ -99,7 +100,7 @@ func OpenWith(ctx context.Context, path string, files Files, opts OpenOptions) (
 	if err != nil {
 		return nil, err
 	}
-	e, err := New(ctx, st, files)
+	e, err := newEngine(ctx, st, files)
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -107,15 +108,22 @@ func OpenWith(ctx context.Context, path string, files Files, opts OpenOptions) (
 	return e, nil
 }
 
-// New builds an engine over an open store; the engine closes it.
-func New(ctx context.Context, st *store.Store, files Files) (*Engine, error) {
-	cfg, err := LoadConfig(ctx, st, files)
+// newEngine builds an engine over an open store, its configuration read
+// from files and the store's glossary; the engine closes the store.
+func newEngine(ctx context.Context, st *store.Store, files Files) (*Engine, error) {
+	cfg, err := loadConfig(ctx, st, files)
 	if err != nil {
 		return nil, &ConfigError{Err: err}
 	}
+	return engineOver(st, files, cfg), nil
+}
+
+// engineOver is the one place an Engine is put together: over a store,
+// with a configuration already read.
+func engineOver(st *store.Store, files Files, cfg scoring.Config) *Engine {
 	e := &Engine{st: st, files: files}
 	e.useConfig(cfg)
-	return e, nil
+	return e
 }
 
 // ConfigError is a scoring configuration file that could not be read.
@@ -155,7 +163,7 @@ func (e *Engine) SetPolicy(p scoring.PolicyOracle) {
 // reloadGlossary rereads the store's glossary into the configuration after
 // a gold edit saved a definition, so suggestions use it at once.
 func (e *Engine) reloadGlossary(ctx context.Context) error {
-	cfg, err := LoadConfig(ctx, e.st, e.files)
+	cfg, err := loadConfig(ctx, e.st, e.files)
 	if err != nil {
 		return err
 	}
@@ -288,9 +296,9 @@ func (e *Engine) Evaluate(ctx context.Context, ids []string, progress Progress) 
 	return e.evaluate(ctx, ids, progress)
 }
 
-// DriftAcrossRuns compares the tool contracts of consecutive runs.
+// driftAcrossRuns compares the tool contracts of consecutive runs.
 func (e *Engine) DriftAcrossRuns(ctx context.Context) (DriftOverview, error) {
-	return DriftAcrossRuns(ctx, e.st)
+	return driftAcrossRuns(ctx, e.st)
 }
 
 // MarkersIn returns the guess markers of one step, in text order.

@@ -104,11 +104,6 @@ func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, 
 // the renames, as a crash would.
 var writeFiles = store.WriteFilesAtomic
 
-// Export is Engine.Export for a store and a configuration.
-func Export(ctx context.Context, st *store.Store, cfg scoring.Config, opts ExportOptions) (ExportResult, error) {
-	return engineFor(st, cfg).Export(ctx, opts)
-}
-
 // reportOver builds report.json over exactly recs, reading their traces'
 // stored scores a batch at a time.
 func (e *Engine) reportOver(ctx context.Context, recs []store.CaseRecord) ([]model.Report, error) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
 	"github.com/tracelab-dev/tracelab/store"
 )
 
@@ -77,7 +78,7 @@ func RecordCheckReport(ctx context.Context, db, suitePath string, reports []mode
 		return err
 	}
 	defer st.Close()
-	e := &Engine{st: st} // RecordReport reads the store alone
+	e := engineOver(st, Files{}, scoring.Config{}) // RecordReport reads the store alone
 	return e.RecordReport(ctx, HistoryCheck, filepath.Dir(suitePath), reports)
 }
 

@@ -127,15 +127,16 @@ func (e *Engine) Import(ctx context.Context, r io.Reader, name string, opts Impo
 	return importInto(ctx, e.st, sc, r, name, opts)
 }
 
-// ImportFile imports one file in one transaction: either every good record
-// lands (and, without SkipBad, only when there are no bad ones) or nothing does.
-func ImportFile(ctx context.Context, st *store.Store, path string, opts ImportOptions) (ImportResult, error) {
+// importFile imports one file in one transaction: either every good record
+// lands (and, without SkipBad, only when there are no bad ones) or nothing
+// does. With a scoring engine sc the new traces are scored as they go.
+func importFile(ctx context.Context, st *store.Store, sc *Engine, path string, opts ImportOptions) (ImportResult, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return ImportResult{File: path}, err
 	}
 	defer f.Close()
-	return Import(ctx, st, f, path, opts)
+	return importInto(ctx, st, sc, f, path, opts)
 }
 
 // countingReader counts bytes and hashes them as the parser reads.
@@ -154,14 +155,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 		c.onAdv(c.n)
 	}
 	return n, err
-}
-
-// Import reads r (named name in messages) in one transaction. Parsing
-// runs in its own goroutine, a few records ahead of the store's writer,
-// so JSON decoding overlaps with SQLite's work. It scores nothing
-// (opts.Score is the engine's).
-func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
-	return importInto(ctx, st, nil, r, name, opts)
 }
 
 // importInto is Import; with a scoring engine sc, the fresh traces are

@@ -99,7 +99,7 @@ func importAndScore(t *testing.T, loc string, steps []importStep, during bool) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(ctx, st, Files{Lineage: "../testdata/lineage.json"})
+	e, err := newEngine(ctx, st, Files{Lineage: "../testdata/lineage.json"})
 	if err != nil {
 		t.Fatal(err)
 	}

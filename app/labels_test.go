@@ -17,7 +17,7 @@ import (
 func labelEngine(t *testing.T) *Engine {
 	t.Helper()
 	st := openTestdata(t, false)
-	e, err := New(context.Background(), st, Files{Lineage: "../testdata/lineage.json"})
+	e, err := newEngine(context.Background(), st, Files{Lineage: "../testdata/lineage.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestEvaluateOneMatchesEvaluate(t *testing.T) {
 	}
 	check := func(when string) {
 		for _, id := range ids {
-			rs, err := Evaluate(ctx, e.st, e.Config(), []string{id}, nil)
+			rs, err := engineOver(e.st, Files{}, e.Config()).evaluate(ctx, []string{id}, nil)
 			if err != nil || len(rs) != 1 {
 				t.Fatalf("Evaluate %s: %v", id, err)
 			}

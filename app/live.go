@@ -68,7 +68,7 @@ func (e *Engine) IngestLive(ctx context.Context, file string, spans []LiveSpan) 
 	if len(res.Traces) == 0 {
 		return res, nil
 	}
-	if _, err := FillSemantic(ctx, e.st); err != nil {
+	if _, err := fillSemantic(ctx, e.st); err != nil {
 		return res, err
 	}
 	sum, err := e.ScoreTraces(ctx, res.Traces, nil)

@@ -19,7 +19,7 @@ func exportSuite(t *testing.T, files Files) string {
 	t.Helper()
 	st := openTestdata(t, true)
 	ctx := context.Background()
-	eng, err := New(ctx, st, files)
+	eng, err := newEngine(ctx, st, files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestSuiteFiles(t *testing.T) {
 func TestExportStoppedBetweenTheRenames(t *testing.T) {
 	st := openTestdata(t, true)
 	ctx := context.Background()
-	eng, err := New(ctx, st, Files{})
+	eng, err := newEngine(ctx, st, Files{})
 	if err != nil {
 		t.Fatal(err)
 	}

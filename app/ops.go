@@ -32,7 +32,7 @@ func FormatNames() string { return importers.FormatNames() }
 // may have been killed), so the queue shows classes and markers at once.
 // It returns how many traces it scored.
 func (e *Engine) AfterImport(ctx context.Context, traceIDs []string, noScore bool) (int, error) {
-	if _, err := FillSemantic(ctx, e.st); err != nil {
+	if _, err := fillSemantic(ctx, e.st); err != nil {
 		return 0, err
 	}
 	if noScore {
@@ -50,41 +50,41 @@ func (e *Engine) AfterImport(ctx context.Context, traceIDs []string, noScore boo
 
 // Sample draws a stratified sample and makes it the labeling queue.
 func (e *Engine) Sample(ctx context.Context, opts suite.SampleOptions) (suite.SampleResult, error) {
-	return SampleQueue(ctx, e.st, opts)
+	return sampleQueue(ctx, e.st, opts)
 }
 
-// FillSemantic computes the semantic fingerprint of stored contracts that
+// fillSemantic computes the semantic fingerprint of stored contracts that
 // lack one.
-func (e *Engine) FillSemantic(ctx context.Context) (int, error) { return FillSemantic(ctx, e.st) }
+func (e *Engine) FillSemantic(ctx context.Context) (int, error) { return fillSemantic(ctx, e.st) }
 
-// LoadRun lists the tool contracts of one stored run.
+// loadRun lists the tool contracts of one stored run.
 func (e *Engine) LoadRun(ctx context.Context, src DBSource) (RunListing, error) {
-	return LoadRun(ctx, e.st, src)
+	return loadRun(ctx, e.st, src)
 }
 
-// SuiteCases matches suite cases to stored traces (and extra ones).
+// suiteCases matches suite cases to stored traces (and extra ones).
 // A nil engine (no database) matches against extra only.
 func (e *Engine) SuiteCases(ctx context.Context, cases []model.Case, extra []*model.Trace) ([]StoredCase, []string, error) {
 	var st *store.Store
 	if e != nil {
 		st = e.st
 	}
-	return SuiteCases(ctx, st, cases, extra)
+	return suiteCases(ctx, st, cases, extra)
 }
 
-// StoredCases lists the stored labeled cases in scope.
+// storedCases lists the stored labeled cases in scope.
 func (e *Engine) StoredCases(ctx context.Context, scope CaseScope) ([]StoredCase, error) {
-	return StoredCases(ctx, e.st, scope)
+	return storedCases(ctx, e.st, scope)
 }
 
-// ApproveListing records a tool listing as approved for a server.
+// approveListing records a tool listing as approved for a server.
 func (e *Engine) ApproveListing(ctx context.Context, server, source, by string, tools []model.ToolContract) (int, error) {
-	return ApproveListing(ctx, e.st, server, source, by, tools)
+	return approveListing(ctx, e.st, server, source, by, tools)
 }
 
-// Verify lists the contracts in use that nobody approved.
+// verify lists the contracts in use that nobody approved.
 func (e *Engine) Verify(ctx context.Context, server string) ([]UnapprovedContract, error) {
-	return Verify(ctx, e.st, server)
+	return verify(ctx, e.st, server)
 }
 
 // Approvals lists the approval registry.

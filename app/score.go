@@ -103,14 +103,6 @@ func (e *Engine) scorer() (*scoring.Scorer, error) {
 	return e.sc, nil
 }
 
-// engineFor wraps a store and a configuration for the package-level
-// functions that predate Engine.
-func engineFor(st *store.Store, cfg scoring.Config) *Engine {
-	e := &Engine{st: st}
-	e.useConfig(cfg)
-	return e
-}
-
 // ScoreStale scores every trace whose stored score is missing or stale
 // (its content, its gold or the configuration changed) and stores the
 // scores and the machine's suggested cases; current scores are kept.
@@ -133,11 +125,6 @@ func (e *Engine) ScoreStaleEach(ctx context.Context, each func(Result) error) (S
 		}
 	}
 	return e.scoreStale(ctx, nil, emit)
-}
-
-// EachResult is Engine.EachResult over every scored trace of a store.
-func EachResult(ctx context.Context, st *store.Store, cfg scoring.Config, fn func(Result) error) error {
-	return engineFor(st, cfg).EachResult(ctx, store.ScopeAll, fn)
 }
 
 func (e *Engine) scoreStale(ctx context.Context, progress Progress, emit func([]Result) error) (ScoreSummary, error) {
@@ -170,13 +157,6 @@ func (e *Engine) ScoreTraces(ctx context.Context, ids []string, progress Progres
 		return ScoreSummary{}, err
 	}
 	return e.scoreTraces(ctx, todo, true, true, progress, nil)
-}
-
-// ScoreTraces is Engine.ScoreTraces for a store and a configuration: it
-// keeps no result, so scoring every trace of a large import stays one
-// batch deep.
-func ScoreTraces(ctx context.Context, st *store.Store, cfg scoring.Config, ids []string) (ScoreSummary, error) {
-	return engineFor(st, cfg).ScoreTraces(ctx, ids, nil)
 }
 
 // withTakers is ids (human gold first) plus the traces of the same
@@ -663,15 +643,11 @@ func compressPeers(ps []scoring.Peer) []scoring.Peer {
 	return out
 }
 
-// Evaluate scores the traces named by ids (every trace when ids is nil)
+// evaluate scores the traces named by ids (every trace when ids is nil)
 // without writing anything. Traces whose case has human gold are scored
 // against it. The others get a gold suggestion (glossary, grounded traces
 // of the same question on other servers, look-alikes after a guess) and
 // are scored against that.
-func Evaluate(ctx context.Context, st *store.Store, cfg scoring.Config, ids []string, progress Progress) ([]Result, error) {
-	return engineFor(st, cfg).evaluate(ctx, ids, progress)
-}
-
 func (e *Engine) evaluate(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
 	st := e.st
 	var err error
@@ -708,14 +684,10 @@ func (e *Engine) evaluate(ctx context.Context, ids []string, progress Progress) 
 	return out, nil
 }
 
-// ScoreAll scores traces (those whose score is stale when ids is nil;
+// scoreAll scores traces (those whose score is stale when ids is nil;
 // else ids and the traces whose suggestions they feed), stores every score
 // and the machine's suggested cases, and returns the results of every
 // trace named (every trace when ids is nil), current ones read back.
-func ScoreAll(ctx context.Context, st *store.Store, cfg scoring.Config, ids []string, progress Progress) ([]Result, error) {
-	return engineFor(st, cfg).scoreAll(ctx, ids, progress)
-}
-
 func (e *Engine) scoreAll(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
 	if ids == nil {
 		if _, err := e.ScoreStale(ctx, progress); err != nil {
@@ -778,15 +750,10 @@ func withCaseID(ts scoring.TraceScore, cr *store.CaseRecord) scoring.TraceScore 
 	return ts
 }
 
-// Report builds report.json over the cases with human gold, using the
-// person's label where confirmed and the scorer's suggestion otherwise;
-// all adds the traces whose gold is only the machine's suggestion.
-func Report(ctx context.Context, st *store.Store, cfg scoring.Config, all bool) ([]model.Report, error) {
-	return engineFor(st, cfg).Report(ctx, all)
-}
-
-// Report scores what is stale and builds report.json from the stored
-// scores (see the package-level Report), aggregating batch by batch.
+// Report scores what is stale and builds report.json over the cases with
+// human gold, using the person's label where confirmed and the scorer's
+// suggestion otherwise; all adds the traces whose gold is only the
+// machine's suggestion. It aggregates the stored scores batch by batch.
 func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
 	reps, _, err := e.ReportWithLabels(ctx, all)
 	return reps, err

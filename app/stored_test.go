@@ -14,7 +14,7 @@ import (
 
 func openEngine(t *testing.T, withCases bool, files Files) *Engine {
 	t.Helper()
-	e, err := New(context.Background(), openTestdata(t, withCases), files)
+	e, err := newEngine(context.Background(), openTestdata(t, withCases), files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestScoresAreReusedUntilSomethingChanges(t *testing.T) {
 			if err := os.WriteFile(lexicon, []byte("suddenly\nall of a sudden\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			e2, err := New(ctx, e.st, Files{Lexicon: lexicon})
+			e2, err := newEngine(ctx, e.st, Files{Lexicon: lexicon})
 			if err != nil {
 				t.Fatal(err)
 			}

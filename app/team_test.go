@@ -52,11 +52,11 @@ func teamDatabase(t *testing.T, loc string) {
 	}
 	files, _ := filepath.Glob("../testdata/traces/*.jsonl")
 	for _, f := range files {
-		if _, err := ImportFile(ctx, st, f, ImportOptions{}); err != nil {
+		if _, err := importFile(ctx, st, nil, f, ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e, err := New(ctx, st, Files{Lineage: "../testdata/lineage.json"})
+	e, err := newEngine(ctx, st, Files{Lineage: "../testdata/lineage.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
