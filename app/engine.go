@@ -31,6 +31,16 @@ type Engine struct {
 	bg    background // rescores the traces an action marked stale (background.go)
 	fg    gate       // the label actions running now; the background's writes wait for them
 
+	// The services (services.go): the engine's API by what it is for.
+	Traces  TraceService
+	Queue   QueueService
+	Labels  LabelService
+	Scores  ScoreService
+	Suite   SuiteService
+	Drift   DriftService
+	Raters  RaterService
+	Judges  JudgeService
+	Imports ImportService
 }
 
 // The store's row and query types, re-exported so front ends name them
@@ -123,6 +133,7 @@ func newEngine(ctx context.Context, st *store.Store, files Files) (*Engine, erro
 func engineOver(st *store.Store, files Files, cfg scoring.Config) *Engine {
 	e := &Engine{st: st, files: files}
 	e.useConfig(cfg)
+	e.wireServices()
 	return e
 }
 

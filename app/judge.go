@@ -225,7 +225,7 @@ func (e *Engine) judgeOne(ctx context.Context, opts JudgeOptions, rater, id stri
 		return &JudgeError{Judge: rater, Trace: id, Msg: msg}
 	}
 	rl.Rater = rater
-	return e.PutRaterLabel(ctx, id, rl)
+	return e.Raters.PutRaterLabel(ctx, id, rl)
 }
 
 // parseVerdict reads a judge's stdout: exactly one JudgeVerdict object

@@ -41,7 +41,7 @@ func JudgeSource(j RaterLabel) string {
 // judge gave them, the judge as the source in the label's machine note.
 // One undoable action. A judge that gave no label has nothing to accept.
 func (e *Engine) AcceptJudge(ctx context.Context, traceID, who, judge string) (ActionResult, error) {
-	tr, err := e.Raters(ctx, traceID)
+	tr, err := e.Raters.Of(ctx, traceID)
 	if err != nil {
 		return ActionResult{}, err
 	}
@@ -81,7 +81,7 @@ func JudgeUnsure(j RaterLabel) bool {
 // with tracelab's suggestion (on correct, grounded or class) or is unsure,
 // by trace id: the queue a person checks first.
 func (e *Engine) JudgeDisagreements(ctx context.Context) ([]string, error) {
-	trs, err := e.RatedCases(ctx)
+	trs, err := e.Raters.RatedCases(ctx)
 	if err != nil {
 		return nil, err
 	}

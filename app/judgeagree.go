@@ -80,7 +80,7 @@ func JudgeRater(name string) string {
 // JudgeAgreement calibrates one judge (NAME or judge:NAME) against people
 // over the database's rated cases.
 func (e *Engine) JudgeAgreement(ctx context.Context, name string) (JudgeCalibration, error) {
-	trs, err := e.RatedCases(ctx)
+	trs, err := e.Raters.RatedCases(ctx)
 	if err != nil {
 		return JudgeCalibration{}, err
 	}

@@ -93,7 +93,7 @@ func TestJudgeRun(t *testing.T) {
 	if err != nil || res.Rater != "judge:sh" || res.Judged != 32 || calls != 32 {
 		t.Fatalf("judge run: %+v %v, %d progress calls", res, err, calls)
 	}
-	tr, err := e.Raters(ctx, "trace_9f31c2")
+	tr, err := e.Raters.Of(ctx, "trace_9f31c2")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -300,7 +300,7 @@ func (j *modelJudge) judgeOne(ctx context.Context, e *Engine, id string) (outcom
 	rl := verdictOf(a)
 	o.noLabel = strings.HasPrefix(rl.Rationale, noLabelPrefix)
 	rl.Rater, rl.Model, rl.PromptSHA256 = j.rater, j.opts.Model, j.prompt.SHA256
-	return o, e.PutRaterLabel(ctx, id, rl)
+	return o, e.Raters.PutRaterLabel(ctx, id, rl)
 }
 
 func (j *modelJudge) outputBound() int {

@@ -102,7 +102,7 @@ func TestJudgeModelOpenAIStructured(t *testing.T) {
 	if len(msgs) != 2 {
 		t.Fatalf("messages: %v", msgs)
 	}
-	tr, err := e.Raters(ctx, "trace_9f31c2")
+	tr, err := e.Raters.Of(ctx, "trace_9f31c2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,11 +179,11 @@ func TestJudgeModelPlainFallback(t *testing.T) {
 	if cs.calls() != 3 || cs.bodies[2]["response_format"] != nil {
 		t.Errorf("%d calls; the third asked %v", cs.calls(), cs.bodies[2]["response_format"])
 	}
-	tr, _ := e.Raters(ctx, "trace_9f31c2")
+	tr, _ := e.Raters.Of(ctx, "trace_9f31c2")
 	if j := tr.Rater("judge:llama3.1:8b"); j == nil || classStr(j.Label.FailureClass) != "temporal" {
 		t.Errorf("fenced verdict: %+v", j)
 	}
-	tr, _ = e.Raters(ctx, "trace_5c0d91")
+	tr, _ = e.Raters.Of(ctx, "trace_5c0d91")
 	j := tr.Rater("judge:llama3.1:8b")
 	if j == nil || j.Label != (model.Label{}) || !strings.HasPrefix(j.Rationale, "no label, because the answer is not a verdict") {
 		t.Errorf("prose answer: %+v", j)
@@ -235,7 +235,7 @@ func TestJudgeModelFailures(t *testing.T) {
 		if err != nil || res.NoLabel != 1 {
 			t.Fatalf("%+v %v", res, err)
 		}
-		tr, _ := e.Raters(ctx, one[0])
+		tr, _ := e.Raters.Of(ctx, one[0])
 		j := tr.Rater("judge:refuses")
 		if j == nil || j.Label != (model.Label{}) || j.Rationale != "no label, because the model refused: I'm sorry, I can't assist with that request." {
 			t.Errorf("%+v", j)
@@ -266,7 +266,7 @@ func TestJudgeModelFailures(t *testing.T) {
 		if !errors.As(err, &je) || !strings.Contains(err.Error(), "no answer within 50ms (after 2 tries)") {
 			t.Fatalf("%v", err)
 		}
-		tr, _ := e.Raters(ctx, one[0])
+		tr, _ := e.Raters.Of(ctx, one[0])
 		if tr.Rater("judge:slow") != nil {
 			t.Error("a timeout stored a label")
 		}

@@ -24,7 +24,7 @@ func TestRatersAdjudication(t *testing.T) {
 	if _, err := e.SetClass(ctx, id, "ana", &sem); err != nil {
 		t.Fatal(err)
 	}
-	if tr, _ := e.Raters(ctx, id); tr.Rater("ana") != nil {
+	if tr, _ := e.Raters.Of(ctx, id); tr.Rater("ana") != nil {
 		t.Error("a key that changed nothing made ana a rater")
 	}
 	if _, err := e.ConfirmLabel(ctx, id, "ana", true); err != nil {
@@ -38,7 +38,7 @@ func TestRatersAdjudication(t *testing.T) {
 	if _, err := e.ToggleCorrect(ctx, id, "bob"); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := e.Raters(ctx, id)
+	tr, err := e.Raters.Of(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestRatersAdjudication(t *testing.T) {
 	if c.Total != 1 || c.Disputed != 1 {
 		t.Errorf("disputed queue: %d traces, %d disputed; want 1, 1", c.Total, c.Disputed)
 	}
-	ds, err := e.Disagreements(ctx)
+	ds, err := e.Raters.Disagreements(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,14 +75,14 @@ func TestRatersAdjudication(t *testing.T) {
 	if res, err := e.ToggleCorrect(ctx, id, "ana"); err != nil || boolStr(res.Case.Case.Label.Correct) != "?" {
 		t.Fatalf("ana toggles correct: %v, final %+v", err, res.Case.Case.Label)
 	}
-	tr, _ = e.Raters(ctx, id)
+	tr, _ = e.Raters.Of(ctx, id)
 	if got := boolStr(tr.Rater("ana").Label.Correct); got != "yes" {
 		t.Errorf("ana's correct %s, want yes (from her own unset correct)", got)
 	}
-	if _, err := e.Adjudicate(ctx, id, "lead", AdjudicateRequest{Pick: "nobody"}); err == nil {
+	if _, err := e.Raters.Adjudicate(ctx, id, "lead", AdjudicateRequest{Pick: "nobody"}); err == nil {
 		t.Error("picking a rater who did not label: no error")
 	}
-	res, err := e.Adjudicate(ctx, id, "lead", AdjudicateRequest{Pick: "bob", Note: "the id scheme is wrong"})
+	res, err := e.Raters.Adjudicate(ctx, id, "lead", AdjudicateRequest{Pick: "bob", Note: "the id scheme is wrong"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestRatersAdjudication(t *testing.T) {
 	if c, _ := e.Counts(ctx, Filter{}); c.Disputed != 0 {
 		t.Errorf("after adjudication %d disputed, want 0", c.Disputed)
 	}
-	p, err := e.Progress(ctx)
+	p, err := e.Raters.Progress(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,10 +106,10 @@ func TestRatersAdjudication(t *testing.T) {
 	if _, err := e.UndoAction(ctx, id, "lead"); err != nil {
 		t.Fatal(err)
 	}
-	if ds, _ := e.Disagreements(ctx); len(ds) != 1 {
+	if ds, _ := e.Raters.Disagreements(ctx); len(ds) != 1 {
 		t.Errorf("undo of the adjudication: %d disagreements, want 1", len(ds))
 	}
-	if _, err := e.Adjudicate(ctx, id, "lead", AdjudicateRequest{}); err == nil {
+	if _, err := e.Raters.Adjudicate(ctx, id, "lead", AdjudicateRequest{}); err == nil {
 		t.Error("adjudication with neither pick nor label: no error")
 	}
 }
@@ -121,17 +121,17 @@ func TestJudgeNeverDecides(t *testing.T) {
 	const id = "trace_9f31c2"
 	no := false
 	before, _ := e.CaseForTrace(ctx, id)
-	if err := e.PutRaterLabel(ctx, id, RaterLabel{Rater: "judge:x", Kind: model.RaterJudge, Label: model.Label{Correct: &no}}); err != nil {
+	if err := e.Raters.PutRaterLabel(ctx, id, RaterLabel{Rater: "judge:x", Kind: model.RaterJudge, Label: model.Label{Correct: &no}}); err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := e.CaseForTrace(ctx, id)
 	if !reflect.DeepEqual(rec.Case.Label, before.Case.Label) {
 		t.Errorf("judge alone: final %+v, want the label as it was, %+v", rec.Case.Label, before.Case.Label)
 	}
-	if err := e.PutRaterLabel(ctx, id, RaterLabel{Rater: "tracelab"}); err == nil {
+	if err := e.Raters.PutRaterLabel(ctx, id, RaterLabel{Rater: "tracelab"}); err == nil {
 		t.Error("a rater named tracelab was stored")
 	}
-	if _, err := e.Raters(ctx, "nosuch"); !errors.Is(err, ErrNotFound) {
+	if _, err := e.Raters.Of(ctx, "nosuch"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("raters of no trace: %v", err)
 	}
 }
@@ -163,7 +163,7 @@ func TestImportAddsALabelerBeside(t *testing.T) {
 	if r := imp(line("false"), "bob"); r.Labels != 0 || r.Unchanged != 1 {
 		t.Errorf("bob's file again: %s", r.Summary())
 	}
-	tr, err := e.Raters(ctx, "trace_9f31c2")
+	tr, err := e.Raters.Of(ctx, "trace_9f31c2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestImportAddsALabelerBeside(t *testing.T) {
 	if boolStr(rec.Case.Label.Correct) != "yes" || rec.Case.CaseID != "c-017" {
 		t.Errorf("after bob agrees: case %s, final %+v", rec.Case.CaseID, rec.Case.Label)
 	}
-	if tr, _ := e.Raters(ctx, "trace_9f31c2"); tr.LabelFor("bob").Correct == nil || tr.LabelFor("carol") != tr.Final.Label {
+	if tr, _ := e.Raters.Of(ctx, "trace_9f31c2"); tr.LabelFor("bob").Correct == nil || tr.LabelFor("carol") != tr.Final.Label {
 		t.Errorf("LabelFor: bob %+v, carol %+v", tr.LabelFor("bob"), tr.LabelFor("carol"))
 	}
 }

@@ -65,13 +65,13 @@ them, and the disagreements they are part of that nobody adjudicated yet.`,
 				return writeJudgeCalibration(w, format, cal)
 			}
 			if progress {
-				ps, err := eng.Progress(cmd.Context())
+				ps, err := eng.Raters.Progress(cmd.Context())
 				if err != nil {
 					return err
 				}
 				return writeProgress(w, format, ps)
 			}
-			rep, err := eng.Agreement(cmd.Context(), by)
+			rep, err := eng.Raters.Agreement(cmd.Context(), by)
 			if err != nil {
 				return withCode(2, err)
 			}

@@ -81,7 +81,7 @@ func (r *reportScreen) load() tea.Cmd {
 		if err != nil {
 			return reportMsg{seq: seq, err: err}
 		}
-		prog, err := eng.Progress(ctx)
+		prog, err := eng.Raters.Progress(ctx)
 		if err != nil {
 			return reportMsg{seq: seq, err: err}
 		}

@@ -165,7 +165,7 @@ func (ts *traceScreen) pollTick(h host, msg pollTickMsg) tea.Cmd {
 		if out.rec, out.err = eng.CaseForTrace(ctx, w.id); out.err != nil {
 			return out
 		}
-		tr, err := eng.Raters(ctx, w.id)
+		tr, err := eng.Raters.Of(ctx, w.id)
 		if out.err = err; err != nil {
 			return out
 		}

@@ -242,7 +242,7 @@ func (ts *traceScreen) load(id string) tea.Cmd {
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
-		tr, err := eng.Raters(ctx, id)
+		tr, err := eng.Raters.Of(ctx, id)
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
