@@ -100,7 +100,7 @@ func holdBackground(e *Engine) (release func()) {
 func takersOf(t *testing.T, e *Engine, id string) []string {
 	t.Helper()
 	ctx := context.Background()
-	tr, err := e.Trace(ctx, id)
+	tr, err := e.Traces.Trace(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func current(t *testing.T, e *Engine, id string) bool {
 // suggestedGold is the gold stored in a trace's (machine) case.
 func suggestedGold(t *testing.T, e *Engine, id string) string {
 	t.Helper()
-	cr, err := e.CaseForTrace(context.Background(), id)
+	cr, err := e.Traces.CaseForTrace(context.Background(), id)
 	if err != nil || cr == nil {
 		t.Fatalf("case of %s: %v %v", id, cr, err)
 	}

@@ -184,26 +184,28 @@ func (e *Engine) reloadGlossary(ctx context.Context) error {
 }
 
 // ListTraces returns one page of the queue.
-func (e *Engine) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Cursor, error) {
-	return e.st.ListTraces(ctx, q)
+func (t TraceService) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Cursor, error) {
+	return t.e.st.ListTraces(ctx, q)
 }
 
 // Counts returns the queue's header counts under a filter.
-func (e *Engine) Counts(ctx context.Context, f Filter) (Counts, error) { return e.st.Counts(ctx, f) }
+func (t TraceService) Counts(ctx context.Context, f Filter) (Counts, error) {
+	return t.e.st.Counts(ctx, f)
+}
 
 // Distinct lists the values of one filterable attribute.
-func (e *Engine) Distinct(ctx context.Context, attr string) ([]string, error) {
-	return e.st.Distinct(ctx, attr)
+func (t TraceService) Distinct(ctx context.Context, attr string) ([]string, error) {
+	return t.e.st.Distinct(ctx, attr)
 }
 
 // Trace loads one trace.
-func (e *Engine) Trace(ctx context.Context, traceID string) (*model.Trace, error) {
-	return e.st.Trace(ctx, traceID)
+func (t TraceService) Trace(ctx context.Context, traceID string) (*model.Trace, error) {
+	return t.e.st.Trace(ctx, traceID)
 }
 
 // CaseForTrace returns a trace's case, nil when it has none.
-func (e *Engine) CaseForTrace(ctx context.Context, traceID string) (*CaseRecord, error) {
-	return e.st.CaseForTrace(ctx, traceID)
+func (t TraceService) CaseForTrace(ctx context.Context, traceID string) (*CaseRecord, error) {
+	return t.e.st.CaseForTrace(ctx, traceID)
 }
 
 // FieldEdit is one change to a case: a field path ("label.correct",
@@ -327,8 +329,8 @@ func (ts *TraceScore) MarkersIn(step int) []scoring.Marker {
 }
 
 // Events lists the edit log of a case, oldest first.
-func (e *Engine) Events(ctx context.Context, caseID string) ([]Event, error) {
-	return e.st.Events(ctx, caseID)
+func (t TraceService) Events(ctx context.Context, caseID string) ([]Event, error) {
+	return t.e.st.Events(ctx, caseID)
 }
 
 // Glossary lists the stored glossary.

@@ -132,7 +132,7 @@ func importAndScore(t *testing.T, loc string, steps []importStep, during bool) (
 		t.Fatalf("stale after the imports: %+v %v", sum, err)
 	}
 	var b strings.Builder
-	page, _, err := e.ListTraces(ctx, Query{Limit: 10000})
+	page, _, err := e.Traces.ListTraces(ctx, Query{Limit: 10000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,7 @@ func TestAcceptSuggestionIsConsistent(t *testing.T) {
 			if again.Group != 0 {
 				t.Errorf("second accept changed %v", again.Changed)
 			}
-			evs, err := e.Events(ctx, res.Case.Case.CaseID)
+			evs, err := e.Traces.Events(ctx, res.Case.Case.CaseID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +138,7 @@ func TestUndoRedoActions(t *testing.T) {
 	groundPeers(t, e)
 	id := "trace_9f31c2"
 	state := func() string {
-		rec, err := e.CaseForTrace(ctx, id)
+		rec, err := e.Traces.CaseForTrace(ctx, id)
 		if err != nil || rec == nil {
 			t.Fatalf("case: %v", err)
 		}
@@ -155,7 +155,7 @@ func TestUndoRedoActions(t *testing.T) {
 	res, err := e.AcceptSuggestion(ctx, id, "ann")
 	step("accept", res, err)
 	accepted := state()
-	rec, _ := e.CaseForTrace(ctx, id)
+	rec, _ := e.Traces.CaseForTrace(ctx, id)
 	if len(rec.Case.Gold.ForbiddenFields) == 0 {
 		t.Fatal("the suggestion for trace_9f31c2 forbids no field; the test needs one")
 	}
@@ -184,7 +184,7 @@ func TestUndoRedoActions(t *testing.T) {
 	}
 	res, err = e.UndoAction(ctx, id, "ann")
 	step("undo accept", res, err)
-	if rec, _ := e.CaseForTrace(ctx, id); rec.Case.Label.Correct != nil {
+	if rec, _ := e.Traces.CaseForTrace(ctx, id); rec.Case.Label.Correct != nil {
 		t.Errorf("undoing the accept left correct %s", boolStr(rec.Case.Label.Correct))
 	}
 	res, err = e.ToggleCorrect(ctx, id, "ann")
@@ -249,7 +249,7 @@ func TestActionsSerializePerCase(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			rec, err := e.CaseForTrace(ctx, id)
+			rec, err := e.Traces.CaseForTrace(ctx, id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -257,7 +257,7 @@ func TestActionsSerializePerCase(t *testing.T) {
 			if got := boolStr(rec.Case.Label.Correct); got != "no" {
 				t.Errorf("after 10 toggles correct is %s, want no", got)
 			}
-			evs, _ := e.Events(ctx, rec.Case.CaseID)
+			evs, _ := e.Traces.Events(ctx, rec.Case.CaseID)
 			if len(evs) != 10 {
 				t.Errorf("%d events, want 10", len(evs))
 			}
@@ -294,7 +294,7 @@ func TestConfirmLabelChecks(t *testing.T) {
 	} else if missing, ok := IsIncomplete(err); !ok || len(missing) == 0 {
 		t.Fatalf("error %v is not an IncompleteError", err)
 	}
-	if rec, _ := e.CaseForTrace(ctx, id); rec != nil && rec.Status == model.StatusConfirmed {
+	if rec, _ := e.Traces.CaseForTrace(ctx, id); rec != nil && rec.Status == model.StatusConfirmed {
 		t.Fatal("a refused confirm wrote the status")
 	}
 	res, err := e.ConfirmLabel(ctx, id, "ann", true)

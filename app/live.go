@@ -170,13 +170,15 @@ func liveChange(old, t *model.Trace, spans int) string {
 
 // Review is what changed in a trace since a person confirmed its case
 // ("" when nothing did).
-func (e *Engine) Review(ctx context.Context, traceID string) (string, error) {
-	return e.st.Review(ctx, traceID)
+func (t TraceService) Review(ctx context.Context, traceID string) (string, error) {
+	return t.e.st.Review(ctx, traceID)
 }
 
 // ChangeMark differs after anyone, this process or another, added,
 // replaced or scored a trace: the workbench polls it.
-func (e *Engine) ChangeMark(ctx context.Context) ([3]int64, error) { return e.st.ChangeMark(ctx) }
+func (t TraceService) ChangeMark(ctx context.Context) ([3]int64, error) {
+	return t.e.st.ChangeMark(ctx)
+}
 
 // CheckLiveSpan says whether a span record reads as OTLP JSON (nil when
 // it does), before a receiver stores it.

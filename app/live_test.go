@@ -52,7 +52,7 @@ func TestIngestLiveConfirmed(t *testing.T) {
 	if _, err := e.ConfirmLabel(ctx, tid, "ana", true); err != nil {
 		t.Fatal(err)
 	}
-	before, err := e.CaseForTrace(ctx, tid)
+	before, err := e.Traces.CaseForTrace(ctx, tid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,11 +64,11 @@ func TestIngestLiveConfirmed(t *testing.T) {
 	if len(res.Traces) != 2 || len(res.Review) != 1 || res.Review[0] != tid {
 		t.Fatalf("second batch: %+v", res)
 	}
-	tr, err := e.Trace(ctx, tid)
+	tr, err := e.Traces.Trace(ctx, tid)
 	if err != nil || tr.FinalAnswer() != "43" {
 		t.Fatalf("trace not rebuilt: %v %q", err, tr.FinalAnswer())
 	}
-	after, err := e.CaseForTrace(ctx, tid)
+	after, err := e.Traces.CaseForTrace(ctx, tid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,11 +80,11 @@ func TestIngestLiveConfirmed(t *testing.T) {
 	if string(bl) != string(al) {
 		t.Fatalf("label changed by new spans:\n%s\n%s", bl, al)
 	}
-	why, err := e.Review(ctx, tid)
+	why, err := e.Traces.Review(ctx, tid)
 	if err != nil || !strings.Contains(why, "final answer changed") || !strings.Contains(why, "2 span(s)") {
 		t.Fatalf("review = %q, %v", why, err)
 	}
-	if why, _ := e.Review(ctx, other); why != "" {
+	if why, _ := e.Traces.Review(ctx, other); why != "" {
 		t.Fatalf("unconfirmed trace got a review note %q", why)
 	}
 	// The same spans again (an exporter's retry) change nothing.

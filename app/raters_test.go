@@ -30,7 +30,7 @@ func TestRatersAdjudication(t *testing.T) {
 	if _, err := e.ConfirmLabel(ctx, id, "ana", true); err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := e.CaseForTrace(ctx, id)
+	rec, _ := e.Traces.CaseForTrace(ctx, id)
 	if got := classStr(rec.Case.Label.FailureClass); got != "semantic" {
 		t.Fatalf("one person's class: final %s, want semantic", got)
 	}
@@ -52,11 +52,11 @@ func TestRatersAdjudication(t *testing.T) {
 	if _, err := e.SetClass(ctx, id, "bob", &ent); err != nil {
 		t.Fatal(err)
 	}
-	rec, _ = e.CaseForTrace(ctx, id)
+	rec, _ = e.Traces.CaseForTrace(ctx, id)
 	if !rec.Case.Label.Unset() {
 		t.Errorf("disputed case: final label %+v, want unset (pending adjudication)", rec.Case.Label)
 	}
-	c, err := e.Counts(ctx, Filter{Disputed: true})
+	c, err := e.Traces.Counts(ctx, Filter{Disputed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestRatersAdjudication(t *testing.T) {
 	if classStr(res.Case.Case.Label.FailureClass) != "entity" || res.Case.Case.Label.Note != "the id scheme is wrong" {
 		t.Errorf("adjudicated final %+v", res.Case.Case.Label)
 	}
-	if c, _ := e.Counts(ctx, Filter{}); c.Disputed != 0 {
+	if c, _ := e.Traces.Counts(ctx, Filter{}); c.Disputed != 0 {
 		t.Errorf("after adjudication %d disputed, want 0", c.Disputed)
 	}
 	p, err := e.Raters.Progress(ctx)
@@ -99,7 +99,7 @@ func TestRatersAdjudication(t *testing.T) {
 	if len(p) != 3 || p[0] != (LabelerProgress{Rater: "ana", Kind: model.RaterHuman, Labeled: 1, Confirmed: 1}) || p[2].Rater != "tracelab" {
 		t.Errorf("progress %+v", p)
 	}
-	evs, _ := e.Events(ctx, id)
+	evs, _ := e.Traces.Events(ctx, id)
 	if last := evs[len(evs)-1]; last.Field != "adjudication" || last.Who != "lead" {
 		t.Errorf("last event %s by %s, want adjudication by lead", last.Field, last.Who)
 	}
@@ -120,11 +120,11 @@ func TestJudgeNeverDecides(t *testing.T) {
 	e := labelEngine(t)
 	const id = "trace_9f31c2"
 	no := false
-	before, _ := e.CaseForTrace(ctx, id)
+	before, _ := e.Traces.CaseForTrace(ctx, id)
 	if err := e.Raters.PutRaterLabel(ctx, id, RaterLabel{Rater: "judge:x", Kind: model.RaterJudge, Label: model.Label{Correct: &no}}); err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := e.CaseForTrace(ctx, id)
+	rec, _ := e.Traces.CaseForTrace(ctx, id)
 	if !reflect.DeepEqual(rec.Case.Label, before.Case.Label) {
 		t.Errorf("judge alone: final %+v, want the label as it was, %+v", rec.Case.Label, before.Case.Label)
 	}
@@ -173,7 +173,7 @@ func TestImportAddsALabelerBeside(t *testing.T) {
 	if r := imp(line("true"), "bob"); r.Labels != 1 {
 		t.Errorf("bob changes his mind: %s", r.Summary())
 	}
-	rec, _ := e.CaseForTrace(ctx, "trace_9f31c2")
+	rec, _ := e.Traces.CaseForTrace(ctx, "trace_9f31c2")
 	if boolStr(rec.Case.Label.Correct) != "yes" || rec.Case.CaseID != "c-017" {
 		t.Errorf("after bob agrees: case %s, final %+v", rec.Case.CaseID, rec.Case.Label)
 	}

@@ -100,7 +100,7 @@ func TestGoldEditRescoresItsQuestion(t *testing.T) {
 	if _, err := e.ScoreStale(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := e.Trace(ctx, "trace_9f31c2")
+	tr, err := e.Traces.Trace(ctx, "trace_9f31c2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestExportReportCoversExactlyTheExportedCases(t *testing.T) {
 	if _, err := e.ScoreStale(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	page, _, err := e.ListTraces(ctx, Query{Filter: Filter{Statuses: []model.Status{model.StatusSuggested}}})
+	page, _, err := e.Traces.ListTraces(ctx, Query{Filter: Filter{Statuses: []model.Status{model.StatusSuggested}}})
 	if err != nil || len(page) < 3 {
 		t.Fatalf("%d suggested, %v", len(page), err)
 	}
@@ -182,7 +182,7 @@ func TestCasesImportedAfterTracesAreAllConfirmed(t *testing.T) {
 	if err != nil || res.New != 28 {
 		t.Fatalf("%+v %v", res, err)
 	}
-	c, err := e.Counts(ctx, Filter{Statuses: []model.Status{model.StatusConfirmed}})
+	c, err := e.Traces.Counts(ctx, Filter{Statuses: []model.Status{model.StatusConfirmed}})
 	if err != nil || c.Total != 28 {
 		t.Fatalf("%d confirmed traces, want 28 (%v)", c.Total, err)
 	}

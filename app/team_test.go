@@ -135,7 +135,7 @@ func eightLabelers(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 
-	queued, _, err := setup.ListTraces(ctx, Query{Filter: Filter{QueuedOnly: true}, Limit: 1000})
+	queued, _, err := setup.Traces.ListTraces(ctx, Query{Filter: Filter{QueuedOnly: true}, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func eightLabelers(t *testing.T, path string) {
 			t.Errorf("%s handed to %v, want exactly one labeler", r.TraceID, who)
 			continue
 		}
-		rec, err := setup.CaseForTrace(ctx, r.TraceID)
+		rec, err := setup.Traces.CaseForTrace(ctx, r.TraceID)
 		if err != nil || rec == nil {
 			t.Fatalf("%s: case %v %v", r.TraceID, rec, err)
 		}
@@ -158,7 +158,7 @@ func eightLabelers(t *testing.T, path string) {
 		if got, want := suite.LabelText(rec.Case.Label), suite.LabelText(log.want[r.TraceID]); got != want {
 			t.Errorf("%s: label %s, want what %s set: %s", r.TraceID, got, who[0], want)
 		}
-		evs, err := setup.Events(ctx, rec.Case.CaseID)
+		evs, err := setup.Traces.Events(ctx, rec.Case.CaseID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +236,7 @@ func labelUntilEmpty(ctx context.Context, eng *Engine, who, hot string, class mo
 func checkHotCase(t *testing.T, e *Engine, hot string, log *teamLog) {
 	t.Helper()
 	ctx := context.Background()
-	rec, err := e.CaseForTrace(ctx, hot)
+	rec, err := e.Traces.CaseForTrace(ctx, hot)
 	if err != nil || rec == nil {
 		t.Fatalf("hot case: %v %v", rec, err)
 	}
@@ -254,7 +254,7 @@ func checkHotCase(t *testing.T, e *Engine, hot string, log *teamLog) {
 	if !slices.Equal(rec.Case.Gold.RequiredFields, want) {
 		t.Errorf("hot case required fields %v\nwant every labeler's %v", rec.Case.Gold.RequiredFields, want)
 	}
-	evs, err := e.Events(ctx, rec.Case.CaseID)
+	evs, err := e.Traces.Events(ctx, rec.Case.CaseID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,8 +351,8 @@ func reservationLifecycle(t *testing.T, path string) {
 	if _, err := ana.ToggleGrounded(ctx, a, "ana"); err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := ana.CaseForTrace(ctx, a)
-	evs, _ := ana.Events(ctx, rec.Case.CaseID)
+	rec, _ := ana.Traces.CaseForTrace(ctx, a)
+	evs, _ := ana.Traces.Events(ctx, rec.Case.CaseID)
 	var who []string
 	for _, e := range evs {
 		who = append(who, e.Who+" "+e.Field)

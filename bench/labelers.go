@@ -104,7 +104,7 @@ func prepareQueue(db, corpus string) error {
 		return err
 	}
 	defer e.Close()
-	c, err := e.Counts(ctx, app.Filter{})
+	c, err := e.Traces.Counts(ctx, app.Filter{})
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func prepareQueue(db, corpus string) error {
 	var ids []string
 	q := app.Query{Limit: 1000}
 	for {
-		page, next, err := e.ListTraces(ctx, q)
+		page, next, err := e.Traces.ListTraces(ctx, q)
 		if err != nil {
 			return err
 		}
@@ -139,7 +139,7 @@ func firstTrace(db string) (string, error) {
 		return "", err
 	}
 	defer e.Close()
-	page, _, err := e.ListTraces(ctx, app.Query{Limit: 1})
+	page, _, err := e.Traces.ListTraces(ctx, app.Query{Limit: 1})
 	if err != nil || len(page) == 0 {
 		return "", fmt.Errorf("no trace in %s: %v", db, err)
 	}

@@ -234,7 +234,7 @@ func ops(args []string) error {
 		return err
 	}
 	defer e.Close()
-	page, _, err := e.ListTraces(ctx, app.Query{Limit: 2000})
+	page, _, err := e.Traces.ListTraces(ctx, app.Query{Limit: 2000})
 	if err != nil {
 		return err
 	}
@@ -264,10 +264,10 @@ func ops(args []string) error {
 	}
 	if err := timeIt("open trace", func(i int) error {
 		id := pick(i).TraceID
-		if _, err := e.Trace(ctx, id); err != nil {
+		if _, err := e.Traces.Trace(ctx, id); err != nil {
 			return err
 		}
-		if _, err := e.CaseForTrace(ctx, id); err != nil {
+		if _, err := e.Traces.CaseForTrace(ctx, id); err != nil {
 			return err
 		}
 		_, err := e.ScoreOf(ctx, id)
@@ -275,26 +275,26 @@ func ops(args []string) error {
 	}); err != nil {
 		return err
 	}
-	if err := timeIt("header counts", func(int) error { _, err := e.Counts(ctx, app.Filter{}); return err }); err != nil {
+	if err := timeIt("header counts", func(int) error { _, err := e.Traces.Counts(ctx, app.Filter{}); return err }); err != nil {
 		return err
 	}
 	classes := []string{"semantic", "none", "structural"}
 	if err := timeIt("filter apply (class)", func(i int) error {
 		f := app.Filter{Classes: []string{classes[i%len(classes)]}}
-		if _, _, err := e.ListTraces(ctx, app.Query{Filter: f}); err != nil {
+		if _, _, err := e.Traces.ListTraces(ctx, app.Query{Filter: f}); err != nil {
 			return err
 		}
-		_, err := e.Counts(ctx, f)
+		_, err := e.Traces.Counts(ctx, f)
 		return err
 	}); err != nil {
 		return err
 	}
 	if err := timeIt("filter apply (status)", func(i int) error {
 		f := app.Filter{Statuses: []model.Status{model.StatusConfirmed}}
-		if _, _, err := e.ListTraces(ctx, app.Query{Filter: f}); err != nil {
+		if _, _, err := e.Traces.ListTraces(ctx, app.Query{Filter: f}); err != nil {
 			return err
 		}
-		_, err := e.Counts(ctx, f)
+		_, err := e.Traces.Counts(ctx, f)
 		return err
 	}); err != nil {
 		return err
@@ -308,13 +308,13 @@ func ops(args []string) error {
 		return err
 	}
 	if *accept != "" {
-		shared, _, err := e.ListTraces(ctx, app.Query{Filter: app.Filter{Search: *accept}, Limit: 2000})
+		shared, _, err := e.Traces.ListTraces(ctx, app.Query{Filter: app.Filter{Search: *accept}, Limit: 2000})
 		if err != nil {
 			return err
 		}
 		var takers []string // traces whose gold is not a person's yet
 		for _, t := range shared {
-			if cr, err := e.CaseForTrace(ctx, t.TraceID); err != nil {
+			if cr, err := e.Traces.CaseForTrace(ctx, t.TraceID); err != nil {
 				return err
 			} else if cr == nil || cr.GoldOrigin != "human" {
 				takers = append(takers, t.TraceID)

@@ -113,7 +113,7 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
-	mark, err := eng.ChangeMark(context.Background())
+	mark, err := eng.Traces.ChangeMark(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

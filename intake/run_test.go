@@ -192,7 +192,7 @@ func anyValue(v attribute.Value) map[string]any {
 func sameAsFileImport(t *testing.T, live *app.Engine, id string, spans []sdktrace.ReadOnlySpan) {
 	t.Helper()
 	ctx := context.Background()
-	got, err := live.Trace(ctx, id)
+	got, err := live.Traces.Trace(ctx, id)
 	if err != nil {
 		t.Fatalf("live trace %s: %v", id, err)
 	}
@@ -205,7 +205,7 @@ func sameAsFileImport(t *testing.T, live *app.Engine, id string, spans []sdktrac
 	if res.Format != "otel" {
 		t.Fatalf("file read as %q, want otel", res.Format)
 	}
-	want, err := fileEng.Trace(ctx, id)
+	want, err := fileEng.Traces.Trace(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

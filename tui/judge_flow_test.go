@@ -59,7 +59,7 @@ func TestJudgeCheckFlow(t *testing.T) {
 	waitFor("the result has no as_of")
 	tm.Send(keyMsg("m"))
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		rec, err := eng.CaseForTrace(ctx, "trace_9f31c2")
+		rec, err := eng.Traces.CaseForTrace(ctx, "trace_9f31c2")
 		if err == nil && rec != nil && rec.Case.Label.FailureClass != nil && *rec.Case.Label.FailureClass == temporal &&
 			strings.HasPrefix(rec.Case.Label.MachineNote, "from judge:gpt-4o-mini (gpt-4o-mini") {
 			break

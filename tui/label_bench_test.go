@@ -94,7 +94,7 @@ func BenchmarkLabelKeys(b *testing.B) {
 	// suggestion), which confirm-and-next also pays.
 	var confirmOnly, openOnly []time.Duration
 	ctx := context.Background()
-	rows, _, err := eng.ListTraces(ctx, app.Query{Filter: app.Filter{Statuses: []model.Status{model.StatusNone}}, Limit: traces})
+	rows, _, err := eng.Traces.ListTraces(ctx, app.Query{Filter: app.Filter{Statuses: []model.Status{model.StatusNone}}, Limit: traces})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -162,7 +162,7 @@ func (ts *traceScreen) pollTick(h host, msg pollTickMsg) tea.Cmd {
 		if err != nil || len(evs) == 0 {
 			return out
 		}
-		if out.rec, out.err = eng.CaseForTrace(ctx, w.id); out.err != nil {
+		if out.rec, out.err = eng.Traces.CaseForTrace(ctx, w.id); out.err != nil {
 			return out
 		}
 		tr, err := eng.Raters.Of(ctx, w.id)

@@ -54,7 +54,7 @@ func TestProgramFlow(t *testing.T) {
 	eventually := func(what string, cond func(*store.CaseRecord) bool) {
 		t.Helper()
 		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			rec, err := st.CaseForTrace(ctx, "trace_9f31c2")
+			rec, err := st.Traces.CaseForTrace(ctx, "trace_9f31c2")
 			if err == nil && rec != nil && cond(rec) {
 				return
 			}
@@ -89,7 +89,7 @@ func TestProgramFlow(t *testing.T) {
 	if fm.trace.id != "trace_9f31c2" || fm.screen != screenTrace {
 		t.Errorf("final model on %q screen %d", fm.trace.id, fm.screen)
 	}
-	rec, err := st.CaseForTrace(ctx, "trace_9f31c2")
+	rec, err := st.Traces.CaseForTrace(ctx, "trace_9f31c2")
 	if err != nil || rec.Status != model.StatusSuggested {
 		t.Fatalf("after undo: %+v %v", rec, err)
 	}

@@ -230,11 +230,11 @@ func (ts *traceScreen) load(id string) tea.Cmd {
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
-		t, err := eng.Trace(ctx, id)
+		t, err := eng.Traces.Trace(ctx, id)
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
-		rec, err := eng.CaseForTrace(ctx, id)
+		rec, err := eng.Traces.CaseForTrace(ctx, id)
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
@@ -248,7 +248,7 @@ func (ts *traceScreen) load(id string) tea.Cmd {
 		}
 		var hits []int
 		if search != "" {
-			if hits, err = eng.SearchSteps(ctx, id, search); err != nil {
+			if hits, err = eng.Traces.SearchSteps(ctx, id, search); err != nil {
 				return traceMsg{id: id, err: err}
 			}
 		}
