@@ -336,5 +336,5 @@ func (t TraceService) Events(ctx context.Context, caseID string) ([]Event, error
 // Glossary lists the stored glossary.
 func (e *Engine) Glossary(ctx context.Context) ([]GlossaryEntry, error) { return e.st.Glossary(ctx) }
 
-// SetQueue makes ids the labeling queue, replacing the previous one.
-func (e *Engine) SetQueue(ctx context.Context, ids []string) error { return e.st.SetQueue(ctx, ids) }
+// Set makes ids the labeling queue, replacing the previous one.
+func (q QueueService) Set(ctx context.Context, ids []string) error { return q.e.st.SetQueue(ctx, ids) }

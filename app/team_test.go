@@ -69,7 +69,7 @@ func teamDatabase(t *testing.T, loc string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.SetQueue(ctx, ids); err != nil {
+	if err := e.Queue.Set(ctx, ids); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -111,7 +111,7 @@ func eightLabelers(t *testing.T, path string) {
 	ctx := context.Background()
 	const hot = "trace_9f31c2"
 	setup := labelerEngine(t, path)
-	if err := setup.SetQueue(ctx, without(t, setup, hot)); err != nil {
+	if err := setup.Queue.Set(ctx, without(t, setup, hot)); err != nil {
 		t.Fatal(err)
 	}
 	log := &teamLog{handed: map[string][]string{}, changed: map[string]int{}, want: map[string]model.Label{}}
@@ -174,7 +174,7 @@ func eightLabelers(t *testing.T, path string) {
 			t.Errorf("%s still reserved by %s after its confirm", r.TraceID, r.ReservedBy)
 		}
 	}
-	if _, err := setup.NextInQueue(ctx, "late", Query{Filter: Filter{QueuedOnly: true}}, ""); !errors.Is(err, ErrQueueDone) {
+	if _, err := setup.Queue.Next(ctx, "late", Query{Filter: Filter{QueuedOnly: true}}, ""); !errors.Is(err, ErrQueueDone) {
 		t.Errorf("the queue is not empty after the run: %v", err)
 	}
 	checkHotCase(t, setup, hot, log)
@@ -185,7 +185,7 @@ func eightLabelers(t *testing.T, path string) {
 func labelUntilEmpty(ctx context.Context, eng *Engine, who, hot string, class model.FailureClass, log *teamLog) error {
 	after := ""
 	for i := 0; ; i++ {
-		n, err := eng.NextInQueue(ctx, who, Query{Filter: Filter{QueuedOnly: true}}, after)
+		n, err := eng.Queue.Next(ctx, who, Query{Filter: Filter{QueuedOnly: true}}, after)
 		if errors.Is(err, ErrQueueDone) {
 			return nil
 		}
@@ -322,13 +322,13 @@ func reservationLifecycle(t *testing.T, path string) {
 			t.Errorf("%s: %s held by %q, want %q", step, a, r.Labeler, want)
 		}
 	}
-	if r, err := ana.Reserve(ctx, a, "ana"); err != nil || r.Labeler != "ana" {
+	if r, err := ana.Queue.Reserve(ctx, a, "ana"); err != nil || r.Labeler != "ana" {
 		t.Fatalf("ana opens %s: %+v %v", a, r, err)
 	}
-	if r, _ := bo.Reserve(ctx, a, "bo"); r.Labeler != "ana" {
+	if r, _ := bo.Queue.Reserve(ctx, a, "bo"); r.Labeler != "ana" {
 		t.Errorf("bo opening ana's trace took it: %+v", r)
 	}
-	if n, err := bo.NextInQueue(ctx, "bo", q, ""); err != nil || n.TraceID == a {
+	if n, err := bo.Queue.Next(ctx, "bo", q, ""); err != nil || n.TraceID == a {
 		t.Errorf("bo's n handed him ana's trace: %+v %v", n, err)
 	}
 	wait(8 * time.Minute)
@@ -339,7 +339,7 @@ func reservationLifecycle(t *testing.T, path string) {
 	holder("renewed by working", "ana")
 	wait(3 * time.Minute)
 	holder("walked away", "")
-	if n, err := bo.NextInQueue(ctx, "bo", q, ""); err != nil || n.TraceID != a {
+	if n, err := bo.Queue.Next(ctx, "bo", q, ""); err != nil || n.TraceID != a {
 		t.Errorf("after ana's expired, bo's n gave %+v %v, want %s", n, err, a)
 	}
 	if _, err := bo.ConfirmLabel(ctx, a, "bo", true); err != nil {
@@ -361,7 +361,7 @@ func reservationLifecycle(t *testing.T, path string) {
 		t.Errorf("events %v, want %v", who, want)
 	}
 	// bo sees ana's late edit as a change by someone else.
-	chg, last, err := bo.ChangesSince(ctx, a, "bo", evs[1].ID)
+	chg, last, err := bo.Queue.ChangesSince(ctx, a, "bo", evs[1].ID)
 	if err != nil || len(chg) != 1 || chg[0].Who != "ana" || last != evs[2].ID {
 		t.Errorf("bo's poll: %+v last %d %v", chg, last, err)
 	}

@@ -129,7 +129,7 @@ func prepareQueue(db, corpus string) error {
 		}
 		q.After = next
 	}
-	return e.SetQueue(ctx, ids)
+	return e.Queue.Set(ctx, ids)
 }
 
 func firstTrace(db string) (string, error) {
@@ -153,7 +153,7 @@ func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Du
 	after := ""
 	for i := 0; ; i++ {
 		t0 := time.Now()
-		n, err := e.NextInQueue(ctx, who, app.Query{Filter: app.Filter{QueuedOnly: true}}, after)
+		n, err := e.Queue.Next(ctx, who, app.Query{Filter: app.Filter{QueuedOnly: true}}, after)
 		if errors.Is(err, app.ErrQueueDone) {
 			return nil
 		}

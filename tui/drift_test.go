@@ -225,7 +225,7 @@ func TestQueueLimitedToTheSample(t *testing.T) {
 		t.Fatal("QueuedOnly set without choosing it")
 	}
 	st := driftStore(t, false)
-	if err := st.SetQueue(context.Background(), []string{"trace_9f31c2", "trace_4be07a"}); err != nil {
+	if err := st.Queue.Set(context.Background(), []string{"trace_9f31c2", "trace_4be07a"}); err != nil {
 		t.Fatal(err)
 	}
 	m := New(st, Options{Labeler: "tester", Theme: "dark", StatusTTL: -1, QueuedOnly: true})

@@ -19,7 +19,7 @@ func TestQueueAndNextRespectOthersReservations(t *testing.T) {
 	d := newDriver(t, eng, 120, 30)
 	q := d.m.queue
 	held := q.rows[1].TraceID
-	if r, err := eng.Reserve(ctx, held, "ana"); err != nil || r.Labeler != "ana" {
+	if r, err := eng.Queue.Reserve(ctx, held, "ana"); err != nil || r.Labeler != "ana" {
 		t.Fatalf("ana reserving %s: %+v %v", held, r, err)
 	}
 	d.run(d.m.queue.reload()) // as applying a filter would
@@ -30,7 +30,7 @@ func TestQueueAndNextRespectOthersReservations(t *testing.T) {
 	if r, _ := q.current(); r.TraceID == held || q.cursor != 2 {
 		t.Errorf("n from the top stopped at row %d (%s); ana holds row 1, want row 2", q.cursor, r.TraceID)
 	}
-	if r, err := eng.Reserve(ctx, q.rows[2].TraceID, "someone else"); err != nil || r.Labeler != "tester" {
+	if r, err := eng.Queue.Reserve(ctx, q.rows[2].TraceID, "someone else"); err != nil || r.Labeler != "tester" {
 		t.Errorf("n did not reserve row 2 for the tester: %+v %v", r, err)
 	}
 	d.m.queue.cursor = 1
@@ -56,7 +56,7 @@ func TestPollShowsAnotherLabelersEdit(t *testing.T) {
 	d.key("enter")
 	ts := d.m.trace
 	ts.poll = time.Hour // the ticks are run by hand below
-	_, since, err := eng.ChangesSince(ctx, id, "tester", -1)
+	_, since, err := eng.Queue.ChangesSince(ctx, id, "tester", -1)
 	if err != nil {
 		t.Fatal(err)
 	}

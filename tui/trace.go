@@ -226,7 +226,7 @@ func (ts *traceScreen) load(id string) tea.Cmd {
 	ts.pending, ts.loading = id, true
 	eng, ctx, who, search := ts.eng, ts.ctx, ts.labeler, ts.stepSearch
 	return func() tea.Msg {
-		_, since, err := eng.ChangesSince(ctx, id, who, -1)
+		_, since, err := eng.Queue.ChangesSince(ctx, id, who, -1)
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
@@ -252,7 +252,7 @@ func (ts *traceScreen) load(id string) tea.Cmd {
 				return traceMsg{id: id, err: err}
 			}
 		}
-		held, herr := eng.Reserve(ctx, id, who)
+		held, herr := eng.Queue.Reserve(ctx, id, who)
 		return traceMsg{id: id, t: t, rec: rec, score: sv, raters: &tr, held: held, reserveErr: herr, since: since,
 			hits: hits, hitsFor: search}
 	}

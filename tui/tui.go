@@ -157,7 +157,7 @@ func Run(ctx context.Context, eng *app.Engine, opts Options) error {
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	// The session is over: the trace it held goes back to the queue now,
 	// not when its reservation runs out. A failure here loses no label.
-	_ = eng.Release(context.WithoutCancel(ctx), "", m.env.labeler)
+	_ = eng.Queue.Release(context.WithoutCancel(ctx), "", m.env.labeler)
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // the caller cancelled: every edit is already saved
 	}
