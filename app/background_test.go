@@ -193,7 +193,7 @@ func TestGoldEditMarksPeersAndRescoresThemInTheBackground(t *testing.T) {
 	before := suggestedGold(t, e, "clone_000")
 	release := holdBackground(e)
 	v := usedFields(t, e, teacher)
-	res, err := e.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v})
+	res, err := e.Labels.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestConfirmMarksPeersStale(t *testing.T) {
 	e, _ := peerEngine(t)
 	takers := takersOf(t, e, teacher)
 	release := holdBackground(e)
-	for _, f := range []func(context.Context, string, string) (ActionResult, error){e.ToggleGrounded, e.ToggleCorrect} {
+	for _, f := range []func(context.Context, string, string) (ActionResult, error){e.Labels.ToggleGrounded, e.Labels.ToggleCorrect} {
 		if _, err := f(ctx, teacher, "peer"); err != nil {
 			t.Fatal(err)
 		}
@@ -251,7 +251,7 @@ func TestConfirmMarksPeersStale(t *testing.T) {
 		t.Fatalf("a label edit of a case that teaches nothing marked %v", m)
 	}
 	before := suggestedGold(t, e, "clone_000")
-	res, err := e.ConfirmLabel(ctx, teacher, "peer", true)
+	res, err := e.Labels.ConfirmLabel(ctx, teacher, "peer", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestConfirmMarksPeersStale(t *testing.T) {
 	}
 	// Unconfirming takes the lesson back: marked again.
 	release = holdBackground(e)
-	if _, err := e.UndoAction(ctx, teacher, "peer"); err != nil {
+	if _, err := e.Labels.Undo(ctx, teacher, "peer"); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(slices.DeleteFunc(marked(t, e), func(id string) bool { return id == teacher })); n != len(takers) {
@@ -297,7 +297,7 @@ func TestMarksSurviveAKilledBackgroundRescore(t *testing.T) {
 	takers := takersOf(t, e, teacher)
 	holdBackground(e) // never released: Close cancels it
 	v := usedFields(t, e, teacher)
-	if _, err := e.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v}); err != nil {
+	if _, err := e.Labels.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Close(); err != nil {
@@ -340,7 +340,7 @@ func TestBackgroundWritesWaitForActions(t *testing.T) {
 	takers := takersOf(t, e, teacher)
 	release := holdBackground(e)
 	v := usedFields(t, e, teacher)
-	if _, err := e.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v}); err != nil {
+	if _, err := e.Labels.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v}); err != nil {
 		t.Fatal(err)
 	}
 	blocked := make(chan struct{})

@@ -219,11 +219,11 @@ type FieldEdit struct {
 // events, computed from the stored case.
 
 // SaveGlossary stores a definition and uses it for suggestions from now on.
-func (e *Engine) SaveGlossary(ctx context.Context, g GlossaryEntry, who string) error {
-	if err := e.st.SaveGlossary(ctx, g, who); err != nil {
+func (l LabelService) SaveGlossary(ctx context.Context, g GlossaryEntry, who string) error {
+	if err := l.e.st.SaveGlossary(ctx, g, who); err != nil {
 		return err
 	}
-	return e.reloadGlossary(ctx)
+	return l.e.reloadGlossary(ctx)
 }
 
 // TraceScore is what the trace screen shows of a trace's scoring: the
@@ -334,7 +334,9 @@ func (t TraceService) Events(ctx context.Context, caseID string) ([]Event, error
 }
 
 // Glossary lists the stored glossary.
-func (e *Engine) Glossary(ctx context.Context) ([]GlossaryEntry, error) { return e.st.Glossary(ctx) }
+func (l LabelService) Glossary(ctx context.Context) ([]GlossaryEntry, error) {
+	return l.e.st.Glossary(ctx)
+}
 
 // Set makes ids the labeling queue, replacing the previous one.
 func (q QueueService) Set(ctx context.Context, ids []string) error { return q.e.st.SetQueue(ctx, ids) }

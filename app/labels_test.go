@@ -36,12 +36,12 @@ func groundPeers(t *testing.T, e *Engine) {
 	t.Helper()
 	ctx := context.Background()
 	for _, id := range []string{"trace_3a6e0f", "trace_4be07a"} {
-		for _, f := range []func(context.Context, string, string) (ActionResult, error){e.ToggleGrounded, e.ToggleCorrect} {
+		for _, f := range []func(context.Context, string, string) (ActionResult, error){e.Labels.ToggleGrounded, e.Labels.ToggleCorrect} {
 			if _, err := f(ctx, id, "peer"); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := e.ConfirmLabel(ctx, id, "peer", true); err != nil {
+		if _, err := e.Labels.ConfirmLabel(ctx, id, "peer", true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -83,7 +83,7 @@ func TestAcceptSuggestionIsConsistent(t *testing.T) {
 			if err != nil || before == nil || before.SuggestedGold == nil || len(before.SuggestedGold.RequiredFields) == 0 {
 				t.Fatalf("no gold suggested for %s: %v", id, err)
 			}
-			res, err := e.AcceptSuggestion(ctx, id, "ann")
+			res, err := e.Labels.AcceptSuggestion(ctx, id, "ann")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +107,7 @@ func TestAcceptSuggestionIsConsistent(t *testing.T) {
 			if l.Note != "" {
 				t.Errorf("machine text in the human note: %q", l.Note)
 			}
-			again, err := e.AcceptSuggestion(ctx, id, "ann")
+			again, err := e.Labels.AcceptSuggestion(ctx, id, "ann")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +152,7 @@ func TestUndoRedoActions(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	res, err := e.AcceptSuggestion(ctx, id, "ann")
+	res, err := e.Labels.AcceptSuggestion(ctx, id, "ann")
 	step("accept", res, err)
 	accepted := state()
 	rec, _ := e.Traces.CaseForTrace(ctx, id)
@@ -161,39 +161,39 @@ func TestUndoRedoActions(t *testing.T) {
 	}
 	f := rec.Case.Gold.ForbiddenFields[0]
 	// Forbidden to required: two fields in one action.
-	res, err = e.MarkField(ctx, id, "ann", f, true)
+	res, err = e.Labels.MarkField(ctx, id, "ann", f, true)
 	step("mark", res, err)
 	if len(res.Changed) != 2 {
 		t.Fatalf("marking a forbidden field required changed %v", res.Changed)
 	}
 	marked := state()
-	res, err = e.UndoAction(ctx, id, "ann")
+	res, err = e.Labels.Undo(ctx, id, "ann")
 	step("undo", res, err)
 	if got := state(); got != accepted || res.Action != "undo" || len(res.Changed) != 2 {
 		t.Fatalf("after undo %s (changed %v), want %s", got, res.Changed, accepted)
 	}
-	res, err = e.RedoAction(ctx, id, "ann")
+	res, err = e.Labels.Redo(ctx, id, "ann")
 	step("redo", res, err)
 	if got := state(); got != marked {
 		t.Fatalf("after redo %s, want %s", got, marked)
 	}
-	res, err = e.UndoAction(ctx, id, "ann")
+	res, err = e.Labels.Undo(ctx, id, "ann")
 	step("undo the redo", res, err)
 	if got := state(); got != accepted {
 		t.Fatalf("after undoing the redo %s, want %s", got, accepted)
 	}
-	res, err = e.UndoAction(ctx, id, "ann")
+	res, err = e.Labels.Undo(ctx, id, "ann")
 	step("undo accept", res, err)
 	if rec, _ := e.Traces.CaseForTrace(ctx, id); rec.Case.Label.Correct != nil {
 		t.Errorf("undoing the accept left correct %s", boolStr(rec.Case.Label.Correct))
 	}
-	res, err = e.ToggleCorrect(ctx, id, "ann")
+	res, err = e.Labels.ToggleCorrect(ctx, id, "ann")
 	step("toggle", res, err)
-	if _, err := e.RedoAction(ctx, id, "ann"); !errors.Is(err, ErrNothingToRedo) {
+	if _, err := e.Labels.Redo(ctx, id, "ann"); !errors.Is(err, ErrNothingToRedo) {
 		t.Errorf("redo after a new edit: %v, want ErrNothingToRedo", err)
 	}
 	// Someone else's actions are theirs to undo.
-	if _, err := e.UndoAction(ctx, id, "bob"); !errors.Is(err, ErrNothingToUndo) {
+	if _, err := e.Labels.Undo(ctx, id, "bob"); !errors.Is(err, ErrNothingToUndo) {
 		t.Errorf("undo by another labeler: %v", err)
 	}
 }
@@ -233,7 +233,7 @@ func TestActionsSerializePerCase(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					_, err := e.ToggleCorrect(ctx, id, "ann")
+					_, err := e.Labels.ToggleCorrect(ctx, id, "ann")
 					errs <- err
 				}()
 			}
@@ -289,7 +289,7 @@ func TestConfirmLabelChecks(t *testing.T) {
 	}
 	e := labelEngine(t)
 	id := "trace_e7c3b5"
-	if _, err := e.ConfirmLabel(ctx, id, "ann", false); err == nil {
+	if _, err := e.Labels.ConfirmLabel(ctx, id, "ann", false); err == nil {
 		t.Fatal("confirmed a label with correct unknown")
 	} else if missing, ok := IsIncomplete(err); !ok || len(missing) == 0 {
 		t.Fatalf("error %v is not an IncompleteError", err)
@@ -297,7 +297,7 @@ func TestConfirmLabelChecks(t *testing.T) {
 	if rec, _ := e.Traces.CaseForTrace(ctx, id); rec != nil && rec.Status == model.StatusConfirmed {
 		t.Fatal("a refused confirm wrote the status")
 	}
-	res, err := e.ConfirmLabel(ctx, id, "ann", true)
+	res, err := e.Labels.ConfirmLabel(ctx, id, "ann", true)
 	if err != nil || res.Case.Status != model.StatusConfirmed {
 		t.Fatalf("forced confirm: %v %+v", err, res.Case)
 	}

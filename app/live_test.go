@@ -46,10 +46,10 @@ func TestIngestLiveConfirmed(t *testing.T) {
 	if len(res.Traces) != 2 || res.Scored < 2 {
 		t.Fatalf("first batch: %+v", res)
 	}
-	if _, err := e.EditFields(ctx, tid, "ana", FieldEdit{"label.correct", json.RawMessage("true")}); err != nil {
+	if _, err := e.Labels.EditFields(ctx, tid, "ana", FieldEdit{"label.correct", json.RawMessage("true")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.ConfirmLabel(ctx, tid, "ana", true); err != nil {
+	if _, err := e.Labels.ConfirmLabel(ctx, tid, "ana", true); err != nil {
 		t.Fatal(err)
 	}
 	before, err := e.Traces.CaseForTrace(ctx, tid)

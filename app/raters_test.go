@@ -21,13 +21,13 @@ func TestRatersAdjudication(t *testing.T) {
 	sem, ent := model.ClassSemantic, model.ClassEntity
 	// The scorer suggests semantic: ana's 2 changes nothing, her confirm
 	// endorses it and makes her a rater.
-	if _, err := e.SetClass(ctx, id, "ana", &sem); err != nil {
+	if _, err := e.Labels.SetClass(ctx, id, "ana", &sem); err != nil {
 		t.Fatal(err)
 	}
 	if tr, _ := e.Raters.Of(ctx, id); tr.Rater("ana") != nil {
 		t.Error("a key that changed nothing made ana a rater")
 	}
-	if _, err := e.ConfirmLabel(ctx, id, "ana", true); err != nil {
+	if _, err := e.Labels.ConfirmLabel(ctx, id, "ana", true); err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := e.Traces.CaseForTrace(ctx, id)
@@ -35,7 +35,7 @@ func TestRatersAdjudication(t *testing.T) {
 		t.Fatalf("one person's class: final %s, want semantic", got)
 	}
 	// bob starts from the final label and agrees on the class.
-	if _, err := e.ToggleCorrect(ctx, id, "bob"); err != nil {
+	if _, err := e.Labels.ToggleCorrect(ctx, id, "bob"); err != nil {
 		t.Fatal(err)
 	}
 	tr, err := e.Raters.Of(ctx, id)
@@ -49,7 +49,7 @@ func TestRatersAdjudication(t *testing.T) {
 		t.Errorf("raters %s, want ana, bob, tracelab", names)
 	}
 	// bob changes his mind on the class: a disagreement.
-	if _, err := e.SetClass(ctx, id, "bob", &ent); err != nil {
+	if _, err := e.Labels.SetClass(ctx, id, "bob", &ent); err != nil {
 		t.Fatal(err)
 	}
 	rec, _ = e.Traces.CaseForTrace(ctx, id)
@@ -72,7 +72,7 @@ func TestRatersAdjudication(t *testing.T) {
 		t.Errorf("disagreements %+v, want %+v", ds, want)
 	}
 	// ana's own label is what she edits, not the unset final one.
-	if res, err := e.ToggleCorrect(ctx, id, "ana"); err != nil || boolStr(res.Case.Case.Label.Correct) != "?" {
+	if res, err := e.Labels.ToggleCorrect(ctx, id, "ana"); err != nil || boolStr(res.Case.Case.Label.Correct) != "?" {
 		t.Fatalf("ana toggles correct: %v, final %+v", err, res.Case.Case.Label)
 	}
 	tr, _ = e.Raters.Of(ctx, id)
@@ -103,7 +103,7 @@ func TestRatersAdjudication(t *testing.T) {
 	if last := evs[len(evs)-1]; last.Field != "adjudication" || last.Who != "lead" {
 		t.Errorf("last event %s by %s, want adjudication by lead", last.Field, last.Who)
 	}
-	if _, err := e.UndoAction(ctx, id, "lead"); err != nil {
+	if _, err := e.Labels.Undo(ctx, id, "lead"); err != nil {
 		t.Fatal(err)
 	}
 	if ds, _ := e.Raters.Disagreements(ctx); len(ds) != 1 {
@@ -197,7 +197,7 @@ func BenchmarkToggleTwoRaters(b *testing.B) {
 	who := []string{"ana", "bob"}
 	i := 0
 	for b.Loop() {
-		if _, err := e.ToggleCorrect(ctx, "trace_9f31c2", who[i%2]); err != nil {
+		if _, err := e.Labels.ToggleCorrect(ctx, "trace_9f31c2", who[i%2]); err != nil {
 			b.Fatal(err)
 		}
 		i++

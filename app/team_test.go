@@ -195,10 +195,10 @@ func labelUntilEmpty(ctx context.Context, eng *Engine, who, hot string, class mo
 		log.add(func() { log.handed[n.TraceID] = append(log.handed[n.TraceID], who) })
 		var last ActionResult
 		for _, act := range []func() (ActionResult, error){
-			func() (ActionResult, error) { return eng.SetClass(ctx, n.TraceID, who, &class) },
-			func() (ActionResult, error) { return eng.ToggleCorrect(ctx, n.TraceID, who) },
-			func() (ActionResult, error) { return eng.ToggleGrounded(ctx, n.TraceID, who) },
-			func() (ActionResult, error) { return eng.ConfirmLabel(ctx, n.TraceID, who, true) },
+			func() (ActionResult, error) { return eng.Labels.SetClass(ctx, n.TraceID, who, &class) },
+			func() (ActionResult, error) { return eng.Labels.ToggleCorrect(ctx, n.TraceID, who) },
+			func() (ActionResult, error) { return eng.Labels.ToggleGrounded(ctx, n.TraceID, who) },
+			func() (ActionResult, error) { return eng.Labels.ConfirmLabel(ctx, n.TraceID, who, true) },
 		} {
 			res, err := act()
 			if err != nil {
@@ -214,10 +214,10 @@ func labelUntilEmpty(ctx context.Context, eng *Engine, who, hot string, class mo
 		// from the stored list, so no entry may go missing).
 		for _, ed := range []func() (ActionResult, error){
 			func() (ActionResult, error) {
-				return eng.EditFields(ctx, hot, who, FieldEdit{"gold.definition", jsonOf(fmt.Sprintf("%s %d", who, i))})
+				return eng.Labels.EditFields(ctx, hot, who, FieldEdit{"gold.definition", jsonOf(fmt.Sprintf("%s %d", who, i))})
 			},
 			func() (ActionResult, error) {
-				return eng.MarkField(ctx, hot, who, fmt.Sprintf("by_%s.field_%d", who, i), true)
+				return eng.Labels.MarkField(ctx, hot, who, fmt.Sprintf("by_%s.field_%d", who, i), true)
 			},
 		} {
 			res, err := ed()
@@ -332,7 +332,7 @@ func reservationLifecycle(t *testing.T, path string) {
 		t.Errorf("bo's n handed him ana's trace: %+v %v", n, err)
 	}
 	wait(8 * time.Minute)
-	if _, err := ana.ToggleCorrect(ctx, a, "ana"); err != nil {
+	if _, err := ana.Labels.ToggleCorrect(ctx, a, "ana"); err != nil {
 		t.Fatal(err)
 	}
 	wait(8 * time.Minute) // 16 minutes after opening, 8 after her last key
@@ -342,13 +342,13 @@ func reservationLifecycle(t *testing.T, path string) {
 	if n, err := bo.Queue.Next(ctx, "bo", q, ""); err != nil || n.TraceID != a {
 		t.Errorf("after ana's expired, bo's n gave %+v %v, want %s", n, err, a)
 	}
-	if _, err := bo.ConfirmLabel(ctx, a, "bo", true); err != nil {
+	if _, err := bo.Labels.ConfirmLabel(ctx, a, "bo", true); err != nil {
 		t.Fatal(err)
 	}
 	holder("confirmed", "")
 	// Edits are never refused for a reservation: ana's late key lands
 	// after bo's, and both are in the log.
-	if _, err := ana.ToggleGrounded(ctx, a, "ana"); err != nil {
+	if _, err := ana.Labels.ToggleGrounded(ctx, a, "ana"); err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := ana.Traces.CaseForTrace(ctx, a)

@@ -72,7 +72,7 @@ func labelers(args []string) error {
 		hotRun, _, err := runTeam(tg.db, *n, *ttl, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
 			for i := 0; i < *hot; i++ {
 				t0 := time.Now()
-				if _, err := e.SetClass(ctx, hotID, who, classOf(i)); err != nil {
+				if _, err := e.Labels.SetClass(ctx, hotID, who, classOf(i)); err != nil {
 					return err
 				}
 				rec(time.Since(t0))
@@ -162,10 +162,10 @@ func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Du
 		}
 		rec(-time.Since(t0))
 		for _, act := range []func() (app.ActionResult, error){
-			func() (app.ActionResult, error) { return e.SetClass(ctx, n.TraceID, who, classOf(i)) },
-			func() (app.ActionResult, error) { return e.ToggleCorrect(ctx, n.TraceID, who) },
-			func() (app.ActionResult, error) { return e.ToggleGrounded(ctx, n.TraceID, who) },
-			func() (app.ActionResult, error) { return e.ConfirmLabel(ctx, n.TraceID, who, true) },
+			func() (app.ActionResult, error) { return e.Labels.SetClass(ctx, n.TraceID, who, classOf(i)) },
+			func() (app.ActionResult, error) { return e.Labels.ToggleCorrect(ctx, n.TraceID, who) },
+			func() (app.ActionResult, error) { return e.Labels.ToggleGrounded(ctx, n.TraceID, who) },
+			func() (app.ActionResult, error) { return e.Labels.ConfirmLabel(ctx, n.TraceID, who, true) },
 		} {
 			t0 := time.Now()
 			if _, err := act(); err != nil {

@@ -302,7 +302,7 @@ func ops(args []string) error {
 	fields := [][]string{{"customers.subscription_status"}, {"customers.region_code", "customers.subscription_status"}}
 	if err := timeIt("gold edit (+rescore)", func(i int) error {
 		v, _ := json.Marshal(fields[i%2])
-		_, err := e.EditFields(ctx, pick(i+1000).TraceID, "bench", app.FieldEdit{Field: "gold.required_fields", Value: v})
+		_, err := e.Labels.EditFields(ctx, pick(i+1000).TraceID, "bench", app.FieldEdit{Field: "gold.required_fields", Value: v})
 		return err
 	}); err != nil {
 		return err
@@ -339,7 +339,7 @@ func ops(args []string) error {
 			}
 		}
 		err = timeIt("accept (a), shared question", func(i int) error {
-			_, err := e.AcceptSuggestion(ctx, takers[i], "bench")
+			_, err := e.Labels.AcceptSuggestion(ctx, takers[i], "bench")
 			return err
 		})
 		if *cpu != "" {

@@ -150,12 +150,20 @@ func (ts *traceScreen) showCase(id string, rec *app.CaseRecord, score *app.Trace
 
 // The actions the trace screen's keys ask for.
 
+// viaLabels runs one of the engine's label actions that takes nothing but
+// the trace and the labeler.
+func viaLabels(act func(app.LabelService, context.Context, string, string) (app.ActionResult, error)) func(*app.Engine, context.Context, string, string) (app.ActionResult, error) {
+	return func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
+		return act(eng.Labels, ctx, id, who)
+	}
+}
+
 func toggleCorrect(id string) labelAction {
-	return labelAction{id: id, note: "correct toggled", run: (*app.Engine).ToggleCorrect}
+	return labelAction{id: id, note: "correct toggled", run: viaLabels(app.LabelService.ToggleCorrect)}
 }
 
 func toggleGrounded(id string) labelAction {
-	return labelAction{id: id, note: "grounded toggled", run: (*app.Engine).ToggleGrounded}
+	return labelAction{id: id, note: "grounded toggled", run: viaLabels(app.LabelService.ToggleGrounded)}
 }
 
 func setClass(id string, c *model.FailureClass) labelAction {
@@ -164,12 +172,12 @@ func setClass(id string, c *model.FailureClass) labelAction {
 		note = "class " + string(*c)
 	}
 	return labelAction{id: id, note: note, run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
-		return eng.SetClass(ctx, id, who, c)
+		return eng.Labels.SetClass(ctx, id, who, c)
 	}}
 }
 
 func acceptSuggestion(id string) labelAction {
-	return labelAction{id: id, note: "accepted the suggestions", run: (*app.Engine).AcceptSuggestion}
+	return labelAction{id: id, note: "accepted the suggestions", run: viaLabels(app.LabelService.AcceptSuggestion)}
 }
 
 // acceptJudge takes the judge's label as the labeler's own (app.AcceptJudge).
@@ -187,28 +195,28 @@ func markField(id, field string, required bool) labelAction {
 	}
 	return labelAction{id: id, note: field + " " + what + " (again: unmark)",
 		run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
-			return eng.MarkField(ctx, id, who, field, required)
+			return eng.Labels.MarkField(ctx, id, who, field, required)
 		}}
 }
 
 func editFields(id string, edits []app.FieldEdit) labelAction {
 	return labelAction{id: id, note: fmt.Sprintf("gold saved (%d field(s), one undo)", len(edits)),
 		run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
-			return eng.EditFields(ctx, id, who, edits...)
+			return eng.Labels.EditFields(ctx, id, who, edits...)
 		}}
 }
 
 func confirmLabel(id string, force bool) labelAction {
 	return labelAction{id: id, note: "confirmed " + id, confirm: true,
 		run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
-			return eng.ConfirmLabel(ctx, id, who, force)
+			return eng.Labels.ConfirmLabel(ctx, id, who, force)
 		}}
 }
 
 func undoAction(id string) labelAction {
-	return labelAction{id: id, run: (*app.Engine).UndoAction}
+	return labelAction{id: id, run: viaLabels(app.LabelService.Undo)}
 }
 
 func redoAction(id string) labelAction {
-	return labelAction{id: id, run: (*app.Engine).RedoAction}
+	return labelAction{id: id, run: viaLabels(app.LabelService.Redo)}
 }

@@ -226,7 +226,7 @@ func TestNextUnconfirmedPagesThroughTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range first[1:5] {
-		if _, err := st.ConfirmLabel(ctx, r.TraceID, "someone", true); err != nil {
+		if _, err := st.Labels.ConfirmLabel(ctx, r.TraceID, "someone", true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -373,11 +373,11 @@ func TestGlossaryNeedsAConfirmedDefinition(t *testing.T) {
 	d := newDriver(t, st, 100, 30)
 	d.keys("enter", "G")
 	d.mustSee("confirm the case")
-	if _, err := st.EditFields(ctx, "trace_9f31c2", "tester", app.FieldEdit{Field: "gold.definition",
+	if _, err := st.Labels.EditFields(ctx, "trace_9f31c2", "tester", app.FieldEdit{Field: "gold.definition",
 		Value: json.RawMessage(`"active = subscription_status in (ACTIVE, PAUSED_BILLING)"`)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.ConfirmLabel(ctx, "trace_9f31c2", "tester", true); err != nil {
+	if _, err := st.Labels.ConfirmLabel(ctx, "trace_9f31c2", "tester", true); err != nil {
 		t.Fatal(err)
 	}
 	d.key("esc")
@@ -387,7 +387,7 @@ func TestGlossaryNeedsAConfirmedDefinition(t *testing.T) {
 		t.Fatalf("G did not ask for a term: %s", d.plain())
 	}
 	d.key("enter") // the term "active" is pre-filled from the definition
-	g, err := st.Glossary(ctx)
+	g, err := st.Labels.Glossary(ctx)
 	if err != nil || len(g) != 1 || g[0].Term != "active" || g[0].UpdatedBy != "tester" {
 		t.Fatalf("glossary = %+v, %v", g, err)
 	}

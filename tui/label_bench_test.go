@@ -100,7 +100,7 @@ func BenchmarkLabelKeys(b *testing.B) {
 	}
 	for _, r := range rows {
 		start := time.Now()
-		if _, err := eng.ConfirmLabel(ctx, r.TraceID, "bench", true); err != nil {
+		if _, err := eng.Labels.ConfirmLabel(ctx, r.TraceID, "bench", true); err != nil {
 			b.Fatal(err)
 		}
 		confirmOnly = append(confirmOnly, time.Since(start))

@@ -146,12 +146,12 @@ func groundPeers(t *testing.T, eng *app.Engine) {
 	t.Helper()
 	ctx := context.Background()
 	for _, id := range []string{"trace_3a6e0f", "trace_4be07a"} {
-		for _, f := range []func(context.Context, string, string) (app.ActionResult, error){eng.ToggleGrounded, eng.ToggleCorrect} {
+		for _, f := range []func(context.Context, string, string) (app.ActionResult, error){eng.Labels.ToggleGrounded, eng.Labels.ToggleCorrect} {
 			if _, err := f(ctx, id, "colleague"); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := eng.ConfirmLabel(ctx, id, "colleague", true); err != nil {
+		if _, err := eng.Labels.ConfirmLabel(ctx, id, "colleague", true); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -76,7 +76,7 @@ func TestPollShowsAnotherLabelersEdit(t *testing.T) {
 		t.Errorf("own edit reported as someone else's: %q", d.m.status)
 	}
 	class := model.ClassTemporal
-	if _, err := eng.SetClass(ctx, id, "ana", &class); err != nil {
+	if _, err := eng.Labels.SetClass(ctx, id, "ana", &class); err != nil {
 		t.Fatal(err)
 	}
 	poll()

@@ -272,7 +272,7 @@ func (ts *traceScreen) saveGlossary(term string) tea.Cmd {
 	}
 	eng, ctx, who := ts.eng, ts.ctx, ts.labeler
 	return func() tea.Msg {
-		return glossaryMsg{term: term, err: eng.SaveGlossary(ctx, e, who)}
+		return glossaryMsg{term: term, err: eng.Labels.SaveGlossary(ctx, e, who)}
 	}
 }
 
