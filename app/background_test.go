@@ -65,7 +65,7 @@ func peerEngine(t *testing.T) (*Engine, string) {
 		}
 	}
 	e := openPeerEngine(t, st)
-	if _, err := e.Rescore(ctx, nil, nil); err != nil {
+	if _, err := e.Scores.Rescore(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	return e, path
@@ -153,7 +153,7 @@ func suggestedGold(t *testing.T, e *Engine, id string) string {
 // peers as stored.
 func freshGold(t *testing.T, e *Engine, id string) string {
 	t.Helper()
-	g, err := e.SuggestGold(context.Background(), id)
+	g, err := e.Scores.SuggestGold(context.Background(), id)
 	if err != nil || g == nil {
 		t.Fatalf("suggestion for %s: %v", id, err)
 	}
@@ -165,7 +165,7 @@ func freshGold(t *testing.T, e *Engine, id string) string {
 // as its gold, they make it grounded, so it teaches them.
 func usedFields(t *testing.T, e *Engine, id string) json.RawMessage {
 	t.Helper()
-	sc, err := e.ScoreOf(context.Background(), id)
+	sc, err := e.Scores.Of(context.Background(), id)
 	if err != nil || sc == nil {
 		t.Fatalf("score of %s: %v", id, err)
 	}
@@ -313,7 +313,7 @@ func TestMarksSurviveAKilledBackgroundRescore(t *testing.T) {
 	}
 	release := holdBackground(e)
 	defer release()
-	if _, err := e.ScoreOf(ctx, "clone_000"); err != nil {
+	if _, err := e.Scores.Of(ctx, "clone_000"); err != nil {
 		t.Fatal(err)
 	}
 	if !current(t, e, "clone_000") || suggestedGold(t, e, "clone_000") != freshGold(t, e, "clone_000") {
@@ -322,7 +322,7 @@ func TestMarksSurviveAKilledBackgroundRescore(t *testing.T) {
 	if len(marked(t, e)) != len(takers)-1 {
 		t.Errorf("%d marked after opening one, want %d", len(marked(t, e)), len(takers)-1)
 	}
-	n, err := e.ScoreUnscored(ctx, nil, nil)
+	n, err := e.Scores.ScoreUnscored(ctx, nil, nil)
 	if err != nil || n != len(takers)-1 {
 		t.Fatalf("ScoreUnscored scored %d (%v), want %d", n, err, len(takers)-1)
 	}

@@ -234,10 +234,10 @@ type TraceScore struct {
 	GoldSources   []string // why each suggested field is there
 }
 
-// ScoreOf returns a trace's score (rescored first when stale) with the
+// Of returns a trace's score (rescored first when stale) with the
 // engine's gold suggestion; nil when there is no such trace.
-func (e *Engine) ScoreOf(ctx context.Context, traceID string) (*TraceScore, error) {
-	return e.scoreOf(ctx, traceID, nil)
+func (s ScoreService) Of(ctx context.Context, traceID string) (*TraceScore, error) {
+	return s.e.scoreOf(ctx, traceID, nil)
 }
 
 // scoreOf is ScoreOf with the peers of the trace's question if read.
@@ -285,8 +285,8 @@ func DecodeScore(raw json.RawMessage) (*TraceScore, error) {
 // (read through the question index); nil for a trace the engine cannot
 // find. A trace with human gold gets what the machine would have
 // suggested: it still helps the labeler compare.
-func (e *Engine) SuggestGold(ctx context.Context, traceID string) (*scoring.GoldSuggestion, error) {
-	return e.suggestGold(ctx, traceID, nil)
+func (s ScoreService) SuggestGold(ctx context.Context, traceID string) (*scoring.GoldSuggestion, error) {
+	return s.e.suggestGold(ctx, traceID, nil)
 }
 
 func (e *Engine) suggestGold(ctx context.Context, traceID string, peers *peerMemo) (*scoring.GoldSuggestion, error) {
@@ -300,13 +300,13 @@ func (e *Engine) suggestGold(ctx context.Context, traceID string, peers *peerMem
 // Rescore scores traces again and stores the results: ids and the traces
 // whose suggestions they feed, or (ids nil) every trace whose score is
 // stale. It returns the results of the traces named (every trace when ids is nil).
-func (e *Engine) Rescore(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
-	return e.scoreAll(ctx, ids, progress)
+func (s ScoreService) Rescore(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
+	return s.e.scoreAll(ctx, ids, progress)
 }
 
 // Evaluate scores traces without storing anything.
-func (e *Engine) Evaluate(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
-	return e.evaluate(ctx, ids, progress)
+func (s ScoreService) Evaluate(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
+	return s.e.evaluate(ctx, ids, progress)
 }
 
 // driftAcrossRuns compares the tool contracts of consecutive runs.

@@ -45,7 +45,7 @@ type ExportResult struct {
 // own label, whoever wrote its gold.
 func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, error) {
 	res := ExportResult{CasesPath: filepath.Join(opts.Dir, "cases.jsonl"), ReportPath: filepath.Join(opts.Dir, "report.json")}
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		return res, err
 	}
 	recs, err := e.st.Cases(ctx, opts.All)

@@ -128,7 +128,7 @@ func importAndScore(t *testing.T, loc string, steps []importStep, during bool) (
 			t.Fatal(err)
 		}
 	}
-	if sum, err := e.ScoreStale(ctx, nil); err != nil || sum.Scored != 0 {
+	if sum, err := e.Scores.ScoreStale(ctx, nil); err != nil || sum.Scored != 0 {
 		t.Fatalf("stale after the imports: %+v %v", sum, err)
 	}
 	var b strings.Builder
@@ -140,7 +140,7 @@ func importAndScore(t *testing.T, loc string, steps []importStep, during bool) (
 		j, _ := json.Marshal(s)
 		b.Write(append(j, '\n'))
 	}
-	err = e.EachResult(ctx, ScopeAll, func(r Result) error {
+	err = e.Scores.EachResult(ctx, ScopeAll, func(r Result) error {
 		j, _ := json.Marshal(r.Score)
 		b.Write(append(j, '\n'))
 		if r.Case != nil {

@@ -119,7 +119,7 @@ func (e *Engine) Judge(ctx context.Context, opts JudgeOptions) (JudgeResult, err
 	if opts.MaxOutput <= 0 {
 		opts.MaxOutput = DefaultJudgeMaxOutput
 	}
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		return res, err
 	}
 	ids := opts.TraceIDs

@@ -152,7 +152,7 @@ func (e *Engine) JudgeModel(ctx context.Context, opts ModelJudgeOptions) (ModelJ
 		return ModelJudgeResult{}, err
 	}
 	res := ModelJudgeResult{Rater: j.rater, Model: opts.Model, PromptSHA256: j.prompt.SHA256}
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		return res, err
 	}
 	ids := opts.TraceIDs
@@ -351,7 +351,7 @@ func (e *Engine) judgeMessages(ctx context.Context, p *JudgePrompt, id string) (
 	case rec != nil:
 		gold = rec.Case.Gold
 	default:
-		sugg, err := e.SuggestGold(ctx, id)
+		sugg, err := e.Scores.SuggestGold(ctx, id)
 		if err != nil {
 			return "", "", err
 		}

@@ -23,7 +23,7 @@ func labelEngine(t *testing.T) *Engine {
 	}
 	e.SetPolicy(policy(t))
 	t.Cleanup(e.stopBackground) // before the store closes (cleanups run last first)
-	if _, err := e.Rescore(context.Background(), nil, nil); err != nil {
+	if _, err := e.Scores.Rescore(context.Background(), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -74,12 +74,12 @@ func TestAcceptSuggestionIsConsistent(t *testing.T) {
 			e := labelEngine(t)
 			// Before its peers are confirmed: the score the case's suggestion
 			// then stands on is what accepting the peers' suggestion changes.
-			unpeered, err := e.ScoreOf(ctx, id)
+			unpeered, err := e.Scores.Of(ctx, id)
 			if err != nil || unpeered == nil {
 				t.Fatalf("score of %s: %v", id, err)
 			}
 			groundPeers(t, e)
-			before, err := e.ScoreOf(ctx, id)
+			before, err := e.Scores.Of(ctx, id)
 			if err != nil || before == nil || before.SuggestedGold == nil || len(before.SuggestedGold.RequiredFields) == 0 {
 				t.Fatalf("no gold suggested for %s: %v", id, err)
 			}
@@ -90,7 +90,7 @@ func TestAcceptSuggestionIsConsistent(t *testing.T) {
 			if res.Group == 0 || len(res.Changed) < 2 {
 				t.Fatalf("accept changed %v in group %d", res.Changed, res.Group)
 			}
-			sc, err := e.ScoreOf(ctx, id)
+			sc, err := e.Scores.Of(ctx, id)
 			if err != nil || sc == nil {
 				t.Fatalf("score: %v", err)
 			}
@@ -340,7 +340,7 @@ func TestEvaluateOneMatchesEvaluate(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after confirms")
-	if sg, _ := e.SuggestGold(ctx, "trace_e7c3b5"); sg == nil || len(sg.Gold.RequiredFields) == 0 {
+	if sg, _ := e.Scores.SuggestGold(ctx, "trace_e7c3b5"); sg == nil || len(sg.Gold.RequiredFields) == 0 {
 		t.Errorf("the peer confirmed after the index was built does not reach trace_e7c3b5's suggestion: %+v", sg)
 	}
 }

@@ -71,7 +71,7 @@ func (e *Engine) IngestLive(ctx context.Context, file string, spans []LiveSpan) 
 	if _, err := fillSemantic(ctx, e.st); err != nil {
 		return res, err
 	}
-	sum, err := e.ScoreTraces(ctx, res.Traces, nil)
+	sum, err := e.Scores.ScoreTraces(ctx, res.Traces, nil)
 	res.Scored = sum.Scored
 	return res, err
 }

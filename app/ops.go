@@ -40,11 +40,11 @@ func (e *Engine) AfterImport(ctx context.Context, traceIDs []string, noScore boo
 	}
 	// The new traces and the traces whose suggestions their gold feeds,
 	// then whatever a killed earlier run left without a score.
-	sum, err := e.ScoreTraces(ctx, traceIDs, nil)
+	sum, err := e.Scores.ScoreTraces(ctx, traceIDs, nil)
 	if err != nil {
 		return sum.Scored, err
 	}
-	n, err := e.ScoreUnscored(ctx, nil, nil)
+	n, err := e.Scores.ScoreUnscored(ctx, nil, nil)
 	return sum.Scored + n, err
 }
 

@@ -106,13 +106,13 @@ func (e *Engine) scorer() (*scoring.Scorer, error) {
 // ScoreStale scores every trace whose stored score is missing or stale
 // (its content, its gold or the configuration changed) and stores the
 // scores and the machine's suggested cases; current scores are kept.
-func (e *Engine) ScoreStale(ctx context.Context, progress Progress) (ScoreSummary, error) {
-	return e.scoreStale(ctx, progress, nil)
+func (s ScoreService) ScoreStale(ctx context.Context, progress Progress) (ScoreSummary, error) {
+	return s.e.scoreStale(ctx, progress, nil)
 }
 
 // ScoreStaleEach is ScoreStale where each sees every result scored, as it
 // is stored.
-func (e *Engine) ScoreStaleEach(ctx context.Context, each func(Result) error) (ScoreSummary, error) {
+func (s ScoreService) ScoreStaleEach(ctx context.Context, each func(Result) error) (ScoreSummary, error) {
 	var emit func([]Result) error
 	if each != nil {
 		emit = func(rs []Result) error {
@@ -124,7 +124,7 @@ func (e *Engine) ScoreStaleEach(ctx context.Context, each func(Result) error) (S
 			return nil
 		}
 	}
-	return e.scoreStale(ctx, nil, emit)
+	return s.e.scoreStale(ctx, nil, emit)
 }
 
 func (e *Engine) scoreStale(ctx context.Context, progress Progress, emit func([]Result) error) (ScoreSummary, error) {
@@ -151,12 +151,12 @@ func (e *Engine) scoreStale(ctx context.Context, progress Progress, emit func([]
 // ScoreTraces scores the named traces again whether or not their scores
 // are current, and with them the traces whose suggested gold they feed
 // (same question, gold not a person's), and stores the results.
-func (e *Engine) ScoreTraces(ctx context.Context, ids []string, progress Progress) (ScoreSummary, error) {
-	todo, err := e.withTakers(ctx, ids)
+func (s ScoreService) ScoreTraces(ctx context.Context, ids []string, progress Progress) (ScoreSummary, error) {
+	todo, err := s.e.withTakers(ctx, ids)
 	if err != nil {
 		return ScoreSummary{}, err
 	}
-	return e.scoreTraces(ctx, todo, true, true, progress, nil)
+	return s.e.scoreTraces(ctx, todo, true, true, progress, nil)
 }
 
 // withTakers is ids (human gold first) plus the traces of the same
@@ -690,11 +690,11 @@ func (e *Engine) evaluate(ctx context.Context, ids []string, progress Progress) 
 // trace named (every trace when ids is nil), current ones read back.
 func (e *Engine) scoreAll(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
 	if ids == nil {
-		if _, err := e.ScoreStale(ctx, progress); err != nil {
+		if _, err := e.Scores.ScoreStale(ctx, progress); err != nil {
 			return nil, err
 		}
 		var out []Result
-		err := e.EachResult(ctx, store.ScopeAll, func(r Result) error {
+		err := e.Scores.EachResult(ctx, store.ScopeAll, func(r Result) error {
 			out = append(out, r)
 			return nil
 		})
@@ -723,8 +723,8 @@ func (e *Engine) scoreAll(ctx context.Context, ids []string, progress Progress) 
 // EachResult scores what is stale, then hands over the stored result of
 // every trace in scope, in import order, one at a time: memory stays one
 // batch deep however large the database.
-func (e *Engine) EachResult(ctx context.Context, scope ScoreScope, fn func(Result) error) error {
-	return e.st.EachScore(ctx, scope, func(batch []store.StoredScore) error {
+func (s ScoreService) EachResult(ctx context.Context, scope ScoreScope, fn func(Result) error) error {
+	return s.e.st.EachScore(ctx, scope, func(batch []store.StoredScore) error {
 		for _, ss := range batch {
 			var ts scoring.TraceScore
 			if err := json.Unmarshal(ss.Detail, &ts); err != nil {

@@ -31,7 +31,7 @@ func TestScoresAreReusedUntilSomethingChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := openEngine(t, true, Files{Lexicon: lexicon})
-	first, err := e.ScoreStale(ctx, nil)
+	first, err := e.Scores.ScoreStale(ctx, nil)
 	if err != nil || first.Scored != 32 || first.Total != 32 {
 		t.Fatalf("first run: %+v %v", first, err)
 	}
@@ -77,11 +77,11 @@ func TestScoresAreReusedUntilSomethingChanges(t *testing.T) {
 	}
 	for _, s := range steps {
 		eng := s.change(t)
-		sum, err := eng.ScoreStale(ctx, nil)
+		sum, err := eng.Scores.ScoreStale(ctx, nil)
 		if err != nil || !s.scored(sum.Scored) {
 			t.Errorf("%s: scored %d of %d (%v)", s.name, sum.Scored, sum.Total, err)
 		}
-		again, err := eng.ScoreStale(ctx, nil)
+		again, err := eng.Scores.ScoreStale(ctx, nil)
 		if err != nil || again.Scored != 0 {
 			t.Errorf("%s: a second run scored %d", s.name, again.Scored)
 		}
@@ -97,7 +97,7 @@ func TestScoresAreReusedUntilSomethingChanges(t *testing.T) {
 func TestGoldEditRescoresItsQuestion(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, false, Files{})
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	tr, err := e.Traces.Trace(ctx, "trace_9f31c2")
@@ -111,7 +111,7 @@ func TestGoldEditRescoresItsQuestion(t *testing.T) {
 	if _, err := e.st.EditTrace(ctx, "trace_9f31c2", "ana", "gold.required_fields", json.RawMessage(`["customers.subscription_status"]`)); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := e.ScoreTraces(ctx, []string{"trace_9f31c2"}, nil)
+	sum, err := e.Scores.ScoreTraces(ctx, []string{"trace_9f31c2"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestGoldEditRescoresItsQuestion(t *testing.T) {
 func TestExportReportCoversExactlyTheExportedCases(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, false, Files{})
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	page, _, err := e.Traces.ListTraces(ctx, Query{Filter: Filter{Statuses: []model.Status{model.StatusSuggested}}})
@@ -175,7 +175,7 @@ func TestExportReportCoversExactlyTheExportedCases(t *testing.T) {
 func TestCasesImportedAfterTracesAreAllConfirmed(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, false, Files{})
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	res, err := e.ImportFile(ctx, "../testdata/cases.jsonl", ImportOptions{})

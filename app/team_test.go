@@ -62,7 +62,7 @@ func teamDatabase(t *testing.T, loc string) {
 	}
 	defer e.Close()
 	e.SetPolicy(policy(t))
-	if _, err := e.Rescore(ctx, nil, nil); err != nil {
+	if _, err := e.Scores.Rescore(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	ids, err := st.TraceIDs(ctx, Filter{})

@@ -270,7 +270,7 @@ func ops(args []string) error {
 		if _, err := e.Traces.CaseForTrace(ctx, id); err != nil {
 			return err
 		}
-		_, err := e.ScoreOf(ctx, id)
+		_, err := e.Scores.Of(ctx, id)
 		return err
 	}); err != nil {
 		return err
@@ -392,7 +392,7 @@ func profile(args []string) error {
 	start := time.Now()
 	switch *op {
 	case "score":
-		_, err = e.ScoreStale(ctx, nil)
+		_, err = e.Scores.ScoreStale(ctx, nil)
 	case "report":
 		_, err = e.Report(ctx, false)
 	case "report-all":

@@ -81,7 +81,7 @@ traces instead of opening the workbench.`,
 				if _, err := eng.AfterImport(cmd.Context(), nil, true); err != nil {
 					return err
 				}
-				if _, err := eng.Rescore(cmd.Context(), nil, nil); err != nil {
+				if _, err := eng.Scores.Rescore(cmd.Context(), nil, nil); err != nil {
 					return fmt.Errorf("scoring the demo data: %w", err)
 				}
 			}

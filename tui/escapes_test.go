@@ -92,7 +92,7 @@ func TestEveryScreenStripsTraceEscapes(t *testing.T) {
 	if _, err := eng.ImportFile(ctx, hostileTraceFile(t), app.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Rescore(ctx, nil, nil); err != nil {
+	if _, err := eng.Scores.Rescore(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, size := range [][2]int{{60, 20}, {100, 30}, {200, 60}} {

@@ -70,7 +70,7 @@ func openStore(t testing.TB, withCases bool) (*app.Engine, string) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := eng.Rescore(ctx, nil, nil); err != nil {
+	if _, err := eng.Scores.Rescore(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	return eng, path

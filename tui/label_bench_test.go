@@ -105,7 +105,7 @@ func BenchmarkLabelKeys(b *testing.B) {
 		}
 		confirmOnly = append(confirmOnly, time.Since(start))
 		start = time.Now()
-		if _, err := eng.ScoreOf(ctx, r.TraceID); err != nil {
+		if _, err := eng.Scores.Of(ctx, r.TraceID); err != nil {
 			b.Fatal(err)
 		}
 		openOnly = append(openOnly, time.Since(start))

@@ -207,7 +207,7 @@ func TestProgramAcceptThenConfirm(t *testing.T) {
 	// Drawn when the action (and its rescore) came back.
 	p.waitScreen("the accepted label", func(f string) bool { return strings.Contains(lineWith(f, "Label "), "grounded ✗") })
 	rec := p.eventually("trace_e7c3b5", "accepted", func(r *app.CaseRecord) bool { return r.Case.Label.Grounded != nil })
-	sc, err := eng.ScoreOf(context.Background(), "trace_e7c3b5")
+	sc, err := eng.Scores.Of(context.Background(), "trace_e7c3b5")
 	if err != nil || sc == nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestProgramForbidUndoKeepsSuggestions(t *testing.T) {
 	p.send("a")
 	rec := p.eventually("trace_9f31c2", "accepted after undo", func(r *app.CaseRecord) bool { return len(r.Case.Gold.RequiredFields) > 0 })
 	m := p.quit()
-	sc, _ := eng.ScoreOf(ctx, "trace_9f31c2")
+	sc, _ := eng.Scores.Of(ctx, "trace_9f31c2")
 	if boolText(rec.Case.Label.Grounded) != boolText(sc.Grounded) || classText(rec.Case.Label.FailureClass) != classText(sc.SuggestedClass) {
 		t.Errorf("a after undo: grounded %s class %s, score %s %s", boolText(rec.Case.Label.Grounded),
 			classText(rec.Case.Label.FailureClass), boolText(sc.Grounded), classText(sc.SuggestedClass))

@@ -171,7 +171,7 @@ func (ts *traceScreen) pollTick(h host, msg pollTickMsg) tea.Cmd {
 		}
 		out.raters = &tr
 		if slices.ContainsFunc(evs, func(e app.Event) bool { return strings.HasPrefix(e.Field, "gold.") }) {
-			out.score, out.err = eng.ScoreOf(ctx, w.id)
+			out.score, out.err = eng.Scores.Of(ctx, w.id)
 		}
 		return out
 	}

@@ -238,7 +238,7 @@ func (ts *traceScreen) load(id string) tea.Cmd {
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
-		sv, err := eng.ScoreOf(ctx, id)
+		sv, err := eng.Scores.Of(ctx, id)
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
