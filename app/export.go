@@ -43,7 +43,8 @@ type ExportResult struct {
 // DIR/report.json over one population: report.json counts exactly the
 // cases written beside it (those linked to a scored trace), each with its
 // own label, whoever wrote its gold.
-func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, error) {
+func (su SuiteService) Export(ctx context.Context, opts ExportOptions) (ExportResult, error) {
+	e := su.e
 	res := ExportResult{CasesPath: filepath.Join(opts.Dir, "cases.jsonl"), ReportPath: filepath.Join(opts.Dir, "report.json")}
 	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		return res, err
@@ -93,7 +94,7 @@ func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, 
 	if e.ReadOnly() {
 		return res, nil
 	}
-	if err := e.RecordReport(ctx, HistoryExport, opts.Dir, res.Reports); err != nil {
+	if err := e.Suite.RecordReport(ctx, HistoryExport, opts.Dir, res.Reports); err != nil {
 		return res, fmt.Errorf("exported to %s, but the report was not recorded in the history: %w", opts.Dir, err)
 	}
 	res.Recorded = true

@@ -120,7 +120,7 @@ func TestCheckContractGate(t *testing.T) {
 	}
 	eng, _ := newEngine(ctx, st, Files{})
 	approvedDir := filepath.Join(t.TempDir(), "suite")
-	if _, err := eng.Export(ctx, ExportOptions{Dir: approvedDir}); err != nil {
+	if _, err := eng.Suite.Export(ctx, ExportOptions{Dir: approvedDir}); err != nil {
 		t.Fatal(err)
 	}
 	rep = check(filepath.Join(approvedDir, "cases.jsonl"), replay)

@@ -38,8 +38,8 @@ const (
 
 // ReportHistory returns the newest limit recorded reports (all when
 // limit <= 0), oldest first.
-func (e *Engine) ReportHistory(ctx context.Context, limit int) ([]HistoryEntry, error) {
-	rows, err := e.st.ReportHistory(ctx, limit)
+func (su SuiteService) ReportHistory(ctx context.Context, limit int) ([]HistoryEntry, error) {
+	rows, err := su.e.st.ReportHistory(ctx, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (e *Engine) ReportHistory(ctx context.Context, limit int) ([]HistoryEntry, 
 
 // RecordReport appends reports to the history as made by kind for the
 // suite in folder suiteDir, with the sha256 of the suite.json there.
-func (e *Engine) RecordReport(ctx context.Context, kind, suiteDir string, reports []model.Report) error {
+func (su SuiteService) RecordReport(ctx context.Context, kind, suiteDir string, reports []model.Report) error {
 	sha, err := manifestSHA(suiteDir)
 	if err != nil {
 		return err
@@ -64,7 +64,7 @@ func (e *Engine) RecordReport(ctx context.Context, kind, suiteDir string, report
 	if err := model.WriteReportJSON(&buf, reports); err != nil {
 		return err
 	}
-	_, err = e.st.RecordReport(ctx, store.HistoryEntry{Kind: kind, Suite: suiteDir, ManifestSHA: sha, Report: buf.Bytes()})
+	_, err = su.e.st.RecordReport(ctx, store.HistoryEntry{Kind: kind, Suite: suiteDir, ManifestSHA: sha, Report: buf.Bytes()})
 	return err
 }
 
@@ -79,7 +79,7 @@ func RecordCheckReport(ctx context.Context, db, suitePath string, reports []mode
 	}
 	defer st.Close()
 	e := engineOver(st, Files{}, scoring.Config{}) // RecordReport reads the store alone
-	return e.RecordReport(ctx, HistoryCheck, filepath.Dir(suitePath), reports)
+	return e.Suite.RecordReport(ctx, HistoryCheck, filepath.Dir(suitePath), reports)
 }
 
 // manifestSHA is the sha256 of dir/suite.json, "" when there is none.

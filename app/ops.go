@@ -49,8 +49,8 @@ func (e *Engine) AfterImport(ctx context.Context, traceIDs []string, noScore boo
 }
 
 // Sample draws a stratified sample and makes it the labeling queue.
-func (e *Engine) Sample(ctx context.Context, opts suite.SampleOptions) (suite.SampleResult, error) {
-	return sampleQueue(ctx, e.st, opts)
+func (su SuiteService) Sample(ctx context.Context, opts suite.SampleOptions) (suite.SampleResult, error) {
+	return sampleQueue(ctx, su.e.st, opts)
 }
 
 // fillSemantic computes the semantic fingerprint of stored contracts that

@@ -754,8 +754,8 @@ func withCaseID(ts scoring.TraceScore, cr *store.CaseRecord) scoring.TraceScore 
 // human gold, using the person's label where confirmed and the scorer's
 // suggestion otherwise; all adds the traces whose gold is only the
 // machine's suggestion. It aggregates the stored scores batch by batch.
-func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
-	reps, _, err := e.ReportWithLabels(ctx, all)
+func (su SuiteService) Report(ctx context.Context, all bool) ([]model.Report, error) {
+	reps, _, err := su.e.Suite.ReportWithLabels(ctx, all)
 	return reps, err
 }
 

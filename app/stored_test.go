@@ -148,7 +148,7 @@ func TestExportReportCoversExactlyTheExportedCases(t *testing.T) {
 	}
 	for _, all := range []bool{false, true} {
 		dir := t.TempDir()
-		res, err := e.Export(ctx, ExportOptions{Dir: dir, All: all})
+		res, err := e.Suite.Export(ctx, ExportOptions{Dir: dir, All: all})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func TestCasesImportedAfterTracesAreAllConfirmed(t *testing.T) {
 	if err != nil || c.Total != 28 {
 		t.Fatalf("%d confirmed traces, want 28 (%v)", c.Total, err)
 	}
-	reports, err := e.Report(ctx, false)
+	reports, err := e.Suite.Report(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}

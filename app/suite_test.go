@@ -94,7 +94,7 @@ func TestHumanGoldWinsAndReportCountsOnlyIt(t *testing.T) {
 	if human != 28 {
 		t.Errorf("%d traces scored against human gold, want 28", human)
 	}
-	reports, err := engineOver(st, Files{}, cfg).Report(ctx, false)
+	reports, err := engineOver(st, Files{}, cfg).Suite.Report(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestHumanGoldWinsAndReportCountsOnlyIt(t *testing.T) {
 	if cases != 28 || len(reports) != 3 {
 		t.Errorf("report over %d cases on %d servers", cases, len(reports))
 	}
-	all, _ := engineOver(st, Files{}, cfg).Report(ctx, true)
+	all, _ := engineOver(st, Files{}, cfg).Suite.Report(ctx, true)
 	// The report reads the scores' columns; the same numbers come out of
 	// the results scoring returned.
 	for _, tt := range []struct {

@@ -358,7 +358,7 @@ func ops(args []string) error {
 		return nil
 	}
 	*reps = 3
-	return timeIt("report (R)", func(int) error { _, err := e.Report(ctx, false); return err })
+	return timeIt("report (R)", func(int) error { _, err := e.Suite.Report(ctx, false); return err })
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -394,9 +394,9 @@ func profile(args []string) error {
 	case "score":
 		_, err = e.Scores.ScoreStale(ctx, nil)
 	case "report":
-		_, err = e.Report(ctx, false)
+		_, err = e.Suite.Report(ctx, false)
 	case "report-all":
-		_, err = e.Report(ctx, true)
+		_, err = e.Suite.Report(ctx, true)
 	case "import":
 		var res app.ImportResult
 		if res, err = e.ImportFile(ctx, *in, app.ImportOptions{Score: true}); err == nil {

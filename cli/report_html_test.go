@@ -290,7 +290,7 @@ func TestReportHTMLGolden(t *testing.T) {
 	if _, err := eng.Import(ctx, strings.NewReader(hostile), "hostile.jsonl", app.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Export(ctx, app.ExportOptions{Dir: "suite-v1"}); err != nil {
+	if _, err := eng.Suite.Export(ctx, app.ExportOptions{Dir: "suite-v1"}); err != nil {
 		t.Fatal(err)
 	}
 	eng.Close()
@@ -307,7 +307,7 @@ func TestReportHTMLGolden(t *testing.T) {
 	}
 	eng = openAt(app.Files{Policy: "policy.json", Lineage: "lineage.json"})
 	defer eng.Close()
-	if _, err := eng.Export(ctx, app.ExportOptions{Dir: "suite-v2"}); err != nil {
+	if _, err := eng.Suite.Export(ctx, app.ExportOptions{Dir: "suite-v2"}); err != nil {
 		t.Fatal(err)
 	}
 	clock = clock.Add(time.Hour)

@@ -66,7 +66,7 @@ should check first.`,
 				return err
 			}
 			defer st.Close()
-			res, err := st.Sample(cmd.Context(), opts)
+			res, err := st.Suite.Sample(cmd.Context(), opts)
 			if errors.Is(err, app.ErrTooFewTraces) {
 				return withCode(1, err)
 			}
