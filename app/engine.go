@@ -310,8 +310,8 @@ func (s ScoreService) Evaluate(ctx context.Context, ids []string, progress Progr
 }
 
 // driftAcrossRuns compares the tool contracts of consecutive runs.
-func (e *Engine) DriftAcrossRuns(ctx context.Context) (DriftOverview, error) {
-	return driftAcrossRuns(ctx, e.st)
+func (d DriftService) AcrossRuns(ctx context.Context) (DriftOverview, error) {
+	return driftAcrossRuns(ctx, d.e.st)
 }
 
 // MarkersIn returns the guess markers of one step, in text order.

@@ -55,44 +55,48 @@ func (su SuiteService) Sample(ctx context.Context, opts suite.SampleOptions) (su
 
 // fillSemantic computes the semantic fingerprint of stored contracts that
 // lack one.
-func (e *Engine) FillSemantic(ctx context.Context) (int, error) { return fillSemantic(ctx, e.st) }
+func (d DriftService) FillSemantic(ctx context.Context) (int, error) {
+	return fillSemantic(ctx, d.e.st)
+}
 
 // loadRun lists the tool contracts of one stored run.
-func (e *Engine) LoadRun(ctx context.Context, src DBSource) (RunListing, error) {
-	return loadRun(ctx, e.st, src)
+func (d DriftService) LoadRun(ctx context.Context, src DBSource) (RunListing, error) {
+	return loadRun(ctx, d.e.st, src)
 }
 
 // suiteCases matches suite cases to stored traces (and extra ones).
 // A nil engine (no database) matches against extra only.
-func (e *Engine) SuiteCases(ctx context.Context, cases []model.Case, extra []*model.Trace) ([]StoredCase, []string, error) {
+func (d DriftService) SuiteCases(ctx context.Context, cases []model.Case, extra []*model.Trace) ([]StoredCase, []string, error) {
 	var st *store.Store
-	if e != nil {
-		st = e.st
+	if d.e != nil {
+		st = d.e.st
 	}
 	return suiteCases(ctx, st, cases, extra)
 }
 
 // storedCases lists the stored labeled cases in scope.
-func (e *Engine) StoredCases(ctx context.Context, scope CaseScope) ([]StoredCase, error) {
-	return storedCases(ctx, e.st, scope)
+func (d DriftService) StoredCases(ctx context.Context, scope CaseScope) ([]StoredCase, error) {
+	return storedCases(ctx, d.e.st, scope)
 }
 
 // approveListing records a tool listing as approved for a server.
-func (e *Engine) ApproveListing(ctx context.Context, server, source, by string, tools []model.ToolContract) (int, error) {
-	return approveListing(ctx, e.st, server, source, by, tools)
+func (d DriftService) ApproveListing(ctx context.Context, server, source, by string, tools []model.ToolContract) (int, error) {
+	return approveListing(ctx, d.e.st, server, source, by, tools)
 }
 
 // verify lists the contracts in use that nobody approved.
-func (e *Engine) Verify(ctx context.Context, server string) ([]UnapprovedContract, error) {
-	return verify(ctx, e.st, server)
+func (d DriftService) Verify(ctx context.Context, server string) ([]UnapprovedContract, error) {
+	return verify(ctx, d.e.st, server)
 }
 
 // Approvals lists the approval registry.
-func (e *Engine) Approvals(ctx context.Context) ([]Approval, error) { return e.st.Approvals(ctx) }
+func (d DriftService) Approvals(ctx context.Context) ([]Approval, error) {
+	return d.e.st.Approvals(ctx)
+}
 
 // ContractHistory lists every version of every tool of a server.
-func (e *Engine) ContractHistory(ctx context.Context, server string) ([]ContractVersion, error) {
-	return e.st.ContractHistory(ctx, server)
+func (d DriftService) ContractHistory(ctx context.Context, server string) ([]ContractVersion, error) {
+	return d.e.st.ContractHistory(ctx, server)
 }
 
 // ReadToolListing parses a tools/list payload (or a bare array of tools).

@@ -183,7 +183,7 @@ func TestDemoKeepsItsDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ov, err := eng.DriftAcrossRuns(context.Background())
+	ov, err := eng.Drift.AcrossRuns(context.Background())
 	eng.Close()
 	affected := 0
 	for _, ch := range ov.Changes {

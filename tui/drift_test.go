@@ -50,7 +50,7 @@ func driftStore(t *testing.T, r3 bool) *app.Engine {
 // loadedDriftScreen builds the screen on st and runs its first load.
 func loadedDriftScreen(t *testing.T, st *app.Engine) *toolDriftScreen {
 	t.Helper()
-	d := newToolDriftScreen(context.Background(), st.DriftAcrossRuns)
+	d := newToolDriftScreen(context.Background(), st.Drift.AcrossRuns)
 	runDriftCmd(t, d, d.refresh())
 	return d
 }

@@ -142,7 +142,7 @@ func New(eng *app.Engine, opts Options) *Model {
 	m.queue.filter.QueuedOnly = opts.QueuedOnly
 	m.trace = newTraceScreen(e)
 	m.report = &reportScreen{env: e}
-	m.drift = newToolDriftScreen(e.ctx, eng.DriftAcrossRuns)
+	m.drift = newToolDriftScreen(e.ctx, eng.Drift.AcrossRuns)
 	g := e.keys.Global
 	m.tabs = []tab{screenQueue: {m.queue, g.Queue}, screenTrace: {m.trace, g.Trace},
 		screenReport: {m.report, g.Report}, screenDrift: {m.drift, g.Drift}}
