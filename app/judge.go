@@ -99,12 +99,13 @@ type JudgeResult struct {
 	Judged int
 }
 
-// Judge runs a judge over traces (every trace unless opts.TraceIDs names
+// Run runs a judge over traces (every trace unless opts.TraceIDs names
 // some), scoring what is stale first so each judge sees a current score,
 // and stores each verdict as the judge's label as it comes, opts.Jobs
 // traces at a time. The first trace it cannot judge stops the run (the
 // judges still running are stopped) with a *JudgeError.
-func (e *Engine) Judge(ctx context.Context, opts JudgeOptions) (JudgeResult, error) {
+func (j JudgeService) Run(ctx context.Context, opts JudgeOptions) (JudgeResult, error) {
+	e := j.e
 	name := opts.Name
 	if name == "" {
 		name = JudgeName(opts.Command)

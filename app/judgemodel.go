@@ -144,9 +144,10 @@ type modelJudge struct {
 	budget *budget
 }
 
-// JudgeModel runs the built-in judge over traces (every trace unless
+// RunModel runs the built-in judge over traces (every trace unless
 // opts.TraceIDs names some), opts.Jobs at a time.
-func (e *Engine) JudgeModel(ctx context.Context, opts ModelJudgeOptions) (ModelJudgeResult, error) {
+func (js JudgeService) RunModel(ctx context.Context, opts ModelJudgeOptions) (ModelJudgeResult, error) {
+	e := js.e
 	j, err := newModelJudge(opts)
 	if err != nil {
 		return ModelJudgeResult{}, err

@@ -58,7 +58,7 @@ them, and the disagreements they are part of that nobody adjudicated yet.`,
 			defer eng.Close()
 			w := cmd.OutOrStdout()
 			if judge != "" {
-				cal, err := eng.JudgeAgreement(cmd.Context(), judge)
+				cal, err := eng.Judges.Agreement(cmd.Context(), judge)
 				if err != nil {
 					return withCode(2, err)
 				}

@@ -112,7 +112,7 @@ func queueJudgeDisagreements(cmd *cobra.Command, format string) error {
 		return err
 	}
 	defer eng.Close()
-	ids, err := eng.QueueJudgeDisagreements(cmd.Context())
+	ids, err := eng.Judges.QueueDisagreements(cmd.Context())
 	if err != nil {
 		return err
 	}

@@ -184,7 +184,7 @@ func acceptSuggestion(id string) labelAction {
 func acceptJudge(id, judge string) labelAction {
 	return labelAction{id: id, note: "accepted " + judge + "'s label",
 		run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
-			return eng.AcceptJudge(ctx, id, who, judge)
+			return eng.Judges.Accept(ctx, id, who, judge)
 		}}
 }
 
