@@ -107,24 +107,24 @@ func (r ImportResult) Summary() string {
 // database is unchanged for that file.
 var ErrRejected = errors.New("rejected")
 
-// ImportFile imports one file into the engine's database (see Import).
-func (e *Engine) ImportFile(ctx context.Context, path string, opts ImportOptions) (ImportResult, error) {
+// File imports one file into the engine's database (see Import).
+func (im ImportService) File(ctx context.Context, path string, opts ImportOptions) (ImportResult, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return ImportResult{File: path}, err
 	}
 	defer f.Close()
-	return e.Import(ctx, f, path, opts)
+	return im.e.Imports.Reader(ctx, f, path, opts)
 }
 
-// Import reads r (named name in messages) into the engine's database;
+// Reader reads r (named name in messages) into the engine's database;
 // with opts.Score it scores the new traces as it goes.
-func (e *Engine) Import(ctx context.Context, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
+func (im ImportService) Reader(ctx context.Context, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
 	var sc *Engine
 	if opts.Score {
-		sc = e
+		sc = im.e
 	}
-	return importInto(ctx, e.st, sc, r, name, opts)
+	return importInto(ctx, im.e.st, sc, r, name, opts)
 }
 
 // importFile imports one file in one transaction: either every good record

@@ -109,9 +109,9 @@ func importAndScore(t *testing.T, loc string, steps []importStep, during bool) (
 		opts := ImportOptions{Score: during, Replace: s.replace}
 		var res ImportResult
 		if s.name != "" {
-			res, err = e.Import(ctx, strings.NewReader(s.file), s.name, opts)
+			res, err = e.Imports.Reader(ctx, strings.NewReader(s.file), s.name, opts)
 		} else {
-			res, err = e.ImportFile(ctx, s.file, opts)
+			res, err = e.Imports.File(ctx, s.file, opts)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -124,7 +124,7 @@ func importAndScore(t *testing.T, loc string, steps []importStep, during bool) (
 		if res.Scored+len(res.ToScore) != len(res.Traces) {
 			t.Fatalf("%d scored + %d to score != %d written", res.Scored, len(res.ToScore), len(res.Traces))
 		}
-		if _, err := e.AfterImport(ctx, res.ToScore, false); err != nil {
+		if _, err := e.Imports.AfterImport(ctx, res.ToScore, false); err != nil {
 			t.Fatal(err)
 		}
 	}

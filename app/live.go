@@ -28,7 +28,8 @@ type LiveResult struct {
 // committed. It then rescores only those traces. A trace whose case a
 // person confirmed keeps that label; its case says what the new spans
 // changed, for review. file names the source ("otlp").
-func (e *Engine) IngestLive(ctx context.Context, file string, spans []LiveSpan) (LiveResult, error) {
+func (ims ImportService) IngestLive(ctx context.Context, file string, spans []LiveSpan) (LiveResult, error) {
+	e := ims.e
 	res := LiveResult{Spans: len(spans)}
 	im, err := e.st.BeginLive(ctx, file)
 	if err != nil {

@@ -39,7 +39,7 @@ func TestIngestLiveConfirmed(t *testing.T) {
 	}
 	defer e.Close()
 	const tid, other = "5b8efff798038103d269b633813fc60c", "6b8efff798038103d269b633813fc60c"
-	res, err := e.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "eee19b7ec3c1b174", 1, "42"), liveChat(other, "eee19b7ec3c1b174", 1, "7")})
+	res, err := e.Imports.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "eee19b7ec3c1b174", 1, "42"), liveChat(other, "eee19b7ec3c1b174", 1, "7")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestIngestLiveConfirmed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A later chat span answers differently: the trace changes.
-	res, err = e.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "fff19b7ec3c1b174", 2, "43"), liveChat(other, "fff19b7ec3c1b174", 2, "8")})
+	res, err = e.Imports.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "fff19b7ec3c1b174", 2, "43"), liveChat(other, "fff19b7ec3c1b174", 2, "8")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestIngestLiveConfirmed(t *testing.T) {
 		t.Fatalf("unconfirmed trace got a review note %q", why)
 	}
 	// The same spans again (an exporter's retry) change nothing.
-	res, err = e.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "fff19b7ec3c1b174", 2, "43")})
+	res, err = e.Imports.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "fff19b7ec3c1b174", 2, "43")})
 	if err != nil || len(res.Traces) != 0 {
 		t.Fatalf("retry: %+v %v", res, err)
 	}

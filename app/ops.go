@@ -31,7 +31,8 @@ func FormatNames() string { return importers.FormatNames() }
 // given traces and every other trace without a score (an earlier scoring
 // may have been killed), so the queue shows classes and markers at once.
 // It returns how many traces it scored.
-func (e *Engine) AfterImport(ctx context.Context, traceIDs []string, noScore bool) (int, error) {
+func (im ImportService) AfterImport(ctx context.Context, traceIDs []string, noScore bool) (int, error) {
+	e := im.e
 	if _, err := fillSemantic(ctx, e.st); err != nil {
 		return 0, err
 	}

@@ -148,7 +148,7 @@ func TestImportAddsALabelerBeside(t *testing.T) {
 	}
 	imp := func(body, labeler string) ImportResult {
 		t.Helper()
-		res, err := e.Import(ctx, strings.NewReader(body), labeler+".jsonl", ImportOptions{Labeler: labeler})
+		res, err := e.Imports.Reader(ctx, strings.NewReader(body), labeler+".jsonl", ImportOptions{Labeler: labeler})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +191,7 @@ func BenchmarkToggleTwoRaters(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer e.Close()
-	if _, err := e.ImportFile(ctx, "../testdata/traces/generic-warehouse.jsonl", ImportOptions{}); err != nil {
+	if _, err := e.Imports.File(ctx, "../testdata/traces/generic-warehouse.jsonl", ImportOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	who := []string{"ana", "bob"}

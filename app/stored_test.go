@@ -52,7 +52,7 @@ func TestScoresAreReusedUntilSomethingChanges(t *testing.T) {
 			json.Unmarshal([]byte(line), &tr)
 			tr["outcome"] = "retry"
 			b, _ := json.Marshal(tr)
-			res, err := e.Import(ctx, strings.NewReader(string(b)+"\n"), "changed.jsonl", ImportOptions{Replace: true})
+			res, err := e.Imports.Reader(ctx, strings.NewReader(string(b)+"\n"), "changed.jsonl", ImportOptions{Replace: true})
 			if err != nil || res.Replaced != 1 {
 				t.Fatalf("%+v %v", res, err)
 			}
@@ -178,7 +178,7 @@ func TestCasesImportedAfterTracesAreAllConfirmed(t *testing.T) {
 	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.ImportFile(ctx, "../testdata/cases.jsonl", ImportOptions{})
+	res, err := e.Imports.File(ctx, "../testdata/cases.jsonl", ImportOptions{})
 	if err != nil || res.New != 28 {
 		t.Fatalf("%+v %v", res, err)
 	}

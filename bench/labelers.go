@@ -111,7 +111,7 @@ func prepareQueue(db, corpus string) error {
 	if c.ByStatus[model.StatusConfirmed] > 0 {
 		return fmt.Errorf("%s holds %d confirmed cases: give an empty database", db, c.ByStatus[model.StatusConfirmed])
 	}
-	if _, err := e.ImportFile(ctx, corpus, app.ImportOptions{}); err != nil {
+	if _, err := e.Imports.File(ctx, corpus, app.ImportOptions{}); err != nil {
 		return err
 	}
 	var ids []string

@@ -399,8 +399,8 @@ func profile(args []string) error {
 		_, err = e.Suite.Report(ctx, true)
 	case "import":
 		var res app.ImportResult
-		if res, err = e.ImportFile(ctx, *in, app.ImportOptions{Score: true}); err == nil {
-			_, err = e.AfterImport(ctx, res.ToScore, false)
+		if res, err = e.Imports.File(ctx, *in, app.ImportOptions{Score: true}); err == nil {
+			_, err = e.Imports.AfterImport(ctx, res.ToScore, false)
 		}
 	default:
 		err = fmt.Errorf("unknown -op %q", *op)

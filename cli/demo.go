@@ -78,7 +78,7 @@ traces instead of opening the workbench.`,
 				if err := loadDemo(cmd.Context(), eng, demoData); err != nil {
 					return err
 				}
-				if _, err := eng.AfterImport(cmd.Context(), nil, true); err != nil {
+				if _, err := eng.Imports.AfterImport(cmd.Context(), nil, true); err != nil {
 					return err
 				}
 				if _, err := eng.Scores.Rescore(cmd.Context(), nil, nil); err != nil {
@@ -155,7 +155,7 @@ func loadDemo(ctx context.Context, eng *app.Engine, demoData fs.FS) error {
 				return err
 			}
 		}
-		if _, err := eng.Import(ctx, bytes.NewReader(data), name, app.ImportOptions{}); err != nil {
+		if _, err := eng.Imports.Reader(ctx, bytes.NewReader(data), name, app.ImportOptions{}); err != nil {
 			return fmt.Errorf("demo data %s: %w", name, err)
 		}
 	}

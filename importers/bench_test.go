@@ -80,7 +80,7 @@ func BenchmarkImport(b *testing.B) {
 		runtime.GC()
 		b.StartTimer()
 		stop := sampleHeap(&peak)
-		res, err := eng.ImportFile(context.Background(), path, app.ImportOptions{})
+		res, err := eng.Imports.File(context.Background(), path, app.ImportOptions{})
 		stop()
 		if err != nil {
 			b.Fatal(err)

@@ -81,7 +81,7 @@ func post(t *testing.T, url, ct, enc, auth string, body []byte) (int, string, []
 // TestBadInput: every bad request gets its status and writes nothing.
 func TestBadInput(t *testing.T) {
 	eng, _ := openEngine(t, "live.db")
-	r, addr := startHTTP(t, eng, Config{Token: "s3cret", MaxBody: 1 << 20})
+	r, addr := startHTTP(t, eng.Imports, Config{Token: "s3cret", MaxBody: 1 << 20})
 	url := "http://" + addr + "/v1/traces"
 	good := mustProto(t, chatRequest(1))
 	zeros := make([]byte, 64<<20)
@@ -142,7 +142,7 @@ type gated struct {
 
 func (g *gated) IngestLive(ctx context.Context, file string, spans []app.LiveSpan) (app.LiveResult, error) {
 	<-g.gate
-	return g.eng.IngestLive(ctx, file, spans)
+	return g.eng.Imports.IngestLive(ctx, file, spans)
 }
 
 // TestFlood: a flood of spans with unique trace ids while the database is

@@ -198,7 +198,7 @@ func sameAsFileImport(t *testing.T, live *app.Engine, id string, spans []sdktrac
 	}
 	fileEng, _ := openEngine(t, "file.db")
 	path := collectorFile(t, spans)
-	res, err := fileEng.ImportFile(ctx, path, app.ImportOptions{Score: true})
+	res, err := fileEng.Imports.File(ctx, path, app.ImportOptions{Score: true})
 	if err != nil {
 		t.Fatalf("file import: %v", err)
 	}

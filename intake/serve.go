@@ -20,7 +20,7 @@ import (
 // writer finishes. It is what `tracelab serve` runs; main hands it to the
 // command line, which talks to the engine only.
 func Serve(ctx context.Context, eng *app.Engine, o app.ServeOptions, httpLn, grpcLn net.Listener, log io.Writer) error {
-	r := New(eng, Config{Token: o.Token, MaxBody: o.MaxBody, QueueBytes: o.QueueBytes, LogEvery: o.LogEvery, Log: o.Log})
+	r := New(eng.Imports, Config{Token: o.Token, MaxBody: o.MaxBody, QueueBytes: o.QueueBytes, LogEvery: o.LogEvery, Log: o.Log})
 	errc := make(chan error, 2)
 	var hs *http.Server
 	if httpLn != nil {

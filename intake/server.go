@@ -19,7 +19,7 @@ import (
 )
 
 // Ingester stores a batch of spans and the traces they rebuild; the
-// engine (app.Engine.IngestLive) is the one in use.
+// engine (app.ImportService.IngestLive) is the one in use.
 type Ingester interface {
 	IngestLive(ctx context.Context, file string, spans []app.LiveSpan) (app.LiveResult, error)
 }

@@ -38,7 +38,7 @@ func driftStore(t *testing.T, r3 bool) *app.Engine {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = st.Import(ctx, f, name, app.ImportOptions{})
+		_, err = st.Imports.Reader(ctx, f, name, app.ImportOptions{})
 		f.Close()
 		if err != nil {
 			t.Fatal(err)

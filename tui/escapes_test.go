@@ -89,7 +89,7 @@ func TestEveryScreenStripsTraceEscapes(t *testing.T) {
 	}
 	eng.SetClock(func() time.Time { return time.Date(2026, 8, 20, 9, 0, 0, 0, time.UTC) })
 	t.Cleanup(func() { eng.Close() })
-	if _, err := eng.ImportFile(ctx, hostileTraceFile(t), app.ImportOptions{}); err != nil {
+	if _, err := eng.Imports.File(ctx, hostileTraceFile(t), app.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := eng.Scores.Rescore(ctx, nil, nil); err != nil {

@@ -64,7 +64,7 @@ func openStore(t testing.TB, withCases bool) (*app.Engine, string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = eng.Import(ctx, f, name, app.ImportOptions{})
+		_, err = eng.Imports.Reader(ctx, f, name, app.ImportOptions{})
 		f.Close()
 		if err != nil {
 			t.Fatal(err)

@@ -48,7 +48,7 @@ func TestQueueSeesLiveTraces(t *testing.T) {
 	}
 	defer writer.Close()
 	const tid = "7c8efff798038103d269b633813fc60c"
-	if _, err := writer.IngestLive(context.Background(), "otlp", []app.LiveSpan{liveChatSpan(tid)}); err != nil {
+	if _, err := writer.Imports.IngestLive(context.Background(), "otlp", []app.LiveSpan{liveChatSpan(tid)}); err != nil {
 		t.Fatal(err)
 	}
 	d.send(storeTickMsg{})
