@@ -1,9 +1,11 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -608,15 +610,8 @@ func verify(ctx context.Context, st *store.Store, server string) ([]UnapprovedCo
 		}
 		c.Traces = append(c.Traces, u.TraceID)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Server != b.Server {
-			return a.Server < b.Server
-		}
-		if a.Tool != b.Tool {
-			return a.Tool < b.Tool
-		}
-		return a.Fingerprint < b.Fingerprint
+	slices.SortStableFunc(out, func(a, b UnapprovedContract) int {
+		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Tool, b.Tool), cmp.Compare(a.Fingerprint, b.Fingerprint))
 	})
 	return out, nil
 }

@@ -157,15 +157,18 @@ func jsonOf(v any) json.RawMessage {
 
 // ToggleCorrect flips label.correct as stored (unset becomes true).
 func (l LabelService) ToggleCorrect(ctx context.Context, traceID, who string) (ActionResult, error) {
-	return l.e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
-		return []FieldEdit{{"label.correct", jsonOf(flip(rec.Case.Label.Correct))}}, nil
-	})
+	return l.toggle(ctx, traceID, who, "label.correct", func(lb model.Label) *bool { return lb.Correct })
 }
 
 // ToggleGrounded flips label.grounded as stored (unset becomes true).
 func (l LabelService) ToggleGrounded(ctx context.Context, traceID, who string) (ActionResult, error) {
+	return l.toggle(ctx, traceID, who, "label.grounded", func(lb model.Label) *bool { return lb.Grounded })
+}
+
+// toggle flips one yes/no field of the label as stored (unset becomes true).
+func (l LabelService) toggle(ctx context.Context, traceID, who, field string, of func(model.Label) *bool) (ActionResult, error) {
 	return l.e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
-		return []FieldEdit{{"label.grounded", jsonOf(flip(rec.Case.Label.Grounded))}}, nil
+		return []FieldEdit{{field, jsonOf(flip(of(rec.Case.Label)))}}, nil
 	})
 }
 
