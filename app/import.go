@@ -36,7 +36,7 @@ type ImportOptions struct {
 	// Progress, when set, is called now and then with bytes read so far and
 	// records seen so far.
 	Progress func(bytes int64, records int)
-	// Score makes Engine.Import score the new traces as it writes them,
+	// Score makes ImportService.Reader score the new traces as it writes them,
 	// in the same transaction (see inflight); the rest of what it wrote is
 	// in ImportResult.ToScore, for AfterImport.
 	Score bool

@@ -21,7 +21,7 @@ import (
 // in the label editor. Both become app.Engine.Adjudicate, a labeling action
 // queued like every other key: in the event log, undone with u.
 
-// ratersMsg carries the raters of a trace (app.Engine.Raters).
+// ratersMsg carries the raters of a trace (app.RaterService.Of).
 type ratersMsg struct {
 	id  string
 	tr  app.TraceRaters
