@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tracelab-dev/tracelab/cli"
+	"github.com/tracelab-dev/tracelab/intake"
 )
 
 // version may be set at build time with -ldflags "-X main.version=…";
@@ -23,7 +24,7 @@ var version = ""
 var demoData embed.FS
 
 func main() {
-	os.Exit(cli.Main(cli.Program{Version: buildVersion(), Demo: demoData}))
+	os.Exit(cli.Main(cli.Program{Version: buildVersion(), Demo: demoData, Serve: intake.Serve}))
 }
 
 // buildVersion is the module version `go install …@vX` recorded (or

@@ -32,8 +32,9 @@ func AcceptPreview(rec *CaseRecord, sv *TraceScore) model.Gold {
 // the edit moves the answer or its tolerance, correct becomes the answer
 // check against the new gold, unless a person had set it against the
 // check on the old one (then it is theirs and stays).
-func (e *Engine) EditGold(ctx context.Context, traceID, who string, edits ...FieldEdit) (ActionResult, error) {
-	t, err := e.Trace(ctx, traceID)
+func (l LabelService) EditGold(ctx context.Context, traceID, who string, edits ...FieldEdit) (ActionResult, error) {
+	e := l.e
+	t, err := e.Traces.Trace(ctx, traceID)
 	if err != nil {
 		return ActionResult{}, err
 	}
@@ -87,7 +88,8 @@ func slicesClone(eds []FieldEdit) []FieldEdit { return append([]FieldEdit(nil), 
 // case was last written whole (by an import or the machine). Undoing every
 // edit makes it false again, so an unconfirmed case reads "edited" only
 // while a person's change stands.
-func (e *Engine) CaseEdited(ctx context.Context, caseID string) (bool, error) {
+func (l LabelService) CaseEdited(ctx context.Context, caseID string) (bool, error) {
+	e := l.e
 	evs, err := e.st.Events(ctx, caseID)
 	if err != nil {
 		return false, err

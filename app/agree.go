@@ -19,11 +19,11 @@ var AgreeBy = []string{model.AspectClass, model.AspectCorrect, model.AspectGroun
 // report also has the trust figure for tracelab's suggestions, counted
 // over the people's labels only (a judge agreeing with the machine says
 // nothing of whether the machine can be trusted).
-func (e *Engine) Agreement(ctx context.Context, by string) (agreement.Report, error) {
+func (r RaterService) Agreement(ctx context.Context, by string) (agreement.Report, error) {
 	if !slices.Contains(AgreeBy, by) {
 		return agreement.Report{}, fmt.Errorf("--by %q is not one of class, correct, grounded, fields", by)
 	}
-	trs, err := e.RatedCases(ctx)
+	trs, err := r.e.Raters.RatedCases(ctx)
 	if err != nil {
 		return agreement.Report{}, err
 	}

@@ -94,7 +94,7 @@ func (e *Engine) rescoreMarked(ctx context.Context, ids []string) error {
 	if _, err := e.st.MarkTakersStale(ctx, ids); err != nil {
 		return err
 	}
-	_, err := e.ScoreUnscored(ctx, nil, nil)
+	_, err := e.Scores.ScoreUnscored(ctx, nil, nil)
 	return err
 }
 

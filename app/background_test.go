@@ -60,12 +60,12 @@ func peerEngine(t *testing.T) (*Engine, string) {
 	}
 	files, _ := filepath.Glob("../testdata/traces/*.jsonl")
 	for _, f := range append(files, clonePath) {
-		if _, err := ImportFile(ctx, st, f, ImportOptions{}); err != nil {
+		if _, err := importFile(ctx, st, nil, f, ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	e := openPeerEngine(t, st)
-	if _, err := e.Rescore(ctx, nil, nil); err != nil {
+	if _, err := e.Scores.Rescore(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	return e, path
@@ -73,7 +73,7 @@ func peerEngine(t *testing.T) (*Engine, string) {
 
 func openPeerEngine(t *testing.T, st *store.Store) *Engine {
 	t.Helper()
-	e, err := New(context.Background(), st, Files{Lineage: "../testdata/lineage.json"})
+	e, err := newEngine(context.Background(), st, Files{Lineage: "../testdata/lineage.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func holdBackground(e *Engine) (release func()) {
 func takersOf(t *testing.T, e *Engine, id string) []string {
 	t.Helper()
 	ctx := context.Background()
-	tr, err := e.Trace(ctx, id)
+	tr, err := e.Traces.Trace(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func current(t *testing.T, e *Engine, id string) bool {
 // suggestedGold is the gold stored in a trace's (machine) case.
 func suggestedGold(t *testing.T, e *Engine, id string) string {
 	t.Helper()
-	cr, err := e.CaseForTrace(context.Background(), id)
+	cr, err := e.Traces.CaseForTrace(context.Background(), id)
 	if err != nil || cr == nil {
 		t.Fatalf("case of %s: %v %v", id, cr, err)
 	}
@@ -153,7 +153,7 @@ func suggestedGold(t *testing.T, e *Engine, id string) string {
 // peers as stored.
 func freshGold(t *testing.T, e *Engine, id string) string {
 	t.Helper()
-	g, err := e.SuggestGold(context.Background(), id)
+	g, err := e.Scores.SuggestGold(context.Background(), id)
 	if err != nil || g == nil {
 		t.Fatalf("suggestion for %s: %v", id, err)
 	}
@@ -165,7 +165,7 @@ func freshGold(t *testing.T, e *Engine, id string) string {
 // as its gold, they make it grounded, so it teaches them.
 func usedFields(t *testing.T, e *Engine, id string) json.RawMessage {
 	t.Helper()
-	sc, err := e.ScoreOf(context.Background(), id)
+	sc, err := e.Scores.Of(context.Background(), id)
 	if err != nil || sc == nil {
 		t.Fatalf("score of %s: %v", id, err)
 	}
@@ -193,7 +193,7 @@ func TestGoldEditMarksPeersAndRescoresThemInTheBackground(t *testing.T) {
 	before := suggestedGold(t, e, "clone_000")
 	release := holdBackground(e)
 	v := usedFields(t, e, teacher)
-	res, err := e.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v})
+	res, err := e.Labels.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestConfirmMarksPeersStale(t *testing.T) {
 	e, _ := peerEngine(t)
 	takers := takersOf(t, e, teacher)
 	release := holdBackground(e)
-	for _, f := range []func(context.Context, string, string) (ActionResult, error){e.ToggleGrounded, e.ToggleCorrect} {
+	for _, f := range []func(context.Context, string, string) (ActionResult, error){e.Labels.ToggleGrounded, e.Labels.ToggleCorrect} {
 		if _, err := f(ctx, teacher, "peer"); err != nil {
 			t.Fatal(err)
 		}
@@ -251,7 +251,7 @@ func TestConfirmMarksPeersStale(t *testing.T) {
 		t.Fatalf("a label edit of a case that teaches nothing marked %v", m)
 	}
 	before := suggestedGold(t, e, "clone_000")
-	res, err := e.ConfirmLabel(ctx, teacher, "peer", true)
+	res, err := e.Labels.ConfirmLabel(ctx, teacher, "peer", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestConfirmMarksPeersStale(t *testing.T) {
 	}
 	// Unconfirming takes the lesson back: marked again.
 	release = holdBackground(e)
-	if _, err := e.UndoAction(ctx, teacher, "peer"); err != nil {
+	if _, err := e.Labels.Undo(ctx, teacher, "peer"); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(slices.DeleteFunc(marked(t, e), func(id string) bool { return id == teacher })); n != len(takers) {
@@ -297,7 +297,7 @@ func TestMarksSurviveAKilledBackgroundRescore(t *testing.T) {
 	takers := takersOf(t, e, teacher)
 	holdBackground(e) // never released: Close cancels it
 	v := usedFields(t, e, teacher)
-	if _, err := e.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v}); err != nil {
+	if _, err := e.Labels.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Close(); err != nil {
@@ -313,7 +313,7 @@ func TestMarksSurviveAKilledBackgroundRescore(t *testing.T) {
 	}
 	release := holdBackground(e)
 	defer release()
-	if _, err := e.ScoreOf(ctx, "clone_000"); err != nil {
+	if _, err := e.Scores.Of(ctx, "clone_000"); err != nil {
 		t.Fatal(err)
 	}
 	if !current(t, e, "clone_000") || suggestedGold(t, e, "clone_000") != freshGold(t, e, "clone_000") {
@@ -322,7 +322,7 @@ func TestMarksSurviveAKilledBackgroundRescore(t *testing.T) {
 	if len(marked(t, e)) != len(takers)-1 {
 		t.Errorf("%d marked after opening one, want %d", len(marked(t, e)), len(takers)-1)
 	}
-	n, err := e.ScoreUnscored(ctx, nil, nil)
+	n, err := e.Scores.ScoreUnscored(ctx, nil, nil)
 	if err != nil || n != len(takers)-1 {
 		t.Fatalf("ScoreUnscored scored %d (%v), want %d", n, err, len(takers)-1)
 	}
@@ -340,7 +340,7 @@ func TestBackgroundWritesWaitForActions(t *testing.T) {
 	takers := takersOf(t, e, teacher)
 	release := holdBackground(e)
 	v := usedFields(t, e, teacher)
-	if _, err := e.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v}); err != nil {
+	if _, err := e.Labels.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v}); err != nil {
 		t.Fatal(err)
 	}
 	blocked := make(chan struct{})

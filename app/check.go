@@ -96,9 +96,9 @@ func RunCheck(ctx context.Context, in CheckInput) (CheckReport, error) {
 				return CheckReport{}, badInput("standard input (-) can be given once")
 			}
 			stdinUsed = true
-			res, err = Import(ctx, st, in.Stdin, "stdin", opts)
+			res, err = importInto(ctx, st, nil, in.Stdin, "stdin", opts)
 		} else {
-			res, err = ImportFile(ctx, st, f, opts)
+			res, err = importFile(ctx, st, nil, f, opts)
 		}
 		if err != nil {
 			var msgs []string
@@ -121,11 +121,11 @@ func RunCheck(ctx context.Context, in CheckInput) (CheckReport, error) {
 			return CheckReport{}, badInput("%s is a cases.jsonl suite, not traces: give it with --suite", f)
 		}
 	}
-	cfg, err := LoadConfig(ctx, st, files)
+	cfg, err := loadConfig(ctx, st, files)
 	if err != nil {
 		return CheckReport{}, badInput("%v", err)
 	}
-	rep, err := Check(ctx, st, cfg, cases)
+	rep, err := checkCases(ctx, st, cfg, cases)
 	if err != nil {
 		return rep, err
 	}
@@ -221,11 +221,11 @@ type pairing struct {
 	seconds float64 // its share of its batch's scoring time
 }
 
-// Check scores every trace in st against the suite case it belongs to: the
+// checkCases scores every trace in st against the suite case it belongs to: the
 // case named by its metadata.case_id, else the cases with the identical
 // question and as_user of the trace's server (matchByQuestion). It writes
 // nothing.
-func Check(ctx context.Context, st *store.Store, cfg scoring.Config, cases []model.Case) (CheckReport, error) {
+func checkCases(ctx context.Context, st *store.Store, cfg scoring.Config, cases []model.Case) (CheckReport, error) {
 	sc, err := scoring.NewScorer(cfg)
 	if err != nil {
 		return CheckReport{}, err

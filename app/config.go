@@ -31,9 +31,9 @@ type Files struct {
 	Prices string
 }
 
-// LoadConfig reads the files and the store's glossary into a scoring
+// loadConfig reads the files and the store's glossary into a scoring
 // configuration. Errors name the file.
-func LoadConfig(ctx context.Context, st *store.Store, f Files) (scoring.Config, error) {
+func loadConfig(ctx context.Context, st *store.Store, f Files) (scoring.Config, error) {
 	var cfg scoring.Config
 	if f.Policy != "" && f.PolicyOracle != "" {
 		return cfg, fmt.Errorf("--policy and --policy-oracle are exclusive: give one policy oracle")

@@ -1,9 +1,11 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -17,11 +19,11 @@ import (
 // hashes of stored contracts, `db:SERVER@RUN` sources, the labeled cases a
 // drift affects, the approved registry and the drift across imported runs.
 
-// FillSemantic computes scoring.SemanticFingerprint for every stored
+// fillSemantic computes scoring.SemanticFingerprint for every stored
 // contract that has none yet and stores it; it returns how many it filled.
 // A contract that does not normalize (a schema that is not JSON Schema)
 // gets "-" so it is not retried on every call.
-func FillSemantic(ctx context.Context, st *store.Store) (int, error) {
+func fillSemantic(ctx context.Context, st *store.Store) (int, error) {
 	todo, err := st.ContractsWithoutSemantic(ctx)
 	if err != nil || len(todo) == 0 {
 		return 0, err
@@ -94,8 +96,8 @@ type RunListing struct {
 // tool contracts; the message lists what there is.
 var ErrNoContracts = errors.New("no tool contracts")
 
-// LoadRun resolves a db: source and returns the contracts its run saw.
-func LoadRun(ctx context.Context, st *store.Store, src DBSource) (RunListing, error) {
+// loadRun resolves a db: source and returns the contracts its run saw.
+func loadRun(ctx context.Context, st *store.Store, src DBSource) (RunListing, error) {
 	out := RunListing{Source: src}
 	runs, err := st.ContractRuns(ctx, src.Server)
 	if err != nil {
@@ -268,10 +270,10 @@ func NotLabeledOnNew(affected []scoring.AffectedCase, cases []StoredCase, newToo
 	return out
 }
 
-// StoredCases loads the labeled cases of the database (confirmed, plus
+// storedCases loads the labeled cases of the database (confirmed, plus
 // suggested with scope.Suggested) whose trace is stored, sorted by case id.
 // Cases without a stored trace carry no recorded calls and are left out.
-func StoredCases(ctx context.Context, st *store.Store, scope CaseScope) ([]StoredCase, error) {
+func storedCases(ctx context.Context, st *store.Store, scope CaseScope) ([]StoredCase, error) {
 	recs, err := st.Cases(ctx, scope.Suggested)
 	if err != nil {
 		return nil, err
@@ -303,13 +305,13 @@ func StoredCases(ctx context.Context, st *store.Store, scope CaseScope) ([]Store
 	return out, err
 }
 
-// SuiteCases resolves the cases of a suite file (cases.jsonl) for
+// suiteCases resolves the cases of a suite file (cases.jsonl) for
 // affected-case matching. Each case takes its recorded calls from, in
 // order: its source trace in the database; a trace in extra whose case id
 // (metadata.case_id) or trace id matches; else only the tools its
 // contracts block names count, as listed (tier 4). Cases with none of
 // these are returned in unchecked.
-func SuiteCases(ctx context.Context, st *store.Store, cases []model.Case, extra []*model.Trace) (matched []StoredCase, unchecked []string, err error) {
+func suiteCases(ctx context.Context, st *store.Store, cases []model.Case, extra []*model.Trace) (matched []StoredCase, unchecked []string, err error) {
 	byCase := map[string]*model.Trace{}
 	byTraceID := map[string]*model.Trace{}
 	for _, t := range extra {
@@ -428,13 +430,13 @@ type DriftOverview struct {
 	Changes []ToolChange    `json:"changes"` // by server, run order, worst lane, tool
 }
 
-// DriftAcrossRuns compares, for every server, each run's contracts with
+// driftAcrossRuns compares, for every server, each run's contracts with
 // the run before it and lists the tools whose contract changed, with the
 // confirmed cases of that server each change affects. Semantic hashes
 // missing from the store are filled in first.
-func DriftAcrossRuns(ctx context.Context, st *store.Store) (DriftOverview, error) {
+func driftAcrossRuns(ctx context.Context, st *store.Store) (DriftOverview, error) {
 	var ov DriftOverview
-	if _, err := FillSemantic(ctx, st); err != nil {
+	if _, err := fillSemantic(ctx, st); err != nil {
 		return ov, err
 	}
 	runs, err := st.ContractRuns(ctx, "")
@@ -451,11 +453,11 @@ func DriftAcrossRuns(ctx context.Context, st *store.Store) (DriftOverview, error
 		}
 		oldL := last
 		if oldL.Source != (DBSource{Server: prev.Server, Run: prev.RunID}) {
-			if oldL, err = LoadRun(ctx, st, DBSource{Server: prev.Server, Run: prev.RunID}); err != nil {
+			if oldL, err = loadRun(ctx, st, DBSource{Server: prev.Server, Run: prev.RunID}); err != nil {
 				return ov, err
 			}
 		}
-		newL, err := LoadRun(ctx, st, DBSource{Server: cur.Server, Run: cur.RunID})
+		newL, err := loadRun(ctx, st, DBSource{Server: cur.Server, Run: cur.RunID})
 		if err != nil {
 			return ov, err
 		}
@@ -469,7 +471,7 @@ func DriftAcrossRuns(ctx context.Context, st *store.Store) (DriftOverview, error
 		}
 		cases, ok := casesBy[cur.Server]
 		if !ok {
-			if cases, err = StoredCases(ctx, st, CaseScope{Server: cur.Server}); err != nil {
+			if cases, err = storedCases(ctx, st, CaseScope{Server: cur.Server}); err != nil {
 				return ov, err
 			}
 			casesBy[cur.Server] = cases
@@ -554,10 +556,10 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// ApproveListing records every contract of tools as approved for server
+// approveListing records every contract of tools as approved for server
 // ("" = every server), naming where it came from; it returns how many
 // approvals were new.
-func ApproveListing(ctx context.Context, st *store.Store, server, source, by string, tools []model.ToolContract) (int, error) {
+func approveListing(ctx context.Context, st *store.Store, server, source, by string, tools []model.ToolContract) (int, error) {
 	as := make([]store.Approval, 0, len(tools))
 	for _, tc := range tools {
 		canon, err := model.CanonicalJSON(tc.WireJSON())
@@ -585,9 +587,9 @@ type UnapprovedContract struct {
 	Traces      []string `json:"traces"`
 }
 
-// Verify lists the contracts imported traces ran against that the
+// verify lists the contracts imported traces ran against that the
 // registry does not approve for their server, grouped per contract.
-func Verify(ctx context.Context, st *store.Store, server string) ([]UnapprovedContract, error) {
+func verify(ctx context.Context, st *store.Store, server string) ([]UnapprovedContract, error) {
 	uses, err := st.UnapprovedUses(ctx, server)
 	if err != nil {
 		return nil, err
@@ -608,15 +610,8 @@ func Verify(ctx context.Context, st *store.Store, server string) ([]UnapprovedCo
 		}
 		c.Traces = append(c.Traces, u.TraceID)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Server != b.Server {
-			return a.Server < b.Server
-		}
-		if a.Tool != b.Tool {
-			return a.Tool < b.Tool
-		}
-		return a.Fingerprint < b.Fingerprint
+	slices.SortStableFunc(out, func(a, b UnapprovedContract) int {
+		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Tool, b.Tool), cmp.Compare(a.Fingerprint, b.Fingerprint))
 	})
 	return out, nil
 }

@@ -48,11 +48,11 @@ func benchDriftStore(b *testing.B, n int) *store.Store {
 		}
 	}
 	for name, body := range map[string]string{"traces.jsonl": traces.String(), "cases.jsonl": cases.String()} {
-		if _, err := Import(ctx, st, strings.NewReader(body), name, ImportOptions{}); err != nil {
+		if _, err := importInto(ctx, st, nil, strings.NewReader(body), name, ImportOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if _, err := FillSemantic(ctx, st); err != nil {
+	if _, err := fillSemantic(ctx, st); err != nil {
 		b.Fatal(err)
 	}
 	return st
@@ -66,7 +66,7 @@ func BenchmarkDriftAcrossRuns(b *testing.B) {
 			b.ResetTimer()
 			var changes, cases int
 			for b.Loop() {
-				ov, err := DriftAcrossRuns(ctx, st)
+				ov, err := driftAcrossRuns(ctx, st)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -84,17 +84,17 @@ func BenchmarkDriftAcrossRuns(b *testing.B) {
 func BenchmarkVerifyAndHistory(b *testing.B) {
 	st := benchDriftStore(b, 30000)
 	ctx := context.Background()
-	r1, err := LoadRun(ctx, st, DBSource{Server: "alpha", Run: "r1"})
+	r1, err := loadRun(ctx, st, DBSource{Server: "alpha", Run: "r1"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := ApproveListing(ctx, st, "", "bench", "bench", r1.Tools); err != nil {
+	if _, err := approveListing(ctx, st, "", "bench", "bench", r1.Tools); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("verify", func(b *testing.B) {
 		var traces int
 		for b.Loop() {
-			un, err := Verify(ctx, st, "")
+			un, err := verify(ctx, st, "")
 			if err != nil {
 				b.Fatal(err)
 			}

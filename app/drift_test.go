@@ -26,7 +26,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func openDriftTestdata(t *testing.T) *store.Store {
 	t.Helper()
 	st := openTestdata(t, true)
-	if _, err := ImportFile(context.Background(), st, "../testdata/drift/task-specific-r3.jsonl", ImportOptions{}); err != nil {
+	if _, err := importFile(context.Background(), st, nil, "../testdata/drift/task-specific-r3.jsonl", ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return st
@@ -73,7 +73,7 @@ func TestLoadRunResolvesRuns(t *testing.T) {
 		{DBSource{Server: "support-crm", Run: RunPrevious}, "", "has a single run with contracts (r2)"},
 		{DBSource{Server: "nope"}, "", `db:nope: no tool contracts: no trace of server "nope" saw any (servers with contracts: generic-warehouse, support-crm, task-specific)`},
 	} {
-		l, err := LoadRun(ctx, st, tc.src)
+		l, err := loadRun(ctx, st, tc.src)
 		if tc.errWant != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.errWant) || !errors.Is(err, ErrNoContracts) {
 				t.Errorf("%s: error %v, want %q", tc.src, err, tc.errWant)
@@ -92,11 +92,11 @@ func TestLoadRunResolvesRuns(t *testing.T) {
 func TestFillSemantic(t *testing.T) {
 	st := openDriftTestdata(t)
 	ctx := context.Background()
-	n, err := FillSemantic(ctx, st)
+	n, err := fillSemantic(ctx, st)
 	if err != nil || n == 0 {
 		t.Fatalf("filled %d: %v", n, err)
 	}
-	if n, _ := FillSemantic(ctx, st); n != 0 {
+	if n, _ := fillSemantic(ctx, st); n != 0 {
 		t.Errorf("second fill computed %d again", n)
 	}
 	hist, err := st.ContractHistory(ctx, "task-specific")
@@ -130,7 +130,7 @@ func TestFillSemantic(t *testing.T) {
 // was given the tool at tier 4; nothing from other servers.
 func TestDriftAcrossRunsNewRequiredInput(t *testing.T) {
 	st := openDriftTestdata(t)
-	ov, err := DriftAcrossRuns(context.Background(), st)
+	ov, err := driftAcrossRuns(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestDriftAcrossRunsNewRequiredInput(t *testing.T) {
 
 func TestDriftAcrossRunsWithoutChange(t *testing.T) {
 	st := openTestdata(t, true) // r1 and r2 saw the same contracts
-	ov, err := DriftAcrossRuns(context.Background(), st)
+	ov, err := driftAcrossRuns(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestSuiteCases(t *testing.T) {
 	}
 	extra := []*model.Trace{{TraceID: "trace_elsewhere", Server: "x", Steps: []model.Step{
 		{Kind: model.KindToolCall, ID: "c1", Tool: "a", Args: json.RawMessage(`{}`)}}}}
-	got, unchecked, err := SuiteCases(ctx, st, cases, extra)
+	got, unchecked, err := suiteCases(ctx, st, cases, extra)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,19 +217,19 @@ func TestSuiteCases(t *testing.T) {
 func TestApproveAndVerify(t *testing.T) {
 	st := openDriftTestdata(t)
 	ctx := context.Background()
-	un, err := Verify(ctx, st, "task-specific")
+	un, err := verify(ctx, st, "task-specific")
 	if err != nil || len(un) != 12 {
 		t.Fatalf("nothing approved: %d contracts, %v", len(un), err)
 	}
-	r2, err := LoadRun(ctx, st, DBSource{Server: "task-specific", Run: "r2"})
+	r2, err := loadRun(ctx, st, DBSource{Server: "task-specific", Run: "r2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := ApproveListing(ctx, st, "task-specific", "db:task-specific@r2", "ana", r2.Tools)
+	n, err := approveListing(ctx, st, "task-specific", "db:task-specific@r2", "ana", r2.Tools)
 	if err != nil || n != 10 {
 		t.Fatalf("approved %d: %v", n, err)
 	}
-	un, err = Verify(ctx, st, "task-specific")
+	un, err = verify(ctx, st, "task-specific")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestApproveAndVerify(t *testing.T) {
 		}
 	}
 	// Other servers were not approved.
-	if all, _ := Verify(ctx, st, ""); len(all) <= 2 {
+	if all, _ := verify(ctx, st, ""); len(all) <= 2 {
 		t.Errorf("every server: %d unapproved contracts", len(all))
 	}
 }

@@ -80,7 +80,8 @@ func editBackoff(tries int) time.Duration {
 
 // SubmitEdit queues an action behind the ones already queued and returns
 // at once; the action runs when its turn comes.
-func (e *Engine) SubmitEdit(run EditFunc) *PendingEdit {
+func (l LabelService) SubmitEdit(run EditFunc) *PendingEdit {
+	e := l.e
 	p := &PendingEdit{run: run, done: make(chan struct{})}
 	q := &e.edits
 	q.mu.Lock()
@@ -104,7 +105,8 @@ func (e *Engine) SubmitEdit(run EditFunc) *PendingEdit {
 }
 
 // EditsWaiting says how many actions wait for the database to come back.
-func (e *Engine) EditsWaiting() EditsWaiting {
+func (l LabelService) EditsWaiting() EditsWaiting {
+	e := l.e
 	q := &e.edits
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -117,7 +119,8 @@ func (e *Engine) EditsWaiting() EditsWaiting {
 // DropWaitingEdits gives up on the actions waiting for the database (the
 // user chose to quit without them) and says how many there were. Each
 // ends with ErrEditDropped; the one being tried ends when its try does.
-func (e *Engine) DropWaitingEdits() int {
+func (l LabelService) DropWaitingEdits() int {
+	e := l.e
 	q := &e.edits
 	q.mu.Lock()
 	defer q.mu.Unlock()

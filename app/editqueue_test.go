@@ -38,7 +38,7 @@ func TestEditsWaitOutAnOutage(t *testing.T) {
 	a, b := ids[0], ids[1]
 	sem := model.ClassSemantic
 	before := func(id string) model.Label {
-		rec, err := e.CaseForTrace(ctx, id)
+		rec, err := e.Traces.CaseForTrace(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,13 +49,13 @@ func TestEditsWaitOutAnOutage(t *testing.T) {
 
 	srv.Stop()
 	edits := []*PendingEdit{
-		e.SubmitEdit(func(ctx context.Context) (ActionResult, error) { return e.ToggleCorrect(ctx, a, "ana") }),
-		e.SubmitEdit(func(ctx context.Context) (ActionResult, error) { return e.SetClass(ctx, a, "ana", &sem) }),
-		e.SubmitEdit(func(ctx context.Context) (ActionResult, error) { return e.ToggleCorrect(ctx, a, "ana") }),
-		e.SubmitEdit(func(ctx context.Context) (ActionResult, error) { return e.ToggleGrounded(ctx, b, "ana") }),
+		e.Labels.SubmitEdit(func(ctx context.Context) (ActionResult, error) { return e.Labels.ToggleCorrect(ctx, a, "ana") }),
+		e.Labels.SubmitEdit(func(ctx context.Context) (ActionResult, error) { return e.Labels.SetClass(ctx, a, "ana", &sem) }),
+		e.Labels.SubmitEdit(func(ctx context.Context) (ActionResult, error) { return e.Labels.ToggleCorrect(ctx, a, "ana") }),
+		e.Labels.SubmitEdit(func(ctx context.Context) (ActionResult, error) { return e.Labels.ToggleGrounded(ctx, b, "ana") }),
 	}
-	waitFor(t, "4 edits waiting for the database", 30*time.Second, func() bool { return e.EditsWaiting().N == 4 })
-	if w := e.EditsWaiting(); w.Err == nil || !IsUnavailable(w.Err) {
+	waitFor(t, "4 edits waiting for the database", 30*time.Second, func() bool { return e.Labels.EditsWaiting().N == 4 })
+	if w := e.Labels.EditsWaiting(); w.Err == nil || !IsUnavailable(w.Err) {
 		t.Errorf("the waiting edits' error is %v, want the server out of reach", w.Err)
 	}
 	for _, p := range edits {
@@ -72,16 +72,16 @@ func TestEditsWaitOutAnOutage(t *testing.T) {
 		select {
 		case <-p.Done():
 		case <-time.After(60 * time.Second):
-			t.Fatalf("edit %d still waiting a minute after the server came back (%+v)", i, e.EditsWaiting())
+			t.Fatalf("edit %d still waiting a minute after the server came back (%+v)", i, e.Labels.EditsWaiting())
 		}
 		if _, err := p.Result(); err != nil {
 			t.Errorf("edit %d after the outage: %v", i, err)
 		}
 	}
-	if w := e.EditsWaiting(); w.N != 0 {
+	if w := e.Labels.EditsWaiting(); w.N != 0 {
 		t.Errorf("after the outage: %+v waiting", w)
 	}
-	recA, err := e.CaseForTrace(ctx, a)
+	recA, err := e.Traces.CaseForTrace(ctx, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestEditsWaitOutAnOutage(t *testing.T) {
 	if l := recA.Case.Label; l.Correct == nil || *l.Correct != wantA || l.FailureClass == nil || *l.FailureClass != sem {
 		t.Errorf("%s after the outage: correct %v class %v, want %v and semantic", a, ptr(l.Correct), l.FailureClass, wantA)
 	}
-	recB, err := e.CaseForTrace(ctx, b)
+	recB, err := e.Traces.CaseForTrace(ctx, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,18 +112,18 @@ func TestDropWaitingEdits(t *testing.T) {
 		t.Fatalf("trace ids: %v %v", ids, err)
 	}
 	a := ids[0]
-	rec0, err := e.CaseForTrace(ctx, a)
+	rec0, err := e.Traces.CaseForTrace(ctx, a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l0 := rec0.Case.Label
 	srv.Stop()
 	edits := []*PendingEdit{
-		e.SubmitEdit(func(ctx context.Context) (ActionResult, error) { return e.ToggleCorrect(ctx, a, "ana") }),
-		e.SubmitEdit(func(ctx context.Context) (ActionResult, error) { return e.ToggleGrounded(ctx, a, "ana") }),
+		e.Labels.SubmitEdit(func(ctx context.Context) (ActionResult, error) { return e.Labels.ToggleCorrect(ctx, a, "ana") }),
+		e.Labels.SubmitEdit(func(ctx context.Context) (ActionResult, error) { return e.Labels.ToggleGrounded(ctx, a, "ana") }),
 	}
-	waitFor(t, "2 edits waiting", 30*time.Second, func() bool { return e.EditsWaiting().N == 2 })
-	if n := e.DropWaitingEdits(); n != 2 {
+	waitFor(t, "2 edits waiting", 30*time.Second, func() bool { return e.Labels.EditsWaiting().N == 2 })
+	if n := e.Labels.DropWaitingEdits(); n != 2 {
 		t.Errorf("dropped %d, want 2", n)
 	}
 	for i, p := range edits {
@@ -136,7 +136,7 @@ func TestDropWaitingEdits(t *testing.T) {
 			t.Errorf("dropped edit %d: %v", i, err)
 		}
 	}
-	after := e.SubmitEdit(func(ctx context.Context) (ActionResult, error) { return e.ToggleCorrect(ctx, a, "ana") })
+	after := e.Labels.SubmitEdit(func(ctx context.Context) (ActionResult, error) { return e.Labels.ToggleCorrect(ctx, a, "ana") })
 	srv.Start()
 	select {
 	case <-after.Done():
@@ -146,7 +146,7 @@ func TestDropWaitingEdits(t *testing.T) {
 	if _, err := after.Result(); err != nil {
 		t.Errorf("the edit after the drop: %v", err)
 	}
-	rec, err := e.CaseForTrace(ctx, a)
+	rec, err := e.Traces.CaseForTrace(ctx, a)
 	if err != nil {
 		t.Fatal(err)
 	}

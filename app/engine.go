@@ -31,6 +31,17 @@ type Engine struct {
 	bg    background // rescores the traces an action marked stale (background.go)
 	fg    gate       // the label actions running now; the background's writes wait for them
 	edits editQueue  // the workbench's actions in key order, kept through an outage (editqueue.go)
+
+	// The services (services.go): the engine's API by what it is for.
+	Traces  TraceService
+	Queue   QueueService
+	Labels  LabelService
+	Scores  ScoreService
+	Suite   SuiteService
+	Drift   DriftService
+	Raters  RaterService
+	Judges  JudgeService
+	Imports ImportService
 }
 
 // The store's row and query types, re-exported so front ends name them
@@ -100,7 +111,7 @@ func OpenWith(ctx context.Context, path string, files Files, opts OpenOptions) (
 	if err != nil {
 		return nil, err
 	}
-	e, err := New(ctx, st, files)
+	e, err := newEngine(ctx, st, files)
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -108,15 +119,23 @@ func OpenWith(ctx context.Context, path string, files Files, opts OpenOptions) (
 	return e, nil
 }
 
-// New builds an engine over an open store; the engine closes it.
-func New(ctx context.Context, st *store.Store, files Files) (*Engine, error) {
-	cfg, err := LoadConfig(ctx, st, files)
+// newEngine builds an engine over an open store, its configuration read
+// from files and the store's glossary; the engine closes the store.
+func newEngine(ctx context.Context, st *store.Store, files Files) (*Engine, error) {
+	cfg, err := loadConfig(ctx, st, files)
 	if err != nil {
 		return nil, &ConfigError{Err: err}
 	}
+	return engineOver(st, files, cfg), nil
+}
+
+// engineOver is the one place an Engine is put together: over a store,
+// with a configuration already read.
+func engineOver(st *store.Store, files Files, cfg scoring.Config) *Engine {
 	e := &Engine{st: st, files: files}
 	e.useConfig(cfg)
-	return e, nil
+	e.wireServices()
+	return e
 }
 
 // ConfigError is a scoring configuration file that could not be read.
@@ -157,7 +176,7 @@ func (e *Engine) SetPolicy(p scoring.PolicyOracle) {
 // reloadGlossary rereads the store's glossary into the configuration after
 // a gold edit saved a definition, so suggestions use it at once.
 func (e *Engine) reloadGlossary(ctx context.Context) error {
-	cfg, err := LoadConfig(ctx, e.st, e.files)
+	cfg, err := loadConfig(ctx, e.st, e.files)
 	if err != nil {
 		return err
 	}
@@ -167,26 +186,28 @@ func (e *Engine) reloadGlossary(ctx context.Context) error {
 }
 
 // ListTraces returns one page of the queue.
-func (e *Engine) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Cursor, error) {
-	return e.st.ListTraces(ctx, q)
+func (t TraceService) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Cursor, error) {
+	return t.e.st.ListTraces(ctx, q)
 }
 
 // Counts returns the queue's header counts under a filter.
-func (e *Engine) Counts(ctx context.Context, f Filter) (Counts, error) { return e.st.Counts(ctx, f) }
+func (t TraceService) Counts(ctx context.Context, f Filter) (Counts, error) {
+	return t.e.st.Counts(ctx, f)
+}
 
 // Distinct lists the values of one filterable attribute.
-func (e *Engine) Distinct(ctx context.Context, attr string) ([]string, error) {
-	return e.st.Distinct(ctx, attr)
+func (t TraceService) Distinct(ctx context.Context, attr string) ([]string, error) {
+	return t.e.st.Distinct(ctx, attr)
 }
 
 // Trace loads one trace.
-func (e *Engine) Trace(ctx context.Context, traceID string) (*model.Trace, error) {
-	return e.st.Trace(ctx, traceID)
+func (t TraceService) Trace(ctx context.Context, traceID string) (*model.Trace, error) {
+	return t.e.st.Trace(ctx, traceID)
 }
 
 // CaseForTrace returns a trace's case, nil when it has none.
-func (e *Engine) CaseForTrace(ctx context.Context, traceID string) (*CaseRecord, error) {
-	return e.st.CaseForTrace(ctx, traceID)
+func (t TraceService) CaseForTrace(ctx context.Context, traceID string) (*CaseRecord, error) {
+	return t.e.st.CaseForTrace(ctx, traceID)
 }
 
 // FieldEdit is one change to a case: a field path ("label.correct",
@@ -200,11 +221,11 @@ type FieldEdit struct {
 // events, computed from the stored case.
 
 // SaveGlossary stores a definition and uses it for suggestions from now on.
-func (e *Engine) SaveGlossary(ctx context.Context, g GlossaryEntry, who string) error {
-	if err := e.st.SaveGlossary(ctx, g, who); err != nil {
+func (l LabelService) SaveGlossary(ctx context.Context, g GlossaryEntry, who string) error {
+	if err := l.e.st.SaveGlossary(ctx, g, who); err != nil {
 		return err
 	}
-	return e.reloadGlossary(ctx)
+	return l.e.reloadGlossary(ctx)
 }
 
 // TraceScore is what the trace screen shows of a trace's scoring: the
@@ -215,10 +236,10 @@ type TraceScore struct {
 	GoldSources   []string // why each suggested field is there
 }
 
-// ScoreOf returns a trace's score (rescored first when stale) with the
+// Of returns a trace's score (rescored first when stale) with the
 // engine's gold suggestion; nil when there is no such trace.
-func (e *Engine) ScoreOf(ctx context.Context, traceID string) (*TraceScore, error) {
-	return e.scoreOf(ctx, traceID, nil)
+func (s ScoreService) Of(ctx context.Context, traceID string) (*TraceScore, error) {
+	return s.e.scoreOf(ctx, traceID, nil)
 }
 
 // scoreOf is ScoreOf with the peers of the trace's question if read.
@@ -266,8 +287,8 @@ func DecodeScore(raw json.RawMessage) (*TraceScore, error) {
 // (read through the question index); nil for a trace the engine cannot
 // find. A trace with human gold gets what the machine would have
 // suggested: it still helps the labeler compare.
-func (e *Engine) SuggestGold(ctx context.Context, traceID string) (*scoring.GoldSuggestion, error) {
-	return e.suggestGold(ctx, traceID, nil)
+func (s ScoreService) SuggestGold(ctx context.Context, traceID string) (*scoring.GoldSuggestion, error) {
+	return s.e.suggestGold(ctx, traceID, nil)
 }
 
 func (e *Engine) suggestGold(ctx context.Context, traceID string, peers *peerMemo) (*scoring.GoldSuggestion, error) {
@@ -281,18 +302,18 @@ func (e *Engine) suggestGold(ctx context.Context, traceID string, peers *peerMem
 // Rescore scores traces again and stores the results: ids and the traces
 // whose suggestions they feed, or (ids nil) every trace whose score is
 // stale. It returns the results of the traces named (every trace when ids is nil).
-func (e *Engine) Rescore(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
-	return e.scoreAll(ctx, ids, progress)
+func (s ScoreService) Rescore(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
+	return s.e.scoreAll(ctx, ids, progress)
 }
 
 // Evaluate scores traces without storing anything.
-func (e *Engine) Evaluate(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
-	return e.evaluate(ctx, ids, progress)
+func (s ScoreService) Evaluate(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
+	return s.e.evaluate(ctx, ids, progress)
 }
 
-// DriftAcrossRuns compares the tool contracts of consecutive runs.
-func (e *Engine) DriftAcrossRuns(ctx context.Context) (DriftOverview, error) {
-	return DriftAcrossRuns(ctx, e.st)
+// driftAcrossRuns compares the tool contracts of consecutive runs.
+func (d DriftService) AcrossRuns(ctx context.Context) (DriftOverview, error) {
+	return driftAcrossRuns(ctx, d.e.st)
 }
 
 // MarkersIn returns the guess markers of one step, in text order.
@@ -310,12 +331,14 @@ func (ts *TraceScore) MarkersIn(step int) []scoring.Marker {
 }
 
 // Events lists the edit log of a case, oldest first.
-func (e *Engine) Events(ctx context.Context, caseID string) ([]Event, error) {
-	return e.st.Events(ctx, caseID)
+func (t TraceService) Events(ctx context.Context, caseID string) ([]Event, error) {
+	return t.e.st.Events(ctx, caseID)
 }
 
 // Glossary lists the stored glossary.
-func (e *Engine) Glossary(ctx context.Context) ([]GlossaryEntry, error) { return e.st.Glossary(ctx) }
+func (l LabelService) Glossary(ctx context.Context) ([]GlossaryEntry, error) {
+	return l.e.st.Glossary(ctx)
+}
 
-// SetQueue makes ids the labeling queue, replacing the previous one.
-func (e *Engine) SetQueue(ctx context.Context, ids []string) error { return e.st.SetQueue(ctx, ids) }
+// Set makes ids the labeling queue, replacing the previous one.
+func (q QueueService) Set(ctx context.Context, ids []string) error { return q.e.st.SetQueue(ctx, ids) }

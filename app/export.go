@@ -43,9 +43,10 @@ type ExportResult struct {
 // DIR/report.json over one population: report.json counts exactly the
 // cases written beside it (those linked to a scored trace), each with its
 // own label, whoever wrote its gold.
-func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, error) {
+func (su SuiteService) Export(ctx context.Context, opts ExportOptions) (ExportResult, error) {
+	e := su.e
 	res := ExportResult{CasesPath: filepath.Join(opts.Dir, "cases.jsonl"), ReportPath: filepath.Join(opts.Dir, "report.json")}
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		return res, err
 	}
 	recs, err := e.st.Cases(ctx, opts.All)
@@ -96,7 +97,7 @@ func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, 
 	if e.ReadOnly() {
 		return res, nil
 	}
-	if err := e.RecordReport(ctx, HistoryExport, opts.Dir, res.Reports); err != nil {
+	if err := e.Suite.RecordReport(ctx, HistoryExport, opts.Dir, res.Reports); err != nil {
 		return res, fmt.Errorf("exported to %s, but the report was not recorded in the history: %w", opts.Dir, err)
 	}
 	res.Recorded = true
@@ -106,11 +107,6 @@ func (e *Engine) Export(ctx context.Context, opts ExportOptions) (ExportResult, 
 // writeFiles is store.WriteFilesAtomic; a test makes it stop between
 // the renames, as a crash would.
 var writeFiles = store.WriteFilesAtomic
-
-// Export is Engine.Export for a store and a configuration.
-func Export(ctx context.Context, st *store.Store, cfg scoring.Config, opts ExportOptions) (ExportResult, error) {
-	return engineFor(st, cfg).Export(ctx, opts)
-}
 
 // reportOver builds report.json over exactly recs, reading their traces'
 // stored scores a batch at a time.

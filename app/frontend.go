@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/tracelab-dev/tracelab/agreement"
 	"github.com/tracelab-dev/tracelab/scoring"
 	"github.com/tracelab-dev/tracelab/suite"
 )
@@ -90,4 +91,10 @@ var (
 	ParseOversample = suite.ParseOversample
 	ErrTooFewTraces = suite.ErrTooFewTraces
 	SampleDims      = suite.SampleDims
+)
+
+// Agreement tables: the confusion of two raters, as text and as Markdown.
+var (
+	ConfusionText     = agreement.ConfusionText
+	ConfusionMarkdown = agreement.ConfusionMarkdown
 )

@@ -115,12 +115,12 @@ func TestCheckContractGate(t *testing.T) {
 			approve = append(approve, tc)
 		}
 	}
-	if _, err := ApproveListing(ctx, st, "generic-warehouse", "review", "lead", approve); err != nil {
+	if _, err := approveListing(ctx, st, "generic-warehouse", "review", "lead", approve); err != nil {
 		t.Fatal(err)
 	}
-	eng, _ := New(ctx, st, Files{})
+	eng, _ := newEngine(ctx, st, Files{})
 	approvedDir := filepath.Join(t.TempDir(), "suite")
-	if _, err := eng.Export(ctx, ExportOptions{Dir: approvedDir}); err != nil {
+	if _, err := eng.Suite.Export(ctx, ExportOptions{Dir: approvedDir}); err != nil {
 		t.Fatal(err)
 	}
 	rep = check(filepath.Join(approvedDir, "cases.jsonl"), replay)

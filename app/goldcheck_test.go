@@ -16,7 +16,7 @@ func TestEngineGoldEditsRefuseProblems(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, true, Files{})
 	const tid = "trace_9f31c2"
-	before, err := e.CaseForTrace(ctx, tid)
+	before, err := e.Traces.CaseForTrace(ctx, tid)
 	if err != nil || before == nil {
 		t.Fatalf("case: %v %v", before, err)
 	}
@@ -35,12 +35,12 @@ func TestEngineGoldEditsRefuseProblems(t *testing.T) {
 			"gold.window: end 2026-04-01 is before start 2026-06-30"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := e.EditFields(ctx, tid, "ana", tc.edits...)
+			_, err := e.Labels.EditFields(ctx, tid, "ana", tc.edits...)
 			var ge *GoldError
 			if !errors.As(err, &ge) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want a GoldError containing %q", err, tc.want)
 			}
-			after, _ := e.CaseForTrace(ctx, tid)
+			after, _ := e.Traces.CaseForTrace(ctx, tid)
 			b1, _ := json.Marshal(before.Case)
 			b2, _ := json.Marshal(after.Case)
 			if string(b1) != string(b2) {
@@ -49,17 +49,17 @@ func TestEngineGoldEditsRefuseProblems(t *testing.T) {
 		})
 	}
 	// MarkField goes the same way: forbidding what is required moves it.
-	if _, err := e.EditFields(ctx, tid, "ana", FieldEdit{"gold.required_fields", json.RawMessage(`["orders.total"]`)}); err != nil {
+	if _, err := e.Labels.EditFields(ctx, tid, "ana", FieldEdit{"gold.required_fields", json.RawMessage(`["orders.total"]`)}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.MarkField(ctx, tid, "ana", "orders.total", false)
+	res, err := e.Labels.MarkField(ctx, tid, "ana", "orders.total", false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if g := res.Case.Case.Gold; len(g.RequiredFields) != 0 || !slices.Contains(g.ForbiddenFields, "orders.total") {
 		t.Fatalf("mark forbidden: required %v forbidden %v", g.RequiredFields, g.ForbiddenFields)
 	}
-	if _, err := e.EditFields(ctx, tid, "ana", FieldEdit{"gold.freshness_bound_hours", json.RawMessage("0.5")}); err != nil {
+	if _, err := e.Labels.EditFields(ctx, tid, "ana", FieldEdit{"gold.freshness_bound_hours", json.RawMessage("0.5")}); err != nil {
 		t.Fatalf("a bound of half an hour: %v", err)
 	}
 }

@@ -38,15 +38,15 @@ func TestStoredHashesArePinned(t *testing.T) {
 	// are not UTF-8 in a string and in a raw result, numbers in e notation.
 	files = append(files, "testdata/hashpin_edges.jsonl", "../testdata/cases.jsonl")
 	for _, f := range files {
-		if _, err := ImportFile(ctx, st, f, ImportOptions{}); err != nil {
+		if _, err := importFile(ctx, st, nil, f, ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e, err := New(ctx, st, Files{Lexicon: lexicon})
+	e, err := newEngine(ctx, st, Files{Lexicon: lexicon})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sql.Open("sqlite", path)

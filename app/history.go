@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
 	"github.com/tracelab-dev/tracelab/store"
 )
 
@@ -37,8 +38,8 @@ const (
 
 // ReportHistory returns the newest limit recorded reports (all when
 // limit <= 0), oldest first.
-func (e *Engine) ReportHistory(ctx context.Context, limit int) ([]HistoryEntry, error) {
-	rows, err := e.st.ReportHistory(ctx, limit)
+func (su SuiteService) ReportHistory(ctx context.Context, limit int) ([]HistoryEntry, error) {
+	rows, err := su.e.st.ReportHistory(ctx, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +55,7 @@ func (e *Engine) ReportHistory(ctx context.Context, limit int) ([]HistoryEntry, 
 
 // RecordReport appends reports to the history as made by kind for the
 // suite in folder suiteDir, with the sha256 of the suite.json there.
-func (e *Engine) RecordReport(ctx context.Context, kind, suiteDir string, reports []model.Report) error {
+func (su SuiteService) RecordReport(ctx context.Context, kind, suiteDir string, reports []model.Report) error {
 	sha, err := manifestSHA(suiteDir)
 	if err != nil {
 		return err
@@ -63,7 +64,7 @@ func (e *Engine) RecordReport(ctx context.Context, kind, suiteDir string, report
 	if err := model.WriteReportJSON(&buf, reports); err != nil {
 		return err
 	}
-	_, err = e.st.RecordReport(ctx, store.HistoryEntry{Kind: kind, Suite: suiteDir, ManifestSHA: sha, Report: buf.Bytes()})
+	_, err = su.e.st.RecordReport(ctx, store.HistoryEntry{Kind: kind, Suite: suiteDir, ManifestSHA: sha, Report: buf.Bytes()})
 	return err
 }
 
@@ -77,8 +78,8 @@ func RecordCheckReport(ctx context.Context, db, suitePath string, reports []mode
 		return err
 	}
 	defer st.Close()
-	e := &Engine{st: st} // RecordReport reads the store alone
-	return e.RecordReport(ctx, HistoryCheck, filepath.Dir(suitePath), reports)
+	e := engineOver(st, Files{}, scoring.Config{}) // RecordReport reads the store alone
+	return e.Suite.RecordReport(ctx, HistoryCheck, filepath.Dir(suitePath), reports)
 }
 
 // manifestSHA is the sha256 of dir/suite.json, "" when there is none.

@@ -36,7 +36,7 @@ type ImportOptions struct {
 	// Progress, when set, is called now and then with bytes read so far and
 	// records seen so far.
 	Progress func(bytes int64, records int)
-	// Score makes Engine.Import score the new traces as it writes them,
+	// Score makes ImportService.Reader score the new traces as it writes them,
 	// in the same transaction (see inflight); the rest of what it wrote is
 	// in ImportResult.ToScore, for AfterImport.
 	Score bool
@@ -110,35 +110,36 @@ func (r ImportResult) Summary() string {
 // database is unchanged for that file.
 var ErrRejected = errors.New("rejected")
 
-// ImportFile imports one file into the engine's database (see Import).
-func (e *Engine) ImportFile(ctx context.Context, path string, opts ImportOptions) (ImportResult, error) {
+// File imports one file into the engine's database (see Import).
+func (im ImportService) File(ctx context.Context, path string, opts ImportOptions) (ImportResult, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return ImportResult{File: path}, err
 	}
 	defer f.Close()
-	return e.Import(ctx, f, path, opts)
+	return im.e.Imports.Reader(ctx, f, path, opts)
 }
 
-// Import reads r (named name in messages) into the engine's database;
+// Reader reads r (named name in messages) into the engine's database;
 // with opts.Score it scores the new traces as it goes.
-func (e *Engine) Import(ctx context.Context, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
+func (im ImportService) Reader(ctx context.Context, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
 	var sc *Engine
 	if opts.Score {
-		sc = e
+		sc = im.e
 	}
-	return importInto(ctx, e.st, sc, r, name, opts)
+	return importInto(ctx, im.e.st, sc, r, name, opts)
 }
 
-// ImportFile imports one file in one transaction: either every good record
-// lands (and, without SkipBad, only when there are no bad ones) or nothing does.
-func ImportFile(ctx context.Context, st *store.Store, path string, opts ImportOptions) (ImportResult, error) {
+// importFile imports one file in one transaction: either every good record
+// lands (and, without SkipBad, only when there are no bad ones) or nothing
+// does. With a scoring engine sc the new traces are scored as they go.
+func importFile(ctx context.Context, st *store.Store, sc *Engine, path string, opts ImportOptions) (ImportResult, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return ImportResult{File: path}, err
 	}
 	defer f.Close()
-	return Import(ctx, st, f, path, opts)
+	return importInto(ctx, st, sc, f, path, opts)
 }
 
 // countingReader counts bytes and hashes them as the parser reads.
@@ -157,14 +158,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 		c.onAdv(c.n)
 	}
 	return n, err
-}
-
-// Import reads r (named name in messages) in one transaction. Parsing
-// runs in its own goroutine, a few records ahead of the store's writer,
-// so JSON decoding overlaps with SQLite's work. It scores nothing
-// (opts.Score is the engine's).
-func Import(ctx context.Context, st *store.Store, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
-	return importInto(ctx, st, nil, r, name, opts)
 }
 
 // importInto is Import; with a scoring engine sc, the fresh traces are

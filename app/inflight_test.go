@@ -99,7 +99,7 @@ func importAndScore(t *testing.T, loc string, steps []importStep, during bool) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(ctx, st, Files{Lineage: "../testdata/lineage.json"})
+	e, err := newEngine(ctx, st, Files{Lineage: "../testdata/lineage.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,9 +109,9 @@ func importAndScore(t *testing.T, loc string, steps []importStep, during bool) (
 		opts := ImportOptions{Score: during, Replace: s.replace}
 		var res ImportResult
 		if s.name != "" {
-			res, err = e.Import(ctx, strings.NewReader(s.file), s.name, opts)
+			res, err = e.Imports.Reader(ctx, strings.NewReader(s.file), s.name, opts)
 		} else {
-			res, err = e.ImportFile(ctx, s.file, opts)
+			res, err = e.Imports.File(ctx, s.file, opts)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -124,15 +124,15 @@ func importAndScore(t *testing.T, loc string, steps []importStep, during bool) (
 		if res.Scored+len(res.ToScore) != len(res.Traces) {
 			t.Fatalf("%d scored + %d to score != %d written", res.Scored, len(res.ToScore), len(res.Traces))
 		}
-		if _, err := e.AfterImport(ctx, res.ToScore, false); err != nil {
+		if _, err := e.Imports.AfterImport(ctx, res.ToScore, false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if sum, err := e.ScoreStale(ctx, nil); err != nil || sum.Scored != 0 {
+	if sum, err := e.Scores.ScoreStale(ctx, nil); err != nil || sum.Scored != 0 {
 		t.Fatalf("stale after the imports: %+v %v", sum, err)
 	}
 	var b strings.Builder
-	page, _, err := e.ListTraces(ctx, Query{Limit: 10000})
+	page, _, err := e.Traces.ListTraces(ctx, Query{Limit: 10000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func importAndScore(t *testing.T, loc string, steps []importStep, during bool) (
 		j, _ := json.Marshal(s)
 		b.Write(append(j, '\n'))
 	}
-	err = e.EachResult(ctx, ScopeAll, func(r Result) error {
+	err = e.Scores.EachResult(ctx, ScopeAll, func(r Result) error {
 		j, _ := json.Marshal(r.Score)
 		b.Write(append(j, '\n'))
 		if r.Case != nil {

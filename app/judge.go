@@ -99,12 +99,13 @@ type JudgeResult struct {
 	Judged int
 }
 
-// Judge runs a judge over traces (every trace unless opts.TraceIDs names
+// Run runs a judge over traces (every trace unless opts.TraceIDs names
 // some), scoring what is stale first so each judge sees a current score,
 // and stores each verdict as the judge's label as it comes, opts.Jobs
 // traces at a time. The first trace it cannot judge stops the run (the
 // judges still running are stopped) with a *JudgeError.
-func (e *Engine) Judge(ctx context.Context, opts JudgeOptions) (JudgeResult, error) {
+func (j JudgeService) Run(ctx context.Context, opts JudgeOptions) (JudgeResult, error) {
+	e := j.e
 	name := opts.Name
 	if name == "" {
 		name = JudgeName(opts.Command)
@@ -119,7 +120,7 @@ func (e *Engine) Judge(ctx context.Context, opts JudgeOptions) (JudgeResult, err
 	if opts.MaxOutput <= 0 {
 		opts.MaxOutput = DefaultJudgeMaxOutput
 	}
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		return res, err
 	}
 	ids := opts.TraceIDs
@@ -225,7 +226,7 @@ func (e *Engine) judgeOne(ctx context.Context, opts JudgeOptions, rater, id stri
 		return &JudgeError{Judge: rater, Trace: id, Msg: msg}
 	}
 	rl.Rater = rater
-	return e.PutRaterLabel(ctx, id, rl)
+	return e.Raters.PutRaterLabel(ctx, id, rl)
 }
 
 // parseVerdict reads a judge's stdout: exactly one JudgeVerdict object

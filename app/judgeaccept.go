@@ -36,12 +36,12 @@ func JudgeSource(j RaterLabel) string {
 	return src
 }
 
-// AcceptJudge makes a judge's label (rater judge:NAME, or the first judge
+// Accept makes a judge's label (rater judge:NAME, or the first judge
 // when judge is "") who's own: correct, grounded and the class as the
 // judge gave them, the judge as the source in the label's machine note.
 // One undoable action. A judge that gave no label has nothing to accept.
-func (e *Engine) AcceptJudge(ctx context.Context, traceID, who, judge string) (ActionResult, error) {
-	tr, err := e.Raters(ctx, traceID)
+func (js JudgeService) Accept(ctx context.Context, traceID, who, judge string) (ActionResult, error) {
+	tr, err := js.e.Raters.Of(ctx, traceID)
 	if err != nil {
 		return ActionResult{}, err
 	}
@@ -56,7 +56,7 @@ func (e *Engine) AcceptJudge(ctx context.Context, traceID, who, judge string) (A
 		return ActionResult{}, fmt.Errorf("%s gave no label to accept: %s", j.Rater, j.Rationale)
 	}
 	l := j.Label
-	return e.act(ctx, traceID, who, false, func(*CaseRecord) ([]FieldEdit, error) {
+	return js.e.act(ctx, traceID, who, false, func(*CaseRecord) ([]FieldEdit, error) {
 		var out []FieldEdit
 		if l.Correct != nil {
 			out = append(out, FieldEdit{"label.correct", jsonOf(*l.Correct)})
@@ -77,11 +77,11 @@ func JudgeUnsure(j RaterLabel) bool {
 	return j.Label.Correct == nil || j.Label.Grounded == nil
 }
 
-// JudgeDisagreements lists the traces a judge labeled where it disagrees
+// Disagreements lists the traces a judge labeled where it disagrees
 // with tracelab's suggestion (on correct, grounded or class) or is unsure,
 // by trace id: the queue a person checks first.
-func (e *Engine) JudgeDisagreements(ctx context.Context) ([]string, error) {
-	trs, err := e.RatedCases(ctx)
+func (js JudgeService) Disagreements(ctx context.Context) ([]string, error) {
+	trs, err := js.e.Raters.RatedCases(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -99,12 +99,12 @@ func (e *Engine) JudgeDisagreements(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// QueueJudgeDisagreements makes the judge queue (JudgeDisagreements) the
+// QueueDisagreements makes the judge queue (JudgeDisagreements) the
 // labeling queue, replacing the previous one, and returns its traces.
-func (e *Engine) QueueJudgeDisagreements(ctx context.Context) ([]string, error) {
-	ids, err := e.JudgeDisagreements(ctx)
+func (j JudgeService) QueueDisagreements(ctx context.Context) ([]string, error) {
+	ids, err := j.e.Judges.Disagreements(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return ids, e.st.SetQueue(ctx, ids)
+	return ids, j.e.st.SetQueue(ctx, ids)
 }

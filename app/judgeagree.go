@@ -77,10 +77,10 @@ func JudgeRater(name string) string {
 	return model.JudgePrefix + name
 }
 
-// JudgeAgreement calibrates one judge (NAME or judge:NAME) against people
+// Agreement calibrates one judge (NAME or judge:NAME) against people
 // over the database's rated cases.
-func (e *Engine) JudgeAgreement(ctx context.Context, name string) (JudgeCalibration, error) {
-	trs, err := e.RatedCases(ctx)
+func (js JudgeService) Agreement(ctx context.Context, name string) (JudgeCalibration, error) {
+	trs, err := js.e.Raters.RatedCases(ctx)
 	if err != nil {
 		return JudgeCalibration{}, err
 	}

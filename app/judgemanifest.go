@@ -24,7 +24,7 @@ func (e *Engine) suiteJudges(ctx context.Context, recs []store.CaseRecord) ([]Ma
 	for _, r := range recs {
 		in[r.Case.CaseID] = true
 	}
-	trs, err := e.RatedCases(ctx)
+	trs, err := e.Raters.RatedCases(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -144,15 +144,16 @@ type modelJudge struct {
 	budget *budget
 }
 
-// JudgeModel runs the built-in judge over traces (every trace unless
+// RunModel runs the built-in judge over traces (every trace unless
 // opts.TraceIDs names some), opts.Jobs at a time.
-func (e *Engine) JudgeModel(ctx context.Context, opts ModelJudgeOptions) (ModelJudgeResult, error) {
+func (js JudgeService) RunModel(ctx context.Context, opts ModelJudgeOptions) (ModelJudgeResult, error) {
+	e := js.e
 	j, err := newModelJudge(opts)
 	if err != nil {
 		return ModelJudgeResult{}, err
 	}
 	res := ModelJudgeResult{Rater: j.rater, Model: opts.Model, PromptSHA256: j.prompt.SHA256}
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		return res, err
 	}
 	ids := opts.TraceIDs
@@ -300,7 +301,7 @@ func (j *modelJudge) judgeOne(ctx context.Context, e *Engine, id string) (outcom
 	rl := verdictOf(a)
 	o.noLabel = strings.HasPrefix(rl.Rationale, noLabelPrefix)
 	rl.Rater, rl.Model, rl.PromptSHA256 = j.rater, j.opts.Model, j.prompt.SHA256
-	return o, e.PutRaterLabel(ctx, id, rl)
+	return o, e.Raters.PutRaterLabel(ctx, id, rl)
 }
 
 func (j *modelJudge) outputBound() int {
@@ -351,7 +352,7 @@ func (e *Engine) judgeMessages(ctx context.Context, p *JudgePrompt, id string) (
 	case rec != nil:
 		gold = rec.Case.Gold
 	default:
-		sugg, err := e.SuggestGold(ctx, id)
+		sugg, err := e.Scores.SuggestGold(ctx, id)
 		if err != nil {
 			return "", "", err
 		}

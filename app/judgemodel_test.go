@@ -83,7 +83,7 @@ func TestJudgeModelOpenAIStructured(t *testing.T) {
 	t.Setenv("TRACELAB_TEST_KEY", "sk-test-123")
 	opts := fastOpts(cs, "gpt-4o-mini")
 	opts.APIKeyEnv = "TRACELAB_TEST_KEY"
-	res, err := e.JudgeModel(ctx, opts)
+	res, err := e.Judges.RunModel(ctx, opts)
 	if err != nil || res.Judged != 32 || res.Cached != 0 || res.NoLabel != 0 || res.Rater != "judge:gpt-4o-mini" {
 		t.Fatalf("first run: %+v %v", res, err)
 	}
@@ -102,7 +102,7 @@ func TestJudgeModelOpenAIStructured(t *testing.T) {
 	if len(msgs) != 2 {
 		t.Fatalf("messages: %v", msgs)
 	}
-	tr, err := e.Raters(ctx, "trace_9f31c2")
+	tr, err := e.Raters.Of(ctx, "trace_9f31c2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestJudgeModelOpenAIStructured(t *testing.T) {
 		j.Model != "gpt-4o-mini" || j.PromptSHA256 != p.SHA256 || !strings.Contains(j.Rationale, "subscription_status") {
 		t.Fatalf("judge label: %+v", j)
 	}
-	res, err = e.JudgeModel(ctx, opts)
+	res, err = e.Judges.RunModel(ctx, opts)
 	if err != nil || res.Cached != 32 || res.USD != 0 || cs.calls() != 32 {
 		t.Errorf("rerun: %+v %v, %d calls", res, err, cs.calls())
 	}
@@ -172,18 +172,18 @@ func TestJudgeModelPlainFallback(t *testing.T) {
 	})
 	opts := fastOpts(cs, "llama3.1:8b")
 	opts.Jobs, opts.TraceIDs = 1, []string{"trace_9f31c2", "trace_5c0d91"}
-	res, err := e.JudgeModel(ctx, opts)
+	res, err := e.Judges.RunModel(ctx, opts)
 	if err != nil || res.Judged != 2 || res.NoLabel != 1 || res.USD != 0 {
 		t.Fatalf("run: %+v %v", res, err)
 	}
 	if cs.calls() != 3 || cs.bodies[2]["response_format"] != nil {
 		t.Errorf("%d calls; the third asked %v", cs.calls(), cs.bodies[2]["response_format"])
 	}
-	tr, _ := e.Raters(ctx, "trace_9f31c2")
+	tr, _ := e.Raters.Of(ctx, "trace_9f31c2")
 	if j := tr.Rater("judge:llama3.1:8b"); j == nil || classStr(j.Label.FailureClass) != "temporal" {
 		t.Errorf("fenced verdict: %+v", j)
 	}
-	tr, _ = e.Raters(ctx, "trace_5c0d91")
+	tr, _ = e.Raters.Of(ctx, "trace_5c0d91")
 	j := tr.Rater("judge:llama3.1:8b")
 	if j == nil || j.Label != (model.Label{}) || !strings.HasPrefix(j.Rationale, "no label, because the answer is not a verdict") {
 		t.Errorf("prose answer: %+v", j)
@@ -208,7 +208,7 @@ func TestJudgeModelFailures(t *testing.T) {
 		})
 		opts := fastOpts(cs, "gpt-4o-mini")
 		opts.TraceIDs, opts.Name = one, "retry"
-		res, err := e.JudgeModel(ctx, opts)
+		res, err := e.Judges.RunModel(ctx, opts)
 		if err != nil || res.Judged != 1 || cs.calls() != 3 {
 			t.Fatalf("%+v %v, %d calls", res, err, cs.calls())
 		}
@@ -220,7 +220,7 @@ func TestJudgeModelFailures(t *testing.T) {
 		})
 		opts := fastOpts(cs, "gpt-4o-mini")
 		opts.TraceIDs, opts.Name = one, "down"
-		_, err := e.JudgeModel(ctx, opts)
+		_, err := e.Judges.RunModel(ctx, opts)
 		var je *JudgeError
 		if !errors.As(err, &je) || !strings.Contains(err.Error(), "502") || !strings.Contains(err.Error(), "after 3 tries") || cs.calls() != 3 {
 			t.Fatalf("%v, %d calls", err, cs.calls())
@@ -231,11 +231,11 @@ func TestJudgeModelFailures(t *testing.T) {
 		cs := newChatServer(t, reply(t, "openai-refusal.json"))
 		opts := fastOpts(cs, "gpt-4o")
 		opts.TraceIDs, opts.Name = one, "refuses"
-		res, err := e.JudgeModel(ctx, opts)
+		res, err := e.Judges.RunModel(ctx, opts)
 		if err != nil || res.NoLabel != 1 {
 			t.Fatalf("%+v %v", res, err)
 		}
-		tr, _ := e.Raters(ctx, one[0])
+		tr, _ := e.Raters.Of(ctx, one[0])
 		j := tr.Rater("judge:refuses")
 		if j == nil || j.Label != (model.Label{}) || j.Rationale != "no label, because the model refused: I'm sorry, I can't assist with that request." {
 			t.Errorf("%+v", j)
@@ -248,7 +248,7 @@ func TestJudgeModelFailures(t *testing.T) {
 		})
 		opts := fastOpts(cs, "gpt-4o-mini")
 		opts.TraceIDs, opts.Name = one, "malformed"
-		_, err := e.JudgeModel(ctx, opts)
+		_, err := e.Judges.RunModel(ctx, opts)
 		var je *JudgeError
 		if !errors.As(err, &je) || !strings.Contains(err.Error(), "not a Chat Completions response") {
 			t.Fatalf("%v", err)
@@ -261,12 +261,12 @@ func TestJudgeModelFailures(t *testing.T) {
 		})
 		opts := fastOpts(cs, "gpt-4o-mini")
 		opts.TraceIDs, opts.Name, opts.Timeout, opts.Retries = one, "slow", 50*time.Millisecond, 1
-		_, err := e.JudgeModel(ctx, opts)
+		_, err := e.Judges.RunModel(ctx, opts)
 		var je *JudgeError
 		if !errors.As(err, &je) || !strings.Contains(err.Error(), "no answer within 50ms (after 2 tries)") {
 			t.Fatalf("%v", err)
 		}
-		tr, _ := e.Raters(ctx, one[0])
+		tr, _ := e.Raters.Of(ctx, one[0])
 		if tr.Rater("judge:slow") != nil {
 			t.Error("a timeout stored a label")
 		}
@@ -280,12 +280,12 @@ func TestJudgeModelFailures(t *testing.T) {
 		t.Setenv("TRACELAB_TEST_KEY", "sk-secret-987")
 		opts := fastOpts(cs, "gpt-4o-mini")
 		opts.TraceIDs, opts.Name, opts.APIKeyEnv = one, "badkey", "TRACELAB_TEST_KEY"
-		_, err := e.JudgeModel(ctx, opts)
+		_, err := e.Judges.RunModel(ctx, opts)
 		if err == nil || strings.Contains(err.Error(), "sk-secret-987") || !strings.Contains(err.Error(), "401") || cs.calls() != 1 {
 			t.Fatalf("%v, %d calls", err, cs.calls())
 		}
 		opts.APIKeyEnv = "TRACELAB_TEST_UNSET_KEY"
-		if _, err := e.JudgeModel(ctx, opts); err == nil || !strings.Contains(err.Error(), "TRACELAB_TEST_UNSET_KEY") {
+		if _, err := e.Judges.RunModel(ctx, opts); err == nil || !strings.Contains(err.Error(), "TRACELAB_TEST_UNSET_KEY") {
 			t.Errorf("unset key: %v", err)
 		}
 	})
@@ -303,7 +303,7 @@ func TestJudgeModelBudget(t *testing.T) {
 	// A call costs 1843*0.15e-6 + 41*0.6e-6 = 0.00030105; it is booked
 	// beforehand at its bound (prompt bytes/3 in, 100 out).
 	opts.MaxUSD = 0.003
-	res, err := e.JudgeModel(ctx, opts)
+	res, err := e.Judges.RunModel(ctx, opts)
 	var bs *BudgetStop
 	if !errors.As(err, &bs) || res.Budget == nil || res.Judged == 0 || res.Judged >= 32 || res.USD > opts.MaxUSD {
 		t.Fatalf("%+v %v", res, err)
@@ -313,12 +313,12 @@ func TestJudgeModelBudget(t *testing.T) {
 	}
 	first := res.Judged
 	opts.MaxUSD = 1
-	res, err = e.JudgeModel(ctx, opts)
+	res, err = e.Judges.RunModel(ctx, opts)
 	if err != nil || res.Cached != first || cs.calls() != 32 {
 		t.Errorf("rerun: %+v %v, %d calls", res, err, cs.calls())
 	}
 	opts.Model = "no-such-model-anywhere"
-	if _, err := e.JudgeModel(ctx, opts); err == nil || !strings.Contains(err.Error(), "no price") {
+	if _, err := e.Judges.RunModel(ctx, opts); err == nil || !strings.Contains(err.Error(), "no price") {
 		t.Errorf("unpriced model under a budget: %v", err)
 	}
 }
@@ -334,7 +334,7 @@ func TestJudgeModelTokenBudget(t *testing.T) {
 	// Each call is booked at its bound (prompt bytes/3 in, 100 out) and
 	// settled at the usage the answer reports (1843 in, 41 out).
 	opts.MaxTokens = 20000
-	res, err := e.JudgeModel(ctx, opts)
+	res, err := e.Judges.RunModel(ctx, opts)
 	var bs *BudgetStop
 	if !errors.As(err, &bs) || !bs.ByTokens || res.Judged == 0 || res.Judged >= 32 || res.Tokens > opts.MaxTokens {
 		t.Fatalf("%+v %v", res, err)
@@ -344,7 +344,7 @@ func TestJudgeModelTokenBudget(t *testing.T) {
 		t.Errorf("%+v %+v: %v", res, bs, err)
 	}
 	opts.MaxTokens = 0
-	if res, err = e.JudgeModel(ctx, opts); err != nil || cs.calls() != 32 {
+	if res, err = e.Judges.RunModel(ctx, opts); err != nil || cs.calls() != 32 {
 		t.Errorf("rerun without a budget: %+v %v, %d calls", res, err, cs.calls())
 	}
 }

@@ -159,24 +159,27 @@ func jsonOf(v any) json.RawMessage {
 }
 
 // ToggleCorrect flips label.correct as stored (unset becomes true).
-func (e *Engine) ToggleCorrect(ctx context.Context, traceID, who string) (ActionResult, error) {
-	return e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
-		return []FieldEdit{{"label.correct", jsonOf(flip(rec.Case.Label.Correct))}}, nil
-	})
+func (l LabelService) ToggleCorrect(ctx context.Context, traceID, who string) (ActionResult, error) {
+	return l.toggle(ctx, traceID, who, "label.correct", func(lb model.Label) *bool { return lb.Correct })
 }
 
 // ToggleGrounded flips label.grounded as stored (unset becomes true).
-func (e *Engine) ToggleGrounded(ctx context.Context, traceID, who string) (ActionResult, error) {
-	return e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
-		return []FieldEdit{{"label.grounded", jsonOf(flip(rec.Case.Label.Grounded))}}, nil
+func (l LabelService) ToggleGrounded(ctx context.Context, traceID, who string) (ActionResult, error) {
+	return l.toggle(ctx, traceID, who, "label.grounded", func(lb model.Label) *bool { return lb.Grounded })
+}
+
+// toggle flips one yes/no field of the label as stored (unset becomes true).
+func (l LabelService) toggle(ctx context.Context, traceID, who, field string, of func(model.Label) *bool) (ActionResult, error) {
+	return l.e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
+		return []FieldEdit{{field, jsonOf(flip(of(rec.Case.Label)))}}, nil
 	})
 }
 
 func flip(b *bool) bool { return b == nil || !*b }
 
 // SetClass sets the failure class (nil: none).
-func (e *Engine) SetClass(ctx context.Context, traceID, who string, c *model.FailureClass) (ActionResult, error) {
-	return e.act(ctx, traceID, who, false, func(*CaseRecord) ([]FieldEdit, error) {
+func (l LabelService) SetClass(ctx context.Context, traceID, who string, c *model.FailureClass) (ActionResult, error) {
+	return l.e.act(ctx, traceID, who, false, func(*CaseRecord) ([]FieldEdit, error) {
 		return []FieldEdit{{"label.failure_class", jsonOf(c)}}, nil
 	})
 }
@@ -184,8 +187,8 @@ func (e *Engine) SetClass(ctx context.Context, traceID, who string, c *model.Fai
 // MarkField makes a field required (or forbidden) in the gold, taking it
 // out of the other list; marking a field that already has that status
 // clears it. Computed from the stored gold.
-func (e *Engine) MarkField(ctx context.Context, traceID, who, field string, required bool) (ActionResult, error) {
-	return e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
+func (l LabelService) MarkField(ctx context.Context, traceID, who, field string, required bool) (ActionResult, error) {
+	return l.e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
 		return markField(rec.Case.Gold, field, required), nil
 	})
 }
@@ -218,8 +221,8 @@ func markField(g model.Gold, f string, req bool) []FieldEdit {
 }
 
 // EditFields sets several fields as one action (the gold editor's save).
-func (e *Engine) EditFields(ctx context.Context, traceID, who string, edits ...FieldEdit) (ActionResult, error) {
-	return e.act(ctx, traceID, who, false, func(*CaseRecord) ([]FieldEdit, error) { return edits, nil })
+func (l LabelService) EditFields(ctx context.Context, traceID, who string, edits ...FieldEdit) (ActionResult, error) {
+	return l.e.act(ctx, traceID, who, false, func(*CaseRecord) ([]FieldEdit, error) { return edits, nil })
 }
 
 // suggestedGoldFields are the gold fields a suggestion can fill.
@@ -231,7 +234,8 @@ var suggestedGoldFields = []string{"gold.required_fields", "gold.forbidden_field
 // theirs), scores the trace on that gold, and sets correct, grounded and
 // the class from that score, so the label agrees with the gold it was
 // accepted with. The scorer's evidence goes to label.machine_note.
-func (e *Engine) AcceptSuggestion(ctx context.Context, traceID, who string) (ActionResult, error) {
+func (l LabelService) AcceptSuggestion(ctx context.Context, traceID, who string) (ActionResult, error) {
+	e := l.e
 	defer e.fg.enter()()
 	unlock := e.cases.lock(traceID)
 	defer unlock()
@@ -320,10 +324,10 @@ func LabelProblems(l model.Label, score *TraceScore) []string {
 // Confirm marks a trace's case confirmed, after checking its label as
 // stored: with problems (see LabelProblems) and force unset, nothing is
 // written and the error is an *IncompleteError.
-func (e *Engine) ConfirmLabel(ctx context.Context, traceID, who string, force bool) (ActionResult, error) {
+func (l LabelService) ConfirmLabel(ctx context.Context, traceID, who string, force bool) (ActionResult, error) {
 	var score *TraceScore
 	if !force {
-		raw, err := e.st.Score(ctx, traceID)
+		raw, err := l.e.st.Score(ctx, traceID)
 		if err != nil {
 			return ActionResult{}, err
 		}
@@ -334,7 +338,7 @@ func (e *Engine) ConfirmLabel(ctx context.Context, traceID, who string, force bo
 		}
 	}
 	reviewed := ""
-	res, err := e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
+	res, err := l.e.act(ctx, traceID, who, false, func(rec *CaseRecord) ([]FieldEdit, error) {
 		if p := LabelProblems(rec.Case.Label, score); len(p) > 0 && !force {
 			return nil, &IncompleteError{Missing: p}
 		}
@@ -344,21 +348,21 @@ func (e *Engine) ConfirmLabel(ctx context.Context, traceID, who string, force bo
 		return []FieldEdit{{"status", jsonOf(model.StatusConfirmed)}}, nil
 	})
 	if err == nil && reviewed != "" {
-		err = e.st.ClearReview(ctx, traceID)
+		err = l.e.st.ClearReview(ctx, traceID)
 	}
 	return res, err
 }
 
-// UndoAction undoes who's last action on a trace's case, every field it
+// Undo undoes who's last action on a trace's case, every field it
 // changed (ErrNothingToUndo when there is none).
-func (e *Engine) UndoAction(ctx context.Context, traceID, who string) (ActionResult, error) {
-	return e.revert(ctx, traceID, who, e.st.UndoGroup)
+func (l LabelService) Undo(ctx context.Context, traceID, who string) (ActionResult, error) {
+	return l.e.revert(ctx, traceID, who, l.e.st.UndoGroup)
 }
 
-// RedoAction redoes who's last undone action (ErrNothingToRedo when they
+// Redo redoes who's last undone action (ErrNothingToRedo when they
 // undid nothing since their last edit).
-func (e *Engine) RedoAction(ctx context.Context, traceID, who string) (ActionResult, error) {
-	return e.revert(ctx, traceID, who, e.st.RedoGroup)
+func (l LabelService) Redo(ctx context.Context, traceID, who string) (ActionResult, error) {
+	return l.e.revert(ctx, traceID, who, l.e.st.RedoGroup)
 }
 
 func (e *Engine) revert(ctx context.Context, traceID, who string, fn func(context.Context, string, string) (store.Group, error)) (ActionResult, error) {

@@ -17,13 +17,13 @@ import (
 func labelEngine(t *testing.T) *Engine {
 	t.Helper()
 	st := openTestdata(t, false)
-	e, err := New(context.Background(), st, Files{Lineage: "../testdata/lineage.json"})
+	e, err := newEngine(context.Background(), st, Files{Lineage: "../testdata/lineage.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.SetPolicy(policy(t))
 	t.Cleanup(e.stopBackground) // before the store closes (cleanups run last first)
-	if _, err := e.Rescore(context.Background(), nil, nil); err != nil {
+	if _, err := e.Scores.Rescore(context.Background(), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -36,12 +36,12 @@ func groundPeers(t *testing.T, e *Engine) {
 	t.Helper()
 	ctx := context.Background()
 	for _, id := range []string{"trace_3a6e0f", "trace_4be07a"} {
-		for _, f := range []func(context.Context, string, string) (ActionResult, error){e.ToggleGrounded, e.ToggleCorrect} {
+		for _, f := range []func(context.Context, string, string) (ActionResult, error){e.Labels.ToggleGrounded, e.Labels.ToggleCorrect} {
 			if _, err := f(ctx, id, "peer"); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := e.ConfirmLabel(ctx, id, "peer", true); err != nil {
+		if _, err := e.Labels.ConfirmLabel(ctx, id, "peer", true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -74,23 +74,23 @@ func TestAcceptSuggestionIsConsistent(t *testing.T) {
 			e := labelEngine(t)
 			// Before its peers are confirmed: the score the case's suggestion
 			// then stands on is what accepting the peers' suggestion changes.
-			unpeered, err := e.ScoreOf(ctx, id)
+			unpeered, err := e.Scores.Of(ctx, id)
 			if err != nil || unpeered == nil {
 				t.Fatalf("score of %s: %v", id, err)
 			}
 			groundPeers(t, e)
-			before, err := e.ScoreOf(ctx, id)
+			before, err := e.Scores.Of(ctx, id)
 			if err != nil || before == nil || before.SuggestedGold == nil || len(before.SuggestedGold.RequiredFields) == 0 {
 				t.Fatalf("no gold suggested for %s: %v", id, err)
 			}
-			res, err := e.AcceptSuggestion(ctx, id, "ann")
+			res, err := e.Labels.AcceptSuggestion(ctx, id, "ann")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if res.Group == 0 || len(res.Changed) < 2 {
 				t.Fatalf("accept changed %v in group %d", res.Changed, res.Group)
 			}
-			sc, err := e.ScoreOf(ctx, id)
+			sc, err := e.Scores.Of(ctx, id)
 			if err != nil || sc == nil {
 				t.Fatalf("score: %v", err)
 			}
@@ -107,14 +107,14 @@ func TestAcceptSuggestionIsConsistent(t *testing.T) {
 			if l.Note != "" {
 				t.Errorf("machine text in the human note: %q", l.Note)
 			}
-			again, err := e.AcceptSuggestion(ctx, id, "ann")
+			again, err := e.Labels.AcceptSuggestion(ctx, id, "ann")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if again.Group != 0 {
 				t.Errorf("second accept changed %v", again.Changed)
 			}
-			evs, err := e.Events(ctx, res.Case.Case.CaseID)
+			evs, err := e.Traces.Events(ctx, res.Case.Case.CaseID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +138,7 @@ func TestUndoRedoActions(t *testing.T) {
 	groundPeers(t, e)
 	id := "trace_9f31c2"
 	state := func() string {
-		rec, err := e.CaseForTrace(ctx, id)
+		rec, err := e.Traces.CaseForTrace(ctx, id)
 		if err != nil || rec == nil {
 			t.Fatalf("case: %v", err)
 		}
@@ -152,48 +152,48 @@ func TestUndoRedoActions(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	res, err := e.AcceptSuggestion(ctx, id, "ann")
+	res, err := e.Labels.AcceptSuggestion(ctx, id, "ann")
 	step("accept", res, err)
 	accepted := state()
-	rec, _ := e.CaseForTrace(ctx, id)
+	rec, _ := e.Traces.CaseForTrace(ctx, id)
 	if len(rec.Case.Gold.ForbiddenFields) == 0 {
 		t.Fatal("the suggestion for trace_9f31c2 forbids no field; the test needs one")
 	}
 	f := rec.Case.Gold.ForbiddenFields[0]
 	// Forbidden to required: two fields in one action.
-	res, err = e.MarkField(ctx, id, "ann", f, true)
+	res, err = e.Labels.MarkField(ctx, id, "ann", f, true)
 	step("mark", res, err)
 	if len(res.Changed) != 2 {
 		t.Fatalf("marking a forbidden field required changed %v", res.Changed)
 	}
 	marked := state()
-	res, err = e.UndoAction(ctx, id, "ann")
+	res, err = e.Labels.Undo(ctx, id, "ann")
 	step("undo", res, err)
 	if got := state(); got != accepted || res.Action != "undo" || len(res.Changed) != 2 {
 		t.Fatalf("after undo %s (changed %v), want %s", got, res.Changed, accepted)
 	}
-	res, err = e.RedoAction(ctx, id, "ann")
+	res, err = e.Labels.Redo(ctx, id, "ann")
 	step("redo", res, err)
 	if got := state(); got != marked {
 		t.Fatalf("after redo %s, want %s", got, marked)
 	}
-	res, err = e.UndoAction(ctx, id, "ann")
+	res, err = e.Labels.Undo(ctx, id, "ann")
 	step("undo the redo", res, err)
 	if got := state(); got != accepted {
 		t.Fatalf("after undoing the redo %s, want %s", got, accepted)
 	}
-	res, err = e.UndoAction(ctx, id, "ann")
+	res, err = e.Labels.Undo(ctx, id, "ann")
 	step("undo accept", res, err)
-	if rec, _ := e.CaseForTrace(ctx, id); rec.Case.Label.Correct != nil {
+	if rec, _ := e.Traces.CaseForTrace(ctx, id); rec.Case.Label.Correct != nil {
 		t.Errorf("undoing the accept left correct %s", boolStr(rec.Case.Label.Correct))
 	}
-	res, err = e.ToggleCorrect(ctx, id, "ann")
+	res, err = e.Labels.ToggleCorrect(ctx, id, "ann")
 	step("toggle", res, err)
-	if _, err := e.RedoAction(ctx, id, "ann"); !errors.Is(err, ErrNothingToRedo) {
+	if _, err := e.Labels.Redo(ctx, id, "ann"); !errors.Is(err, ErrNothingToRedo) {
 		t.Errorf("redo after a new edit: %v, want ErrNothingToRedo", err)
 	}
 	// Someone else's actions are theirs to undo.
-	if _, err := e.UndoAction(ctx, id, "bob"); !errors.Is(err, ErrNothingToUndo) {
+	if _, err := e.Labels.Undo(ctx, id, "bob"); !errors.Is(err, ErrNothingToUndo) {
 		t.Errorf("undo by another labeler: %v", err)
 	}
 }
@@ -233,7 +233,7 @@ func TestActionsSerializePerCase(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					_, err := e.ToggleCorrect(ctx, id, "ann")
+					_, err := e.Labels.ToggleCorrect(ctx, id, "ann")
 					errs <- err
 				}()
 			}
@@ -249,7 +249,7 @@ func TestActionsSerializePerCase(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			rec, err := e.CaseForTrace(ctx, id)
+			rec, err := e.Traces.CaseForTrace(ctx, id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -257,7 +257,7 @@ func TestActionsSerializePerCase(t *testing.T) {
 			if got := boolStr(rec.Case.Label.Correct); got != "no" {
 				t.Errorf("after 10 toggles correct is %s, want no", got)
 			}
-			evs, _ := e.Events(ctx, rec.Case.CaseID)
+			evs, _ := e.Traces.Events(ctx, rec.Case.CaseID)
 			if len(evs) != 10 {
 				t.Errorf("%d events, want 10", len(evs))
 			}
@@ -289,15 +289,15 @@ func TestConfirmLabelChecks(t *testing.T) {
 	}
 	e := labelEngine(t)
 	id := "trace_e7c3b5"
-	if _, err := e.ConfirmLabel(ctx, id, "ann", false); err == nil {
+	if _, err := e.Labels.ConfirmLabel(ctx, id, "ann", false); err == nil {
 		t.Fatal("confirmed a label with correct unknown")
 	} else if missing, ok := IsIncomplete(err); !ok || len(missing) == 0 {
 		t.Fatalf("error %v is not an IncompleteError", err)
 	}
-	if rec, _ := e.CaseForTrace(ctx, id); rec != nil && rec.Status == model.StatusConfirmed {
+	if rec, _ := e.Traces.CaseForTrace(ctx, id); rec != nil && rec.Status == model.StatusConfirmed {
 		t.Fatal("a refused confirm wrote the status")
 	}
-	res, err := e.ConfirmLabel(ctx, id, "ann", true)
+	res, err := e.Labels.ConfirmLabel(ctx, id, "ann", true)
 	if err != nil || res.Case.Status != model.StatusConfirmed {
 		t.Fatalf("forced confirm: %v %+v", err, res.Case)
 	}
@@ -315,7 +315,7 @@ func TestEvaluateOneMatchesEvaluate(t *testing.T) {
 	}
 	check := func(when string) {
 		for _, id := range ids {
-			rs, err := Evaluate(ctx, e.st, e.Config(), []string{id}, nil)
+			rs, err := engineOver(e.st, Files{}, e.Config()).evaluate(ctx, []string{id}, nil)
 			if err != nil || len(rs) != 1 {
 				t.Fatalf("Evaluate %s: %v", id, err)
 			}
@@ -340,7 +340,7 @@ func TestEvaluateOneMatchesEvaluate(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after confirms")
-	if sg, _ := e.SuggestGold(ctx, "trace_e7c3b5"); sg == nil || len(sg.Gold.RequiredFields) == 0 {
+	if sg, _ := e.Scores.SuggestGold(ctx, "trace_e7c3b5"); sg == nil || len(sg.Gold.RequiredFields) == 0 {
 		t.Errorf("the peer confirmed after the index was built does not reach trace_e7c3b5's suggestion: %+v", sg)
 	}
 }

@@ -24,12 +24,12 @@ type LiveResult struct {
 
 // IngestLive is StoreLive then ScoreLive: the batch's spans and traces
 // committed, then those traces rescored.
-func (e *Engine) IngestLive(ctx context.Context, file string, spans []LiveSpan) (LiveResult, error) {
-	res, err := e.StoreLive(ctx, file, spans)
+func (ims ImportService) IngestLive(ctx context.Context, file string, spans []LiveSpan) (LiveResult, error) {
+	res, err := ims.StoreLive(ctx, file, spans)
 	if err != nil || len(res.Traces) == 0 {
 		return res, err
 	}
-	res.Scored, err = e.ScoreLive(ctx, res.Traces)
+	res.Scored, err = ims.ScoreLive(ctx, res.Traces)
 	return res, err
 }
 
@@ -39,7 +39,8 @@ func (e *Engine) IngestLive(ctx context.Context, file string, spans []LiveSpan) 
 // committed (res.Traces lists those written, for ScoreLive). A trace whose
 // case a person confirmed keeps that label; its case says what the new
 // spans changed, for review. file names the source ("otlp").
-func (e *Engine) StoreLive(ctx context.Context, file string, spans []LiveSpan) (LiveResult, error) {
+func (ims ImportService) StoreLive(ctx context.Context, file string, spans []LiveSpan) (LiveResult, error) {
+	e := ims.e
 	res := LiveResult{Spans: len(spans)}
 	im, err := e.st.BeginLive(ctx, file)
 	if err != nil {
@@ -79,11 +80,11 @@ func (e *Engine) StoreLive(ctx context.Context, file string, spans []LiveSpan) (
 // ScoreLive rescores the traces StoreLive wrote (and nothing else): a
 // receiver runs it apart from the commits, so a sender's acknowledgement
 // waits for its spans to be stored, not scored.
-func (e *Engine) ScoreLive(ctx context.Context, traceIDs []string) (int, error) {
-	if _, err := FillSemantic(ctx, e.st); err != nil {
+func (ims ImportService) ScoreLive(ctx context.Context, traceIDs []string) (int, error) {
+	if _, err := fillSemantic(ctx, ims.e.st); err != nil {
 		return 0, err
 	}
-	sum, err := e.ScoreTraces(ctx, traceIDs, nil)
+	sum, err := ims.e.Scores.ScoreTraces(ctx, traceIDs, nil)
 	return sum.Scored, err
 }
 
@@ -181,13 +182,15 @@ func liveChange(old, t *model.Trace, spans int) string {
 
 // Review is what changed in a trace since a person confirmed its case
 // ("" when nothing did).
-func (e *Engine) Review(ctx context.Context, traceID string) (string, error) {
-	return e.st.Review(ctx, traceID)
+func (t TraceService) Review(ctx context.Context, traceID string) (string, error) {
+	return t.e.st.Review(ctx, traceID)
 }
 
 // ChangeMark differs after anyone, this process or another, added,
 // replaced or scored a trace: the workbench polls it.
-func (e *Engine) ChangeMark(ctx context.Context) ([3]int64, error) { return e.st.ChangeMark(ctx) }
+func (t TraceService) ChangeMark(ctx context.Context) ([3]int64, error) {
+	return t.e.st.ChangeMark(ctx)
+}
 
 // CheckLiveSpan says whether a span record reads as OTLP JSON (nil when
 // it does), before a receiver stores it.

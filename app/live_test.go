@@ -43,36 +43,36 @@ func testIngestLiveConfirmed(t *testing.T, loc string) {
 	}
 	defer e.Close()
 	const tid, other = "5b8efff798038103d269b633813fc60c", "6b8efff798038103d269b633813fc60c"
-	res, err := e.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "eee19b7ec3c1b174", 1, "42"), liveChat(other, "eee19b7ec3c1b174", 1, "7")})
+	res, err := e.Imports.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "eee19b7ec3c1b174", 1, "42"), liveChat(other, "eee19b7ec3c1b174", 1, "7")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Traces) != 2 || res.Scored < 2 {
 		t.Fatalf("first batch: %+v", res)
 	}
-	if _, err := e.EditFields(ctx, tid, "ana", FieldEdit{"label.correct", json.RawMessage("true")}); err != nil {
+	if _, err := e.Labels.EditFields(ctx, tid, "ana", FieldEdit{"label.correct", json.RawMessage("true")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.ConfirmLabel(ctx, tid, "ana", true); err != nil {
+	if _, err := e.Labels.ConfirmLabel(ctx, tid, "ana", true); err != nil {
 		t.Fatal(err)
 	}
-	before, err := e.CaseForTrace(ctx, tid)
+	before, err := e.Traces.CaseForTrace(ctx, tid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A later chat span answers differently: the trace changes.
-	res, err = e.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "fff19b7ec3c1b174", 2, "43"), liveChat(other, "fff19b7ec3c1b174", 2, "8")})
+	res, err = e.Imports.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "fff19b7ec3c1b174", 2, "43"), liveChat(other, "fff19b7ec3c1b174", 2, "8")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Traces) != 2 || len(res.Review) != 1 || res.Review[0] != tid {
 		t.Fatalf("second batch: %+v", res)
 	}
-	tr, err := e.Trace(ctx, tid)
+	tr, err := e.Traces.Trace(ctx, tid)
 	if err != nil || tr.FinalAnswer() != "43" {
 		t.Fatalf("trace not rebuilt: %v %q", err, tr.FinalAnswer())
 	}
-	after, err := e.CaseForTrace(ctx, tid)
+	after, err := e.Traces.CaseForTrace(ctx, tid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,11 +84,11 @@ func testIngestLiveConfirmed(t *testing.T, loc string) {
 	if string(bl) != string(al) {
 		t.Fatalf("label changed by new spans:\n%s\n%s", bl, al)
 	}
-	why, err := e.Review(ctx, tid)
+	why, err := e.Traces.Review(ctx, tid)
 	if err != nil || !strings.Contains(why, "final answer changed") || !strings.Contains(why, "2 span(s)") {
 		t.Fatalf("review = %q, %v", why, err)
 	}
-	if why, _ := e.Review(ctx, other); why != "" {
+	if why, _ := e.Traces.Review(ctx, other); why != "" {
 		t.Fatalf("unconfirmed trace got a review note %q", why)
 	}
 	// The note reaches the readers: the case record (the trace screen) and
@@ -96,7 +96,7 @@ func testIngestLiveConfirmed(t *testing.T, loc string) {
 	if after.Review != why {
 		t.Fatalf("case record review = %q, want %q", after.Review, why)
 	}
-	rows, _, err := e.ListTraces(ctx, Query{})
+	rows, _, err := e.Traces.ListTraces(ctx, Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,15 +106,15 @@ func testIngestLiveConfirmed(t *testing.T, loc string) {
 		}
 	}
 	// The same spans again (an exporter's retry) change nothing.
-	res, err = e.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "fff19b7ec3c1b174", 2, "43")})
+	res, err = e.Imports.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "fff19b7ec3c1b174", 2, "43")})
 	if err != nil || len(res.Traces) != 0 {
 		t.Fatalf("retry: %+v %v", res, err)
 	}
 	// Confirming again is the person saying they looked: the note goes.
-	if _, err := e.ConfirmLabel(ctx, tid, "ana", true); err != nil {
+	if _, err := e.Labels.ConfirmLabel(ctx, tid, "ana", true); err != nil {
 		t.Fatal(err)
 	}
-	if why, _ := e.Review(ctx, tid); why != "" {
+	if why, _ := e.Traces.Review(ctx, tid); why != "" {
 		t.Fatalf("review note %q kept after the case was confirmed again", why)
 	}
 }

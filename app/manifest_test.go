@@ -19,12 +19,12 @@ func exportSuite(t *testing.T, files Files) string {
 	t.Helper()
 	st := openTestdata(t, true)
 	ctx := context.Background()
-	eng, err := New(ctx, st, files)
+	eng, err := newEngine(ctx, st, files)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "suite")
-	ex, err := eng.Export(ctx, ExportOptions{Dir: dir})
+	ex, err := eng.Suite.Export(ctx, ExportOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,12 +149,12 @@ func TestSuiteFiles(t *testing.T) {
 func TestExportStoppedBetweenTheRenames(t *testing.T) {
 	st := openTestdata(t, true)
 	ctx := context.Background()
-	eng, err := New(ctx, st, Files{})
+	eng, err := newEngine(ctx, st, Files{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "suite")
-	if _, err := eng.Export(ctx, ExportOptions{Dir: dir}); err != nil {
+	if _, err := eng.Suite.Export(ctx, ExportOptions{Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	casesPath, reportPath := filepath.Join(dir, "cases.jsonl"), filepath.Join(dir, "report.json")
@@ -168,7 +168,7 @@ func TestExportStoppedBetweenTheRenames(t *testing.T) {
 		{"after both, before suite.json", 2, reportPath + " has sha256"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := eng.Export(ctx, ExportOptions{Dir: dir}); err != nil { // the old, whole suite
+			if _, err := eng.Suite.Export(ctx, ExportOptions{Dir: dir}); err != nil { // the old, whole suite
 				t.Fatal(err)
 			}
 			writeFiles = func(files []store.AtomicFile) error {
@@ -179,7 +179,7 @@ func TestExportStoppedBetweenTheRenames(t *testing.T) {
 			}
 			defer func() { writeFiles = store.WriteFilesAtomic }()
 			// --all exports the suggested cases too: other files than before.
-			if _, err := eng.Export(ctx, ExportOptions{Dir: dir, All: true}); err == nil || !strings.Contains(err.Error(), "injected") {
+			if _, err := eng.Suite.Export(ctx, ExportOptions{Dir: dir, All: true}); err == nil || !strings.Contains(err.Error(), "injected") {
 				t.Fatalf("export: %v", err)
 			}
 			if now, _ := os.ReadFile(casesPath); string(now) == string(oldCases) {
@@ -193,7 +193,7 @@ func TestExportStoppedBetweenTheRenames(t *testing.T) {
 				t.Errorf("report.json read alone: %v", err)
 			}
 			writeFiles = store.WriteFilesAtomic
-			if _, err := eng.Export(ctx, ExportOptions{Dir: dir, All: true}); err != nil {
+			if _, err := eng.Suite.Export(ctx, ExportOptions{Dir: dir, All: true}); err != nil {
 				t.Fatal(err)
 			}
 			if _, _, err := SuiteFiles(casesPath, Files{}); err != nil {

@@ -91,8 +91,8 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // Unapproved lists the tools of a listing whose contract the approved
 // registry does not hold for server (approvals for every server count),
 // as "tool: why".
-func (e *Engine) Unapproved(ctx context.Context, server string, tools []model.ToolContract) ([]string, error) {
-	as, err := e.st.Approvals(ctx)
+func (d DriftService) Unapproved(ctx context.Context, server string, tools []model.ToolContract) ([]string, error) {
+	as, err := d.e.st.Approvals(ctx)
 	if err != nil {
 		return nil, err
 	}

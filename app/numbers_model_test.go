@@ -67,11 +67,11 @@ func buildNumbersTemplate(path string) ([]string, error) {
 	defer e.Close()
 	files, _ := filepath.Glob("../testdata/traces/*.jsonl")
 	for _, f := range files {
-		if _, err := ImportFile(ctx, e.st, f, ImportOptions{}); err != nil {
+		if _, err := importFile(ctx, e.st, nil, f, ImportOptions{}); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := e.Rescore(ctx, nil, nil); err != nil {
+	if _, err := e.Scores.Rescore(ctx, nil, nil); err != nil {
 		return nil, err
 	}
 	return e.st.TraceIDs(ctx, store.Filter{})
@@ -165,44 +165,44 @@ func (w modelWorld) act(ctx context.Context, e *Engine, rng *rand.Rand) labeling
 	var err error
 	switch k := rng.IntN(12); k {
 	case 0, 1:
-		_, err = e.ConfirmLabel(ctx, id, who, rng.IntN(2) == 0)
+		_, err = e.Labels.ConfirmLabel(ctx, id, who, rng.IntN(2) == 0)
 		return do("confirm", err)
 	case 2:
-		_, err = e.ToggleCorrect(ctx, id, who)
+		_, err = e.Labels.ToggleCorrect(ctx, id, who)
 		return do("correct", err)
 	case 3:
-		_, err = e.ToggleGrounded(ctx, id, who)
+		_, err = e.Labels.ToggleGrounded(ctx, id, who)
 		return do("grounded", err)
 	case 4:
 		var c *model.FailureClass
 		if n := rng.IntN(len(model.Classes) + 1); n < len(model.Classes) {
 			c = &model.Classes[n]
 		}
-		_, err = e.SetClass(ctx, id, who, c)
+		_, err = e.Labels.SetClass(ctx, id, who, c)
 		return do(fmt.Sprintf("class %v", classStr(c)), err)
 	case 5:
 		f := w.fields[rng.IntN(len(w.fields))]
 		req := rng.IntN(2) == 0
-		_, err = e.MarkField(ctx, id, who, f, req)
+		_, err = e.Labels.MarkField(ctx, id, who, f, req)
 		return do(fmt.Sprintf("mark %s required=%v", f, req), err)
 	case 6:
 		def := []string{"", "active = subscription_status = 'active'", "open ticket = status in (open, pending)"}[rng.IntN(3)]
-		_, err = e.EditFields(ctx, id, who, FieldEdit{"gold.definition", jsonOf(def)})
+		_, err = e.Labels.EditFields(ctx, id, who, FieldEdit{"gold.definition", jsonOf(def)})
 		return do(fmt.Sprintf("definition %q", def), err)
 	case 7:
-		_, err = e.AcceptSuggestion(ctx, id, who)
+		_, err = e.Labels.AcceptSuggestion(ctx, id, who)
 		return do("accept", err)
 	case 8:
-		_, err = e.UndoAction(ctx, id, who)
+		_, err = e.Labels.Undo(ctx, id, who)
 		return do("undo", err)
 	case 9:
-		_, err = e.RedoAction(ctx, id, who)
+		_, err = e.Labels.Redo(ctx, id, who)
 		return do("redo", err)
 	case 10:
 		return w.importCases(ctx, e, rng)
 	default:
 		pick := []string{"ana", "bob", "tracelab"}[rng.IntN(3)]
-		_, err = e.Adjudicate(ctx, id, "lead", AdjudicateRequest{Pick: pick, Note: "settled"})
+		_, err = e.Raters.Adjudicate(ctx, id, "lead", AdjudicateRequest{Pick: pick, Note: "settled"})
 		return do("adjudicate pick "+pick+" on", err)
 	}
 }
@@ -218,9 +218,9 @@ func (w modelWorld) importCases(ctx context.Context, e *Engine, rng *rand.Rand) 
 	if rng.IntN(2) == 0 {
 		opts.Labeler = "carol"
 	}
-	res, err := e.Import(ctx, strings.NewReader(b.String()), "cases.jsonl", opts)
+	res, err := e.Imports.Reader(ctx, strings.NewReader(b.String()), "cases.jsonl", opts)
 	if err == nil {
-		_, err = e.AfterImport(ctx, res.ToScore, false)
+		_, err = e.Imports.AfterImport(ctx, res.ToScore, false)
 	}
 	return labelingAction{what: fmt.Sprintf("import %d case lines (labeler %q)", strings.Count(b.String(), "\n"), opts.Labeler), err: err}
 }
@@ -246,14 +246,14 @@ func reimported(t *testing.T, dir, template string) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	res, err := e.Import(ctx, f, "cases.jsonl", ImportOptions{})
+	res, err := e.Imports.Reader(ctx, f, "cases.jsonl", ImportOptions{})
 	if err != nil {
 		t.Fatalf("the exported suite does not import: %v", err)
 	}
-	if _, err := e.AfterImport(ctx, res.ToScore, false); err != nil {
+	if _, err := e.Imports.AfterImport(ctx, res.ToScore, false); err != nil {
 		t.Fatal(err)
 	}
-	reps, err := e.Report(ctx, false)
+	reps, err := e.Suite.Report(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,21 +267,21 @@ func checkNumbers(t *testing.T, e *Engine, dir, template string) error {
 	if err := e.WaitIdle(ctx); err != nil {
 		return err
 	}
-	reps, err := e.Report(ctx, false)
+	reps, err := e.Suite.Report(ctx, false)
 	if err != nil {
 		return err
 	}
 	want := reportJSON(t, reps)
-	screen, _, err := e.ReportWithLabels(ctx, false) // the Report screen's data
+	screen, _, err := e.Suite.ReportWithLabels(ctx, false) // the Report screen's data
 	if err != nil {
 		return err
 	}
-	detail, err := e.ReportDetail(ctx, false) // the HTML report's
+	detail, err := e.Suite.ReportDetail(ctx, false) // the HTML report's
 	if err != nil {
 		return err
 	}
 	os.RemoveAll(filepath.Join(dir, "suite"))
-	exp, err := e.Export(ctx, ExportOptions{Dir: filepath.Join(dir, "suite")})
+	exp, err := e.Suite.Export(ctx, ExportOptions{Dir: filepath.Join(dir, "suite")})
 	if err != nil {
 		return err
 	}

@@ -29,14 +29,14 @@ func TestConfirmedMachineGoldIsCounted(t *testing.T) {
 	e := labelEngine(t)
 	const id = "trace_5c0d91"
 	for range 2 {
-		if _, err := e.ToggleCorrect(ctx, id, "ana"); err != nil {
+		if _, err := e.Labels.ToggleCorrect(ctx, id, "ana"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.ConfirmLabel(ctx, id, "ana", true); err != nil {
+	if _, err := e.Labels.ConfirmLabel(ctx, id, "ana", true); err != nil {
 		t.Fatal(err)
 	}
-	reps, err := e.Report(ctx, false)
+	reps, err := e.Suite.Report(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestConfirmedMachineGoldIsCounted(t *testing.T) {
 	if row == nil || row.Cases != 1 {
 		t.Fatalf("report: generic-warehouse row %+v, want 1 case", row)
 	}
-	res, err := e.Export(ctx, ExportOptions{Dir: filepath.Join(t.TempDir(), "suite")})
+	res, err := e.Suite.Export(ctx, ExportOptions{Dir: filepath.Join(t.TempDir(), "suite")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,9 +71,9 @@ func TestSuggestedWindowIsTheTracesOwn(t *testing.T) {
 			keep = append(keep, l)
 		}
 	}
-	res, err := e.Import(ctx, strings.NewReader(strings.Join(keep, "\n")+"\n"), "cases.jsonl", ImportOptions{})
+	res, err := e.Imports.Reader(ctx, strings.NewReader(strings.Join(keep, "\n")+"\n"), "cases.jsonl", ImportOptions{})
 	if err == nil {
-		_, err = e.AfterImport(ctx, res.ToScore, false)
+		_, err = e.Imports.AfterImport(ctx, res.ToScore, false)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -31,8 +31,9 @@ func FormatNames() string { return importers.FormatNames() }
 // given traces and every other trace without a score (an earlier scoring
 // may have been killed), so the queue shows classes and markers at once.
 // It returns how many traces it scored.
-func (e *Engine) AfterImport(ctx context.Context, traceIDs []string, noScore bool) (int, error) {
-	if _, err := FillSemantic(ctx, e.st); err != nil {
+func (im ImportService) AfterImport(ctx context.Context, traceIDs []string, noScore bool) (int, error) {
+	e := im.e
+	if _, err := fillSemantic(ctx, e.st); err != nil {
 		return 0, err
 	}
 	if noScore {
@@ -40,59 +41,63 @@ func (e *Engine) AfterImport(ctx context.Context, traceIDs []string, noScore boo
 	}
 	// The new traces and the traces whose suggestions their gold feeds,
 	// then whatever a killed earlier run left without a score.
-	sum, err := e.ScoreTraces(ctx, traceIDs, nil)
+	sum, err := e.Scores.ScoreTraces(ctx, traceIDs, nil)
 	if err != nil {
 		return sum.Scored, err
 	}
-	n, err := e.ScoreUnscored(ctx, nil, nil)
+	n, err := e.Scores.ScoreUnscored(ctx, nil, nil)
 	return sum.Scored + n, err
 }
 
 // Sample draws a stratified sample and makes it the labeling queue.
-func (e *Engine) Sample(ctx context.Context, opts suite.SampleOptions) (suite.SampleResult, error) {
-	return SampleQueue(ctx, e.st, opts)
+func (su SuiteService) Sample(ctx context.Context, opts suite.SampleOptions) (suite.SampleResult, error) {
+	return sampleQueue(ctx, su.e.st, opts)
 }
 
-// FillSemantic computes the semantic fingerprint of stored contracts that
+// fillSemantic computes the semantic fingerprint of stored contracts that
 // lack one.
-func (e *Engine) FillSemantic(ctx context.Context) (int, error) { return FillSemantic(ctx, e.st) }
-
-// LoadRun lists the tool contracts of one stored run.
-func (e *Engine) LoadRun(ctx context.Context, src DBSource) (RunListing, error) {
-	return LoadRun(ctx, e.st, src)
+func (d DriftService) FillSemantic(ctx context.Context) (int, error) {
+	return fillSemantic(ctx, d.e.st)
 }
 
-// SuiteCases matches suite cases to stored traces (and extra ones).
+// loadRun lists the tool contracts of one stored run.
+func (d DriftService) LoadRun(ctx context.Context, src DBSource) (RunListing, error) {
+	return loadRun(ctx, d.e.st, src)
+}
+
+// suiteCases matches suite cases to stored traces (and extra ones).
 // A nil engine (no database) matches against extra only.
-func (e *Engine) SuiteCases(ctx context.Context, cases []model.Case, extra []*model.Trace) ([]StoredCase, []string, error) {
+func (d DriftService) SuiteCases(ctx context.Context, cases []model.Case, extra []*model.Trace) ([]StoredCase, []string, error) {
 	var st *store.Store
-	if e != nil {
-		st = e.st
+	if d.e != nil {
+		st = d.e.st
 	}
-	return SuiteCases(ctx, st, cases, extra)
+	return suiteCases(ctx, st, cases, extra)
 }
 
-// StoredCases lists the stored labeled cases in scope.
-func (e *Engine) StoredCases(ctx context.Context, scope CaseScope) ([]StoredCase, error) {
-	return StoredCases(ctx, e.st, scope)
+// storedCases lists the stored labeled cases in scope.
+func (d DriftService) StoredCases(ctx context.Context, scope CaseScope) ([]StoredCase, error) {
+	return storedCases(ctx, d.e.st, scope)
 }
 
-// ApproveListing records a tool listing as approved for a server.
-func (e *Engine) ApproveListing(ctx context.Context, server, source, by string, tools []model.ToolContract) (int, error) {
-	return ApproveListing(ctx, e.st, server, source, by, tools)
+// approveListing records a tool listing as approved for a server.
+func (d DriftService) ApproveListing(ctx context.Context, server, source, by string, tools []model.ToolContract) (int, error) {
+	return approveListing(ctx, d.e.st, server, source, by, tools)
 }
 
-// Verify lists the contracts in use that nobody approved.
-func (e *Engine) Verify(ctx context.Context, server string) ([]UnapprovedContract, error) {
-	return Verify(ctx, e.st, server)
+// verify lists the contracts in use that nobody approved.
+func (d DriftService) Verify(ctx context.Context, server string) ([]UnapprovedContract, error) {
+	return verify(ctx, d.e.st, server)
 }
 
 // Approvals lists the approval registry.
-func (e *Engine) Approvals(ctx context.Context) ([]Approval, error) { return e.st.Approvals(ctx) }
+func (d DriftService) Approvals(ctx context.Context) ([]Approval, error) {
+	return d.e.st.Approvals(ctx)
+}
 
 // ContractHistory lists every version of every tool of a server.
-func (e *Engine) ContractHistory(ctx context.Context, server string) ([]ContractVersion, error) {
-	return e.st.ContractHistory(ctx, server)
+func (d DriftService) ContractHistory(ctx context.Context, server string) ([]ContractVersion, error) {
+	return d.e.st.ContractHistory(ctx, server)
 }
 
 // ReadToolListing parses a tools/list payload (or a bare array of tools).

@@ -51,7 +51,7 @@ func (e *OracleError) Error() string {
 	return fmt.Sprintf("policy oracle %q %s at %s", e.Command, e.Msg, e.Call)
 }
 
-// Check implements scoring.PolicyOracle.
+// checkCases implements scoring.PolicyOracle.
 func (o *CommandOracle) Check(c scoring.PolicyCall) ([]scoring.Violation, error) {
 	o.mu.Lock()
 	if o.failed == nil {

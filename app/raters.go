@@ -48,8 +48,9 @@ func machineLabel(r store.MachineRating) RaterLabel {
 		Label: model.Label{Correct: r.Correct, Grounded: r.Grounded, FailureClass: r.SuggestedClass}}
 }
 
-// Raters returns the raters of one trace (ErrNotFound for no such trace).
-func (e *Engine) Raters(ctx context.Context, traceID string) (TraceRaters, error) {
+// Of returns the raters of one trace (ErrNotFound for no such trace).
+func (r RaterService) Of(ctx context.Context, traceID string) (TraceRaters, error) {
+	e := r.e
 	cr, err := e.st.RatersOfTrace(ctx, traceID)
 	if err != nil {
 		return TraceRaters{}, err
@@ -96,13 +97,14 @@ type AdjudicateRequest struct {
 // event log (field "adjudication", plus the gold's field sets when the
 // picked rater gave other ones), undone like any edit. The adjudicated
 // label is final whatever the raters say later.
-func (e *Engine) Adjudicate(ctx context.Context, traceID, who string, req AdjudicateRequest) (ActionResult, error) {
+func (rs RaterService) Adjudicate(ctx context.Context, traceID, who string, req AdjudicateRequest) (ActionResult, error) {
+	e := rs.e
 	if (req.Pick == "") == (req.Label == nil) {
 		return ActionResult{}, fmt.Errorf("adjudicate %s: pick a rater or give a label (one of the two)", traceID)
 	}
 	var adj model.Adjudication
 	if req.Pick != "" {
-		tr, err := e.Raters(ctx, traceID)
+		tr, err := e.Raters.Of(ctx, traceID)
 		if err != nil {
 			return ActionResult{}, err
 		}
@@ -145,7 +147,8 @@ func raterNames(ls []RaterLabel) string {
 // RatedCases returns every case some rater labeled (or someone
 // adjudicated), sorted by case id, each with tracelab's suggestion as one
 // more rater: the ratings table agreement is computed over.
-func (e *Engine) RatedCases(ctx context.Context) ([]TraceRaters, error) {
+func (rs RaterService) RatedCases(ctx context.Context) ([]TraceRaters, error) {
+	e := rs.e
 	crs, err := e.st.RatedCases(ctx)
 	if err != nil {
 		return nil, err
@@ -189,8 +192,8 @@ type Disagreement struct {
 
 // Disagreements lists the cases awaiting adjudication, by case id. The
 // queue shows the same traces with Filter{Disputed: true}.
-func (e *Engine) Disagreements(ctx context.Context) ([]Disagreement, error) {
-	trs, err := e.RatedCases(ctx)
+func (r RaterService) Disagreements(ctx context.Context) ([]Disagreement, error) {
+	trs, err := r.e.Raters.RatedCases(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -223,8 +226,8 @@ type LabelerProgress struct {
 
 // Progress reports every rater's progress, people and judges sorted by
 // name, tracelab last.
-func (e *Engine) Progress(ctx context.Context) ([]LabelerProgress, error) {
-	trs, err := e.RatedCases(ctx)
+func (r RaterService) Progress(ctx context.Context) ([]LabelerProgress, error) {
+	trs, err := r.e.Raters.RatedCases(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -269,19 +272,19 @@ func progressOf(trs []TraceRaters) []LabelerProgress {
 // PutRaterLabel stores one rater's label of a trace beside the others (a
 // judge's verdict, say) and settles the final label. A person's label is
 // written by the labeling actions instead, so it can be undone.
-func (e *Engine) PutRaterLabel(ctx context.Context, traceID string, rl RaterLabel) error {
+func (r RaterService) PutRaterLabel(ctx context.Context, traceID string, rl RaterLabel) error {
 	if rl.Rater == "" || rl.Rater == model.MachineRater {
 		return fmt.Errorf("rater name %q is reserved or empty", rl.Rater)
 	}
-	unlock := e.cases.lock(traceID)
+	unlock := r.e.cases.lock(traceID)
 	defer unlock()
-	return e.st.PutRaterLabel(ctx, traceID, rl)
+	return r.e.st.PutRaterLabel(ctx, traceID, rl)
 }
 
 // attachLabels gives each case its raters' labels and adjudication, as
 // RatedCases reads them (export --labels all).
 func (e *Engine) attachLabels(ctx context.Context, cases []model.Case) error {
-	trs, err := e.RatedCases(ctx)
+	trs, err := e.Raters.RatedCases(ctx)
 	if err != nil {
 		return err
 	}

@@ -32,21 +32,21 @@ type ReportCase struct {
 // of its cases a person labeled, labeled in part, or left pending (gold
 // confirmed, label unset: the scorer's verdict counts), so an analyst sees
 // how much of each number is machine-suggested.
-func (e *Engine) ReportWithLabels(ctx context.Context, all bool) ([]model.Report, []scoring.ServerLabels, error) {
-	d, err := e.report(ctx, all, false)
+func (su SuiteService) ReportWithLabels(ctx context.Context, all bool) ([]model.Report, []scoring.ServerLabels, error) {
+	d, err := su.e.report(ctx, all, false)
 	return d.Reports, d.Labels, err
 }
 
 // ReportDetail is ReportWithLabels with the cases behind each number: the
 // same pass over the same rows, so its numbers are report.json's.
-func (e *Engine) ReportDetail(ctx context.Context, all bool) (ReportDetail, error) {
-	return e.report(ctx, all, true)
+func (su SuiteService) ReportDetail(ctx context.Context, all bool) (ReportDetail, error) {
+	return su.e.report(ctx, all, true)
 }
 
 // report scores what is stale and aggregates the stored scores in scope,
 // keeping each counted case when withCases.
 func (e *Engine) report(ctx context.Context, all, withCases bool) (ReportDetail, error) {
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		return ReportDetail{}, err
 	}
 	scope := countScope(all) // numbers.go

@@ -39,33 +39,33 @@ func (e *Engine) SetReservationTTL(d time.Duration) { e.st.SetReservationTTL(d) 
 // Reserve reserves a trace for who (opening it), or renews who's
 // reservation; it says who holds the trace now, which is someone else
 // when they hold it, and nobody for a confirmed trace.
-func (e *Engine) Reserve(ctx context.Context, traceID, who string) (Reservation, error) {
-	if e.ReadOnly() {
+func (q QueueService) Reserve(ctx context.Context, traceID, who string) (Reservation, error) {
+	if q.e.ReadOnly() {
 		return Reservation{}, nil // browsing a read-only file takes nothing from anyone
 	}
-	return e.st.Reserve(ctx, traceID, who)
+	return q.e.st.Reserve(ctx, traceID, who)
 }
 
 // Release gives up who's reservation of a trace ("": whatever who holds),
 // e.g. when the workbench closes.
-func (e *Engine) Release(ctx context.Context, traceID, who string) error {
-	if e.ReadOnly() {
+func (q QueueService) Release(ctx context.Context, traceID, who string) error {
+	if q.e.ReadOnly() {
 		return nil
 	}
-	return e.st.Release(ctx, traceID, who)
+	return q.e.st.Release(ctx, traceID, who)
 }
 
-// NextInQueue hands who the next trace to label after the trace after (in
+// Next hands who the next trace to label after the trace after (in
 // q's filter and order, wrapping to the top): unconfirmed, held by nobody
 // else, and reserved for who in the same step. ErrQueueDone when none is
 // left.
-func (e *Engine) NextInQueue(ctx context.Context, who string, q Query, after string) (Next, error) {
-	return e.st.NextInQueue(ctx, q, after, who)
+func (qs QueueService) Next(ctx context.Context, who string, q Query, after string) (Next, error) {
+	return qs.e.st.NextInQueue(ctx, q, after, who)
 }
 
 // ChangesSince lists the edits other labelers made to a trace's case after
 // event id since, and the newest event id of the case: pass that back
 // next time. since < 0 asks only for that id (where to start).
-func (e *Engine) ChangesSince(ctx context.Context, traceID, who string, since int64) ([]Event, int64, error) {
-	return e.st.EventsSince(ctx, traceID, who, since)
+func (q QueueService) ChangesSince(ctx context.Context, traceID, who string, since int64) ([]Event, int64, error) {
+	return q.e.st.EventsSince(ctx, traceID, who, since)
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/tracelab-dev/tracelab/suite"
 )
 
-// SampleQueue draws a sample from the store's traces and makes it the
+// sampleQueue draws a sample from the store's traces and makes it the
 // labeling queue (traces.queued), replacing the previous queue.
-func SampleQueue(ctx context.Context, st *store.Store, opts suite.SampleOptions) (suite.SampleResult, error) {
+func sampleQueue(ctx context.Context, st *store.Store, opts suite.SampleOptions) (suite.SampleResult, error) {
 	cands, err := st.SampleCandidates(ctx)
 	if err != nil {
 		return suite.SampleResult{}, err

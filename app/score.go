@@ -103,24 +103,16 @@ func (e *Engine) scorer() (*scoring.Scorer, error) {
 	return e.sc, nil
 }
 
-// engineFor wraps a store and a configuration for the package-level
-// functions that predate Engine.
-func engineFor(st *store.Store, cfg scoring.Config) *Engine {
-	e := &Engine{st: st}
-	e.useConfig(cfg)
-	return e
-}
-
 // ScoreStale scores every trace whose stored score is missing or stale
 // (its content, its gold or the configuration changed) and stores the
 // scores and the machine's suggested cases; current scores are kept.
-func (e *Engine) ScoreStale(ctx context.Context, progress Progress) (ScoreSummary, error) {
-	return e.scoreStale(ctx, progress, nil)
+func (s ScoreService) ScoreStale(ctx context.Context, progress Progress) (ScoreSummary, error) {
+	return s.e.scoreStale(ctx, progress, nil)
 }
 
 // ScoreStaleEach is ScoreStale where each sees every result scored, as it
 // is stored.
-func (e *Engine) ScoreStaleEach(ctx context.Context, each func(Result) error) (ScoreSummary, error) {
+func (s ScoreService) ScoreStaleEach(ctx context.Context, each func(Result) error) (ScoreSummary, error) {
 	var emit func([]Result) error
 	if each != nil {
 		emit = func(rs []Result) error {
@@ -132,12 +124,7 @@ func (e *Engine) ScoreStaleEach(ctx context.Context, each func(Result) error) (S
 			return nil
 		}
 	}
-	return e.scoreStale(ctx, nil, emit)
-}
-
-// EachResult is Engine.EachResult over every scored trace of a store.
-func EachResult(ctx context.Context, st *store.Store, cfg scoring.Config, fn func(Result) error) error {
-	return engineFor(st, cfg).EachResult(ctx, store.ScopeAll, fn)
+	return s.e.scoreStale(ctx, nil, emit)
 }
 
 func (e *Engine) scoreStale(ctx context.Context, progress Progress, emit func([]Result) error) (ScoreSummary, error) {
@@ -164,19 +151,12 @@ func (e *Engine) scoreStale(ctx context.Context, progress Progress, emit func([]
 // ScoreTraces scores the named traces again whether or not their scores
 // are current, and with them the traces whose suggested gold they feed
 // (same question, gold not a person's), and stores the results.
-func (e *Engine) ScoreTraces(ctx context.Context, ids []string, progress Progress) (ScoreSummary, error) {
-	todo, err := e.withTakers(ctx, ids)
+func (s ScoreService) ScoreTraces(ctx context.Context, ids []string, progress Progress) (ScoreSummary, error) {
+	todo, err := s.e.withTakers(ctx, ids)
 	if err != nil {
 		return ScoreSummary{}, err
 	}
-	return e.scoreTraces(ctx, todo, true, true, progress, nil)
-}
-
-// ScoreTraces is Engine.ScoreTraces for a store and a configuration: it
-// keeps no result, so scoring every trace of a large import stays one
-// batch deep.
-func ScoreTraces(ctx context.Context, st *store.Store, cfg scoring.Config, ids []string) (ScoreSummary, error) {
-	return engineFor(st, cfg).ScoreTraces(ctx, ids, nil)
+	return s.e.scoreTraces(ctx, todo, true, true, progress, nil)
 }
 
 // withTakers is ids (human gold first) plus the traces of the same
@@ -352,326 +332,11 @@ func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write
 	return sum, nil
 }
 
-// scoringBatch is one batch of traces with their cases.
-type scoringBatch struct {
-	traces []*model.Trace
-	cases  map[string]*store.CaseRecord
-}
-
-// batchSource is where a scoring run reads its batches: the store, or a
-// connection reserved for a run of batches (store.BatchConn).
-type batchSource interface {
-	LoadScoring(ctx context.Context, ids []string) ([]*model.Trace, map[string]*store.CaseRecord, error)
-}
-
-// loadScoring loads a batch's traces and cases, on the loader's goroutine:
-// decoding cases is a tenth of a scoring run, off the scorer's path.
-func loadScoring(ctx context.Context, from batchSource, ids []string) (scoringBatch, error) {
-	ts, cases, err := from.LoadScoring(ctx, ids)
-	return scoringBatch{ts, cases}, err
-}
-
-// scoreBatch scores one batch: against a person's gold where the case has
-// one, else against the gold suggested from the glossary, its question's
-// peers and, when those require fields, the trace's own score (the
-// look-alikes it used after a guess). Only that last kind needs a trace
-// scored twice, and its second scoring finds the SQL in the scorer's cache;
-// every other trace is scored once.
-func scoreBatch(sc *scoring.Scorer, ts []*model.Trace, cases map[string]*store.CaseRecord, book peerBook) []Result {
-	rs := make([]Result, len(ts))
-	jobs := make([]scoring.Job, len(ts))
-	var twice []int // traces whose suggestion reads their own first score
-	for i, t := range ts {
-		cr := cases[t.TraceID]
-		rs[i].Case = cr
-		jobs[i].Trace = t
-		if cr != nil && cr.GoldOrigin == store.OriginHuman {
-			g := cr.Case.Gold
-			jobs[i].Gold = &g
-			rs[i].HumanGold = true
-			continue
-		}
-		// SuggestGold reads the trace's score only once some field is
-		// required; without one the suggestion is final already.
-		sg := sc.SuggestGold(t, scoring.TraceScore{}, book[store.QuestionKey(t.Question)])
-		if len(sg.Gold.RequiredFields) > 0 {
-			twice = append(twice, i)
-			continue
-		}
-		rs[i].Suggested = &sg
-		g := sg.Gold
-		jobs[i].Gold = &g
-	}
-	scores := sc.ScoreAll(jobs, 0)
-	for i := range ts {
-		rs[i].Score = withCaseID(scores[i], rs[i].Case)
-	}
-	if len(twice) == 0 {
-		return rs
-	}
-	again := make([]scoring.Job, len(twice))
-	for j, i := range twice {
-		t := ts[i]
-		sg := sc.SuggestGold(t, scores[i], book[store.QuestionKey(t.Question)])
-		rs[i].Suggested = &sg
-		g := sg.Gold
-		again[j] = scoring.Job{Trace: t, Gold: &g}
-	}
-	for j, s := range sc.ScoreAll(again, 0) {
-		rs[twice[j]].Score = withCaseID(s, rs[twice[j]].Case)
-	}
-	return rs
-}
-
-// batchWriter stores batches of results on its own goroutine, one batch
-// behind the scorer; after the first error it only drains, and close
-// returns that error.
-type batchWriter struct {
-	ch   chan []Result
-	done chan error
-}
-
-// With reserve, the batches are written on a connection reserved for them
-// (store.BatchConn), taken at the first batch.
-func newBatchWriter(ctx context.Context, e *Engine, write, reserve bool) *batchWriter {
-	w := &batchWriter{ch: make(chan []Result, 1), done: make(chan error, 1)}
-	go func() {
-		var err error
-		var bc *store.BatchConn
-		var to scoreSaver = e.st
-		for rs := range w.ch {
-			if err == nil && write && reserve && bc == nil {
-				if bc, err = e.st.BatchConn(ctx); err == nil {
-					to = bc
-				}
-			}
-			if err == nil && write {
-				if err = e.yieldToActions(ctx); err == nil {
-					err = e.save(ctx, to, rs)
-				}
-			}
-		}
-		if bc != nil {
-			if cerr := bc.Close(); err == nil {
-				err = cerr
-			}
-		}
-		w.done <- err
-	}()
-	return w
-}
-
-func (w *batchWriter) put(rs []Result) error {
-	w.ch <- rs
-	return nil
-}
-
-func (w *batchWriter) close() error {
-	close(w.ch)
-	return <-w.done
-}
-
-// scoreSaver is where save writes: the store (e.st), or a connection
-// reserved for a run of batches (store.BatchConn).
-type scoreSaver interface {
-	SaveScores(ctx context.Context, rows []store.ScoreRow, suggestions []store.Suggestion) error
-}
-
-// save stores one batch's scores and suggested cases in one transaction
-// through to.
-func (e *Engine) save(ctx context.Context, to scoreSaver, rs []Result) error {
-	rows, sugg, err := e.scoreRows(rs)
-	if err != nil {
-		return err
-	}
-	return to.SaveScores(ctx, rows, sugg)
-}
-
-// detailChunk is the size of the chunks scoreRows writes details in, a
-// hundred or so scores each.
-const detailChunk = 256 << 10
-
-// scoreRows are the score rows and suggested cases that store results.
-func (e *Engine) scoreRows(rs []Result) ([]store.ScoreRow, []store.Suggestion, error) {
-	rows := make([]store.ScoreRow, len(rs))
-	var sugg []store.Suggestion
-	sha := e.configSHA()
-	// Each detail is written in scratch, then copied into a chunk it
-	// shares with the next ones: no buffer is grown and copied again.
-	var scratch, chunk []byte
-	for i, r := range rs {
-		var err error
-		if scratch, err = r.Score.AppendJSON(scratch[:0]); err != nil {
-			return nil, nil, err
-		}
-		if len(chunk)+len(scratch) > cap(chunk) {
-			chunk = make([]byte, 0, max(len(scratch), detailChunk))
-		}
-		start := len(chunk)
-		chunk = append(chunk, scratch...)
-		detail := json.RawMessage(chunk[start:len(chunk):len(chunk)])
-		class := ""
-		if r.Score.SuggestedClass != nil {
-			class = string(*r.Score.SuggestedClass)
-		}
-		gold := store.GoldSHANone
-		if r.Case != nil {
-			gold = store.GoldSHA(r.Case.GoldOrigin, r.Case.Case.Gold)
-		}
-		// Only a suggestion with substance becomes a case: a trace the
-		// machine has nothing to say about stays unlabeled ("none").
-		if r.Suggested != nil && (r.Score.SuggestedClass != nil || !isEmptyGold(r.Suggested.Gold)) {
-			sugg = append(sugg, store.Suggestion{TraceID: r.Score.TraceID, Gold: r.Suggested.Gold,
-				Label: scoring.SuggestLabel(r.Score), Case: r.Case})
-			if r.Case == nil {
-				gold = store.GoldSHA(store.OriginMachine, r.Suggested.Gold)
-			}
-		}
-		rows[i] = store.ScoreRow{TraceID: r.Score.TraceID, SuggestedClass: class, Markers: len(r.Score.Markers) + r.Score.MarkersMore,
-			NeedsReview: r.Score.NeedsHumanReview, Correct: r.Score.Correct, Grounded: r.Score.Grounded,
-			Detail: detail, GoldSHA: gold, ConfigSHA: sha, Metrics: metricsOf(r.Score)}
-	}
-	return rows, sugg, nil
-}
-
-// peerBook holds, per question key, the peers that can teach a trace of
-// that question its gold, sorted and compressed once (see compressPeers).
-type peerBook map[string][]scoring.Peer
-
-// load reads the peers of the questions of ts not in the book yet, through
-// the question index.
-func (b peerBook) load(ctx context.Context, st *store.Store, ts []*model.Trace) error {
-	var keys []string
-	for _, t := range ts {
-		k := store.QuestionKey(t.Question)
-		if _, ok := b[k]; !ok {
-			b[k] = nil
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) == 0 {
-		return nil
-	}
-	rows, err := st.Peers(ctx, keys)
-	if err != nil {
-		return err
-	}
-	byKey := map[string][]scoring.Peer{}
-	for _, r := range rows {
-		if p, ok := peerOfRow(r); ok {
-			k := store.QuestionKey(r.Question)
-			byKey[k] = append(byKey[k], p)
-		}
-	}
-	for k, ps := range byKey {
-		b[k] = compressPeers(ps)
-	}
-	return nil
-}
-
-// peerOfRow is what a labeled trace offers others of its question: a
-// person's gold, or the fields it used, when it is grounded. Grounded only
-// counts when measured against a person's gold or said by a person:
-// against the machine's own guess every trace looks grounded and would
-// teach its own mistakes to the others.
-func peerOfRow(r store.PeerRow) (scoring.Peer, bool) {
-	p := scoring.Peer{TraceID: r.TraceID, Question: r.Question, Server: r.Server, Gold: r.HumanGold}
-	var grounded *bool
-	if r.HumanGold != nil {
-		grounded = r.ScoreGrounded
-	}
-	if r.Confirmed && r.LabelGrounded != nil {
-		grounded = r.LabelGrounded
-	}
-	p.Grounded = grounded != nil && *grounded
-	if !p.Grounded {
-		return p, false // scoring.SuggestGold learns nothing from it
-	}
-	if len(r.Detail) > 0 {
-		var d struct {
-			FieldsUsed []struct {
-				Field string `json:"field"`
-			} `json:"fields_used"`
-		}
-		if err := json.Unmarshal(r.Detail, &d); err == nil { // a detail from an older scorer offers no fields
-			for _, f := range d.FieldsUsed {
-				p.FieldsUsed = append(p.FieldsUsed, f.Field)
-			}
-		}
-	}
-	return p, true
-}
-
-// compressPeers sorts a question's peers as scoring.SuggestGold reads them
-// (server, then trace id) and drops every peer that adds nothing to the
-// peers before it with the same server and question text. SuggestGold
-// keeps the first source of each field, definition, window, freshness
-// bound and policy scope, and takes or skips all peers of one server
-// together, so a dropped peer could never have contributed: the
-// suggestion is the same, and a question shared by 25,000 traces costs
-// each of them a handful of peers instead of the whole bucket.
-func compressPeers(ps []scoring.Peer) []scoring.Peer {
-	sort.SliceStable(ps, func(i, j int) bool {
-		if ps[i].Server != ps[j].Server {
-			return ps[i].Server < ps[j].Server
-		}
-		return ps[i].TraceID < ps[j].TraceID
-	})
-	type group struct{ server, question string }
-	seen := map[group]map[string]bool{}
-	out := ps[:0]
-	for _, p := range ps {
-		g := group{p.Server, p.Question}
-		have := seen[g]
-		if have == nil {
-			have = map[string]bool{}
-			seen[g] = have
-		}
-		novel := false
-		add := func(k string) {
-			if !have[k] {
-				have[k] = true
-				novel = true
-			}
-		}
-		fields := p.FieldsUsed
-		if p.Gold != nil {
-			fields = p.Gold.RequiredFields
-			for _, f := range p.Gold.ForbiddenFields {
-				add("forbidden " + scoring.NormField(f))
-			}
-			if p.Gold.Definition != "" {
-				add("definition")
-			}
-			if w := p.Gold.Window; w != nil { // by its dates: another month is another period
-				add("window " + w.Start + ".." + w.End)
-			}
-			if p.Gold.FreshnessBoundHours != nil {
-				add("freshness")
-			}
-			if p.Gold.PolicyScope != "" {
-				add("scope")
-			}
-		}
-		for _, f := range fields {
-			add("required " + scoring.NormField(f))
-		}
-		if novel {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// Evaluate scores the traces named by ids (every trace when ids is nil)
+// evaluate scores the traces named by ids (every trace when ids is nil)
 // without writing anything. Traces whose case has human gold are scored
 // against it. The others get a gold suggestion (glossary, grounded traces
 // of the same question on other servers, look-alikes after a guess) and
 // are scored against that.
-func Evaluate(ctx context.Context, st *store.Store, cfg scoring.Config, ids []string, progress Progress) ([]Result, error) {
-	return engineFor(st, cfg).evaluate(ctx, ids, progress)
-}
-
 func (e *Engine) evaluate(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
 	st := e.st
 	var err error
@@ -708,21 +373,17 @@ func (e *Engine) evaluate(ctx context.Context, ids []string, progress Progress) 
 	return out, nil
 }
 
-// ScoreAll scores traces (those whose score is stale when ids is nil;
+// scoreAll scores traces (those whose score is stale when ids is nil;
 // else ids and the traces whose suggestions they feed), stores every score
 // and the machine's suggested cases, and returns the results of every
 // trace named (every trace when ids is nil), current ones read back.
-func ScoreAll(ctx context.Context, st *store.Store, cfg scoring.Config, ids []string, progress Progress) ([]Result, error) {
-	return engineFor(st, cfg).scoreAll(ctx, ids, progress)
-}
-
 func (e *Engine) scoreAll(ctx context.Context, ids []string, progress Progress) ([]Result, error) {
 	if ids == nil {
-		if _, err := e.ScoreStale(ctx, progress); err != nil {
+		if _, err := e.Scores.ScoreStale(ctx, progress); err != nil {
 			return nil, err
 		}
 		var out []Result
-		err := e.EachResult(ctx, store.ScopeAll, func(r Result) error {
+		err := e.Scores.EachResult(ctx, store.ScopeAll, func(r Result) error {
 			out = append(out, r)
 			return nil
 		})
@@ -751,8 +412,8 @@ func (e *Engine) scoreAll(ctx context.Context, ids []string, progress Progress) 
 // EachResult scores what is stale, then hands over the stored result of
 // every trace in scope, in import order, one at a time: memory stays one
 // batch deep however large the database.
-func (e *Engine) EachResult(ctx context.Context, scope ScoreScope, fn func(Result) error) error {
-	return e.st.EachScore(ctx, scope, func(batch []store.StoredScore) error {
+func (s ScoreService) EachResult(ctx context.Context, scope ScoreScope, fn func(Result) error) error {
+	return s.e.st.EachScore(ctx, scope, func(batch []store.StoredScore) error {
 		for _, ss := range batch {
 			var ts scoring.TraceScore
 			if err := json.Unmarshal(ss.Detail, &ts); err != nil {
@@ -776,86 +437,6 @@ func withCaseID(ts scoring.TraceScore, cr *store.CaseRecord) scoring.TraceScore 
 		ts.CaseID = cr.Case.CaseID
 	}
 	return ts
-}
-
-// Report builds report.json over the cases with human gold, using the
-// person's label where confirmed and the scorer's suggestion otherwise;
-// all adds the traces whose gold is only the machine's suggestion.
-func Report(ctx context.Context, st *store.Store, cfg scoring.Config, all bool) ([]model.Report, error) {
-	return engineFor(st, cfg).Report(ctx, all)
-}
-
-// Report scores what is stale and builds report.json from the stored
-// scores (see the package-level Report), aggregating batch by batch.
-func (e *Engine) Report(ctx context.Context, all bool) ([]model.Report, error) {
-	reps, _, err := e.ReportWithLabels(ctx, all)
-	return reps, err
-}
-
-// resultOfRow is a stored score's report row as a Result: the score's
-// numbers and, where a person's gold stands, the case's status and label
-// (all caseResult reads).
-func resultOfRow(row store.ReportRow) Result {
-	m := row.Metrics
-	ts := scoring.TraceScore{TraceID: row.TraceID, Server: row.Server, RunID: row.RunID, Correct: row.Correct,
-		Grounded: row.Grounded, NeedsHumanReview: row.NeedsReview, GroundingPrecision: m.Precision,
-		GroundingRecall: m.Recall, DefinitionMatch: m.DefinitionMatch, FreshnessPass: m.FreshnessPass,
-		PolicyViolations: m.PolicyViolations, Calls: m.Calls, Clarifications: m.Clarifications, CostUSD: m.CostUSD}
-	if row.SuggestedClass != "" {
-		c := model.FailureClass(row.SuggestedClass)
-		ts.SuggestedClass = &c
-	}
-	r := Result{Score: ts, HumanGold: row.HumanGold}
-	if row.HumanGold {
-		status := model.StatusSuggested
-		if row.Confirmed {
-			status = model.StatusConfirmed
-		}
-		cr := &store.CaseRecord{GoldOrigin: store.OriginHuman, Status: status}
-		if row.Label != nil {
-			cr.Case.Label = *row.Label
-		}
-		r.Case = cr
-	}
-	return r
-}
-
-// metricsOf is what a score stores as columns for report.json.
-func metricsOf(ts scoring.TraceScore) store.ScoreMetrics {
-	return store.ScoreMetrics{Precision: ts.GroundingPrecision, Recall: ts.GroundingRecall,
-		DefinitionMatch: ts.DefinitionMatch, FreshnessPass: ts.FreshnessPass, PolicyViolations: ts.PolicyViolations,
-		Calls: ts.Calls, Clarifications: ts.Clarifications, CostUSD: ts.CostUSD}
-}
-
-// caseResult is a result as the report counts it (numbers.go's rule); ok
-// is false for one it leaves out (not a confirmed case, unless all).
-func caseResult(r Result, all bool) (scoring.CaseResult, bool) {
-	confirmed := r.Case != nil && r.Case.Status == model.StatusConfirmed
-	if !confirmed && !all {
-		return scoring.CaseResult{}, false
-	}
-	cr := scoring.CaseResult{Score: r.Score, Confirmed: confirmed}
-	if confirmed {
-		l := r.Case.Case.Label
-		cr.Label = &l
-	}
-	return cr, true
-}
-
-// BuildReport turns evaluated results into report.json.
-func BuildReport(results []Result, all bool) []model.Report {
-	var acc scoring.ReportAccumulator
-	for _, r := range results {
-		if cr, ok := caseResult(r, all); ok {
-			acc.Add(cr)
-		}
-	}
-	return acc.Reports()
-}
-
-func isEmptyGold(g model.Gold) bool {
-	return len(g.RequiredFields) == 0 && len(g.ForbiddenFields) == 0 && g.Definition == "" && g.Window == nil &&
-		g.FreshnessBoundHours == nil && g.PolicyScope == ""
 }
 
 // freshen rescores one trace when its stored score is missing or stale

@@ -20,33 +20,33 @@ const QuestionStep = store.QuestionStep
 
 // Search returns the steps (and questions) that hold every term of
 // q.Text, in trace and step order, each with a snippet around its match.
-func (e *Engine) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
-	return e.st.Search(ctx, q)
+func (t TraceService) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
+	return t.e.st.Search(ctx, q)
 }
 
 // SearchSteps lists the steps of one trace that hold every term of text.
-func (e *Engine) SearchSteps(ctx context.Context, traceID, text string) ([]int, error) {
-	return e.st.SearchSteps(ctx, traceID, text)
+func (t TraceService) SearchSteps(ctx context.Context, traceID, text string) ([]int, error) {
+	return t.e.st.SearchSteps(ctx, traceID, text)
 }
 
 // SearchTraceCount counts the traces f keeps whose question or steps hold
 // every term of text.
-func (e *Engine) SearchTraceCount(ctx context.Context, text string, f Filter) (int, error) {
-	return e.st.SearchTraceCount(ctx, text, f)
+func (t TraceService) SearchTraceCount(ctx context.Context, text string, f Filter) (int, error) {
+	return t.e.st.SearchTraceCount(ctx, text, f)
 }
 
 // SearchTerms splits a search into its words and "quoted phrases".
 func SearchTerms(text string) []string { return store.SearchTerms(text) }
 
 // SaveView saves a filter (with its search) under a name.
-func (e *Engine) SaveView(ctx context.Context, name string, f Filter, by string) error {
-	return e.st.SaveView(ctx, name, f, by)
+func (t TraceService) SaveView(ctx context.Context, name string, f Filter, by string) error {
+	return t.e.st.SaveView(ctx, name, f, by)
 }
 
 // Views lists the saved views by name.
-func (e *Engine) Views(ctx context.Context) ([]SavedView, error) { return e.st.Views(ctx) }
+func (t TraceService) Views(ctx context.Context) ([]SavedView, error) { return t.e.st.Views(ctx) }
 
 // View is the saved view of that name (ErrNotFound when there is none).
-func (e *Engine) View(ctx context.Context, name string) (SavedView, error) {
-	return e.st.View(ctx, name)
+func (t TraceService) View(ctx context.Context, name string) (SavedView, error) {
+	return t.e.st.View(ctx, name)
 }

@@ -14,7 +14,7 @@ import (
 
 func openEngine(t *testing.T, withCases bool, files Files) *Engine {
 	t.Helper()
-	e, err := New(context.Background(), openTestdata(t, withCases), files)
+	e, err := newEngine(context.Background(), openTestdata(t, withCases), files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestScoresAreReusedUntilSomethingChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := openEngine(t, true, Files{Lexicon: lexicon})
-	first, err := e.ScoreStale(ctx, nil)
+	first, err := e.Scores.ScoreStale(ctx, nil)
 	if err != nil || first.Scored != 32 || first.Total != 32 {
 		t.Fatalf("first run: %+v %v", first, err)
 	}
@@ -52,7 +52,7 @@ func TestScoresAreReusedUntilSomethingChanges(t *testing.T) {
 			json.Unmarshal([]byte(line), &tr)
 			tr["outcome"] = "retry"
 			b, _ := json.Marshal(tr)
-			res, err := e.Import(ctx, strings.NewReader(string(b)+"\n"), "changed.jsonl", ImportOptions{Replace: true})
+			res, err := e.Imports.Reader(ctx, strings.NewReader(string(b)+"\n"), "changed.jsonl", ImportOptions{Replace: true})
 			if err != nil || res.Replaced != 1 {
 				t.Fatalf("%+v %v", res, err)
 			}
@@ -68,7 +68,7 @@ func TestScoresAreReusedUntilSomethingChanges(t *testing.T) {
 			if err := os.WriteFile(lexicon, []byte("suddenly\nall of a sudden\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			e2, err := New(ctx, e.st, Files{Lexicon: lexicon})
+			e2, err := newEngine(ctx, e.st, Files{Lexicon: lexicon})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,11 +77,11 @@ func TestScoresAreReusedUntilSomethingChanges(t *testing.T) {
 	}
 	for _, s := range steps {
 		eng := s.change(t)
-		sum, err := eng.ScoreStale(ctx, nil)
+		sum, err := eng.Scores.ScoreStale(ctx, nil)
 		if err != nil || !s.scored(sum.Scored) {
 			t.Errorf("%s: scored %d of %d (%v)", s.name, sum.Scored, sum.Total, err)
 		}
-		again, err := eng.ScoreStale(ctx, nil)
+		again, err := eng.Scores.ScoreStale(ctx, nil)
 		if err != nil || again.Scored != 0 {
 			t.Errorf("%s: a second run scored %d", s.name, again.Scored)
 		}
@@ -97,10 +97,10 @@ func TestScoresAreReusedUntilSomethingChanges(t *testing.T) {
 func TestGoldEditRescoresItsQuestion(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, false, Files{})
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := e.Trace(ctx, "trace_9f31c2")
+	tr, err := e.Traces.Trace(ctx, "trace_9f31c2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestGoldEditRescoresItsQuestion(t *testing.T) {
 	if _, err := e.st.EditTrace(ctx, "trace_9f31c2", "ana", "gold.required_fields", json.RawMessage(`["customers.subscription_status"]`)); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := e.ScoreTraces(ctx, []string{"trace_9f31c2"}, nil)
+	sum, err := e.Scores.ScoreTraces(ctx, []string{"trace_9f31c2"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,10 +127,10 @@ func TestGoldEditRescoresItsQuestion(t *testing.T) {
 func TestExportReportCoversExactlyTheExportedCases(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, false, Files{})
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	page, _, err := e.ListTraces(ctx, Query{Filter: Filter{Statuses: []model.Status{model.StatusSuggested}}})
+	page, _, err := e.Traces.ListTraces(ctx, Query{Filter: Filter{Statuses: []model.Status{model.StatusSuggested}}})
 	if err != nil || len(page) < 3 {
 		t.Fatalf("%d suggested, %v", len(page), err)
 	}
@@ -148,7 +148,7 @@ func TestExportReportCoversExactlyTheExportedCases(t *testing.T) {
 	}
 	for _, all := range []bool{false, true} {
 		dir := t.TempDir()
-		res, err := e.Export(ctx, ExportOptions{Dir: dir, All: all})
+		res, err := e.Suite.Export(ctx, ExportOptions{Dir: dir, All: all})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,18 +175,18 @@ func TestExportReportCoversExactlyTheExportedCases(t *testing.T) {
 func TestCasesImportedAfterTracesAreAllConfirmed(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, false, Files{})
-	if _, err := e.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.ImportFile(ctx, "../testdata/cases.jsonl", ImportOptions{})
+	res, err := e.Imports.File(ctx, "../testdata/cases.jsonl", ImportOptions{})
 	if err != nil || res.New != 28 {
 		t.Fatalf("%+v %v", res, err)
 	}
-	c, err := e.Counts(ctx, Filter{Statuses: []model.Status{model.StatusConfirmed}})
+	c, err := e.Traces.Counts(ctx, Filter{Statuses: []model.Status{model.StatusConfirmed}})
 	if err != nil || c.Total != 28 {
 		t.Fatalf("%d confirmed traces, want 28 (%v)", c.Total, err)
 	}
-	reports, err := e.Report(ctx, false)
+	reports, err := e.Suite.Report(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}

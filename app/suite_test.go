@@ -28,7 +28,7 @@ func openTestdata(t *testing.T, withCases bool) *store.Store {
 		files = append(files, "../testdata/cases.jsonl")
 	}
 	for _, f := range files {
-		if _, err := ImportFile(context.Background(), st, f, ImportOptions{}); err != nil {
+		if _, err := importFile(context.Background(), st, nil, f, ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -50,7 +50,7 @@ func policy(t *testing.T) scoring.PolicyOracle {
 func TestScoreAllStoresScoresAndSuggestions(t *testing.T) {
 	st := openTestdata(t, false)
 	ctx := context.Background()
-	results, err := ScoreAll(ctx, st, scoring.Config{Policy: policy(t)}, nil, nil)
+	results, err := engineOver(st, Files{}, scoring.Config{Policy: policy(t)}).scoreAll(ctx, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestHumanGoldWinsAndReportCountsOnlyIt(t *testing.T) {
 	st := openTestdata(t, true)
 	ctx := context.Background()
 	cfg := scoring.Config{Policy: policy(t)}
-	results, err := ScoreAll(ctx, st, cfg, nil, nil)
+	results, err := engineOver(st, Files{}, cfg).scoreAll(ctx, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestHumanGoldWinsAndReportCountsOnlyIt(t *testing.T) {
 	if human != 28 {
 		t.Errorf("%d traces scored against human gold, want 28", human)
 	}
-	reports, err := Report(ctx, st, cfg, false)
+	reports, err := engineOver(st, Files{}, cfg).Suite.Report(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestHumanGoldWinsAndReportCountsOnlyIt(t *testing.T) {
 	if cases != 28 || len(reports) != 3 {
 		t.Errorf("report over %d cases on %d servers", cases, len(reports))
 	}
-	all, _ := Report(ctx, st, cfg, true)
+	all, _ := engineOver(st, Files{}, cfg).Suite.Report(ctx, true)
 	// The report reads the scores' columns; the same numbers come out of
 	// the results scoring returned.
 	for _, tt := range []struct {
@@ -134,10 +134,10 @@ func TestHumanGoldWinsAndReportCountsOnlyIt(t *testing.T) {
 func TestScoringASubsetLearnsFromStoredPeers(t *testing.T) {
 	st := openTestdata(t, true)
 	ctx := context.Background()
-	if _, err := ScoreAll(ctx, st, scoring.Config{}, nil, nil); err != nil {
+	if _, err := engineOver(st, Files{}, scoring.Config{}).scoreAll(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	full, err := Evaluate(ctx, st, scoring.Config{}, nil, nil)
+	full, err := engineOver(st, Files{}, scoring.Config{}).evaluate(ctx, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestScoringASubsetLearnsFromStoredPeers(t *testing.T) {
 	if want[id] == "" {
 		t.Fatalf("full run suggested no required fields for %s", id)
 	}
-	sub, err := Evaluate(ctx, st, scoring.Config{}, []string{id}, nil)
+	sub, err := engineOver(st, Files{}, scoring.Config{}).evaluate(ctx, []string{id}, nil)
 	if err != nil || len(sub) != 1 || sub[0].Suggested == nil {
 		t.Fatalf("%v %+v", err, sub)
 	}

@@ -52,24 +52,24 @@ func teamDatabase(t *testing.T, loc string) {
 	}
 	files, _ := filepath.Glob("../testdata/traces/*.jsonl")
 	for _, f := range files {
-		if _, err := ImportFile(ctx, st, f, ImportOptions{}); err != nil {
+		if _, err := importFile(ctx, st, nil, f, ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e, err := New(ctx, st, Files{Lineage: "../testdata/lineage.json"})
+	e, err := newEngine(ctx, st, Files{Lineage: "../testdata/lineage.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
 	e.SetPolicy(policy(t))
-	if _, err := e.Rescore(ctx, nil, nil); err != nil {
+	if _, err := e.Scores.Rescore(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	ids, err := st.TraceIDs(ctx, Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.SetQueue(ctx, ids); err != nil {
+	if err := e.Queue.Set(ctx, ids); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -111,7 +111,7 @@ func eightLabelers(t *testing.T, path string) {
 	ctx := context.Background()
 	const hot = "trace_9f31c2"
 	setup := labelerEngine(t, path)
-	if err := setup.SetQueue(ctx, without(t, setup, hot)); err != nil {
+	if err := setup.Queue.Set(ctx, without(t, setup, hot)); err != nil {
 		t.Fatal(err)
 	}
 	log := &teamLog{handed: map[string][]string{}, changed: map[string]int{}, want: map[string]model.Label{}}
@@ -135,7 +135,7 @@ func eightLabelers(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 
-	queued, _, err := setup.ListTraces(ctx, Query{Filter: Filter{QueuedOnly: true}, Limit: 1000})
+	queued, _, err := setup.Traces.ListTraces(ctx, Query{Filter: Filter{QueuedOnly: true}, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func eightLabelers(t *testing.T, path string) {
 			t.Errorf("%s handed to %v, want exactly one labeler", r.TraceID, who)
 			continue
 		}
-		rec, err := setup.CaseForTrace(ctx, r.TraceID)
+		rec, err := setup.Traces.CaseForTrace(ctx, r.TraceID)
 		if err != nil || rec == nil {
 			t.Fatalf("%s: case %v %v", r.TraceID, rec, err)
 		}
@@ -158,7 +158,7 @@ func eightLabelers(t *testing.T, path string) {
 		if got, want := suite.LabelText(rec.Case.Label), suite.LabelText(log.want[r.TraceID]); got != want {
 			t.Errorf("%s: label %s, want what %s set: %s", r.TraceID, got, who[0], want)
 		}
-		evs, err := setup.Events(ctx, rec.Case.CaseID)
+		evs, err := setup.Traces.Events(ctx, rec.Case.CaseID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +174,7 @@ func eightLabelers(t *testing.T, path string) {
 			t.Errorf("%s still reserved by %s after its confirm", r.TraceID, r.ReservedBy)
 		}
 	}
-	if _, err := setup.NextInQueue(ctx, "late", Query{Filter: Filter{QueuedOnly: true}}, ""); !errors.Is(err, ErrQueueDone) {
+	if _, err := setup.Queue.Next(ctx, "late", Query{Filter: Filter{QueuedOnly: true}}, ""); !errors.Is(err, ErrQueueDone) {
 		t.Errorf("the queue is not empty after the run: %v", err)
 	}
 	checkHotCase(t, setup, hot, log)
@@ -185,7 +185,7 @@ func eightLabelers(t *testing.T, path string) {
 func labelUntilEmpty(ctx context.Context, eng *Engine, who, hot string, class model.FailureClass, log *teamLog) error {
 	after := ""
 	for i := 0; ; i++ {
-		n, err := eng.NextInQueue(ctx, who, Query{Filter: Filter{QueuedOnly: true}}, after)
+		n, err := eng.Queue.Next(ctx, who, Query{Filter: Filter{QueuedOnly: true}}, after)
 		if errors.Is(err, ErrQueueDone) {
 			return nil
 		}
@@ -195,10 +195,10 @@ func labelUntilEmpty(ctx context.Context, eng *Engine, who, hot string, class mo
 		log.add(func() { log.handed[n.TraceID] = append(log.handed[n.TraceID], who) })
 		var last ActionResult
 		for _, act := range []func() (ActionResult, error){
-			func() (ActionResult, error) { return eng.SetClass(ctx, n.TraceID, who, &class) },
-			func() (ActionResult, error) { return eng.ToggleCorrect(ctx, n.TraceID, who) },
-			func() (ActionResult, error) { return eng.ToggleGrounded(ctx, n.TraceID, who) },
-			func() (ActionResult, error) { return eng.ConfirmLabel(ctx, n.TraceID, who, true) },
+			func() (ActionResult, error) { return eng.Labels.SetClass(ctx, n.TraceID, who, &class) },
+			func() (ActionResult, error) { return eng.Labels.ToggleCorrect(ctx, n.TraceID, who) },
+			func() (ActionResult, error) { return eng.Labels.ToggleGrounded(ctx, n.TraceID, who) },
+			func() (ActionResult, error) { return eng.Labels.ConfirmLabel(ctx, n.TraceID, who, true) },
 		} {
 			res, err := act()
 			if err != nil {
@@ -214,10 +214,10 @@ func labelUntilEmpty(ctx context.Context, eng *Engine, who, hot string, class mo
 		// from the stored list, so no entry may go missing).
 		for _, ed := range []func() (ActionResult, error){
 			func() (ActionResult, error) {
-				return eng.EditFields(ctx, hot, who, FieldEdit{"gold.definition", jsonOf(fmt.Sprintf("%s %d", who, i))})
+				return eng.Labels.EditFields(ctx, hot, who, FieldEdit{"gold.definition", jsonOf(fmt.Sprintf("%s %d", who, i))})
 			},
 			func() (ActionResult, error) {
-				return eng.MarkField(ctx, hot, who, fmt.Sprintf("by_%s.field_%d", who, i), true)
+				return eng.Labels.MarkField(ctx, hot, who, fmt.Sprintf("by_%s.field_%d", who, i), true)
 			},
 		} {
 			res, err := ed()
@@ -236,7 +236,7 @@ func labelUntilEmpty(ctx context.Context, eng *Engine, who, hot string, class mo
 func checkHotCase(t *testing.T, e *Engine, hot string, log *teamLog) {
 	t.Helper()
 	ctx := context.Background()
-	rec, err := e.CaseForTrace(ctx, hot)
+	rec, err := e.Traces.CaseForTrace(ctx, hot)
 	if err != nil || rec == nil {
 		t.Fatalf("hot case: %v %v", rec, err)
 	}
@@ -254,7 +254,7 @@ func checkHotCase(t *testing.T, e *Engine, hot string, log *teamLog) {
 	if !slices.Equal(rec.Case.Gold.RequiredFields, want) {
 		t.Errorf("hot case required fields %v\nwant every labeler's %v", rec.Case.Gold.RequiredFields, want)
 	}
-	evs, err := e.Events(ctx, rec.Case.CaseID)
+	evs, err := e.Traces.Events(ctx, rec.Case.CaseID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,37 +322,37 @@ func reservationLifecycle(t *testing.T, path string) {
 			t.Errorf("%s: %s held by %q, want %q", step, a, r.Labeler, want)
 		}
 	}
-	if r, err := ana.Reserve(ctx, a, "ana"); err != nil || r.Labeler != "ana" {
+	if r, err := ana.Queue.Reserve(ctx, a, "ana"); err != nil || r.Labeler != "ana" {
 		t.Fatalf("ana opens %s: %+v %v", a, r, err)
 	}
-	if r, _ := bo.Reserve(ctx, a, "bo"); r.Labeler != "ana" {
+	if r, _ := bo.Queue.Reserve(ctx, a, "bo"); r.Labeler != "ana" {
 		t.Errorf("bo opening ana's trace took it: %+v", r)
 	}
-	if n, err := bo.NextInQueue(ctx, "bo", q, ""); err != nil || n.TraceID == a {
+	if n, err := bo.Queue.Next(ctx, "bo", q, ""); err != nil || n.TraceID == a {
 		t.Errorf("bo's n handed him ana's trace: %+v %v", n, err)
 	}
 	wait(8 * time.Minute)
-	if _, err := ana.ToggleCorrect(ctx, a, "ana"); err != nil {
+	if _, err := ana.Labels.ToggleCorrect(ctx, a, "ana"); err != nil {
 		t.Fatal(err)
 	}
 	wait(8 * time.Minute) // 16 minutes after opening, 8 after her last key
 	holder("renewed by working", "ana")
 	wait(3 * time.Minute)
 	holder("walked away", "")
-	if n, err := bo.NextInQueue(ctx, "bo", q, ""); err != nil || n.TraceID != a {
+	if n, err := bo.Queue.Next(ctx, "bo", q, ""); err != nil || n.TraceID != a {
 		t.Errorf("after ana's expired, bo's n gave %+v %v, want %s", n, err, a)
 	}
-	if _, err := bo.ConfirmLabel(ctx, a, "bo", true); err != nil {
+	if _, err := bo.Labels.ConfirmLabel(ctx, a, "bo", true); err != nil {
 		t.Fatal(err)
 	}
 	holder("confirmed", "")
 	// Edits are never refused for a reservation: ana's late key lands
 	// after bo's, and both are in the log.
-	if _, err := ana.ToggleGrounded(ctx, a, "ana"); err != nil {
+	if _, err := ana.Labels.ToggleGrounded(ctx, a, "ana"); err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := ana.CaseForTrace(ctx, a)
-	evs, _ := ana.Events(ctx, rec.Case.CaseID)
+	rec, _ := ana.Traces.CaseForTrace(ctx, a)
+	evs, _ := ana.Traces.Events(ctx, rec.Case.CaseID)
 	var who []string
 	for _, e := range evs {
 		who = append(who, e.Who+" "+e.Field)
@@ -361,7 +361,7 @@ func reservationLifecycle(t *testing.T, path string) {
 		t.Errorf("events %v, want %v", who, want)
 	}
 	// bo sees ana's late edit as a change by someone else.
-	chg, last, err := bo.ChangesSince(ctx, a, "bo", evs[1].ID)
+	chg, last, err := bo.Queue.ChangesSince(ctx, a, "bo", evs[1].ID)
 	if err != nil || len(chg) != 1 || chg[0].Who != "ana" || last != evs[2].ID {
 		t.Errorf("bo's poll: %+v last %d %v", chg, last, err)
 	}

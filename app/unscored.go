@@ -17,7 +17,8 @@ const scoreChunk = 2000
 // traces before the next starts. Traces with a person's gold go first and
 // mark stale the traces they teach, which the same call then scores. It
 // returns how many traces it scored.
-func (e *Engine) ScoreUnscored(ctx context.Context, extra []string, progress Progress) (int, error) {
+func (s ScoreService) ScoreUnscored(ctx context.Context, extra []string, progress Progress) (int, error) {
+	e := s.e
 	n := 0
 	// Two passes at most: the first may mark takers it did not list (the
 	// gold of the traces it scored teaches them); the second scores those.

@@ -72,7 +72,7 @@ func labelers(args []string) error {
 		hotRun, _, err := runTeam(tg.db, *n, *ttl, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
 			for i := 0; i < *hot; i++ {
 				t0 := time.Now()
-				if _, err := e.SetClass(ctx, hotID, who, classOf(i)); err != nil {
+				if _, err := e.Labels.SetClass(ctx, hotID, who, classOf(i)); err != nil {
 					return err
 				}
 				rec(time.Since(t0))
@@ -104,20 +104,20 @@ func prepareQueue(db, corpus string) error {
 		return err
 	}
 	defer e.Close()
-	c, err := e.Counts(ctx, app.Filter{})
+	c, err := e.Traces.Counts(ctx, app.Filter{})
 	if err != nil {
 		return err
 	}
 	if c.ByStatus[model.StatusConfirmed] > 0 {
 		return fmt.Errorf("%s holds %d confirmed cases: give an empty database", db, c.ByStatus[model.StatusConfirmed])
 	}
-	if _, err := e.ImportFile(ctx, corpus, app.ImportOptions{}); err != nil {
+	if _, err := e.Imports.File(ctx, corpus, app.ImportOptions{}); err != nil {
 		return err
 	}
 	var ids []string
 	q := app.Query{Limit: 1000}
 	for {
-		page, next, err := e.ListTraces(ctx, q)
+		page, next, err := e.Traces.ListTraces(ctx, q)
 		if err != nil {
 			return err
 		}
@@ -129,7 +129,7 @@ func prepareQueue(db, corpus string) error {
 		}
 		q.After = next
 	}
-	return e.SetQueue(ctx, ids)
+	return e.Queue.Set(ctx, ids)
 }
 
 func firstTrace(db string) (string, error) {
@@ -139,7 +139,7 @@ func firstTrace(db string) (string, error) {
 		return "", err
 	}
 	defer e.Close()
-	page, _, err := e.ListTraces(ctx, app.Query{Limit: 1})
+	page, _, err := e.Traces.ListTraces(ctx, app.Query{Limit: 1})
 	if err != nil || len(page) == 0 {
 		return "", fmt.Errorf("no trace in %s: %v", db, err)
 	}
@@ -153,7 +153,7 @@ func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Du
 	after := ""
 	for i := 0; ; i++ {
 		t0 := time.Now()
-		n, err := e.NextInQueue(ctx, who, app.Query{Filter: app.Filter{QueuedOnly: true}}, after)
+		n, err := e.Queue.Next(ctx, who, app.Query{Filter: app.Filter{QueuedOnly: true}}, after)
 		if errors.Is(err, app.ErrQueueDone) {
 			return nil
 		}
@@ -162,10 +162,10 @@ func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Du
 		}
 		rec(-time.Since(t0))
 		for _, act := range []func() (app.ActionResult, error){
-			func() (app.ActionResult, error) { return e.SetClass(ctx, n.TraceID, who, classOf(i)) },
-			func() (app.ActionResult, error) { return e.ToggleCorrect(ctx, n.TraceID, who) },
-			func() (app.ActionResult, error) { return e.ToggleGrounded(ctx, n.TraceID, who) },
-			func() (app.ActionResult, error) { return e.ConfirmLabel(ctx, n.TraceID, who, true) },
+			func() (app.ActionResult, error) { return e.Labels.SetClass(ctx, n.TraceID, who, classOf(i)) },
+			func() (app.ActionResult, error) { return e.Labels.ToggleCorrect(ctx, n.TraceID, who) },
+			func() (app.ActionResult, error) { return e.Labels.ToggleGrounded(ctx, n.TraceID, who) },
+			func() (app.ActionResult, error) { return e.Labels.ConfirmLabel(ctx, n.TraceID, who, true) },
 		} {
 			t0 := time.Now()
 			if _, err := act(); err != nil {

@@ -234,7 +234,7 @@ func ops(args []string) error {
 		return err
 	}
 	defer e.Close()
-	page, _, err := e.ListTraces(ctx, app.Query{Limit: 2000})
+	page, _, err := e.Traces.ListTraces(ctx, app.Query{Limit: 2000})
 	if err != nil {
 		return err
 	}
@@ -264,37 +264,37 @@ func ops(args []string) error {
 	}
 	if err := timeIt("open trace", func(i int) error {
 		id := pick(i).TraceID
-		if _, err := e.Trace(ctx, id); err != nil {
+		if _, err := e.Traces.Trace(ctx, id); err != nil {
 			return err
 		}
-		if _, err := e.CaseForTrace(ctx, id); err != nil {
+		if _, err := e.Traces.CaseForTrace(ctx, id); err != nil {
 			return err
 		}
-		_, err := e.ScoreOf(ctx, id)
+		_, err := e.Scores.Of(ctx, id)
 		return err
 	}); err != nil {
 		return err
 	}
-	if err := timeIt("header counts", func(int) error { _, err := e.Counts(ctx, app.Filter{}); return err }); err != nil {
+	if err := timeIt("header counts", func(int) error { _, err := e.Traces.Counts(ctx, app.Filter{}); return err }); err != nil {
 		return err
 	}
 	classes := []string{"semantic", "none", "structural"}
 	if err := timeIt("filter apply (class)", func(i int) error {
 		f := app.Filter{Classes: []string{classes[i%len(classes)]}}
-		if _, _, err := e.ListTraces(ctx, app.Query{Filter: f}); err != nil {
+		if _, _, err := e.Traces.ListTraces(ctx, app.Query{Filter: f}); err != nil {
 			return err
 		}
-		_, err := e.Counts(ctx, f)
+		_, err := e.Traces.Counts(ctx, f)
 		return err
 	}); err != nil {
 		return err
 	}
 	if err := timeIt("filter apply (status)", func(i int) error {
 		f := app.Filter{Statuses: []model.Status{model.StatusConfirmed}}
-		if _, _, err := e.ListTraces(ctx, app.Query{Filter: f}); err != nil {
+		if _, _, err := e.Traces.ListTraces(ctx, app.Query{Filter: f}); err != nil {
 			return err
 		}
-		_, err := e.Counts(ctx, f)
+		_, err := e.Traces.Counts(ctx, f)
 		return err
 	}); err != nil {
 		return err
@@ -302,19 +302,19 @@ func ops(args []string) error {
 	fields := [][]string{{"customers.subscription_status"}, {"customers.region_code", "customers.subscription_status"}}
 	if err := timeIt("gold edit (+rescore)", func(i int) error {
 		v, _ := json.Marshal(fields[i%2])
-		_, err := e.EditFields(ctx, pick(i+1000).TraceID, "bench", app.FieldEdit{Field: "gold.required_fields", Value: v})
+		_, err := e.Labels.EditFields(ctx, pick(i+1000).TraceID, "bench", app.FieldEdit{Field: "gold.required_fields", Value: v})
 		return err
 	}); err != nil {
 		return err
 	}
 	if *accept != "" {
-		shared, _, err := e.ListTraces(ctx, app.Query{Filter: app.Filter{Search: *accept}, Limit: 2000})
+		shared, _, err := e.Traces.ListTraces(ctx, app.Query{Filter: app.Filter{Search: *accept}, Limit: 2000})
 		if err != nil {
 			return err
 		}
 		var takers []string // traces whose gold is not a person's yet
 		for _, t := range shared {
-			if cr, err := e.CaseForTrace(ctx, t.TraceID); err != nil {
+			if cr, err := e.Traces.CaseForTrace(ctx, t.TraceID); err != nil {
 				return err
 			} else if cr == nil || cr.GoldOrigin != "human" {
 				takers = append(takers, t.TraceID)
@@ -339,7 +339,7 @@ func ops(args []string) error {
 			}
 		}
 		err = timeIt("accept (a), shared question", func(i int) error {
-			_, err := e.AcceptSuggestion(ctx, takers[i], "bench")
+			_, err := e.Labels.AcceptSuggestion(ctx, takers[i], "bench")
 			return err
 		})
 		if *cpu != "" {
@@ -358,7 +358,7 @@ func ops(args []string) error {
 		return nil
 	}
 	*reps = 3
-	return timeIt("report (R)", func(int) error { _, err := e.Report(ctx, false); return err })
+	return timeIt("report (R)", func(int) error { _, err := e.Suite.Report(ctx, false); return err })
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -392,15 +392,15 @@ func profile(args []string) error {
 	start := time.Now()
 	switch *op {
 	case "score":
-		_, err = e.ScoreStale(ctx, nil)
+		_, err = e.Scores.ScoreStale(ctx, nil)
 	case "report":
-		_, err = e.Report(ctx, false)
+		_, err = e.Suite.Report(ctx, false)
 	case "report-all":
-		_, err = e.Report(ctx, true)
+		_, err = e.Suite.Report(ctx, true)
 	case "import":
 		var res app.ImportResult
-		if res, err = e.ImportFile(ctx, *in, app.ImportOptions{Score: true}); err == nil {
-			_, err = e.AfterImport(ctx, res.ToScore, false)
+		if res, err = e.Imports.File(ctx, *in, app.ImportOptions{Score: true}); err == nil {
+			_, err = e.Imports.AfterImport(ctx, res.ToScore, false)
 		}
 	default:
 		err = fmt.Errorf("unknown -op %q", *op)

@@ -37,16 +37,16 @@ func search(args []string) error {
 			fn   func() error
 		}{
 			{"search (100 hits)", func() (err error) {
-				hits, err = eng.Search(ctx, app.SearchQuery{Text: q, Limit: 100})
+				hits, err = eng.Traces.Search(ctx, app.SearchQuery{Text: q, Limit: 100})
 				return err
 			}},
 			{"queue / first page", func() error {
-				rows, _, err := eng.ListTraces(ctx, app.Query{Filter: app.Filter{Search: q}, Limit: 100})
+				rows, _, err := eng.Traces.ListTraces(ctx, app.Query{Filter: app.Filter{Search: q}, Limit: 100})
 				page = len(rows)
 				return err
 			}},
 			{"queue / count in steps", func() (err error) {
-				n, err = eng.SearchTraceCount(ctx, q, app.Filter{})
+				n, err = eng.Traces.SearchTraceCount(ctx, q, app.Filter{})
 				return err
 			}},
 		}

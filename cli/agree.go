@@ -58,20 +58,20 @@ them, and the disagreements they are part of that nobody adjudicated yet.`,
 			defer eng.Close()
 			w := cmd.OutOrStdout()
 			if judge != "" {
-				cal, err := eng.JudgeAgreement(cmd.Context(), judge)
+				cal, err := eng.Judges.Agreement(cmd.Context(), judge)
 				if err != nil {
 					return withCode(2, err)
 				}
 				return writeJudgeCalibration(w, format, cal)
 			}
 			if progress {
-				ps, err := eng.Progress(cmd.Context())
+				ps, err := eng.Raters.Progress(cmd.Context())
 				if err != nil {
 					return err
 				}
 				return writeProgress(w, format, ps)
 			}
-			rep, err := eng.Agreement(cmd.Context(), by)
+			rep, err := eng.Raters.Agreement(cmd.Context(), by)
 			if err != nil {
 				return withCode(2, err)
 			}

@@ -85,7 +85,7 @@ func TestTwoLabelersAndAJudge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Adjudicate(context.Background(), "trace_9f31c2", "lead", app.AdjudicateRequest{Pick: "bob", Note: "the period is implied"}); err != nil {
+	if _, err := eng.Raters.Adjudicate(context.Background(), "trace_9f31c2", "lead", app.AdjudicateRequest{Pick: "bob", Note: "the period is implied"}); err != nil {
 		t.Fatal(err)
 	}
 	eng.Close()

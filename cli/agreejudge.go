@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tracelab-dev/tracelab/agreement"
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/cireport"
 	"github.com/tracelab-dev/tracelab/model"
@@ -66,7 +65,7 @@ func writeJudgeCalibration(w io.Writer, format string, cal app.JudgeCalibration)
 		b.WriteString(mdTable(judgeAspectHeader, "lrrr", aspects) + "\n### Per class (this class or not)\n\n" +
 			mdTable(judgeClassHeader, "lrrrrr", classes))
 		if class != nil {
-			b.WriteString("\n### Confusion: judge (rows) by people (columns)\n\n" + agreement.ConfusionMarkdown(class.Pair, class.Categories).String())
+			b.WriteString("\n### Confusion: judge (rows) by people (columns)\n\n" + app.ConfusionMarkdown(class.Pair, class.Categories).String())
 		}
 		if len(dis) > 0 {
 			b.WriteString("\n### Disagreements\n\n" + mdTable(judgeDisHeader, "lllll", dis))
@@ -84,7 +83,7 @@ func writeJudgeCalibration(w io.Writer, format string, cal app.JudgeCalibration)
 	textRows(w, judgeClassHeader, classes)
 	if class != nil {
 		fmt.Fprintln(w, "\nConfusion: judge (rows) by people (columns)")
-		io.WriteString(w, agreement.ConfusionText(class.Categories, class.Pair.Confusion))
+		io.WriteString(w, app.ConfusionText(class.Categories, class.Pair.Confusion))
 	}
 	if len(dis) > 0 {
 		fmt.Fprintln(w, "\nDisagreements")

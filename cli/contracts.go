@@ -98,14 +98,14 @@ registry instead and exits 1 when a tool's contract is not approved.`,
 				source = "mcp:" + stdio
 			}
 			if approve {
-				n, err := eng.ApproveListing(ctx, server, source, by, tools)
+				n, err := eng.Drift.ApproveListing(ctx, server, source, by, tools)
 				if err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "approved %d contract(s) (%d new)\n", len(tools), n)
 				return nil
 			}
-			bad, err := eng.Unapproved(ctx, server, tools)
+			bad, err := eng.Drift.Unapproved(ctx, server, tools)
 			if err != nil {
 				return err
 			}

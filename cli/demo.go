@@ -78,10 +78,10 @@ traces instead of opening the workbench.`,
 				if err := loadDemo(cmd.Context(), eng, demoData); err != nil {
 					return err
 				}
-				if _, err := eng.AfterImport(cmd.Context(), nil, true); err != nil {
+				if _, err := eng.Imports.AfterImport(cmd.Context(), nil, true); err != nil {
 					return err
 				}
-				if _, err := eng.Rescore(cmd.Context(), nil, nil); err != nil {
+				if _, err := eng.Scores.Rescore(cmd.Context(), nil, nil); err != nil {
 					return fmt.Errorf("scoring the demo data: %w", err)
 				}
 			}
@@ -120,7 +120,7 @@ func demoPath(keep string) (string, error) {
 // demoLoaded reports whether the demo database already holds the sample
 // data (a previous demo made it): then it is reused as it is.
 func demoLoaded(ctx context.Context, eng *app.Engine) (bool, error) {
-	c, err := eng.Counts(ctx, app.Filter{})
+	c, err := eng.Traces.Counts(ctx, app.Filter{})
 	return c.Total > 0, err
 }
 
@@ -155,7 +155,7 @@ func loadDemo(ctx context.Context, eng *app.Engine, demoData fs.FS) error {
 				return err
 			}
 		}
-		if _, err := eng.Import(ctx, bytes.NewReader(data), name, app.ImportOptions{}); err != nil {
+		if _, err := eng.Imports.Reader(ctx, bytes.NewReader(data), name, app.ImportOptions{}); err != nil {
 			return fmt.Errorf("demo data %s: %w", name, err)
 		}
 	}
@@ -165,7 +165,7 @@ func loadDemo(ctx context.Context, eng *app.Engine, demoData fs.FS) error {
 // withoutServerCases drops the lines of a cases file whose source trace
 // is stored and ran on server.
 func withoutServerCases(ctx context.Context, eng *app.Engine, data []byte, server string) ([]byte, error) {
-	rows, _, err := eng.ListTraces(ctx, app.Query{Filter: app.Filter{Servers: []string{server}}, Limit: 100000})
+	rows, _, err := eng.Traces.ListTraces(ctx, app.Query{Filter: app.Filter{Servers: []string{server}}, Limit: 100000})
 	if err != nil {
 		return nil, err
 	}

@@ -247,7 +247,7 @@ func (d *driftDB) open(ctx context.Context) (*app.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := eng.FillSemantic(ctx); err != nil {
+	if _, err := eng.Drift.FillSemantic(ctx); err != nil {
 		eng.Close()
 		return nil, err
 	}
@@ -281,7 +281,7 @@ func driftSourceLoader(db *driftDB, stderr io.Writer) driftContractLoader {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", arg, err)
 		}
-		l, err := st.LoadRun(ctx, src)
+		l, err := st.Drift.LoadRun(ctx, src)
 		if err != nil {
 			return nil, err
 		}
@@ -328,7 +328,7 @@ func driftCases(ctx context.Context, opts *driftOptions, server string) ([]app.S
 				return nil, err
 			}
 		}
-		matched, unchecked, err := st.SuiteCases(ctx, cs, traces)
+		matched, unchecked, err := st.Drift.SuiteCases(ctx, cs, traces)
 		if err != nil {
 			return nil, err
 		}
@@ -351,7 +351,7 @@ func driftCases(ctx context.Context, opts *driftOptions, server string) ([]app.S
 		if err != nil {
 			return nil, fmt.Errorf("--cases: %w", err)
 		}
-		stored, err := st.StoredCases(ctx, app.CaseScope{Server: server})
+		stored, err := st.Drift.StoredCases(ctx, app.CaseScope{Server: server})
 		if err != nil {
 			return nil, err
 		}
@@ -445,7 +445,7 @@ Approving a contract again keeps the first approval.`,
 			if by == "" {
 				by = "unknown"
 			}
-			n, err := st.ApproveListing(ctx, server, source, by, tools)
+			n, err := st.Drift.ApproveListing(ctx, server, source, by, tools)
 			if err != nil {
 				return err
 			}
@@ -487,11 +487,11 @@ not, 2 on bad input.`,
 				return err
 			}
 			defer st.Close()
-			un, err := st.Verify(cmd.Context(), server)
+			un, err := st.Drift.Verify(cmd.Context(), server)
 			if err != nil {
 				return err
 			}
-			reg, err := st.Approvals(cmd.Context())
+			reg, err := st.Drift.Approvals(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -582,7 +582,7 @@ one line changed contract; equal semantic hashes mean only prose changed.`,
 				return err
 			}
 			defer st.Close()
-			hist, err := st.ContractHistory(cmd.Context(), server)
+			hist, err := st.Drift.ContractHistory(cmd.Context(), server)
 			if err != nil {
 				return err
 			}

@@ -59,7 +59,7 @@ tracelab import reads them back.`,
 			}
 			defer eng.Close()
 			// One population: report.json counts exactly the cases written.
-			res, err := eng.Export(cmd.Context(), app.ExportOptions{Dir: out, All: all, ExposeOnly: exposeOnly,
+			res, err := eng.Suite.Export(cmd.Context(), app.ExportOptions{Dir: out, All: all, ExposeOnly: exposeOnly,
 				AllLabels: labels == "all"})
 			if err != nil {
 				return err

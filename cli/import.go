@@ -72,7 +72,7 @@ labeler a cases.jsonl is a suite: its cases are written as they are, nobody's la
 			if errors.Is(ierr, context.Canceled) || exitCode(ierr) == 130 {
 				return ierr
 			}
-			n, err := eng.AfterImport(cmd.Context(), toScore, noScore)
+			n, err := eng.Imports.AfterImport(cmd.Context(), toScore, noScore)
 			n += scored
 			if n > 0 {
 				fmt.Fprintf(cmd.OutOrStdout(), "scored %d traces\n", n)
@@ -204,7 +204,7 @@ func importOne(ctx context.Context, st *app.Engine, path string, opts app.Import
 		opts.Progress = bar.update
 		defer bar.clear()
 	}
-	return st.Import(ctx, r, path, opts)
+	return st.Imports.Reader(ctx, r, path, opts)
 }
 
 // progressLine draws a one-line progress report (bytes, records, rate,

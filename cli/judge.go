@@ -75,7 +75,7 @@ prompt's hash and the trace, gold and evidence sent, so a rerun costs nothing.`,
 				return err
 			}
 			defer eng.Close()
-			res, err := eng.Judge(cmd.Context(), opts)
+			res, err := eng.Judges.Run(cmd.Context(), opts)
 			if err != nil {
 				return err
 			}
@@ -110,7 +110,7 @@ func runModelJudge(cmd *cobra.Command, files app.Files, opts app.ModelJudgeOptio
 		return err
 	}
 	defer eng.Close()
-	res, err := eng.JudgeModel(cmd.Context(), opts)
+	res, err := eng.Judges.RunModel(cmd.Context(), opts)
 	if res.Rater != "" {
 		fmt.Fprintf(cmd.OutOrStdout(), "%s (%s, prompt sha256 %.12s) judged %d traces: %d with no label, %d from the cache, $%.4f\n",
 			res.Rater, res.Model, res.PromptSHA256, res.Judged, res.NoLabel, res.Cached, res.USD)

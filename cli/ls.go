@@ -44,7 +44,7 @@ search); the other flags narrow it further.`,
 			defer st.Close()
 			var f app.Filter
 			if view != "" {
-				v, err := st.View(cmd.Context(), view)
+				v, err := st.Traces.View(cmd.Context(), view)
 				if errors.Is(err, app.ErrNotFound) {
 					return withCode(2, fmt.Errorf("--view %q: no view of that name (the workbench's filter menu, f, saves them)", view))
 				}
@@ -78,7 +78,7 @@ func listTraces(ctx context.Context, st *app.Engine, f app.Filter, format string
 	all := []app.TraceSummary{}
 	q := app.Query{Filter: f, Limit: 500}
 	for {
-		page, next, err := st.ListTraces(ctx, q)
+		page, next, err := st.Traces.ListTraces(ctx, q)
 		if err != nil {
 			return err
 		}

@@ -38,13 +38,13 @@ func TestLsShowsTracesChangedAfterConfirmation(t *testing.T) {
 		t.Fatal(err)
 	}
 	const tid, other = "5b8efff798038103d269b633813fc60c", "6b8efff798038103d269b633813fc60c"
-	if _, err := e.IngestLive(ctx, "otlp", []app.LiveSpan{otlpChat(tid, "eee19b7ec3c1b174", 1, "42"), otlpChat(other, "eee19b7ec3c1b174", 1, "7")}); err != nil {
+	if _, err := e.Imports.IngestLive(ctx, "otlp", []app.LiveSpan{otlpChat(tid, "eee19b7ec3c1b174", 1, "42"), otlpChat(other, "eee19b7ec3c1b174", 1, "7")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.ConfirmLabel(ctx, tid, "ana", true); err != nil {
+	if _, err := e.Labels.ConfirmLabel(ctx, tid, "ana", true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.IngestLive(ctx, "otlp", []app.LiveSpan{otlpChat(tid, "fff19b7ec3c1b174", 2, "43"), otlpChat(other, "fff19b7ec3c1b174", 2, "8")}); err != nil {
+	if _, err := e.Imports.IngestLive(ctx, "otlp", []app.LiveSpan{otlpChat(tid, "fff19b7ec3c1b174", 2, "43"), otlpChat(other, "fff19b7ec3c1b174", 2, "8")}); err != nil {
 		t.Fatal(err)
 	}
 	e.Close()

@@ -33,7 +33,7 @@ func TestModelAndEstimatedCostAreKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	tr, err := eng.Trace(context.Background(), "m1")
+	tr, err := eng.Traces.Trace(context.Background(), "m1")
 	if err != nil {
 		t.Fatal(err)
 	}

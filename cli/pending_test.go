@@ -112,7 +112,7 @@ func TestGoldOnlyCasesCountTheScorersVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, _ := json.Marshal(!*scorer)
-	if _, err := eng.EditFields(t.Context(), id, "ana", app.FieldEdit{Field: "label.correct", Value: v}); err != nil {
+	if _, err := eng.Labels.EditFields(t.Context(), id, "ana", app.FieldEdit{Field: "label.correct", Value: v}); err != nil {
 		t.Fatal(err)
 	}
 	eng.Close()

@@ -91,7 +91,7 @@ across the recorded history as a small line chart, and the cases behind every nu
 				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", html)
 				return nil
 			}
-			reports, labels, err := eng.ReportWithLabels(cmd.Context(), all)
+			reports, labels, err := eng.Suite.ReportWithLabels(cmd.Context(), all)
 			if err != nil {
 				return err
 			}
@@ -124,7 +124,7 @@ func runReportHistory(cmd *cobra.Command, files app.Files, format string) error 
 		return err
 	}
 	defer eng.Close()
-	hist, err := eng.ReportHistory(cmd.Context(), 0)
+	hist, err := eng.Suite.ReportHistory(cmd.Context(), 0)
 	if err != nil {
 		return err
 	}

@@ -36,11 +36,11 @@ func writeReportHTML(ctx context.Context, w io.Writer, eng *app.Engine, all bool
 // reportPage gathers the page from the engine: the report and its cases
 // (the same pass as report --format json), and the recorded history.
 func reportPage(ctx context.Context, eng *app.Engine, all bool) (cireport.HTMLPage, error) {
-	d, err := eng.ReportDetail(ctx, all)
+	d, err := eng.Suite.ReportDetail(ctx, all)
 	if err != nil {
 		return cireport.HTMLPage{}, err
 	}
-	hist, err := eng.ReportHistory(ctx, 0)
+	hist, err := eng.Suite.ReportHistory(ctx, 0)
 	if err != nil {
 		return cireport.HTMLPage{}, err
 	}

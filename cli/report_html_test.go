@@ -281,16 +281,16 @@ func TestReportHTMLGolden(t *testing.T) {
 	eng := openAt(app.Files{})
 	traces, _ := filepath.Glob(abs("testdata/traces/*.jsonl"))
 	for _, f := range append(traces, abs("testdata/cases.jsonl")) {
-		if _, err := eng.ImportFile(ctx, f, app.ImportOptions{}); err != nil {
+		if _, err := eng.Imports.File(ctx, f, app.ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A hostile server name: the page must escape it, never run it.
 	hostile := `{"trace_id":"x1\u202e","server":"<script>alert(1)</script>\u202e","question":"q","outcome":"pass","steps":[{"kind":"answer","text":"1"}]}` + "\n"
-	if _, err := eng.Import(ctx, strings.NewReader(hostile), "hostile.jsonl", app.ImportOptions{}); err != nil {
+	if _, err := eng.Imports.Reader(ctx, strings.NewReader(hostile), "hostile.jsonl", app.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Export(ctx, app.ExportOptions{Dir: "suite-v1"}); err != nil {
+	if _, err := eng.Suite.Export(ctx, app.ExportOptions{Dir: "suite-v1"}); err != nil {
 		t.Fatal(err)
 	}
 	eng.Close()
@@ -307,7 +307,7 @@ func TestReportHTMLGolden(t *testing.T) {
 	}
 	eng = openAt(app.Files{Policy: "policy.json", Lineage: "lineage.json"})
 	defer eng.Close()
-	if _, err := eng.Export(ctx, app.ExportOptions{Dir: "suite-v2"}); err != nil {
+	if _, err := eng.Suite.Export(ctx, app.ExportOptions{Dir: "suite-v2"}); err != nil {
 		t.Fatal(err)
 	}
 	clock = clock.Add(time.Hour)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"time"
 
@@ -20,10 +21,13 @@ import (
 
 // Program is what main hands the command line: the build's version and
 // the bundled demo data (testdata/traces/*.jsonl, testdata/cases.jsonl and
-// testdata/policy.json at the root of the file system).
+// testdata/policy.json at the root of the file system), and the live
+// receiver `serve` runs (intake.Serve: it builds on the engine, so main
+// wires it in and the command line imports the engine alone).
 type Program struct {
 	Version string
 	Demo    fs.FS
+	Serve   func(ctx context.Context, eng *app.Engine, o app.ServeOptions, httpLn, grpcLn net.Listener, log io.Writer) error
 }
 
 // Main runs the command line on the process's arguments and returns the
@@ -129,7 +133,7 @@ in the workbench for its keys.`,
 	addScoringFlags(root, &files)
 	root.AddCommand(newImportCmd(), newExportCmd(), newLsCmd(), newDemoCmd(p.Demo), newFieldsCmd(), newScoreCmd(), newReportCmd(),
 		newDriftCmd(), newCheckCmd(), newSampleCmd(), newMigrateCmd(), newJudgeCmd(), newAgreeCmd())
-	root.AddCommand(newServeCmd())
+	root.AddCommand(newServeCmd(p))
 	root.AddCommand(newContractsCmd())
 	root.AddCommand(newSearchCmd())
 	markUsageErrors(root)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/intake"
 	"github.com/tracelab-dev/tracelab/store/pgtest"
 )
 
@@ -182,7 +183,7 @@ func TestDemoKeepsItsDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ov, err := eng.DriftAcrossRuns(context.Background())
+	ov, err := eng.Drift.AcrossRuns(context.Background())
 	eng.Close()
 	affected := 0
 	for _, ch := range ov.Changes {
@@ -274,7 +275,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 }
 
 // testProgram serves the demo data from the checkout, as main embeds it.
-var testProgram = Program{Version: "test", Demo: os.DirFS(".")}
+var testProgram = Program{Version: "test", Demo: os.DirFS("."), Serve: intake.Serve}
 
 // TestMain runs the tests from the repository root, so paths in commands
 // and in their output read as a user at the root would type them.

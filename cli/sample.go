@@ -66,7 +66,7 @@ should check first.`,
 				return err
 			}
 			defer st.Close()
-			res, err := st.Sample(cmd.Context(), opts)
+			res, err := st.Suite.Sample(cmd.Context(), opts)
 			if errors.Is(err, app.ErrTooFewTraces) {
 				return withCode(1, err)
 			}
@@ -112,7 +112,7 @@ func queueJudgeDisagreements(cmd *cobra.Command, format string) error {
 		return err
 	}
 	defer eng.Close()
-	ids, err := eng.QueueJudgeDisagreements(cmd.Context())
+	ids, err := eng.Judges.QueueDisagreements(cmd.Context())
 	if err != nil {
 		return err
 	}

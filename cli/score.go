@@ -76,14 +76,14 @@ suggestions are stored; a person's labels are never overwritten.`,
 			defer eng.Close()
 			w := cmd.OutOrStdout()
 			if format == "jsonl" {
-				if _, err := eng.ScoreStale(cmd.Context(), nil); err != nil {
+				if _, err := eng.Scores.ScoreStale(cmd.Context(), nil); err != nil {
 					return err
 				}
-				return eng.EachResult(cmd.Context(), app.ScopeAll, func(r app.Result) error { return writeScoreJSONL(w, r) })
+				return eng.Scores.EachResult(cmd.Context(), app.ScopeAll, func(r app.Result) error { return writeScoreJSONL(w, r) })
 			}
 			// Only what was stale is scored and listed; current scores are kept.
 			tw := newScoresTable(w)
-			sum, err := eng.ScoreStaleEach(cmd.Context(), func(r app.Result) error { return tw.add(r) })
+			sum, err := eng.Scores.ScoreStaleEach(cmd.Context(), func(r app.Result) error { return tw.add(r) })
 			if err != nil {
 				return err
 			}

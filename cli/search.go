@@ -80,7 +80,7 @@ type searchHit struct {
 }
 
 func search(ctx context.Context, eng *app.Engine, q app.SearchQuery, format string, w io.Writer) error {
-	hits, err := eng.Search(ctx, q)
+	hits, err := eng.Traces.Search(ctx, q)
 	if err != nil {
 		return err
 	}

@@ -86,7 +86,7 @@ func TestCLILsView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = eng.SaveView(context.Background(), "sql on customers", app.Filter{Search: "customers"}, "ana")
+	err = eng.Traces.SaveView(context.Background(), "sql on customers", app.Filter{Search: "customers"}, "ana")
 	eng.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -6,20 +6,17 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/grpc"
 
 	"github.com/tracelab-dev/tracelab/app"
-	"github.com/tracelab-dev/tracelab/intake"
 )
 
-func newServeCmd() *cobra.Command {
+func newServeCmd(p Program) *cobra.Command {
 	var files app.Files
 	var httpAddr, grpcAddr, token string
 	var maxBody, queue int64
@@ -71,8 +68,8 @@ batches in flight, and exit 0.`,
 			defer eng.Close()
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			cfg := intake.Config{Token: token, MaxBody: maxBody, QueueBytes: queue, LogEvery: logEvery, Log: cmd.ErrOrStderr()}
-			return serve(ctx, eng, cfg, httpAddr, grpcAddr, cmd.ErrOrStderr())
+			o := app.ServeOptions{Token: token, MaxBody: maxBody, QueueBytes: queue, LogEvery: logEvery, Log: cmd.ErrOrStderr()}
+			return listen(ctx, p, eng, o, httpAddr, grpcAddr, cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()
@@ -99,59 +96,32 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// serve listens until ctx ends, then drains: the listeners stop
-// accepting, the requests in flight get their answers once their spans
-// are committed, and the writer finishes.
-func serve(ctx context.Context, eng *app.Engine, cfg intake.Config, httpAddr, grpcAddr string, log io.Writer) error {
-	r := intake.New(eng, cfg)
-	errc := make(chan error, 2)
-	var hs *http.Server
+// listen opens the listeners serve was given and hands them to the
+// receiver main wired in (intake.Serve). A listener that cannot open is a
+// usage error (exit 2), and closes the one opened before it.
+func listen(ctx context.Context, p Program, eng *app.Engine, o app.ServeOptions, httpAddr, grpcAddr string, log io.Writer) error {
+	if p.Serve == nil {
+		return errors.New("this build has no live receiver")
+	}
+	var httpLn, grpcLn net.Listener
 	if httpAddr != "" {
 		ln, err := net.Listen("tcp", httpAddr)
 		if err != nil {
-			r.Close()
 			return withCode(2, err)
 		}
-		hs = &http.Server{Handler: r.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		httpLn = ln
 		fmt.Fprintf(log, "serve: OTLP/HTTP on http://%s/v1/traces\n", ln.Addr())
-		go func() { errc <- hs.Serve(ln) }()
 	}
-	var gs *grpc.Server
 	if grpcAddr != "" {
 		ln, err := net.Listen("tcp", grpcAddr)
 		if err != nil {
-			if hs != nil {
-				hs.Close()
+			if httpLn != nil {
+				httpLn.Close()
 			}
-			r.Close()
 			return withCode(2, err)
 		}
-		gs = r.GRPCServer()
+		grpcLn = ln
 		fmt.Fprintf(log, "serve: OTLP/gRPC on %s\n", ln.Addr())
-		go func() { errc <- gs.Serve(ln) }()
 	}
-	logCtx, stopLog := context.WithCancel(ctx)
-	go r.LogLoop(logCtx)
-	var failed error
-	select {
-	case <-ctx.Done():
-	case err := <-errc:
-		failed = err
-	}
-	stopLog()
-	fmt.Fprintln(log, "serve: stopping: finishing the requests in flight")
-	if hs != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		hs.Shutdown(sctx)
-		cancel()
-	}
-	if gs != nil {
-		gs.GracefulStop()
-	}
-	r.Close()
-	fmt.Fprintln(log, r.LogLine())
-	if failed != nil && !errors.Is(failed, http.ErrServerClosed) {
-		return failed
-	}
-	return nil
+	return p.Serve(ctx, eng, o, httpLn, grpcLn, log)
 }

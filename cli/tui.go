@@ -75,7 +75,7 @@ func scoreOnOpen(ctx context.Context, eng *app.Engine, w io.Writer) error {
 		fmt.Fprintf(w, "%s is read-only: browsing only, labels cannot be saved\n", eng.Path())
 		return nil
 	}
-	n, err := eng.ScoreUnscored(ctx, nil, nil)
+	n, err := eng.Scores.ScoreUnscored(ctx, nil, nil)
 	if err != nil {
 		return fmt.Errorf("scoring the traces that have no score: %w", err)
 	}

@@ -56,7 +56,7 @@ func TestWorkbenchScoresUnscoredOnOpen(t *testing.T) {
 		t.Errorf("message %q", msg.String())
 	}
 	for _, id := range []string{"t1", "t2"} {
-		if s, err := eng.ScoreOf(ctx, id); err != nil || s == nil {
+		if s, err := eng.Scores.Of(ctx, id); err != nil || s == nil {
 			t.Errorf("%s not scored on open: %v", id, err)
 		}
 	}

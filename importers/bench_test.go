@@ -12,7 +12,6 @@ import (
 
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/importers"
-	"github.com/tracelab-dev/tracelab/store"
 )
 
 // writeNativeCorpus writes n traces of 10 steps each (a realistic mix of
@@ -74,21 +73,21 @@ func BenchmarkImport(b *testing.B) {
 	var peak uint64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), fmt.Sprintf("b%d.db", i)))
+		eng, err := app.Open(context.Background(), filepath.Join(b.TempDir(), fmt.Sprintf("b%d.db", i)), app.Files{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		runtime.GC()
 		b.StartTimer()
 		stop := sampleHeap(&peak)
-		res, err := app.ImportFile(context.Background(), st, path, app.ImportOptions{})
+		res, err := eng.Imports.File(context.Background(), path, app.ImportOptions{})
 		stop()
 		if err != nil {
 			b.Fatal(err)
 		}
 		steps += res.Steps
 		b.StopTimer()
-		st.Close()
+		eng.Close()
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")

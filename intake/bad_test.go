@@ -81,7 +81,7 @@ func post(t *testing.T, url, ct, enc, auth string, body []byte) (int, string, []
 // TestBadInput: every bad request gets its status and writes nothing.
 func TestBadInput(t *testing.T) {
 	eng, _ := openEngine(t, "live.db")
-	r, addr := startHTTP(t, eng, Config{Token: "s3cret", MaxBody: 1 << 20})
+	r, addr := startHTTP(t, eng.Imports, Config{Token: "s3cret", MaxBody: 1 << 20})
 	url := "http://" + addr + "/v1/traces"
 	good := mustProto(t, chatRequest(1))
 	zeros := make([]byte, 64<<20)
@@ -113,7 +113,7 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
-	mark, err := eng.ChangeMark(context.Background())
+	mark, err := eng.Traces.ChangeMark(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,11 +142,11 @@ type gated struct {
 
 func (g *gated) StoreLive(ctx context.Context, file string, spans []app.LiveSpan) (app.LiveResult, error) {
 	<-g.gate
-	return g.eng.StoreLive(ctx, file, spans)
+	return g.eng.Imports.StoreLive(ctx, file, spans)
 }
 
 func (g *gated) ScoreLive(ctx context.Context, ids []string) (int, error) {
-	return g.eng.ScoreLive(ctx, ids)
+	return g.eng.Imports.ScoreLive(ctx, ids)
 }
 
 // TestFlood: a flood of spans with unique trace ids while the database is

@@ -89,7 +89,7 @@ func BenchmarkServe(b *testing.B) {
 		eng, _ := openEngine(&testing.T{}, "bench.db")
 		_ = eng
 		tb := &testing.T{}
-		r, addr := startHTTP(tb, eng, Config{})
+		r, addr := startHTTP(tb, eng.Imports, Config{})
 		url := "http://" + addr + "/v1/traces"
 		const perReq, senders, reqs = 100, 4, 10 // 500 spans a request (the SDK's batch is 512), 20,000 spans
 		var next atomic.Int64

@@ -14,7 +14,7 @@ import (
 func TestGRPCExporter(t *testing.T) {
 	ctx := context.Background()
 	eng, _ := openEngine(t, "live.db")
-	r := New(eng, Config{Token: "s3cret"})
+	r := New(eng.Imports, Config{Token: "s3cret"})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -37,7 +37,7 @@ func TestHTTPExporter(t *testing.T) {
 			if tc.name == "json-gzip-token" {
 				cfg.Token = "s3cret"
 			}
-			r, addr := startHTTP(t, eng, cfg)
+			r, addr := startHTTP(t, eng.Imports, cfg)
 			h := &exportErrors{}
 			otel.SetErrorHandler(h)
 			exp, err := otlptracehttp.New(ctx, append([]otlptracehttp.Option{otlptracehttp.WithEndpoint(addr), otlptracehttp.WithInsecure()}, tc.opts...)...)

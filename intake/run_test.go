@@ -192,20 +192,20 @@ func anyValue(v attribute.Value) map[string]any {
 func sameAsFileImport(t *testing.T, live *app.Engine, id string, spans []sdktrace.ReadOnlySpan) {
 	t.Helper()
 	ctx := context.Background()
-	got, err := live.Trace(ctx, id)
+	got, err := live.Traces.Trace(ctx, id)
 	if err != nil {
 		t.Fatalf("live trace %s: %v", id, err)
 	}
 	fileEng, _ := openEngine(t, "file.db")
 	path := collectorFile(t, spans)
-	res, err := fileEng.ImportFile(ctx, path, app.ImportOptions{Score: true})
+	res, err := fileEng.Imports.File(ctx, path, app.ImportOptions{Score: true})
 	if err != nil {
 		t.Fatalf("file import: %v", err)
 	}
 	if res.Format != "otel" {
 		t.Fatalf("file read as %q, want otel", res.Format)
 	}
-	want, err := fileEng.Trace(ctx, id)
+	want, err := fileEng.Traces.Trace(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

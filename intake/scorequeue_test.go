@@ -14,7 +14,7 @@ import (
 // has scored the last of them.
 func TestStoredTracesAreScored(t *testing.T) {
 	eng, _ := openEngine(t, "live.db")
-	r, addr := startHTTP(t, eng, Config{})
+	r, addr := startHTTP(t, eng.Imports, Config{})
 	const traces = 30
 	for i := range 3 { // three requests, ten traces each
 		if code, _, err := send("http://"+addr+"/v1/traces", benchRequest(i*10, 10)); err != nil || code != 200 {
@@ -25,7 +25,7 @@ func TestStoredTracesAreScored(t *testing.T) {
 	if got := r.Scored.Load(); got != traces {
 		t.Fatalf("scorer scored %d traces, want %d", got, traces)
 	}
-	rows, _, err := eng.ListTraces(context.Background(), app.Query{Limit: 100})
+	rows, _, err := eng.Traces.ListTraces(context.Background(), app.Query{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,8 @@ import (
 )
 
 // Ingester stores a batch of spans and the traces they rebuild, and
-// rescores traces it stored; the engine (app.Engine) is the one in use.
+// rescores traces it stored; the engine's imports (app.ImportService) are
+// the one in use.
 type Ingester interface {
 	StoreLive(ctx context.Context, file string, spans []app.LiveSpan) (app.LiveResult, error)
 	ScoreLive(ctx context.Context, traceIDs []string) (int, error)

@@ -54,7 +54,7 @@ func (ts *traceScreen) enqueue(h host, a labelAction) tea.Cmd {
 		return nil
 	}
 	eng, who := ts.eng, ts.labeler
-	a.pending = eng.SubmitEdit(func(ctx context.Context) (app.ActionResult, error) { return a.run(eng, ctx, a.id, who) })
+	a.pending = eng.Labels.SubmitEdit(func(ctx context.Context) (app.ActionResult, error) { return a.run(eng, ctx, a.id, who) })
 	ts.actions = append(ts.actions, a)
 	if len(ts.actions) == 1 {
 		return ts.startAction()
@@ -131,7 +131,7 @@ func waitingLine(w app.EditsWaiting) string {
 // dropWaiting is the user's answer to quitting with edits waiting for
 // the database: the engine drops them and the program ends.
 func (ts *traceScreen) dropWaiting() tea.Cmd {
-	ts.eng.DropWaitingEdits()
+	ts.eng.Labels.DropWaitingEdits()
 	ts.actions = nil
 	return tea.Quit
 }
@@ -226,12 +226,20 @@ func (ts *traceScreen) showCase(id string, rec *app.CaseRecord, score *app.Trace
 
 // The actions the trace screen's keys ask for.
 
+// viaLabels runs one of the engine's label actions that takes nothing but
+// the trace and the labeler.
+func viaLabels(act func(app.LabelService, context.Context, string, string) (app.ActionResult, error)) func(*app.Engine, context.Context, string, string) (app.ActionResult, error) {
+	return func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
+		return act(eng.Labels, ctx, id, who)
+	}
+}
+
 func toggleCorrect(id string) labelAction {
-	return labelAction{id: id, note: "correct toggled", run: (*app.Engine).ToggleCorrect}
+	return labelAction{id: id, note: "correct toggled", run: viaLabels(app.LabelService.ToggleCorrect)}
 }
 
 func toggleGrounded(id string) labelAction {
-	return labelAction{id: id, note: "grounded toggled", run: (*app.Engine).ToggleGrounded}
+	return labelAction{id: id, note: "grounded toggled", run: viaLabels(app.LabelService.ToggleGrounded)}
 }
 
 func setClass(id string, c *model.FailureClass) labelAction {
@@ -240,19 +248,19 @@ func setClass(id string, c *model.FailureClass) labelAction {
 		note = "class " + string(*c)
 	}
 	return labelAction{id: id, note: note, run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
-		return eng.SetClass(ctx, id, who, c)
+		return eng.Labels.SetClass(ctx, id, who, c)
 	}}
 }
 
 func acceptSuggestion(id string) labelAction {
-	return labelAction{id: id, note: "accepted the suggestions", run: (*app.Engine).AcceptSuggestion}
+	return labelAction{id: id, note: "accepted the suggestions", run: viaLabels(app.LabelService.AcceptSuggestion)}
 }
 
 // acceptJudge takes the judge's label as the labeler's own (app.AcceptJudge).
 func acceptJudge(id, judge string) labelAction {
 	return labelAction{id: id, note: "accepted " + judge + "'s label",
 		run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
-			return eng.AcceptJudge(ctx, id, who, judge)
+			return eng.Judges.Accept(ctx, id, who, judge)
 		}}
 }
 
@@ -263,7 +271,7 @@ func markField(id, field string, required bool) labelAction {
 	}
 	return labelAction{id: id, note: field + " " + what + " (again: unmark)",
 		run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
-			return eng.MarkField(ctx, id, who, field, required)
+			return eng.Labels.MarkField(ctx, id, who, field, required)
 		}}
 }
 
@@ -271,23 +279,23 @@ func editFields(id string, edits []app.FieldEdit) labelAction {
 	return labelAction{id: id, note: fmt.Sprintf("gold saved (%d field(s), one undo)", len(edits)),
 		run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
 			// EditGold: correct follows a new gold answer at once.
-			return eng.EditGold(ctx, id, who, edits...)
+			return eng.Labels.EditGold(ctx, id, who, edits...)
 		}}
 }
 
 func confirmLabel(id string, force bool) labelAction {
 	return labelAction{id: id, note: "confirmed " + id, confirm: true, force: force,
 		run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
-			return eng.ConfirmLabel(ctx, id, who, force)
+			return eng.Labels.ConfirmLabel(ctx, id, who, force)
 		}}
 }
 
 func undoAction(id string) labelAction {
-	return labelAction{id: id, run: (*app.Engine).UndoAction}
+	return labelAction{id: id, run: viaLabels(app.LabelService.Undo)}
 }
 
 func redoAction(id string) labelAction {
-	return labelAction{id: id, run: (*app.Engine).RedoAction}
+	return labelAction{id: id, run: viaLabels(app.LabelService.Redo)}
 }
 
 // plural is "1 edit" or "n edits".

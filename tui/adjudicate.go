@@ -21,7 +21,7 @@ import (
 // in the label editor. Both become app.Engine.Adjudicate, a labeling action
 // queued like every other key: in the event log, undone with u.
 
-// ratersMsg carries the raters of a trace (app.Engine.Raters).
+// ratersMsg carries the raters of a trace (app.RaterService.Of).
 type ratersMsg struct {
 	id  string
 	tr  app.TraceRaters
@@ -44,7 +44,7 @@ type (
 func (ts *traceScreen) loadRaters(id string) tea.Cmd {
 	eng, ctx := ts.eng, ts.ctx
 	return func() tea.Msg {
-		tr, err := eng.Raters(ctx, id)
+		tr, err := eng.Raters.Of(ctx, id)
 		return ratersMsg{id: id, tr: tr, err: err}
 	}
 }
@@ -257,7 +257,7 @@ func adjudicate(id string, req app.AdjudicateRequest) labelAction {
 		note = "adjudicated: " + model.CleanLine(req.Pick) + "'s label is final"
 	}
 	return labelAction{id: id, note: note, run: func(eng *app.Engine, ctx context.Context, id, who string) (app.ActionResult, error) {
-		return eng.Adjudicate(ctx, id, who, req)
+		return eng.Raters.Adjudicate(ctx, id, who, req)
 	}}
 }
 

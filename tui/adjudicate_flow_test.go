@@ -40,10 +40,10 @@ func TestProgramPickRaterResolvesDisagreement(t *testing.T) {
 		return !strings.Contains(f, "─ Steps ") && strings.Contains(f, " 0 traces") && strings.Contains(f, "≠ disagree 0")
 	})
 	p.quit()
-	if c, err := eng.Counts(ctx, app.Filter{}); err != nil || c.Disputed != 0 {
+	if c, err := eng.Traces.Counts(ctx, app.Filter{}); err != nil || c.Disputed != 0 {
 		t.Errorf("disagreements after the pick: %d %v", c.Disputed, err)
 	}
-	rec, _ := eng.CaseForTrace(ctx, id)
+	rec, _ := eng.Traces.CaseForTrace(ctx, id)
 	if l := rec.Case.Label; classText(l.FailureClass) != "temporal" {
 		t.Errorf("final label after picking ben: class %s, want ben's temporal", classText(l.FailureClass))
 	}
@@ -73,11 +73,11 @@ func TestProgramWriteFinalLabelWithNote(t *testing.T) {
 	p.send("ctrl+s")
 	p.waitScreen("settled", func(f string) bool { return strings.Contains(f, "⚖ settled by lead") })
 	p.quit()
-	rec, err := eng.CaseForTrace(ctx, id)
+	rec, err := eng.Traces.CaseForTrace(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs, err := eng.Events(ctx, rec.Case.CaseID)
+	evs, err := eng.Traces.Events(ctx, rec.Case.CaseID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,11 +59,7 @@ func benchStore(b *testing.B) *app.Engine {
 // openBenchEngine opens an engine on a benchmark database file.
 func openBenchEngine(b *testing.B, path string) *app.Engine {
 	b.Helper()
-	st, err := store.Open(context.Background(), path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	eng, err := app.New(context.Background(), st, app.Files{})
+	eng, err := app.Open(context.Background(), path, app.Files{})
 	if err != nil {
 		b.Fatal(err)
 	}

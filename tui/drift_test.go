@@ -38,7 +38,7 @@ func driftStore(t *testing.T, r3 bool) *app.Engine {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = st.Import(ctx, f, name, app.ImportOptions{})
+		_, err = st.Imports.Reader(ctx, f, name, app.ImportOptions{})
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -50,7 +50,7 @@ func driftStore(t *testing.T, r3 bool) *app.Engine {
 // loadedDriftScreen builds the screen on st and runs its first load.
 func loadedDriftScreen(t *testing.T, st *app.Engine) *toolDriftScreen {
 	t.Helper()
-	d := newToolDriftScreen(context.Background(), st.DriftAcrossRuns)
+	d := newToolDriftScreen(context.Background(), st.Drift.AcrossRuns)
 	runDriftCmd(t, d, d.refresh())
 	return d
 }
@@ -225,7 +225,7 @@ func TestQueueLimitedToTheSample(t *testing.T) {
 		t.Fatal("QueuedOnly set without choosing it")
 	}
 	st := driftStore(t, false)
-	if err := st.SetQueue(context.Background(), []string{"trace_9f31c2", "trace_4be07a"}); err != nil {
+	if err := st.Queue.Set(context.Background(), []string{"trace_9f31c2", "trace_4be07a"}); err != nil {
 		t.Fatal(err)
 	}
 	m := New(st, Options{Labeler: "tester", Theme: "dark", StatusTTL: -1, QueuedOnly: true})

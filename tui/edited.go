@@ -19,7 +19,7 @@ func caseEdited(ctx context.Context, eng *app.Engine, rec *app.CaseRecord) bool 
 	if rec == nil || rec.Status != model.StatusSuggested {
 		return false
 	}
-	ok, err := eng.CaseEdited(ctx, rec.Case.CaseID)
+	ok, err := eng.Labels.CaseEdited(ctx, rec.Case.CaseID)
 	return err == nil && ok
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/model"
-	"github.com/tracelab-dev/tracelab/store"
 )
 
 // evil is what a hostile trace puts in a text field: an OSC 8 hyperlink,
@@ -84,20 +83,16 @@ func unsafeOnScreen(v string) string {
 // the terminal. The step list printed tool names unsanitized.
 func TestEveryScreenStripsTraceEscapes(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
+	eng, err := app.Open(ctx, filepath.Join(t.TempDir(), "t.db"), app.Files{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.SetClock(func() time.Time { return time.Date(2026, 8, 20, 9, 0, 0, 0, time.UTC) })
-	eng, err := app.New(ctx, st, app.Files{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng.SetClock(func() time.Time { return time.Date(2026, 8, 20, 9, 0, 0, 0, time.UTC) })
 	t.Cleanup(func() { eng.Close() })
-	if _, err := eng.ImportFile(ctx, hostileTraceFile(t), app.ImportOptions{}); err != nil {
+	if _, err := eng.Imports.File(ctx, hostileTraceFile(t), app.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Rescore(ctx, nil, nil); err != nil {
+	if _, err := eng.Scores.Rescore(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, size := range [][2]int{{60, 20}, {100, 30}, {200, 60}} {

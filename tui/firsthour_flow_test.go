@@ -88,7 +88,7 @@ func TestProgramEnterEnterAsksOnce(t *testing.T) {
 	if len(m.dialogs) != 0 {
 		t.Errorf("%d dialog(s) left open", len(m.dialogs))
 	}
-	if rec, _ := eng.CaseForTrace(context.Background(), "trace_9f31c2"); rec.Status == model.StatusConfirmed {
+	if rec, _ := eng.Traces.CaseForTrace(context.Background(), "trace_9f31c2"); rec.Status == model.StatusConfirmed {
 		t.Error("esc on the question confirmed the trace")
 	}
 }
@@ -132,7 +132,7 @@ func TestProgramReadOnlyDatabase(t *testing.T) {
 		t.Errorf("the report on a read-only database:\n%s", f)
 	}
 	p.quit()
-	rec, err := ro.CaseForTrace(context.Background(), "trace_9f31c2")
+	rec, err := ro.Traces.CaseForTrace(context.Background(), "trace_9f31c2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,11 +146,11 @@ func TestProgramReadOnlyDatabase(t *testing.T) {
 func TestProgramNextOpensFromSelection(t *testing.T) {
 	eng, _ := openUnlabeledStore(t)
 	ctx := context.Background()
-	rows, _, err := eng.ListTraces(ctx, app.Query{Limit: 5})
+	rows, _, err := eng.Traces.ListTraces(ctx, app.Query{Limit: 5})
 	if err != nil || len(rows) < 4 {
 		t.Fatal(rows, err)
 	}
-	if _, err := eng.ConfirmLabel(ctx, rows[2].TraceID, "colleague", true); err != nil {
+	if _, err := eng.Labels.ConfirmLabel(ctx, rows[2].TraceID, "colleague", true); err != nil {
 		t.Fatal(err)
 	}
 	// Each program starts on row 0, once the rows are in (a reread

@@ -47,7 +47,7 @@ func TestLabelingFlow(t *testing.T) {
 	d.mustSee("sounds like")
 
 	d.keys("c", "2")
-	rec, err := st.CaseForTrace(ctx, "trace_9f31c2")
+	rec, err := st.Traces.CaseForTrace(ctx, "trace_9f31c2")
 	if err != nil || rec == nil {
 		t.Fatalf("case after labeling: %v %v", rec, err)
 	}
@@ -72,12 +72,12 @@ func TestLabelingFlow(t *testing.T) {
 		t.Fatalf("the scoring cursor is not on a field: %+v", d.m.trace.items)
 	}
 	d.key("r")
-	rec, _ = st.CaseForTrace(ctx, "trace_9f31c2")
+	rec, _ = st.Traces.CaseForTrace(ctx, "trace_9f31c2")
 	if got := rec.Case.Gold.RequiredFields; len(got) != 1 || got[0] != field {
 		t.Fatalf("required fields = %v, want [%s]", got, field)
 	}
 	d.key("x")
-	rec, _ = st.CaseForTrace(ctx, "trace_9f31c2")
+	rec, _ = st.Traces.CaseForTrace(ctx, "trace_9f31c2")
 	if len(rec.Case.Gold.RequiredFields) != 0 || len(rec.Case.Gold.ForbiddenFields) != 1 {
 		t.Fatalf("after x: required %v forbidden %v", rec.Case.Gold.RequiredFields, rec.Case.Gold.ForbiddenFields)
 	}
@@ -94,7 +94,7 @@ func TestLabelingFlow(t *testing.T) {
 		t.Fatalf("reopened %q", d.m.trace.id)
 	}
 	d.key("enter")
-	rec, _ = st.CaseForTrace(ctx, "trace_9f31c2")
+	rec, _ = st.Traces.CaseForTrace(ctx, "trace_9f31c2")
 	if rec.Status != model.StatusConfirmed || rec.ConfirmedBy != "tester" {
 		t.Fatalf("status %s by %q, want confirmed by tester", rec.Status, rec.ConfirmedBy)
 	}
@@ -108,11 +108,11 @@ func TestLabelingFlow(t *testing.T) {
 		t.Fatalf("ctrl+p opened %q", d.m.trace.id)
 	}
 	d.key("u")
-	rec, _ = st.CaseForTrace(ctx, "trace_9f31c2")
+	rec, _ = st.Traces.CaseForTrace(ctx, "trace_9f31c2")
 	if rec.Status != model.StatusSuggested {
 		t.Fatalf("after undo status = %s, want suggested", rec.Status)
 	}
-	evs, err := st.Events(ctx, rec.Case.CaseID)
+	evs, err := st.Traces.Events(ctx, rec.Case.CaseID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestAcceptSuggestions(t *testing.T) {
 		t.Fatalf("trace_9f31c2 has no suggestion to accept: %+v", sv)
 	}
 	d.key("a")
-	rec, err := st.CaseForTrace(context.Background(), "trace_9f31c2")
+	rec, err := st.Traces.CaseForTrace(context.Background(), "trace_9f31c2")
 	if err != nil || rec == nil {
 		t.Fatal(rec, err)
 	}
@@ -161,7 +161,7 @@ func TestAcceptSuggestions(t *testing.T) {
 	if got, want := boolText(c.Label.Grounded), boolText(now.Grounded); got != want {
 		t.Errorf("grounded after a: %s, the panel says %s", got, want)
 	}
-	evs, _ := st.Events(context.Background(), c.CaseID)
+	evs, _ := st.Traces.Events(context.Background(), c.CaseID)
 	for _, e := range evs {
 		if e.Group != evs[0].Group {
 			t.Errorf("event %s in group %d, the accept's is %d: one key, one undo", e.Field, e.Group, evs[0].Group)
@@ -221,12 +221,12 @@ func TestSearchAndSort(t *testing.T) {
 func TestNextUnconfirmedPagesThroughTheStore(t *testing.T) {
 	st, _ := openUnlabeledStore(t)
 	ctx := context.Background()
-	first, _, err := st.ListTraces(ctx, store.Query{Limit: 6})
+	first, _, err := st.Traces.ListTraces(ctx, store.Query{Limit: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range first[1:5] {
-		if _, err := st.ConfirmLabel(ctx, r.TraceID, "someone", true); err != nil {
+		if _, err := st.Labels.ConfirmLabel(ctx, r.TraceID, "someone", true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -321,7 +321,7 @@ func TestGoldEditorSavesThroughTheStore(t *testing.T) {
 	if d.m.dialog() != nil {
 		t.Fatalf("dialog still open: %v", d.m.dialog().(*goldEditor).errs)
 	}
-	rec, _ := st.CaseForTrace(context.Background(), "trace_9f31c2")
+	rec, _ := st.Traces.CaseForTrace(context.Background(), "trace_9f31c2")
 	if string(rec.Case.Gold.Answer) != "1284" || len(rec.Case.Gold.RequiredFields) != 2 {
 		t.Fatalf("gold = %s %v", rec.Case.Gold.Answer, rec.Case.Gold.RequiredFields)
 	}
@@ -357,7 +357,7 @@ func TestGoldEditorSavesThroughTheStore(t *testing.T) {
 	if d.m.dialog() != nil {
 		t.Fatal("discarding did not close the editor")
 	}
-	if rec, _ := st.CaseForTrace(context.Background(), "trace_9f31c2"); rec.Case.Gold.Tolerance != nil {
+	if rec, _ := st.Traces.CaseForTrace(context.Background(), "trace_9f31c2"); rec.Case.Gold.Tolerance != nil {
 		t.Errorf("discarded tolerance saved: %v", *rec.Case.Gold.Tolerance)
 	}
 	// Without changes esc closes at once.
@@ -374,11 +374,11 @@ func TestGlossaryNeedsAConfirmedDefinition(t *testing.T) {
 	d := newDriver(t, st, 100, 30)
 	d.keys("enter", "G")
 	d.mustSee("confirm the case")
-	if _, err := st.EditFields(ctx, "trace_9f31c2", "tester", app.FieldEdit{Field: "gold.definition",
+	if _, err := st.Labels.EditFields(ctx, "trace_9f31c2", "tester", app.FieldEdit{Field: "gold.definition",
 		Value: json.RawMessage(`"active = subscription_status in (ACTIVE, PAUSED_BILLING)"`)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.ConfirmLabel(ctx, "trace_9f31c2", "tester", true); err != nil {
+	if _, err := st.Labels.ConfirmLabel(ctx, "trace_9f31c2", "tester", true); err != nil {
 		t.Fatal(err)
 	}
 	d.key("esc")
@@ -388,7 +388,7 @@ func TestGlossaryNeedsAConfirmedDefinition(t *testing.T) {
 		t.Fatalf("G did not ask for a term: %s", d.plain())
 	}
 	d.key("enter") // the term "active" is pre-filled from the definition
-	g, err := st.Glossary(ctx)
+	g, err := st.Labels.Glossary(ctx)
 	if err != nil || len(g) != 1 || g[0].Term != "active" || g[0].UpdatedBy != "tester" {
 		t.Fatalf("glossary = %+v, %v", g, err)
 	}

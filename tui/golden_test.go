@@ -80,15 +80,15 @@ func disagree(t testing.TB, eng *app.Engine, id string) {
 		who   string
 		class model.FailureClass
 	}{{"ana", model.ClassSemantic}, {"ben", model.ClassTemporal}} {
-		if _, err := eng.ToggleCorrect(ctx, id, r.who); err != nil {
+		if _, err := eng.Labels.ToggleCorrect(ctx, id, r.who); err != nil {
 			t.Fatal(err)
 		}
 		c := r.class
-		if _, err := eng.SetClass(ctx, id, r.who, &c); err != nil {
+		if _, err := eng.Labels.SetClass(ctx, id, r.who, &c); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := eng.ConfirmLabel(ctx, id, "ana", true); err != nil {
+	if _, err := eng.Labels.ConfirmLabel(ctx, id, "ana", true); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/model"
-	"github.com/tracelab-dev/tracelab/store"
 	"github.com/tracelab-dev/tracelab/themes"
 )
 
@@ -45,16 +44,12 @@ func openStore(t testing.TB, withCases bool) (*app.Engine, string) {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "tracelab.db")
-	st, err := store.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.SetClock(func() time.Time { return time.Date(2026, 8, 20, 9, 0, 0, 0, time.UTC) })
-	eng, err := app.New(ctx, st, app.Files{Policy: filepath.Join(sampleDir, "policy.json"),
+	eng, err := app.Open(ctx, path, app.Files{Policy: filepath.Join(sampleDir, "policy.json"),
 		Lineage: filepath.Join(sampleDir, "lineage.json")})
 	if err != nil {
 		t.Fatal(err)
 	}
+	eng.SetClock(func() time.Time { return time.Date(2026, 8, 20, 9, 0, 0, 0, time.UTC) })
 	t.Cleanup(func() { eng.Close() })
 	files, _ := filepath.Glob(filepath.Join(sampleDir, "traces", "*.jsonl"))
 	if len(files) == 0 {
@@ -69,13 +64,13 @@ func openStore(t testing.TB, withCases bool) (*app.Engine, string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = eng.Import(ctx, f, name, app.ImportOptions{})
+		_, err = eng.Imports.Reader(ctx, f, name, app.ImportOptions{})
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := eng.Rescore(ctx, nil, nil); err != nil {
+	if _, err := eng.Scores.Rescore(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	return eng, path

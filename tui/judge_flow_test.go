@@ -18,7 +18,7 @@ func TestJudgeCheckFlow(t *testing.T) {
 	ctx := context.Background()
 	yes, no := true, false
 	temporal := model.ClassTemporal
-	if err := eng.PutRaterLabel(ctx, "trace_9f31c2", app.RaterLabel{Rater: "judge:gpt-4o-mini", Kind: model.RaterJudge,
+	if err := eng.Raters.PutRaterLabel(ctx, "trace_9f31c2", app.RaterLabel{Rater: "judge:gpt-4o-mini", Kind: model.RaterJudge,
 		Label: model.Label{Correct: &yes, Grounded: &no, FailureClass: &temporal}, Rationale: "the result has no as_of",
 		Model: "gpt-4o-mini", PromptSHA256: "9c9e3caa2a60"}); err != nil {
 		t.Fatal(err)
@@ -35,7 +35,7 @@ func TestJudgeCheckFlow(t *testing.T) {
 		return rec.Case.Label.FailureClass != nil && *rec.Case.Label.FailureClass == temporal &&
 			strings.HasPrefix(rec.Case.Label.MachineNote, "from judge:gpt-4o-mini (gpt-4o-mini")
 	})
-	tr, err := eng.Raters(ctx, "trace_9f31c2")
+	tr, err := eng.Raters.Of(ctx, "trace_9f31c2")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func (q *queueScreen) toggleJudgeQueue(h host) tea.Cmd {
 	}
 	eng, ctx := q.eng, q.ctx
 	return func() tea.Msg {
-		ids, err := eng.JudgeDisagreements(ctx)
+		ids, err := eng.Judges.Disagreements(ctx)
 		return judgeQueueMsg{ids: ids, err: err}
 	}
 }

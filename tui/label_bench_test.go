@@ -94,18 +94,18 @@ func BenchmarkLabelKeys(b *testing.B) {
 	// suggestion), which confirm-and-next also pays.
 	var confirmOnly, openOnly []time.Duration
 	ctx := context.Background()
-	rows, _, err := eng.ListTraces(ctx, app.Query{Filter: app.Filter{Statuses: []model.Status{model.StatusNone}}, Limit: traces})
+	rows, _, err := eng.Traces.ListTraces(ctx, app.Query{Filter: app.Filter{Statuses: []model.Status{model.StatusNone}}, Limit: traces})
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, r := range rows {
 		start := time.Now()
-		if _, err := eng.ConfirmLabel(ctx, r.TraceID, "bench", true); err != nil {
+		if _, err := eng.Labels.ConfirmLabel(ctx, r.TraceID, "bench", true); err != nil {
 			b.Fatal(err)
 		}
 		confirmOnly = append(confirmOnly, time.Since(start))
 		start = time.Now()
-		if _, err := eng.ScoreOf(ctx, r.TraceID); err != nil {
+		if _, err := eng.Scores.Of(ctx, r.TraceID); err != nil {
 			b.Fatal(err)
 		}
 		openOnly = append(openOnly, time.Since(start))

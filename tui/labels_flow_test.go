@@ -124,7 +124,7 @@ func (p *program) send(keys ...string) {
 func (p *program) eventually(id, what string, cond func(*app.CaseRecord) bool) *app.CaseRecord {
 	p.t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		rec, err := p.eng.CaseForTrace(context.Background(), id)
+		rec, err := p.eng.Traces.CaseForTrace(context.Background(), id)
 		if err == nil && rec != nil && cond(rec) {
 			return rec
 		}
@@ -146,12 +146,12 @@ func groundPeers(t *testing.T, eng *app.Engine) {
 	t.Helper()
 	ctx := context.Background()
 	for _, id := range []string{"trace_3a6e0f", "trace_4be07a"} {
-		for _, f := range []func(context.Context, string, string) (app.ActionResult, error){eng.ToggleGrounded, eng.ToggleCorrect} {
+		for _, f := range []func(context.Context, string, string) (app.ActionResult, error){eng.Labels.ToggleGrounded, eng.Labels.ToggleCorrect} {
 			if _, err := f(ctx, id, "colleague"); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := eng.ConfirmLabel(ctx, id, "colleague", true); err != nil {
+		if _, err := eng.Labels.ConfirmLabel(ctx, id, "colleague", true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -207,7 +207,7 @@ func TestProgramAcceptThenConfirm(t *testing.T) {
 	// Drawn when the action (and its rescore) came back.
 	p.waitScreen("the accepted label", func(f string) bool { return strings.Contains(lineWith(f, "Label "), "grounded ✗") })
 	rec := p.eventually("trace_e7c3b5", "accepted", func(r *app.CaseRecord) bool { return r.Case.Label.Grounded != nil })
-	sc, err := eng.ScoreOf(context.Background(), "trace_e7c3b5")
+	sc, err := eng.Scores.Of(context.Background(), "trace_e7c3b5")
 	if err != nil || sc == nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestProgramAcceptThenConfirm(t *testing.T) {
 	p.waitScreen("the question", func(f string) bool {
 		return strings.Contains(f, "Confirm anyway?") && strings.Contains(f, "correct is not set")
 	})
-	if rec, _ := eng.CaseForTrace(context.Background(), "trace_e7c3b5"); rec.Status == model.StatusConfirmed {
+	if rec, _ := eng.Traces.CaseForTrace(context.Background(), "trace_e7c3b5"); rec.Status == model.StatusConfirmed {
 		t.Fatal("confirmed before the second key")
 	}
 	p.send("enter")
@@ -245,7 +245,7 @@ func TestProgramStrictConfirmRefuses(t *testing.T) {
 	if m.dialog() != nil {
 		t.Errorf("strict mode opened a dialog: %T", m.dialog())
 	}
-	if rec, _ := eng.CaseForTrace(context.Background(), "trace_e7c3b5"); rec != nil && rec.Status == model.StatusConfirmed {
+	if rec, _ := eng.Traces.CaseForTrace(context.Background(), "trace_e7c3b5"); rec != nil && rec.Status == model.StatusConfirmed {
 		t.Fatal("strict mode confirmed an incomplete label")
 	}
 }
@@ -256,7 +256,7 @@ func TestProgramForbidUndoKeepsSuggestions(t *testing.T) {
 	eng, _ := openUnlabeledStore(t)
 	groundPeers(t, eng)
 	ctx := context.Background()
-	before, _ := eng.CaseForTrace(ctx, "trace_9f31c2")
+	before, _ := eng.Traces.CaseForTrace(ctx, "trace_9f31c2")
 	p := newProgram(t, eng, Options{}, 160, 48)
 	p.waitFor("33 traces")
 	p.openByID("trace_9f31c2")
@@ -279,7 +279,7 @@ func TestProgramForbidUndoKeepsSuggestions(t *testing.T) {
 	p.send("a")
 	rec := p.eventually("trace_9f31c2", "accepted after undo", func(r *app.CaseRecord) bool { return len(r.Case.Gold.RequiredFields) > 0 })
 	m := p.quit()
-	sc, _ := eng.ScoreOf(ctx, "trace_9f31c2")
+	sc, _ := eng.Scores.Of(ctx, "trace_9f31c2")
 	if boolText(rec.Case.Label.Grounded) != boolText(sc.Grounded) || classText(rec.Case.Label.FailureClass) != classText(sc.SuggestedClass) {
 		t.Errorf("a after undo: grounded %s class %s, score %s %s", boolText(rec.Case.Label.Grounded),
 			classText(rec.Case.Label.FailureClass), boolText(sc.Grounded), classText(sc.SuggestedClass))
@@ -333,12 +333,12 @@ func TestProgramBurstLandsInOrder(t *testing.T) {
 			if len(m.trace.actions) != 0 {
 				t.Errorf("%d actions left unsaved", len(m.trace.actions))
 			}
-			rec, _ := eng.CaseForTrace(ctx, "trace_9f31c2")
+			rec, _ := eng.Traces.CaseForTrace(ctx, "trace_9f31c2")
 			if classText(rec.Case.Label.FailureClass) != "structural" || boolText(rec.Case.Label.Correct) != boolText(before.Case.Label.Correct) {
 				t.Errorf("after 1 2 1 2 3 c c: class %s correct %s (was %s)", classText(rec.Case.Label.FailureClass),
 					boolText(rec.Case.Label.Correct), boolText(before.Case.Label.Correct))
 			}
-			evs, _ := eng.Events(ctx, rec.Case.CaseID)
+			evs, _ := eng.Traces.Events(ctx, rec.Case.CaseID)
 			var got []string
 			for _, e := range evs {
 				got = append(got, e.Field+"="+string(e.New))
@@ -357,7 +357,7 @@ func TestProgramBurstLandsInOrder(t *testing.T) {
 // first and scrolls with l to reveal the others.
 func TestProgramTableScrollsSideways(t *testing.T) {
 	eng, _ := openUnlabeledStore(t)
-	tr, err := eng.Trace(context.Background(), "trace_ab3c07")
+	tr, err := eng.Traces.Trace(context.Background(), "trace_ab3c07")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func (q *queueScreen) watchStoreAfter() tea.Cmd {
 func (q *queueScreen) readMark() tea.Cmd {
 	eng, ctx := q.eng, q.ctx
 	return func() tea.Msg {
-		m, err := eng.ChangeMark(ctx)
+		m, err := eng.Traces.ChangeMark(ctx)
 		return storeMarkMsg{mark: m, err: err}
 	}
 }

@@ -51,7 +51,7 @@ func TestQueueSeesLiveTraces(t *testing.T) {
 	}
 	defer writer.Close()
 	const tid = "7c8efff798038103d269b633813fc60c"
-	if _, err := writer.IngestLive(context.Background(), "otlp", []app.LiveSpan{liveChatSpan(tid)}); err != nil {
+	if _, err := writer.Imports.IngestLive(context.Background(), "otlp", []app.LiveSpan{liveChatSpan(tid)}); err != nil {
 		t.Fatal(err)
 	}
 	d.send(storeTickMsg{})
@@ -83,13 +83,13 @@ func TestConfirmedTraceChangedLiveIsFlagged(t *testing.T) {
 	eng, _ := openFixtureStore(t)
 	ctx := context.Background()
 	const tid = "8c8efff798038103d269b633813fc60c"
-	if _, err := eng.IngestLive(ctx, "otlp", []app.LiveSpan{liveChatSpanAt(tid, "eee19b7ec3c1b174", 1, "12")}); err != nil {
+	if _, err := eng.Imports.IngestLive(ctx, "otlp", []app.LiveSpan{liveChatSpanAt(tid, "eee19b7ec3c1b174", 1, "12")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.ConfirmLabel(ctx, tid, "tester", true); err != nil {
+	if _, err := eng.Labels.ConfirmLabel(ctx, tid, "tester", true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.IngestLive(ctx, "otlp", []app.LiveSpan{liveChatSpanAt(tid, "fff19b7ec3c1b174", 2, "13")}); err != nil {
+	if _, err := eng.Imports.IngestLive(ctx, "otlp", []app.LiveSpan{liveChatSpanAt(tid, "fff19b7ec3c1b174", 2, "13")}); err != nil {
 		t.Fatal(err)
 	}
 	d := newDriver(t, eng, 120, 40)

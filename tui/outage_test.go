@@ -33,13 +33,13 @@ func teamStore(t *testing.T, dsn string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = eng.Import(ctx, f, name, app.ImportOptions{})
+		_, err = eng.Imports.Reader(ctx, f, name, app.ImportOptions{})
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := eng.Rescore(ctx, nil, nil); err != nil {
+	if _, err := eng.Scores.Rescore(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -85,7 +85,7 @@ quit
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	rec, err := eng.CaseForTrace(ctx, id)
+	rec, err := eng.Traces.CaseForTrace(ctx, id)
 	if err != nil || rec == nil {
 		t.Fatalf("no case after the outage: %v", err)
 	}
@@ -93,7 +93,7 @@ quit
 	if l.Correct == nil || !*l.Correct || l.FailureClass == nil || *l.FailureClass != model.ClassStructural {
 		t.Errorf("label after the outage: correct %v class %v, want true and structural", ptr(l.Correct), l.FailureClass)
 	}
-	evs, err := eng.Events(ctx, rec.Case.CaseID)
+	evs, err := eng.Traces.Events(ctx, rec.Case.CaseID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ send Enter
 ended
 run `+srv.ShellCommand("start")+`
 `)
-	rec, err = eng.CaseForTrace(ctx, id)
+	rec, err = eng.Traces.CaseForTrace(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

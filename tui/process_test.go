@@ -185,7 +185,7 @@ func TestCancelledProgramKeepsLabels(t *testing.T) {
 	waitCase := func(cond func(*app.CaseRecord) bool) {
 		t.Helper()
 		for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-			if rec, _ := st.CaseForTrace(context.Background(), "trace_9f31c2"); rec != nil && cond(rec) {
+			if rec, _ := st.Traces.CaseForTrace(context.Background(), "trace_9f31c2"); rec != nil && cond(rec) {
 				return
 			}
 		}

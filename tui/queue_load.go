@@ -75,7 +75,7 @@ func (q *queueScreen) pageLoaded(h host, msg pageMsg) tea.Cmd {
 func (q *queueScreen) loadPage(query app.Query, seq int, appendRows bool, keep string) tea.Cmd {
 	eng, ctx := q.eng, q.ctx
 	return func() tea.Msg {
-		rows, next, err := eng.ListTraces(ctx, query)
+		rows, next, err := eng.Traces.ListTraces(ctx, query)
 		return pageMsg{seq: seq, rows: rows, next: next, append: appendRows, selectIdx: -1, keep: keep, err: err}
 	}
 }
@@ -83,7 +83,7 @@ func (q *queueScreen) loadPage(query app.Query, seq int, appendRows bool, keep s
 func (q *queueScreen) loadCounts() tea.Cmd {
 	eng, ctx, f, seq := q.eng, q.ctx, q.filter, q.seq
 	return tea.Batch(func() tea.Msg {
-		c, err := eng.Counts(ctx, f)
+		c, err := eng.Traces.Counts(ctx, f)
 		return countsMsg{seq: seq, counts: c, err: err}
 	}, q.loadStepCount())
 }
@@ -98,7 +98,7 @@ func (q *queueScreen) pageUntil(query app.Query, base int, appendRows, open, las
 	return func() tea.Msg {
 		var all []app.TraceSummary
 		for {
-			rows, next, err := eng.ListTraces(ctx, query)
+			rows, next, err := eng.Traces.ListTraces(ctx, query)
 			if err != nil {
 				return pageMsg{seq: seq, append: appendRows, rows: all, next: query.After, selectIdx: -1, err: err}
 			}
@@ -227,13 +227,13 @@ func (q *queueScreen) loadValues() tea.Cmd {
 	return func() tea.Msg {
 		out := map[string][]string{}
 		for _, a := range []string{"server", "tool", "user_role", "outcome"} {
-			vs, err := eng.Distinct(ctx, a)
+			vs, err := eng.Traces.Distinct(ctx, a)
 			if err != nil {
 				return distinctMsg{err: err}
 			}
 			out[a] = vs
 		}
-		views, err := eng.Views(ctx)
+		views, err := eng.Traces.Views(ctx)
 		return distinctMsg{values: out, views: views, err: err}
 	}
 }

@@ -85,15 +85,15 @@ func (r *reportScreen) load() tea.Cmd {
 	r.seq++
 	eng, ctx, seq := r.eng, r.ctx, r.seq
 	return func() tea.Msg {
-		rs, labels, err := eng.ReportWithLabels(ctx, false)
+		rs, labels, err := eng.Suite.ReportWithLabels(ctx, false)
 		if err != nil {
 			return reportMsg{seq: seq, err: err}
 		}
-		prog, err := eng.Progress(ctx)
+		prog, err := eng.Raters.Progress(ctx)
 		if err != nil {
 			return reportMsg{seq: seq, err: err}
 		}
-		hist, err := eng.ReportHistory(ctx, sparkLen)
+		hist, err := eng.Suite.ReportHistory(ctx, sparkLen)
 		return reportMsg{seq: seq, reports: rs, labels: labels, progress: prog, history: hist, err: err}
 	}
 }

@@ -60,7 +60,7 @@ func TestGoldenReportHistory(t *testing.T) {
 			for i, opts := range []app.ExportOptions{{}, {ExposeOnly: true}, {All: true}} {
 				eng.SetClock(func() time.Time { return at.Add(time.Duration(i) * time.Hour) })
 				opts.Dir = filepath.Join(t.TempDir(), "suite")
-				if _, err := eng.Export(ctx, opts); err != nil {
+				if _, err := eng.Suite.Export(ctx, opts); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -39,7 +39,7 @@ func TestGoldEditRescoresTheTrace(t *testing.T) {
 	if p == nil || *p != 1 {
 		t.Fatalf("precision after the gold edit = %v, want 1", p)
 	}
-	stored, err := st.ScoreOf(ctx, id)
+	stored, err := st.Scores.Of(ctx, id)
 	if err != nil || stored == nil || stored.GroundingPrecision == nil || *stored.GroundingPrecision != 1 {
 		t.Fatalf("stored score not refreshed: %+v, %v", stored, err)
 	}

@@ -40,17 +40,17 @@ func openDemoLikeStore(t testing.TB) *app.Engine {
 			SourceTrace string `json:"source_trace"`
 		}
 		if json.Unmarshal(sc.Bytes(), &c) == nil && c.SourceTrace != "" {
-			if tr, err := eng.Trace(ctx, c.SourceTrace); err == nil && tr != nil && tr.Server == "generic-warehouse" {
+			if tr, err := eng.Traces.Trace(ctx, c.SourceTrace); err == nil && tr != nil && tr.Server == "generic-warehouse" {
 				continue
 			}
 		}
 		keep.Write(sc.Bytes())
 		keep.WriteByte('\n')
 	}
-	if _, err := eng.Import(ctx, &keep, name, app.ImportOptions{}); err != nil {
+	if _, err := eng.Imports.Reader(ctx, &keep, name, app.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Rescore(ctx, nil, nil); err != nil {
+	if _, err := eng.Scores.Rescore(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	return eng

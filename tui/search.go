@@ -35,7 +35,7 @@ func (q *queueScreen) loadStepCount() tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		n, err := eng.SearchTraceCount(ctx, f.Search, f)
+		n, err := eng.Traces.SearchTraceCount(ctx, f.Search, f)
 		return stepCountMsg{seq: seq, search: f.Search, n: n, err: err}
 	}
 }

@@ -14,7 +14,7 @@ import (
 func TestSearchStepsAndJumpBetweenHits(t *testing.T) {
 	st, _ := openUnlabeledStore(t)
 	ctx := context.Background()
-	inSteps, err := st.SearchTraceCount(ctx, "is_active", app.Filter{})
+	inSteps, err := st.Traces.SearchTraceCount(ctx, "is_active", app.Filter{})
 	if err != nil || inSteps == 0 {
 		t.Fatalf("the sample traces' steps hold is_active in %d traces (%v)", inSteps, err)
 	}
@@ -33,7 +33,7 @@ func TestSearchStepsAndJumpBetweenHits(t *testing.T) {
 	d.mustSee(fmt.Sprintf("%d match in their steps", inSteps))
 
 	id := d.m.queue.rows[0].TraceID
-	want, err := st.SearchSteps(ctx, id, "is_active")
+	want, err := st.Traces.SearchSteps(ctx, id, "is_active")
 	if err != nil || len(want) < 2 {
 		t.Fatalf("%s: steps holding is_active %v (%v): the test needs two", id, want, err)
 	}
@@ -87,7 +87,7 @@ func TestSaveAndPickView(t *testing.T) {
 	d.typeText(" guesses") // after the search the prompt starts with
 	d.key("enter")
 	d.mustSee(`view "is_active guesses" saved`)
-	v, err := st.View(ctx, "is_active guesses")
+	v, err := st.Traces.View(ctx, "is_active guesses")
 	if err != nil || v.Filter.Search != "is_active" || v.SavedBy != "tester" {
 		t.Fatalf("saved view %+v %v", v, err)
 	}

@@ -36,7 +36,7 @@ type nextMsg struct {
 func (q *queueScreen) nextUnconfirmed(after string, open bool) tea.Cmd {
 	eng, ctx, who, query, seq := q.eng, q.ctx, q.labeler, q.query(nil), q.seq
 	return func() tea.Msg {
-		n, err := eng.NextInQueue(ctx, who, query, after)
+		n, err := eng.Queue.Next(ctx, who, query, after)
 		return nextMsg{seq: seq, from: after, open: open, next: n, err: err}
 	}
 }
@@ -175,21 +175,21 @@ func (ts *traceScreen) pollTick(h host, msg pollTickMsg) tea.Cmd {
 	}
 	eng, ctx, who, w := ts.eng, ts.ctx, ts.labeler, ts.watch
 	return func() tea.Msg {
-		evs, last, err := eng.ChangesSince(ctx, w.id, who, w.since)
+		evs, last, err := eng.Queue.ChangesSince(ctx, w.id, who, w.since)
 		out := changesMsg{w: w, events: evs, last: last, err: err}
 		if err != nil || len(evs) == 0 {
 			return out
 		}
-		if out.rec, out.err = eng.CaseForTrace(ctx, w.id); out.err != nil {
+		if out.rec, out.err = eng.Traces.CaseForTrace(ctx, w.id); out.err != nil {
 			return out
 		}
-		tr, err := eng.Raters(ctx, w.id)
+		tr, err := eng.Raters.Of(ctx, w.id)
 		if out.err = err; err != nil {
 			return out
 		}
 		out.raters = &tr
 		if slices.ContainsFunc(evs, func(e app.Event) bool { return strings.HasPrefix(e.Field, "gold.") }) {
-			out.score, out.err = eng.ScoreOf(ctx, w.id)
+			out.score, out.err = eng.Scores.Of(ctx, w.id)
 		}
 		return out
 	}

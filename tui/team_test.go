@@ -19,7 +19,7 @@ func TestQueueAndNextRespectOthersReservations(t *testing.T) {
 	d := newDriver(t, eng, 120, 30)
 	q := d.m.queue
 	held := q.rows[1].TraceID
-	if r, err := eng.Reserve(ctx, held, "ana"); err != nil || r.Labeler != "ana" {
+	if r, err := eng.Queue.Reserve(ctx, held, "ana"); err != nil || r.Labeler != "ana" {
 		t.Fatalf("ana reserving %s: %+v %v", held, r, err)
 	}
 	d.run(d.m.queue.reload()) // as applying a filter would
@@ -31,7 +31,7 @@ func TestQueueAndNextRespectOthersReservations(t *testing.T) {
 		t.Errorf("n from row 1 stopped at row %d (%s) and opened %s; ana holds row 1, want row 2", q.cursor, r.TraceID, d.m.trace.id)
 	}
 	d.key("esc")
-	if r, err := eng.Reserve(ctx, q.rows[2].TraceID, "someone else"); err != nil || r.Labeler != "tester" {
+	if r, err := eng.Queue.Reserve(ctx, q.rows[2].TraceID, "someone else"); err != nil || r.Labeler != "tester" {
 		t.Errorf("n did not reserve row 2 for the tester: %+v %v", r, err)
 	}
 	d.m.queue.cursor = 1
@@ -57,7 +57,7 @@ func TestPollShowsAnotherLabelersEdit(t *testing.T) {
 	d.key("enter")
 	ts := d.m.trace
 	ts.poll = time.Hour // the ticks are run by hand below
-	_, since, err := eng.ChangesSince(ctx, id, "tester", -1)
+	_, since, err := eng.Queue.ChangesSince(ctx, id, "tester", -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestPollShowsAnotherLabelersEdit(t *testing.T) {
 		t.Errorf("own edit reported as someone else's: %q", d.m.status)
 	}
 	class := model.ClassTemporal
-	if _, err := eng.SetClass(ctx, id, "ana", &class); err != nil {
+	if _, err := eng.Labels.SetClass(ctx, id, "ana", &class); err != nil {
 		t.Fatal(err)
 	}
 	poll()

@@ -43,7 +43,7 @@ func TestProgramFlow(t *testing.T) {
 	if fm.trace.id != id || fm.screen != screenTrace {
 		t.Errorf("final model on %q screen %d", fm.trace.id, fm.screen)
 	}
-	rec, err := st.CaseForTrace(ctx, id)
+	rec, err := st.Traces.CaseForTrace(ctx, id)
 	if err != nil || rec.Status != model.StatusSuggested {
 		t.Fatalf("after undo: %+v %v", rec, err)
 	}

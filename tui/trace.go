@@ -256,33 +256,33 @@ func (ts *traceScreen) load(id string) tea.Cmd {
 	ts.pending, ts.loading = id, true
 	eng, ctx, who, search := ts.eng, ts.ctx, ts.labeler, ts.stepSearch
 	return func() tea.Msg {
-		_, since, err := eng.ChangesSince(ctx, id, who, -1)
+		_, since, err := eng.Queue.ChangesSince(ctx, id, who, -1)
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
-		t, err := eng.Trace(ctx, id)
+		t, err := eng.Traces.Trace(ctx, id)
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
-		rec, err := eng.CaseForTrace(ctx, id)
+		rec, err := eng.Traces.CaseForTrace(ctx, id)
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
-		sv, err := eng.ScoreOf(ctx, id)
+		sv, err := eng.Scores.Of(ctx, id)
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
-		tr, err := eng.Raters(ctx, id)
+		tr, err := eng.Raters.Of(ctx, id)
 		if err != nil {
 			return traceMsg{id: id, err: err}
 		}
 		var hits []int
 		if search != "" {
-			if hits, err = eng.SearchSteps(ctx, id, search); err != nil {
+			if hits, err = eng.Traces.SearchSteps(ctx, id, search); err != nil {
 				return traceMsg{id: id, err: err}
 			}
 		}
-		held, herr := eng.Reserve(ctx, id, who)
+		held, herr := eng.Queue.Reserve(ctx, id, who)
 		return traceMsg{id: id, t: t, rec: rec, score: sv, raters: &tr, held: held, reserveErr: herr, since: since,
 			hits: hits, hitsFor: search, edited: caseEdited(ctx, eng, rec)}
 	}
@@ -302,7 +302,7 @@ func (ts *traceScreen) saveGlossary(term string) tea.Cmd {
 	}
 	eng, ctx, who := ts.eng, ts.ctx, ts.labeler
 	return func() tea.Msg {
-		return glossaryMsg{term: term, err: eng.SaveGlossary(ctx, e, who)}
+		return glossaryMsg{term: term, err: eng.Labels.SaveGlossary(ctx, e, who)}
 	}
 }
 

@@ -147,7 +147,7 @@ func New(eng *app.Engine, opts Options) *Model {
 	m.queue.filter.QueuedOnly = opts.QueuedOnly
 	m.trace = newTraceScreen(e)
 	m.report = &reportScreen{env: e}
-	m.drift = newToolDriftScreen(e.ctx, eng.DriftAcrossRuns)
+	m.drift = newToolDriftScreen(e.ctx, eng.Drift.AcrossRuns)
 	g := e.keys.Global
 	m.tabs = []tab{screenQueue: {m.queue, g.Queue}, screenTrace: {m.trace, g.Trace},
 		screenReport: {m.report, g.Report}, screenDrift: {m.drift, g.Drift}}
@@ -162,7 +162,7 @@ func Run(ctx context.Context, eng *app.Engine, opts Options) error {
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	// The session is over: the trace it held goes back to the queue now,
 	// not when its reservation runs out. A failure here loses no label.
-	_ = eng.Release(context.WithoutCancel(ctx), "", m.env.labeler)
+	_ = eng.Queue.Release(context.WithoutCancel(ctx), "", m.env.labeler)
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // the caller cancelled: every edit is already saved
 	}
@@ -300,7 +300,7 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 // quit ends the program once every edit a screen holds is saved; with
 // edits waiting for the database it asks first whether to drop them.
 func (m *Model) quit() tea.Cmd {
-	if w := m.env.eng.EditsWaiting(); w.N > 0 {
+	if w := m.env.eng.Labels.EditsWaiting(); w.N > 0 {
 		if d, ok := m.dialog().(*askDialog); ok && d.yes == (dropEditsAction{}) {
 			return nil // the question is on screen
 		}
@@ -444,7 +444,7 @@ func (m *Model) statusBar(w int) string {
 		right = " " + m.status + " "
 	}
 	statusErr := m.statusErr
-	if wait := m.env.eng.EditsWaiting(); wait.N > 0 {
+	if wait := m.env.eng.Labels.EditsWaiting(); wait.N > 0 {
 		// Nothing hides edits that are not written yet.
 		right = " " + waitingLine(wait) + " "
 		statusErr = true

@@ -34,7 +34,7 @@ const viewsGroup = "views"
 func (q *queueScreen) saveView(name string) tea.Cmd {
 	eng, ctx, f, who := q.eng, q.ctx, q.filter, q.labeler
 	return func() tea.Msg {
-		return viewSavedMsg{name: name, err: eng.SaveView(ctx, name, f, who)}
+		return viewSavedMsg{name: name, err: eng.Traces.SaveView(ctx, name, f, who)}
 	}
 }
 
