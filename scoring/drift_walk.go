@@ -47,6 +47,12 @@ func asSchemaObject(v any) (map[string]any, bool) {
 
 // schema compares two resolved schemas at path. o or n may be nil (absent).
 func (d *schemaDiffer) schema(side Side, path string, ov, nv any) {
+	if d.refs != nil {
+		var fresh bool
+		if path, ov, nv, fresh = d.refs.enter(path, ov, nv); !fresh {
+			return
+		}
+	}
 	o, oOK := asSchemaObject(ov)
 	n, nOK := asSchemaObject(nv)
 	if !oOK || !nOK {
