@@ -179,12 +179,15 @@ func (st *state) semanticRules() {
 		if i >= len(st.defMatch) || st.defMatch[i] == nil || *st.defMatch[i] {
 			continue
 		}
-		what := "WHERE does not apply"
+		what, governed := "WHERE does not apply", predText(d.preds)
 		if c := st.callAt(st.defStep[i]); c != nil && len(c.sql) == 0 {
 			what = "the arguments of " + c.tool + " state another set than"
 		}
+		if d.measure != nil {
+			what, governed = "the query computes another aggregate than", d.measure.String()
+		}
 		st.evidence(model.ClassSemantic, "definition_mismatch", 0.8, st.defStep[i],
-			fmt.Sprintf("%s the definition of %q (%s)", what, d.term, predText(d.preds)))
+			fmt.Sprintf("%s the definition of %q (%s)", what, d.term, governed))
 		if d.term == "" {
 			continue
 		}
