@@ -68,9 +68,29 @@ func TestWordDiff(t *testing.T) {
 func validateJUnit(t *testing.T, doc []byte) {
 	t.Helper()
 	dec := xml.NewDecoder(strings.NewReader(string(doc)))
-	timeRE := regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
-	stampRE := regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$`)
-	allowedAttrs := map[string][]string{
+	v := &junitValidator{t: t}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch el := tok.(type) {
+		case xml.StartElement:
+			v.start(el)
+		case xml.EndElement:
+			v.end()
+		}
+	}
+	if v.root == "" {
+		t.Fatal("no XML element")
+	}
+}
+
+var (
+	junitTimeRE  = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+	junitStampRE = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$`)
+	// junitAttrs are the attributes each element may have.
+	junitAttrs = map[string][]string{
 		"testsuites": {"name", "tests", "failures", "errors", "skipped", "time", "timestamp"},
 		"testsuite":  {"name", "tests", "failures", "errors", "skipped", "time", "timestamp"},
 		"testcase":   {"name", "classname", "time"},
@@ -79,123 +99,134 @@ func validateJUnit(t *testing.T, doc []byte) {
 		"skipped":    {"message"},
 		"system-out": {},
 	}
-	children := map[string][]string{
+	// junitChildren are the elements each element may hold.
+	junitChildren = map[string][]string{
 		"testsuites": {"testsuite"},
 		"testsuite":  {"testcase", "system-out"},
 		"testcase":   {"skipped", "error", "failure", "system-out"},
 	}
-	type frame struct {
-		name                             string
-		attrs                            map[string]string
-		cases, failures, errors, skipped int
-		sawSystemOut                     bool
-		outcome                          string
-	}
-	var stack []*frame
-	var sums [4]int // tests, failures, errors, skipped across suites
-	root := ""
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			break
+)
+
+// junitFrame is one open element and what was counted inside it.
+type junitFrame struct {
+	name                             string
+	attrs                            map[string]string
+	cases, failures, errors, skipped int
+	sawSystemOut                     bool
+	outcome                          string
+}
+
+type junitValidator struct {
+	t     *testing.T
+	stack []*junitFrame
+	sums  [4]int // tests, failures, errors, skipped across suites
+	root  string
+}
+
+func (v *junitValidator) start(el xml.StartElement) {
+	t := v.t
+	t.Helper()
+	name := el.Name.Local
+	if len(v.stack) == 0 {
+		v.root = name
+		if name != "testsuites" {
+			t.Fatalf("root is %s, want testsuites", name)
 		}
-		switch el := tok.(type) {
-		case xml.StartElement:
-			name := el.Name.Local
-			if len(stack) == 0 {
-				root = name
-				if name != "testsuites" {
-					t.Fatalf("root is %s, want testsuites", name)
-				}
-			} else {
-				parent := stack[len(stack)-1]
-				if !contains(children[parent.name], name) {
-					t.Errorf("<%s> inside <%s>", name, parent.name)
-				}
-				if parent.name == "testsuite" && parent.sawSystemOut {
-					t.Errorf("<%s> after the testsuite's system-out", name)
-				}
+	} else {
+		parent := v.stack[len(v.stack)-1]
+		if !contains(junitChildren[parent.name], name) {
+			t.Errorf("<%s> inside <%s>", name, parent.name)
+		}
+		if parent.name == "testsuite" && parent.sawSystemOut {
+			t.Errorf("<%s> after the testsuite's system-out", name)
+		}
+	}
+	f := &junitFrame{name: name, attrs: map[string]string{}}
+	for _, a := range el.Attr {
+		if !contains(junitAttrs[name], a.Name.Local) {
+			t.Errorf("<%s> has attribute %s outside the schema", name, a.Name.Local)
+		}
+		f.attrs[a.Name.Local] = a.Value
+	}
+	checkJUnitAttrs(t, name, f.attrs)
+	if len(v.stack) > 0 {
+		parent := v.stack[len(v.stack)-1]
+		switch {
+		case parent.name == "testsuite" && name == "testcase":
+			parent.cases++
+		case parent.name == "testsuite" && name == "system-out":
+			parent.sawSystemOut = true
+		case parent.name == "testcase" && name != "system-out":
+			if parent.outcome != "" {
+				t.Errorf("testcase %s has both %s and %s", parent.attrs["name"], parent.outcome, name)
 			}
-			f := &frame{name: name, attrs: map[string]string{}}
-			for _, a := range el.Attr {
-				if !contains(allowedAttrs[name], a.Name.Local) {
-					t.Errorf("<%s> has attribute %s outside the schema", name, a.Name.Local)
-				}
-				f.attrs[a.Name.Local] = a.Value
+			parent.outcome = name
+		}
+	}
+	v.stack = append(v.stack, f)
+}
+
+// checkJUnitAttrs checks that an element has its required attributes and
+// that each is well typed.
+func checkJUnitAttrs(t *testing.T, name string, attrs map[string]string) {
+	t.Helper()
+	for _, req := range junitAttrs[name] {
+		if _, ok := attrs[req]; !ok && name != "failure" && name != "error" && name != "skipped" {
+			t.Errorf("<%s> lacks %s", name, req)
+		}
+	}
+	for k, v := range attrs {
+		switch k {
+		case "tests", "failures", "errors", "skipped":
+			if _, err := strconv.Atoi(v); err != nil {
+				t.Errorf("<%s %s=%q> is not an integer", name, k, v)
 			}
-			for _, req := range allowedAttrs[name] {
-				if _, ok := f.attrs[req]; !ok && name != "failure" && name != "error" && name != "skipped" {
-					t.Errorf("<%s> lacks %s", name, req)
-				}
+		case "time":
+			if !junitTimeRE.MatchString(v) {
+				t.Errorf("<%s time=%q> is not a decimal of seconds", name, v)
 			}
-			for k, v := range f.attrs {
-				switch k {
-				case "tests", "failures", "errors", "skipped":
-					if _, err := strconv.Atoi(v); err != nil {
-						t.Errorf("<%s %s=%q> is not an integer", name, k, v)
-					}
-				case "time":
-					if !timeRE.MatchString(v) {
-						t.Errorf("<%s time=%q> is not a decimal of seconds", name, v)
-					}
-				case "timestamp":
-					if !stampRE.MatchString(v) {
-						t.Errorf("<%s timestamp=%q> is not ISO 8601 without zone", name, v)
-					}
-				}
-			}
-			if len(stack) > 0 {
-				parent := stack[len(stack)-1]
-				switch {
-				case parent.name == "testsuite" && name == "testcase":
-					parent.cases++
-				case parent.name == "testsuite" && name == "system-out":
-					parent.sawSystemOut = true
-				case parent.name == "testcase" && name != "system-out":
-					if parent.outcome != "" {
-						t.Errorf("testcase %s has both %s and %s", parent.attrs["name"], parent.outcome, name)
-					}
-					parent.outcome = name
-				}
-			}
-			stack = append(stack, f)
-		case xml.EndElement:
-			f := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if len(stack) == 0 {
-				for i, k := range []string{"tests", "failures", "errors", "skipped"} {
-					if got := f.attrs[k]; got != strconv.Itoa(sums[i]) {
-						t.Errorf("testsuites %s=%s, suites sum to %d", k, got, sums[i])
-					}
-				}
-				continue
-			}
-			parent := stack[len(stack)-1]
-			if f.name == "testcase" {
-				switch f.outcome {
-				case "failure":
-					parent.failures++
-				case "error":
-					parent.errors++
-				case "skipped":
-					parent.skipped++
-				}
-			}
-			if f.name == "testsuite" {
-				if !f.sawSystemOut {
-					t.Errorf("testsuite %s has no system-out", f.attrs["name"])
-				}
-				for i, kv := range [][2]any{{"tests", f.cases}, {"failures", f.failures}, {"errors", f.errors}, {"skipped", f.skipped}} {
-					if got := f.attrs[kv[0].(string)]; got != fmt.Sprint(kv[1]) {
-						t.Errorf("testsuite %s=%s, testcases say %d", kv[0], got, kv[1])
-					}
-					sums[i] += kv[1].(int)
-				}
+		case "timestamp":
+			if !junitStampRE.MatchString(v) {
+				t.Errorf("<%s timestamp=%q> is not ISO 8601 without zone", name, v)
 			}
 		}
 	}
-	if root == "" {
-		t.Fatal("no XML element")
+}
+
+func (v *junitValidator) end() {
+	t := v.t
+	t.Helper()
+	f := v.stack[len(v.stack)-1]
+	v.stack = v.stack[:len(v.stack)-1]
+	if len(v.stack) == 0 {
+		for i, k := range []string{"tests", "failures", "errors", "skipped"} {
+			if got := f.attrs[k]; got != strconv.Itoa(v.sums[i]) {
+				t.Errorf("testsuites %s=%s, suites sum to %d", k, got, v.sums[i])
+			}
+		}
+		return
+	}
+	parent := v.stack[len(v.stack)-1]
+	if f.name == "testcase" {
+		switch f.outcome {
+		case "failure":
+			parent.failures++
+		case "error":
+			parent.errors++
+		case "skipped":
+			parent.skipped++
+		}
+	}
+	if f.name == "testsuite" {
+		if !f.sawSystemOut {
+			t.Errorf("testsuite %s has no system-out", f.attrs["name"])
+		}
+		for i, kv := range [][2]any{{"tests", f.cases}, {"failures", f.failures}, {"errors", f.errors}, {"skipped", f.skipped}} {
+			if got := f.attrs[kv[0].(string)]; got != fmt.Sprint(kv[1]) {
+				t.Errorf("testsuite %s=%s, testcases say %d", kv[0], got, kv[1])
+			}
+			v.sums[i] += kv[1].(int)
+		}
 	}
 }
 

@@ -250,25 +250,7 @@ func (g *genGather) container(v any, def string, depth int) {
 	}
 	switch x := v.(type) {
 	case string:
-		if d, ok := genMaybeJSON(x); ok {
-			g.container(d, def, depth+1)
-			return
-		}
-		if t := strings.TrimSpace(x); len(t) > 1 && t[0] == '"' {
-			var inner string
-			if json.Unmarshal([]byte(t), &inner) == nil {
-				x = inner // a JSON-encoded string: the text is inside the quotes
-			}
-		}
-		if msgs := genFlattened(x); msgs != nil {
-			for _, m := range msgs {
-				g.message(m, def)
-			}
-			return
-		}
-		if strings.TrimSpace(x) != "" && def != "" {
-			g.msgs = append(g.msgs, genMsg{Role: def, Parts: []genPart{{Kind: "text", Text: x}}})
-		}
+		g.containerText(x, def, depth)
 	case []any:
 		for _, e := range x {
 			switch y := e.(type) {
@@ -280,50 +262,94 @@ func (g *genGather) container(v any, def string, depth int) {
 		}
 	case map[string]any:
 		g.request(x)
-		switch {
-		case x["messages"] != nil:
-			g.container(x["messages"], def, depth+1)
-		case x["contents"] != nil:
-			g.container(x["contents"], def, depth+1)
-		case gArr(x, "choices") != nil:
-			for _, c := range gArr(x, "choices") {
-				if cm, ok := c.(map[string]any); ok {
-					if m := gObj(cm, "message"); m != nil {
-						g.message(m, "assistant")
-					} else if t := gStr(cm, "text"); t != "" {
-						g.msgs = append(g.msgs, genMsg{Role: "assistant", Parts: []genPart{{Kind: "text", Text: t}}})
-					}
-					break // the first choice is the one the agent used
-				}
-			}
-		case gArr(x, "candidates") != nil:
-			if c, ok := gArr(x, "candidates")[0].(map[string]any); ok {
-				g.container(c["content"], "assistant", depth+1)
-			}
-		case gStr(x, "object") == "response" || (gArr(x, "output") != nil && x["role"] == nil):
-			g.container(x["output"], "assistant", depth+1)
-		case x["new_message"] != nil:
-			g.container(x["new_message"], def, depth+1)
-		case x["content"] != nil && x["role"] == nil && x["type"] == nil:
-			switch c := x["content"].(type) {
-			case map[string]any:
-				g.container(c, def, depth+1)
-			case string:
-				if def == "assistant" { // a completion's {"content": "..."}
-					g.message(x, def)
-				}
-			default:
-				g.message(x, def)
-			}
-		case x["role"] != nil || x["parts"] != nil || x["type"] != nil || x["toolCallId"] != nil:
-			g.message(x, def)
-		case x["prompt"] != nil:
-			g.container(x["prompt"], "user", depth+1)
-		case x["text"] != nil:
-			if t := gStr(x, "text"); t != "" && def != "" {
-				g.msgs = append(g.msgs, genMsg{Role: def, Parts: []genPart{{Kind: "text", Text: t}}})
-			}
+		g.containerObject(x, def, depth)
+	}
+}
+
+// containerText reads a string: JSON text of a container, flattened
+// "role: text" lines, or the text of one message in the default role.
+func (g *genGather) containerText(x, def string, depth int) {
+	if d, ok := genMaybeJSON(x); ok {
+		g.container(d, def, depth+1)
+		return
+	}
+	if t := strings.TrimSpace(x); len(t) > 1 && t[0] == '"' {
+		var inner string
+		if json.Unmarshal([]byte(t), &inner) == nil {
+			x = inner // a JSON-encoded string: the text is inside the quotes
 		}
+	}
+	if msgs := genFlattened(x); msgs != nil {
+		for _, m := range msgs {
+			g.message(m, def)
+		}
+		return
+	}
+	if strings.TrimSpace(x) != "" && def != "" {
+		g.msgs = append(g.msgs, genMsg{Role: def, Parts: []genPart{{Kind: "text", Text: x}}})
+	}
+}
+
+// containerObject reads an object by the key that says what it holds: a
+// request's messages or contents, a response's choices, candidates or
+// output, or one message.
+func (g *genGather) containerObject(x map[string]any, def string, depth int) {
+	switch {
+	case x["messages"] != nil:
+		g.container(x["messages"], def, depth+1)
+	case x["contents"] != nil:
+		g.container(x["contents"], def, depth+1)
+	case gArr(x, "choices") != nil:
+		g.firstChoice(gArr(x, "choices"))
+	case gArr(x, "candidates") != nil:
+		if c, ok := gArr(x, "candidates")[0].(map[string]any); ok {
+			g.container(c["content"], "assistant", depth+1)
+		}
+	case gStr(x, "object") == "response" || (gArr(x, "output") != nil && x["role"] == nil):
+		g.container(x["output"], "assistant", depth+1)
+	case x["new_message"] != nil:
+		g.container(x["new_message"], def, depth+1)
+	case x["content"] != nil && x["role"] == nil && x["type"] == nil:
+		g.bareContent(x, def, depth)
+	case x["role"] != nil || x["parts"] != nil || x["type"] != nil || x["toolCallId"] != nil:
+		g.message(x, def)
+	case x["prompt"] != nil:
+		g.container(x["prompt"], "user", depth+1)
+	case x["text"] != nil:
+		if t := gStr(x, "text"); t != "" && def != "" {
+			g.msgs = append(g.msgs, genMsg{Role: def, Parts: []genPart{{Kind: "text", Text: t}}})
+		}
+	}
+}
+
+// firstChoice reads a completion's choices: the first one is the one the
+// agent used.
+func (g *genGather) firstChoice(choices []any) {
+	for _, c := range choices {
+		cm, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		if m := gObj(cm, "message"); m != nil {
+			g.message(m, "assistant")
+		} else if t := gStr(cm, "text"); t != "" {
+			g.msgs = append(g.msgs, genMsg{Role: "assistant", Parts: []genPart{{Kind: "text", Text: t}}})
+		}
+		return
+	}
+}
+
+// bareContent reads an object whose only message field is content.
+func (g *genGather) bareContent(x map[string]any, def string, depth int) {
+	switch c := x["content"].(type) {
+	case map[string]any:
+		g.container(c, def, depth+1)
+	case string:
+		if def == "assistant" { // a completion's {"content": "..."}
+			g.message(x, def)
+		}
+	default:
+		g.message(x, def)
 	}
 }
 
@@ -362,18 +388,50 @@ func (g *genGather) request(x map[string]any) {
 
 // message normalizes one message or item object.
 func (g *genGather) message(m map[string]any, def string) {
+	if g.item(m) {
+		return
+	}
+	if t := gStr(m, "type"); m["role"] == nil && (t == "human" || t == "ai" || t == "tool" || t == "system") {
+		// LangChain message dicts name the role as type.
+		m2 := make(map[string]any, len(m)+1)
+		for k, v := range m {
+			m2[k] = v
+		}
+		m2["role"] = t
+		m = m2
+	}
+	if g.sdkToolPart(m) {
+		return
+	}
+	role, toolName := genMessageRole(m, def)
+	if role == "" {
+		return
+	}
+	role, parts, textCalls := genContentParts(m, role, toolName)
+	parts = append(parts, genParts(gArr(m, "parts"))...)
+	for _, r := range []string{"reasoning_content", "reasoning", "thinking"} {
+		if s, ok := m[r].(string); ok {
+			parts = append([]genPart{{Kind: "reasoning", Text: s}}, parts...)
+		}
+	}
+	parts = append(parts, genMessageCalls(m, textCalls)...)
+	if len(parts) > 0 {
+		g.msgs = append(g.msgs, genMsg{Role: role, Parts: parts})
+	}
+}
+
+// item reads an item-shaped entry (OpenAI Responses): a function call,
+// its output, or reasoning. It reports whether m was one.
+func (g *genGather) item(m map[string]any) bool {
 	add := func(role string, parts ...genPart) {
 		g.msgs = append(g.msgs, genMsg{Role: role, Parts: parts})
 	}
-	// Item-shaped entries (OpenAI Responses, Vercel AI SDK).
 	switch gStr(m, "type") {
 	case "function_call":
 		add("assistant", genPart{Kind: "call", ID: genCallID(m, "call_id", "id"), Name: gStr(m, "name"), Args: genArgs(m["arguments"])})
-		return
 	case "function_call_output":
 		r, _ := genResult(m["output"])
 		add("tool", genPart{Kind: "result", ID: genCallID(m, "call_id"), Result: r})
-		return
 	case "reasoning":
 		var parts []genPart
 		for _, s := range append(gArr(m, "summary"), gArr(m, "content")...) {
@@ -384,29 +442,33 @@ func (g *genGather) message(m map[string]any, def string) {
 		if len(parts) > 0 {
 			add("assistant", parts...)
 		}
-		return
-	case "human", "ai", "tool", "system":
-		if m["role"] == nil { // LangChain message dicts
-			m2 := map[string]any{}
-			for k, v := range m {
-				m2[k] = v
-			}
-			m2["role"] = gStr(m, "type")
-			m = m2
-		}
+	default:
+		return false
 	}
-	if m["role"] == nil && m["toolCallId"] != nil && m["toolName"] != nil {
-		if m["output"] != nil || m["result"] != nil {
-			r, _ := genResult(firstNonNil(m["output"], m["result"]))
-			add("tool", genPart{Kind: "result", ID: genCallID(m, "toolCallId"), Name: gStr(m, "toolName"), Result: r})
-		} else {
-			add("assistant", genPart{Kind: "call", ID: genCallID(m, "toolCallId"), Name: gStr(m, "toolName"), Args: genArgs(firstNonNil(m["input"], m["args"]))})
-		}
-		return
+	return true
+}
+
+// sdkToolPart reads a Vercel AI SDK tool part with no role: a call, or
+// the result of one. It reports whether m was one.
+func (g *genGather) sdkToolPart(m map[string]any) bool {
+	if m["role"] != nil || m["toolCallId"] == nil || m["toolName"] == nil {
+		return false
 	}
+	if m["output"] != nil || m["result"] != nil {
+		r, _ := genResult(firstNonNil(m["output"], m["result"]))
+		g.msgs = append(g.msgs, genMsg{Role: "tool", Parts: []genPart{{Kind: "result", ID: genCallID(m, "toolCallId"), Name: gStr(m, "toolName"), Result: r}}})
+	} else {
+		g.msgs = append(g.msgs, genMsg{Role: "assistant", Parts: []genPart{{Kind: "call", ID: genCallID(m, "toolCallId"), Name: gStr(m, "toolName"), Args: genArgs(firstNonNil(m["input"], m["args"]))}}})
+	}
+	return true
+}
+
+// genMessageRole is a message's chat role ("" to skip it) and the tool
+// it names.
+func genMessageRole(m map[string]any, def string) (role, toolName string) {
 	rawRole := gStr(m, "role")
-	role := genRole(rawRole)
-	toolName := gStr(m, "name")
+	role = genRole(rawRole)
+	toolName = gStr(m, "name")
 	if role == "" && rawRole != "" && !strings.ContainsAny(rawRole, " \t\n") {
 		// A role that is no chat role names the tool whose result the
 		// message is (LangGraph.js writes {role: "get_weather"}).
@@ -415,10 +477,13 @@ func (g *genGather) message(m map[string]any, def string) {
 	if role == "" {
 		role = def
 	}
-	if role == "" {
-		return
-	}
-	var parts []genPart
+	return role, toolName
+}
+
+// genContentParts reads a message's content: text, a tool's result,
+// blocks, or tool calls written as the content's JSON text (which make
+// the message the assistant's, returned as textCalls).
+func genContentParts(m map[string]any, role, toolName string) (_ string, parts []genPart, textCalls []any) {
 	text := func(kind, s string) {
 		if strings.TrimSpace(s) != "" {
 			parts = append(parts, genPart{Kind: kind, Text: s})
@@ -426,7 +491,6 @@ func (g *genGather) message(m map[string]any, def string) {
 	}
 	toolCallID := gStr(m, "tool_call_id", "toolCallId")
 	content := m["content"]
-	var textCalls []any
 	if s, ok := content.(string); ok {
 		if calls := genTextCalls(s); calls != nil {
 			// koog writes an assistant's tool calls as the JSON text of
@@ -462,12 +526,13 @@ func (g *genGather) message(m map[string]any, def string) {
 			parts = append(parts, genParts(gArr(c, "parts"))...)
 		}
 	}
-	parts = append(parts, genParts(gArr(m, "parts"))...)
-	for _, r := range []string{"reasoning_content", "reasoning", "thinking"} {
-		if s, ok := m[r].(string); ok {
-			parts = append([]genPart{{Kind: "reasoning", Text: s}}, parts...)
-		}
-	}
+	return role, parts, textCalls
+}
+
+// genMessageCalls reads the tool calls a message makes: tool_calls (or
+// LangChain's additional_kwargs.tool_calls), and the legacy function_call.
+func genMessageCalls(m map[string]any, textCalls []any) []genPart {
+	var parts []genPart
 	calls := append(textCalls, genList(m["tool_calls"])...)
 	if calls == nil {
 		if ak := gObj(m, "additional_kwargs"); ak != nil {
@@ -488,9 +553,7 @@ func (g *genGather) message(m map[string]any, def string) {
 	if fc := gObj(m, "function_call"); fc != nil {
 		parts = append(parts, genPart{Kind: "call", Name: gStr(fc, "name"), Args: genArgs(fc["arguments"])})
 	}
-	if len(parts) > 0 {
-		add(role, parts...)
-	}
+	return parts
 }
 
 func firstNonNil(vs ...any) any {

@@ -327,21 +327,61 @@ func inspectTrace(file string, v jsonValue, ev *inspectEval, stats *inspectStats
 	}
 	t := &model.Trace{Outcome: model.OutcomeUnknown, RunID: ev.RunID,
 		Source: model.Source{File: file, Format: "inspect", Line: v.line}}
-	att := func(text string) string {
-		if h, ok := strings.CutPrefix(text, "attachment://"); ok {
-			if full, ok := s.Attachments[h]; ok {
-				return full
-			}
-		}
-		return text
+	if lerr := inspectMessages(t, &s); lerr != nil {
+		return fail(lerr)
 	}
+	if t.Question == "" {
+		if q, _ := partsText(s.Input, ""); q != "" {
+			t.Question = s.attachment(q)
+		}
+	}
+	if len(t.Steps) == 0 {
+		return fail(&LineError{Path: "messages", Msg: "no user, assistant or tool message to import"})
+	}
+	events := append(s.Events, s.Transcript.Events...)
+	inspectEventTools(t, events)
+	for _, ts := range []string{stats.StartedAt, ev.Created} {
+		if t.StartedAt == "" && validTime(ts) {
+			t.StartedAt = ts
+		}
+	}
+	inspectUsageAndModel(t, &s, events)
+	t.Model = firstNonEmpty(t.Model, ev.Model)
+	if target := inspectTarget(s.Target); target != "" {
+		t.Metadata = map[string]any{MetaTarget: target}
+	}
+	t.Outcome = inspectOutcome(&s)
+	id := firstNonEmpty(ev.EvalID, ev.RunID, ev.TaskID)
+	sid := strings.Trim(string(trimJSON(s.ID)), `"`)
+	if id != "" && sid != "" {
+		t.TraceID = id + "/" + sid + "/" + strconv.Itoa(s.Epoch)
+	} else {
+		t.TraceID = hashID("inspect", v.raw)
+	}
+	return t, nil
+}
+
+// attachment is the full text an "attachment://<hash>" reference stands
+// for; any other text as it is.
+func (s *inspectSample) attachment(text string) string {
+	if h, ok := strings.CutPrefix(text, "attachment://"); ok {
+		if full, ok := s.Attachments[h]; ok {
+			return full
+		}
+	}
+	return text
+}
+
+// inspectMessages turns the sample's messages into steps; the error's
+// path is inside the sample.
+func inspectMessages(t *model.Trace, s *inspectSample) *LineError {
 	b := newConvBuilder(t)
 	for i, m := range s.Messages {
 		at := fmt.Sprintf("messages[%d]", i)
-		texts, reasoning, lerr := inspectContent(m.Content, att)
+		texts, reasoning, lerr := inspectContent(m.Content, s.attachment)
 		if lerr != nil {
 			lerr.Path = joinPath(at, lerr.Path)
-			return fail(lerr)
+			return lerr
 		}
 		switch m.Role {
 		case "system":
@@ -354,9 +394,9 @@ func inspectTrace(file string, v jsonValue, ev *inspectEval, stats *inspectStats
 			b.say(texts)
 			for j, c := range m.ToolCalls {
 				if c.Function == "" {
-					return fail(&LineError{Path: fmt.Sprintf("%s.tool_calls[%d].function", at, j), Msg: "required, the name of the called tool"})
+					return &LineError{Path: fmt.Sprintf("%s.tool_calls[%d].function", at, j), Msg: "required, the name of the called tool"}
 				}
-				b.call(c.ID, c.Function, convArgs(inspectArgs(c.Arguments, att)))
+				b.call(c.ID, c.Function, convArgs(inspectArgs(c.Arguments, s.attachment)))
 			}
 		case "tool":
 			res := texts
@@ -365,19 +405,16 @@ func inspectTrace(file string, v jsonValue, ev *inspectEval, stats *inspectStats
 			}
 			b.result(m.ToolCallID, m.Function, convResult(res), m.Error != nil)
 		default:
-			return fail(&LineError{Path: at + ".role", Msg: fmt.Sprintf("%q is not one of system, user, assistant, tool", m.Role)})
+			return &LineError{Path: at + ".role", Msg: fmt.Sprintf("%q is not one of system, user, assistant, tool", m.Role)}
 		}
 	}
 	b.finish()
-	if t.Question == "" {
-		if q, _ := partsText(s.Input, ""); q != "" {
-			t.Question = att(q)
-		}
-	}
-	if len(t.Steps) == 0 {
-		return fail(&LineError{Path: "messages", Msg: "no user, assistant or tool message to import"})
-	}
-	events := append(s.Events, s.Transcript.Events...)
+	return nil
+}
+
+// inspectEventTools takes the trace's start from the first event with a
+// valid timestamp and the tool contracts from the events that list tools.
+func inspectEventTools(t *model.Trace, events []inspectEvent) {
 	for _, e := range events {
 		if t.StartedAt == "" && validTime(e.Timestamp) {
 			t.StartedAt = e.Timestamp
@@ -393,25 +430,27 @@ func inspectTrace(file string, v jsonValue, ev *inspectEval, stats *inspectStats
 			}
 		}
 	}
-	for _, ts := range []string{stats.StartedAt, ev.Created} {
-		if t.StartedAt == "" && validTime(ts) {
-			t.StartedAt = ts
-		}
-	}
-	addUsage := func(u inspectUsage) {
-		// OpenAI counts cached input inside input_tokens, Anthropic beside
-		// it; total_tokens covers both ways.
-		t.Usage.InputTokens += max(u.InputTokens, u.TotalTokens-u.OutputTokens)
-		t.Usage.OutputTokens += u.OutputTokens
-	}
+}
+
+// addInspectUsage adds one usage record. OpenAI counts cached input
+// inside input_tokens, Anthropic beside it; total_tokens covers both ways.
+func addInspectUsage(t *model.Trace, u inspectUsage) {
+	t.Usage.InputTokens += max(u.InputTokens, u.TotalTokens-u.OutputTokens)
+	t.Usage.OutputTokens += u.OutputTokens
+}
+
+// inspectUsageAndModel reads the tokens and the model: the sample's
+// per-model totals, else (older logs) each model event's usage, else the
+// output's.
+func inspectUsageAndModel(t *model.Trace, s *inspectSample, events []inspectEvent) {
 	if len(s.ModelUsage) == 1 { // the common case needs no sorted copy of the keys
 		for name, u := range s.ModelUsage {
-			addUsage(u)
+			addInspectUsage(t, u)
 			t.Model = name
 		}
 	} else {
 		for _, name := range slices.Sorted(maps.Keys(s.ModelUsage)) {
-			addUsage(s.ModelUsage[name])
+			addInspectUsage(t, s.ModelUsage[name])
 			t.Model = firstNonEmpty(t.Model, name)
 		}
 	}
@@ -427,28 +466,15 @@ func inspectTrace(file string, v jsonValue, ev *inspectEval, stats *inspectStats
 		}
 		t.Model = firstNonEmpty(t.Model, out.Model, e.Model)
 		if noTotals && out.Usage != nil {
-			addUsage(*out.Usage)
+			addInspectUsage(t, *out.Usage)
 		}
 	}
 	if t.Usage.InputTokens == 0 && t.Usage.OutputTokens == 0 && s.Output != nil && s.Output.Usage != nil {
-		addUsage(*s.Output.Usage)
+		addInspectUsage(t, *s.Output.Usage)
 	}
 	if s.Output != nil {
 		t.Model = firstNonEmpty(t.Model, s.Output.Model)
 	}
-	t.Model = firstNonEmpty(t.Model, ev.Model)
-	if target := inspectTarget(s.Target); target != "" {
-		t.Metadata = map[string]any{MetaTarget: target}
-	}
-	t.Outcome = inspectOutcome(&s)
-	id := firstNonEmpty(ev.EvalID, ev.RunID, ev.TaskID)
-	sid := strings.Trim(string(trimJSON(s.ID)), `"`)
-	if id != "" && sid != "" {
-		t.TraceID = id + "/" + sid + "/" + strconv.Itoa(s.Epoch)
-	} else {
-		t.TraceID = hashID("inspect", v.raw)
-	}
-	return t, nil
 }
 
 // inspectTarget reads a sample's target: a string, or a list of accepted

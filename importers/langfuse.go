@@ -145,12 +145,41 @@ func lfObservations(t *model.Trace, tr map[string]any, obs []map[string]any) {
 		func(i int) string { return gStr(obs[i], "id") },
 		func(i int) string { return gStr(obs[i], "parentObservationId") },
 		start)
-	// Usage and cost count on generations with no generation below them:
-	// frameworks roll their children's usage up into the parent.
-	byID := map[string]int{}
+	w := &lfWalk{t: t, obs: obs, c: newGenConvo(), byID: map[string]int{}}
 	for i, o := range obs {
-		byID[gStr(o, "id")] = i
+		w.byID[gStr(o, "id")] = i
 	}
+	w.parentOfGen = lfParentsOfGenerations(obs, w.byID)
+	for _, i := range order {
+		w.observation(i)
+	}
+	if w.hasCost {
+		t.Usage.USD = genUSD(w.usd)
+	}
+	lfTraceEnds(t, tr, w.c, w.lastGenOut)
+	w.c.finish(t)
+}
+
+// lfWalk is the state of reading one trace's observations in order.
+type lfWalk struct {
+	t    *model.Trace
+	obs  []map[string]any
+	c    *genConvo
+	byID map[string]int
+	// parentOfGen marks observations with a generation below them.
+	parentOfGen map[int]bool
+	usd         float64
+	hasCost     bool
+	// lastGenOut says whether the last model call recorded its output;
+	// when it did not (beeai logs the call's start only), the trace's own
+	// output is the final answer.
+	lastGenOut bool
+}
+
+// lfParentsOfGenerations marks every observation that has a generation
+// below it. Usage and cost count on generations with no generation below
+// them: frameworks roll their children's usage up into the parent.
+func lfParentsOfGenerations(obs []map[string]any, byID map[string]int) map[int]bool {
 	parentOfGen := map[int]bool{}
 	for _, o := range obs {
 		if gStr(o, "type") != "GENERATION" {
@@ -167,105 +196,95 @@ func lfObservations(t *model.Trace, tr map[string]any, obs []map[string]any) {
 			seen++
 		}
 	}
-	c := newGenConvo()
-	var usd float64
-	hasCost := false
-	// lastGenOut says whether the last model call recorded its output;
-	// when it did not (beeai logs the call's start only), the trace's own
-	// output is the final answer.
-	lastGenOut := false
-	for _, i := range order {
-		o := obs[i]
-		md := lfObject(o["metadata"])
-		attrs := gObj(md, "attributes")
-		if t.Server == "" {
-			if s := gStr(gObj(md, "resourceAttributes"), "service.name"); s != "" && !strings.HasPrefix(s, "unknown_service") {
-				t.Server = s
-			}
-		}
-		if t.AsUser == "" {
-			t.AsUser = gStr(attrs, "user.id", "enduser.id")
-		}
-		isErr := gStr(o, "level") == "ERROR"
-		switch gStr(o, "type") {
-		case "GENERATION":
-			in, tools := genMessages(o["input"], "user")
-			out, _ := genMessages(o["output"], "assistant")
-			for _, d := range tools {
-				c.contract(d)
-			}
-			for _, d := range lfToolDefinitions(o["toolDefinitions"]) {
-				c.contract(d)
-			}
-			c.turn(in, out)
-			if len(in) > 0 || len(out) > 0 {
-				lastGenOut = len(out) > 0
-			}
-			if m := gStr(o, "model", "providedModelName"); m != "" && t.Model == "" {
-				t.Model = m
-			}
-			if !parentOfGen[i] {
-				u := lfUsage(o)
-				t.Usage.InputTokens += u.InputTokens
-				t.Usage.OutputTokens += u.OutputTokens
-				if cost, ok := lfCost(o); ok {
-					usd += cost
-					hasCost = true
-				}
-			}
-		case "TOOL":
-			lfToolRun(c, o, attrs, genFirstString(gStr(attrs, "gen_ai.tool.name", "ai.toolCall.name", "tool.name"), gStr(o, "name")), isErr)
-		case "SPAN":
-			// Frameworks record tool runs as plain spans: koog and beeai
-			// name them tool.<name>, others give the tool's own name
-			// (agno's duckduckgo_search, LangGraph's get_weather) to a span
-			// that runs a call the model made.
-			if lfAgentState(attrs) {
-				// beeai records the agent's state as it fills in (thought,
-				// then tool.name, then tool.parameters, then the output):
-				// only the update that carries the output is the run.
-				if lfAgentRun(o, attrs) {
-					lfToolRun(c, o, attrs, gStr(attrs, "tool.name"), isErr)
-				}
-				continue
-			}
-			if p, ok := byID[gStr(o, "parentObservationId")]; ok && lfAgentState(gObj(lfObject(obs[p]["metadata"]), "attributes")) {
-				continue // the tool's own events under an agent update repeat the call the update records
-			}
-			if name, ok, spanErr := lfSpanTool(c, o, attrs); ok {
-				lfToolRun(c, o, attrs, name, isErr || spanErr)
-			}
+	return parentOfGen
+}
+
+// observation reads one observation: who and where from its metadata,
+// then a model call or a tool run by its type.
+func (w *lfWalk) observation(i int) {
+	o := w.obs[i]
+	md := lfObject(o["metadata"])
+	attrs := gObj(md, "attributes")
+	if w.t.Server == "" {
+		if s := gStr(gObj(md, "resourceAttributes"), "service.name"); s != "" && !strings.HasPrefix(s, "unknown_service") {
+			w.t.Server = s
 		}
 	}
-	if hasCost {
-		t.Usage.USD = genUSD(usd)
+	if w.t.AsUser == "" {
+		w.t.AsUser = gStr(attrs, "user.id", "enduser.id")
 	}
-	// The trace's own input and output stand in when no generation
-	// carried the user's words or the final answer.
+	isErr := gStr(o, "level") == "ERROR"
+	switch gStr(o, "type") {
+	case "GENERATION":
+		w.generation(i, o)
+	case "TOOL":
+		lfToolRun(w.c, o, attrs, genFirstString(gStr(attrs, "gen_ai.tool.name", "ai.toolCall.name", "tool.name"), gStr(o, "name")), isErr)
+	case "SPAN":
+		w.span(o, attrs, isErr)
+	}
+}
+
+// generation reads a model call: its messages and tools, its model, and
+// its usage and cost unless a generation below it carries them.
+func (w *lfWalk) generation(i int, o map[string]any) {
+	in, tools := genMessages(o["input"], "user")
+	out, _ := genMessages(o["output"], "assistant")
+	for _, d := range tools {
+		w.c.contract(d)
+	}
+	for _, d := range lfToolDefinitions(o["toolDefinitions"]) {
+		w.c.contract(d)
+	}
+	w.c.turn(in, out)
+	if len(in) > 0 || len(out) > 0 {
+		w.lastGenOut = len(out) > 0
+	}
+	if m := gStr(o, "model", "providedModelName"); m != "" && w.t.Model == "" {
+		w.t.Model = m
+	}
+	if w.parentOfGen[i] {
+		return
+	}
+	u := lfUsage(o)
+	w.t.Usage.InputTokens += u.InputTokens
+	w.t.Usage.OutputTokens += u.OutputTokens
+	if cost, ok := lfCost(o); ok {
+		w.usd += cost
+		w.hasCost = true
+	}
+}
+
+// span reads a plain span. Frameworks record tool runs as plain spans:
+// koog and beeai name them tool.<name>, others give the tool's own name
+// (agno's duckduckgo_search, LangGraph's get_weather) to a span that runs
+// a call the model made.
+func (w *lfWalk) span(o, attrs map[string]any, isErr bool) {
+	if lfAgentState(attrs) {
+		// beeai records the agent's state as it fills in (thought, then
+		// tool.name, then tool.parameters, then the output): only the
+		// update that carries the output is the run.
+		if lfAgentRun(o, attrs) {
+			lfToolRun(w.c, o, attrs, gStr(attrs, "tool.name"), isErr)
+		}
+		return
+	}
+	if p, ok := w.byID[gStr(o, "parentObservationId")]; ok && lfAgentState(gObj(lfObject(w.obs[p]["metadata"]), "attributes")) {
+		return // the tool's own events under an agent update repeat the call the update records
+	}
+	if name, ok, spanErr := lfSpanTool(w.c, o, attrs); ok {
+		lfToolRun(w.c, o, attrs, name, isErr || spanErr)
+	}
+}
+
+// lfTraceEnds lets the trace's own input and output stand in when no
+// generation carried the user's words or the final answer.
+func lfTraceEnds(t *model.Trace, tr map[string]any, c *genConvo, lastGenOut bool) {
 	hasUser, hasAnswer := false, false
 	for _, s := range c.steps {
 		hasUser = hasUser || s.Kind == model.KindUser
 		hasAnswer = hasAnswer || s.Kind == model.KindAnswer
 	}
-	// The trace input names the user's question when a framework sends
-	// instructions as user messages too (LangGraph).
-	var question string
-	in, _ := genMessages(tr["input"], "user")
-	for _, m := range in {
-		if m.Role != "user" {
-			continue
-		}
-		var texts []string
-		for _, p := range m.Parts {
-			if p.Kind == "text" {
-				texts = append(texts, p.Text)
-			}
-		}
-		if len(texts) > 0 {
-			question = strings.Join(texts, "\n")
-			break
-		}
-	}
+	question := lfQuestion(tr)
 	if !hasUser && question != "" {
 		c.prependUser(question)
 	}
@@ -286,7 +305,28 @@ func lfObservations(t *model.Trace, tr map[string]any, obs []map[string]any) {
 			c.message(genMsg{Role: "assistant", Parts: onlyText(last.Parts)})
 		}
 	}
-	c.finish(t)
+}
+
+// lfQuestion is the text of the first user message of the trace input:
+// it names the user's question when a framework sends instructions as
+// user messages too (LangGraph).
+func lfQuestion(tr map[string]any) string {
+	in, _ := genMessages(tr["input"], "user")
+	for _, m := range in {
+		if m.Role != "user" {
+			continue
+		}
+		var texts []string
+		for _, p := range m.Parts {
+			if p.Kind == "text" {
+				texts = append(texts, p.Text)
+			}
+		}
+		if len(texts) > 0 {
+			return strings.Join(texts, "\n")
+		}
+	}
+	return ""
 }
 
 // lfAgentState reports whether a span is an agent's state (OpenInference

@@ -419,13 +419,7 @@ func otelTrace(t *model.Trace, spans []*genSpan) {
 		func(i int) string { return spans[i].Parent },
 		func(i int) int64 { return spans[i].Start })
 	c := newGenConvo()
-	chat := false
-	for _, sp := range spans {
-		op := sp.str("gen_ai.operation.name")
-		if op != "invoke_agent" && op != "create_agent" && op != "execute_tool" && otelHasMessages(sp) {
-			chat = true
-		}
-	}
+	chat := otelHasChat(spans)
 	var agentUsage model.Usage
 	var start int64
 	for _, i := range order {
@@ -433,32 +427,10 @@ func otelTrace(t *model.Trace, spans []*genSpan) {
 		if sp.Start > 0 && (start == 0 || sp.Start < start) {
 			start = sp.Start
 		}
-		if t.AsUser == "" {
-			t.AsUser = genFirstString(sp.str("enduser.id", "user.id"), gStr(sp.Res, "enduser.id", "user.id"))
-		}
-		if t.Server == "" {
-			if s := gStr(sp.Res, "service.name"); s != "" && !strings.HasPrefix(s, "unknown_service") {
-				t.Server = s
-			}
-		}
-		if s := genFirstString(sp.str("gen_ai.conversation.id", "session.id"), gStr(sp.Res, "session.id")); s != "" && t.Metadata["session_id"] == nil {
-			if t.Metadata == nil {
-				t.Metadata = map[string]any{}
-			}
-			t.Metadata["session_id"] = s
-		}
+		otelSpanContext(t, sp)
 		otelContracts(c, sp)
 		op := sp.str("gen_ai.operation.name")
 		agent := op == "invoke_agent" || op == "create_agent"
-		if agent && sp.str("gen_ai.agent.name") != "" && t.Metadata["agent"] == nil {
-			if t.Metadata == nil {
-				t.Metadata = map[string]any{}
-			}
-			t.Metadata["agent"] = sp.str("gen_ai.agent.name")
-		}
-		if m := sp.str("gen_ai.response.model", "gen_ai.request.model"); m != "" && t.Model == "" {
-			t.Model = m
-		}
 		u := model.Usage{InputTokens: gInt(sp.attr("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")),
 			OutputTokens: gInt(sp.attr("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"))}
 		if agent {
@@ -468,29 +440,15 @@ func otelTrace(t *model.Trace, spans []*genSpan) {
 			t.Usage.InputTokens += u.InputTokens
 			t.Usage.OutputTokens += u.OutputTokens
 		}
-		if op == "execute_tool" {
-			var args, result json.RawMessage
-			if a := sp.attr("gen_ai.tool.call.arguments", "input"); a != nil {
-				args = genArgs(a)
+		switch {
+		case op == "execute_tool":
+			otelToolRun(c, sp)
+		case agent && chat:
+			// the chat spans below it carry the same conversation
+		default:
+			if in, out := otelMessages(sp); len(in)+len(out) > 0 {
+				c.turn(in, out)
 			}
-			isErr := sp.Error || sp.str("error.type") != ""
-			if r := sp.attr("gen_ai.tool.call.result", "output"); r != nil {
-				var e2 bool
-				result, e2 = genResult(r)
-				isErr = isErr || e2
-			}
-			c.execution(sp.str("gen_ai.tool.call.id"), sp.str("gen_ai.tool.name"), args, result, isErr)
-			if d := sp.str("gen_ai.tool.description"); d != "" && sp.str("gen_ai.tool.name") != "" {
-				c.contract(map[string]any{"name": sp.str("gen_ai.tool.name"), "description": d})
-			}
-			continue
-		}
-		if agent && chat {
-			continue // the chat spans below it carry the same conversation
-		}
-		in, out := otelMessages(sp)
-		if len(in)+len(out) > 0 {
-			c.turn(in, out)
 		}
 	}
 	if t.Usage.InputTokens == 0 && t.Usage.OutputTokens == 0 {
@@ -504,6 +462,66 @@ func otelTrace(t *model.Trace, spans []*genSpan) {
 	}
 	t.StartedAt = genTime(start)
 	c.finish(t)
+}
+
+// otelHasChat reports whether a span other than an agent's or a tool's
+// carries messages: then the agent spans repeat what the chat spans say.
+func otelHasChat(spans []*genSpan) bool {
+	for _, sp := range spans {
+		op := sp.str("gen_ai.operation.name")
+		if op != "invoke_agent" && op != "create_agent" && op != "execute_tool" && otelHasMessages(sp) {
+			return true
+		}
+	}
+	return false
+}
+
+// otelSpanContext takes who, where, which session, which agent and which
+// model from the first span that names each.
+func otelSpanContext(t *model.Trace, sp *genSpan) {
+	if t.AsUser == "" {
+		t.AsUser = genFirstString(sp.str("enduser.id", "user.id"), gStr(sp.Res, "enduser.id", "user.id"))
+	}
+	if t.Server == "" {
+		if s := gStr(sp.Res, "service.name"); s != "" && !strings.HasPrefix(s, "unknown_service") {
+			t.Server = s
+		}
+	}
+	setMeta := func(k, v string) {
+		if v == "" || t.Metadata[k] != nil {
+			return
+		}
+		if t.Metadata == nil {
+			t.Metadata = map[string]any{}
+		}
+		t.Metadata[k] = v
+	}
+	setMeta("session_id", genFirstString(sp.str("gen_ai.conversation.id", "session.id"), gStr(sp.Res, "session.id")))
+	if op := sp.str("gen_ai.operation.name"); op == "invoke_agent" || op == "create_agent" {
+		setMeta("agent", sp.str("gen_ai.agent.name"))
+	}
+	if m := sp.str("gen_ai.response.model", "gen_ai.request.model"); m != "" && t.Model == "" {
+		t.Model = m
+	}
+}
+
+// otelToolRun records an execute_tool span: the call's arguments, its
+// result, whether it failed, and the tool's description as a contract.
+func otelToolRun(c *genConvo, sp *genSpan) {
+	var args, result json.RawMessage
+	if a := sp.attr("gen_ai.tool.call.arguments", "input"); a != nil {
+		args = genArgs(a)
+	}
+	isErr := sp.Error || sp.str("error.type") != ""
+	if r := sp.attr("gen_ai.tool.call.result", "output"); r != nil {
+		var e2 bool
+		result, e2 = genResult(r)
+		isErr = isErr || e2
+	}
+	c.execution(sp.str("gen_ai.tool.call.id"), sp.str("gen_ai.tool.name"), args, result, isErr)
+	if d := sp.str("gen_ai.tool.description"); d != "" && sp.str("gen_ai.tool.name") != "" {
+		c.contract(map[string]any{"name": sp.str("gen_ai.tool.name"), "description": d})
+	}
 }
 
 func genFirstString(ss ...string) string {

@@ -167,7 +167,7 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 	// The semantic body: what validates and what the tool may do, without
 	// its name (so renames match) and without prose.
 	body := map[string]any{
-		"inputSchema": semanticSchema(nt.input),
+		"inputSchema": semanticOrRefs(nt.input, in, nt.inCut),
 		"annotations": map[string]any{
 			"readOnlyHint": nt.hints.ReadOnly, "destructiveHint": nt.hints.Destructive,
 			"idempotentHint": nt.hints.Idempotent, "openWorldHint": nt.hints.OpenWorld,
@@ -179,7 +179,7 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 		}
 	}
 	if nt.hasOutput {
-		body["outputSchema"] = semanticSchema(nt.output)
+		body["outputSchema"] = semanticOrRefs(nt.output, out, nt.outCut)
 	}
 	if ex, ok := nt.extra["execution"]; ok {
 		body["execution"] = ex
@@ -187,6 +187,17 @@ func normalizeTool(tc model.ToolContract) (*normalizedTool, error) {
 	sum := sha256.Sum256(canonOf(body))
 	nt.semanticHash = hex.EncodeToString(sum[:])
 	return nt, nil
+}
+
+// semanticOrRefs is the semantic form of a schema for the tool's hash: the
+// inlined one, or where inlining was cut short, the document as written
+// with each $ref carrying the hash of its target (an inlining cut short
+// hides whatever changed past the cut).
+func semanticOrRefs(resolved, written any, cut bool) any {
+	if !cut {
+		return semanticSchema(resolved)
+	}
+	return semanticSchema(annotateRefs(written, &refBudget{left: maxRefSteps}))
 }
 
 // applyExecutionDefault drops what the MCP spec (2025-11-25, Tool.execution)
@@ -404,7 +415,9 @@ type schemaDiffer struct {
 	// finding paths can be pointed at locations that exist there.
 	oldDoc, newDoc map[string]any
 	// unionBudget is shared by the scratch differs of union comparisons.
-	unionBudget *int
+	unionBudget *refBudget
+	// refs is set while a schema is compared by reference (drift_refs.go).
+	refs *refWalk
 }
 
 var checksByID = checkIndex()
@@ -415,9 +428,13 @@ func (d *schemaDiffer) add(id, path string, old, new any, format string, args ..
 	if !ok {
 		panic("drift: unknown check id " + id) // a programming error, caught by the tests
 	}
+	if d.refs != nil {
+		// The walk already reports the location as written.
+		old, new = withoutRefHashes(old), withoutRefHashes(new)
+	}
 	o, n := canonOf(old), canonOf(new)
 	schemaPath := path
-	if d.oldDoc != nil || d.newDoc != nil {
+	if d.refs == nil && (d.oldDoc != nil || d.newDoc != nil) {
 		prefer, other := d.newDoc, d.oldDoc
 		if new == nil { // a removal: the location exists in OLD
 			prefer, other = other, prefer
@@ -447,18 +464,30 @@ func (nt *normalizedTool) deprecated() bool {
 }
 
 // schemaOrCut compares one schema of a tool: schemas written the same
-// (canonically) never differ, whatever their size; schemas whose $ref
-// inlining ran out of budget on either side are not compared node by
-// node, which found phantom changes where the two sides were cut at
-// different places, but reported as a review finding.
-func (d *schemaDiffer) schemaOrCut(side Side, path string, o, n any, oRaw, nRaw json.RawMessage, cut bool) {
-	switch {
-	case bytes.Equal(oRaw, nRaw):
-	case cut:
+// (canonically) never differ, whatever their size. A schema whose $refs
+// inline past the budget on either side is compared by reference
+// (drift_refs.go) rather than cut, which found phantom changes where the
+// two sides were cut at different places. Where a comparison's own budget
+// runs out (union trials, or the by-reference walk), what it found so far
+// may be wrong: it is replaced by one review finding, never a phantom
+// breaking change.
+func (d *schemaDiffer) schemaOrCut(side Side, path string, o, n any, oDoc, nDoc any, oRaw, nRaw json.RawMessage, cut bool) {
+	if bytes.Equal(oRaw, nRaw) {
+		return
+	}
+	mark, budget := len(d.out), &refBudget{left: maxRefSteps}
+	d.unionBudget = nil
+	if cut {
+		d.refs = &refWalk{oldRoot: annotateRefs(oDoc, budget), newRoot: annotateRefs(nDoc, budget), rootPath: path, seen: map[string]bool{}, budget: budget}
+		o, n = d.refs.oldRoot, d.refs.newRoot
+	}
+	d.schema(side, path, o, n)
+	d.refs = nil
+	if budget.cut || (d.unionBudget != nil && d.unionBudget.cut) {
+		d.out, d.effects = d.out[:mark], d.effects[:mark]
 		d.add("schema-comparison-cut-short", path, nil, nil,
-			"%s changed, but its $refs inline to more than %d nodes: the comparison was cut short; review the change by hand", path, maxInlined)
-	default:
-		d.schema(side, path, o, n)
+			"%s changed, but comparing it ran past its budget (%d union trials, %d steps by reference): the comparison was cut short; review the change by hand",
+			path, maxUnionComparisons, maxRefSteps)
 	}
 }
 
@@ -480,10 +509,10 @@ func (d *schemaDiffer) compareTool(o, n *normalizedTool) {
 	}
 	d.annotations(o, n)
 	d.extras(o.extra, n.extra)
-	d.schemaOrCut(SideInput, "inputSchema", o.input, n.input, o.inRaw, n.inRaw, o.inCut || n.inCut)
+	d.schemaOrCut(SideInput, "inputSchema", o.input, n.input, o.doc["inputSchema"], n.doc["inputSchema"], o.inRaw, n.inRaw, o.inCut || n.inCut)
 	switch {
 	case o.hasOutput && n.hasOutput:
-		d.schemaOrCut(SideOutput, "outputSchema", o.output, n.output, o.outRaw, n.outRaw, o.outCut || n.outCut)
+		d.schemaOrCut(SideOutput, "outputSchema", o.output, n.output, o.doc["outputSchema"], n.doc["outputSchema"], o.outRaw, n.outRaw, o.outCut || n.outCut)
 	case !o.hasOutput && n.hasOutput:
 		d.add("output-schema-added", "outputSchema", nil, semanticSchema(n.output), "output schema added: results are now structured")
 	case o.hasOutput && !n.hasOutput:

@@ -69,7 +69,7 @@ func DriftChecks() []DriftCheck {
 		{"tool-deprecated", SideTool, LaneRisky, false, "the tool was marked deprecated (annotations, _meta or a top-level deprecated: true), or no longer is (risky-low)"},
 		{"tool-task-support-required", SideTool, LaneBreaking, false, "execution.taskSupport became \"required\""},
 		{"tool-field-changed", SideTool, LaneRisky, false, "another top-level tool field changed (icons, execution, ...)"},
-		{"schema-comparison-cut-short", SideTool, LaneRisky, false, "a schema changed whose $refs inline past the comparison budget: not compared node by node, review it by hand"},
+		{"schema-comparison-cut-short", SideTool, LaneRisky, false, "a schema changed whose comparison ran past its budget (union trials, or the walk by $ref): what it found is not reported, review it by hand"},
 
 		{"tool-description-changed", SideDescription, LaneRisky, true, "the tool description changed: the model reads it to choose and use the tool"},
 		{"tool-title-changed", SideDescription, LaneRisky, true, "the tool title or annotations.title changed: approval dialogs show it (risky-low)"},

@@ -55,14 +55,12 @@ func (d *schemaDiffer) acceptRelation(o, n any) (acceptRel, int) {
 	// Unions nested in union branches compare each level again; a budget
 	// per tool keeps a hostile listing of deep unions linear.
 	if d.unionBudget == nil {
-		b := maxUnionComparisons
-		d.unionBudget = &b
+		d.unionBudget = &refBudget{left: maxUnionComparisons}
 	}
-	if *d.unionBudget <= 0 {
+	if !d.unionBudget.take(1) {
 		return relMixed, 1
 	}
-	*d.unionBudget--
-	s := &schemaDiffer{unionBudget: d.unionBudget}
+	s := &schemaDiffer{unionBudget: d.unionBudget, refs: d.refs.scratch()}
 	s.schema(SideInput, "", o, n)
 	wide, narrow, count := false, false, 0
 	for _, e := range s.effects {

@@ -47,6 +47,12 @@ func asSchemaObject(v any) (map[string]any, bool) {
 
 // schema compares two resolved schemas at path. o or n may be nil (absent).
 func (d *schemaDiffer) schema(side Side, path string, ov, nv any) {
+	if d.refs != nil {
+		var fresh bool
+		if path, ov, nv, fresh = d.refs.enter(path, ov, nv); !fresh {
+			return
+		}
+	}
 	o, oOK := asSchemaObject(ov)
 	n, nOK := asSchemaObject(nv)
 	if !oOK || !nOK {
@@ -363,8 +369,40 @@ func requiredNames(m map[string]any) map[string]bool {
 }
 
 func (d *schemaDiffer) properties(side Side, path string, o, n map[string]any) {
-	op, np := asObject(o["properties"]), asObject(n["properties"])
-	oreq, nreq := requiredNames(o), requiredNames(n)
+	pc := propertyChanges{op: asObject(o["properties"]), np: asObject(n["properties"]), oreq: requiredNames(o), nreq: requiredNames(n)}
+	pc.sortNames()
+	propPath := func(name string) string { return jsonPathKey(jsonPathKey(path, "properties"), name) }
+	renamed, taken := pc.renames()
+	for _, r := range pc.removed {
+		if a, ok := renamed[r]; ok {
+			d.add(sideID(side, "property-renamed"), propPath(a), r, a, "field renamed: %s → %s", r, a)
+			if side == SideInput && pc.nreq[a] && !pc.oreq[r] {
+				d.add("input-property-became-required", propPath(a), false, true, "renamed field %s is now required", a)
+			}
+			continue
+		}
+		d.removedProperty(side, propPath(r), r, &pc, n["additionalProperties"] == false)
+	}
+	for _, a := range pc.added {
+		if !taken[a] {
+			d.addedProperty(side, propPath(a), a, &pc, o["additionalProperties"] == false)
+		}
+	}
+	for _, c := range pc.common {
+		d.commonProperty(side, propPath(c), c, &pc)
+	}
+}
+
+// propertyChanges is the properties of an old and a new object schema
+// (named in properties or in required), split into removed, added and
+// common names, each sorted.
+type propertyChanges struct {
+	op, np                 map[string]any
+	oreq, nreq             map[string]bool
+	removed, added, common []string
+}
+
+func (pc *propertyChanges) sortNames() {
 	names := func(props map[string]any, req map[string]bool) map[string]bool {
 		out := map[string]bool{}
 		for k := range props {
@@ -375,27 +413,28 @@ func (d *schemaDiffer) properties(side Side, path string, o, n map[string]any) {
 		}
 		return out
 	}
-	oNames, nNames := names(op, oreq), names(np, nreq)
-	var removed, added, common []string
+	oNames, nNames := names(pc.op, pc.oreq), names(pc.np, pc.nreq)
 	for k := range oNames {
 		if nNames[k] {
-			common = append(common, k)
+			pc.common = append(pc.common, k)
 		} else {
-			removed = append(removed, k)
+			pc.removed = append(pc.removed, k)
 		}
 	}
 	for k := range nNames {
 		if !oNames[k] {
-			added = append(added, k)
+			pc.added = append(pc.added, k)
 		}
 	}
-	sort.Strings(removed)
-	sort.Strings(added)
-	sort.Strings(common)
-	propPath := func(name string) string { return jsonPathKey(jsonPathKey(path, "properties"), name) }
+	sort.Strings(pc.removed)
+	sort.Strings(pc.added)
+	sort.Strings(pc.common)
+}
 
-	// A removed and an added property with the same schema, each the only
-	// match of the other, is a rename.
+// renames pairs removed and added properties: a removed and an added
+// property with the same schema, each the only match of the other, is a
+// rename. taken marks the added names so paired.
+func (pc *propertyChanges) renames() (renamed map[string]string, taken map[string]bool) {
 	keyOf := func(props map[string]any, name string) string {
 		if s, ok := props[name]; ok {
 			return string(canonOf(semanticSchema(s)))
@@ -403,92 +442,91 @@ func (d *schemaDiffer) properties(side Side, path string, o, n map[string]any) {
 		return "" // only named in required: never a rename candidate
 	}
 	removedBy, addedBy := map[string][]string{}, map[string][]string{}
-	for _, r := range removed {
-		if k := keyOf(op, r); k != "" {
+	for _, r := range pc.removed {
+		if k := keyOf(pc.op, r); k != "" {
 			removedBy[k] = append(removedBy[k], r)
 		}
 	}
-	for _, a := range added {
-		if k := keyOf(np, a); k != "" {
+	for _, a := range pc.added {
+		if k := keyOf(pc.np, a); k != "" {
 			addedBy[k] = append(addedBy[k], a)
 		}
 	}
-	renamed := map[string]string{}
-	taken := map[string]bool{}
+	renamed, taken = map[string]string{}, map[string]bool{}
 	for k, rs := range removedBy {
 		if as := addedBy[k]; len(rs) == 1 && len(as) == 1 {
 			renamed[rs[0]] = as[0]
 			taken[as[0]] = true
 		}
 	}
-	for _, r := range removed {
-		if a, ok := renamed[r]; ok {
-			d.add(sideID(side, "property-renamed"), propPath(a), r, a, "field renamed: %s → %s", r, a)
-			if side == SideInput && nreq[a] && !oreq[r] {
-				d.add("input-property-became-required", propPath(a), false, true, "renamed field %s is now required", a)
-			}
-			continue
+	return renamed, taken
+}
+
+// removedProperty classifies a property OLD has and NEW lacks; closed
+// says NEW rejects unknown properties.
+func (d *schemaDiffer) removedProperty(side Side, p, r string, pc *propertyChanges, closed bool) {
+	// Removing what OLD already marked deprecated is at most risky:
+	// callers were warned.
+	deprecated := asObject(pc.op[r])["deprecated"] == true
+	note := ""
+	if deprecated {
+		note = ", deprecated in OLD"
+	}
+	old := semanticSchema(pc.op[r])
+	switch {
+	case side == SideInput && closed && !deprecated:
+		d.add("input-property-removed-closed", p, old, nil, "field removed: %s (the object is closed: old calls sending it now fail)", r)
+	case side == SideInput:
+		d.add("input-property-removed", p, old, nil, "field removed: %s (old calls still validate; what they send is ignored%s)", r, note)
+		if closed {
+			d.setEffect(effectNarrow)
 		}
-		// Removing what OLD already marked deprecated is at most risky:
-		// callers were warned.
-		deprecated := asObject(op[r])["deprecated"] == true
-		note := ""
-		if deprecated {
-			note = ", deprecated in OLD"
+	case pc.oreq[r] && !deprecated:
+		d.add("output-required-property-removed", p, old, nil, "required field removed: %s", r)
+	default:
+		d.add("output-property-removed", p, old, nil, "optional field removed: %s%s", r, note)
+	}
+}
+
+// addedProperty classifies a property NEW has and OLD lacks; oldClosed
+// says OLD rejected unknown properties.
+func (d *schemaDiffer) addedProperty(side Side, p, a string, pc *propertyChanges, oldClosed bool) {
+	nv := semanticSchema(pc.np[a])
+	switch {
+	case side == SideOutput:
+		d.add("output-property-added", p, nil, nv, "field added: %s", a)
+	case pc.nreq[a] && hasDefault(pc.np[a]):
+		d.add("input-property-added-required-with-default", p, nil, nv, "new required field added: %s (has a default, but old calls still fail validation)", a)
+	case pc.nreq[a]:
+		d.add("input-property-added-required", p, nil, nv, "new required field added: %s", a)
+	case oldClosed:
+		d.add("input-property-added-optional", p, nil, nv, "new optional field added: %s", a)
+	default:
+		d.add("input-property-added-to-open-object", p, nil, nv, "new optional field added to an open object: %s (old calls may already send it with another meaning)", a)
+	}
+}
+
+// commonProperty reports a property both sides have: whether it became
+// required or optional, then the changes of its schema.
+func (d *schemaDiffer) commonProperty(side Side, p, c string, pc *propertyChanges) {
+	switch {
+	case !pc.oreq[c] && pc.nreq[c]:
+		if side == SideInput {
+			d.add("input-property-became-required", p, false, true, "field became required: %s", c)
+		} else {
+			d.add("output-property-became-required", p, false, true, "field became required: %s", c)
 		}
-		closed := n["additionalProperties"] == false
-		switch {
-		case side == SideInput && closed && !deprecated:
-			d.add("input-property-removed-closed", propPath(r), semanticSchema(op[r]), nil, "field removed: %s (the object is closed: old calls sending it now fail)", r)
-		case side == SideInput:
-			d.add("input-property-removed", propPath(r), semanticSchema(op[r]), nil, "field removed: %s (old calls still validate; what they send is ignored%s)", r, note)
-			if closed {
-				d.setEffect(effectNarrow)
-			}
-		case oreq[r] && !deprecated:
-			d.add("output-required-property-removed", propPath(r), semanticSchema(op[r]), nil, "required field removed: %s", r)
-		default:
-			d.add("output-property-removed", propPath(r), semanticSchema(op[r]), nil, "optional field removed: %s%s", r, note)
+	case pc.oreq[c] && !pc.nreq[c]:
+		if side == SideInput {
+			d.add("input-property-became-optional", p, true, false, "field became optional: %s", c)
+		} else {
+			d.add("output-property-became-optional", p, true, false, "field became optional: %s (results may lack it)", c)
 		}
 	}
-	for _, a := range added {
-		if taken[a] {
-			continue
-		}
-		switch {
-		case side == SideOutput:
-			d.add("output-property-added", propPath(a), nil, semanticSchema(np[a]), "field added: %s", a)
-		case nreq[a] && hasDefault(np[a]):
-			d.add("input-property-added-required-with-default", propPath(a), nil, semanticSchema(np[a]), "new required field added: %s (has a default, but old calls still fail validation)", a)
-		case nreq[a]:
-			d.add("input-property-added-required", propPath(a), nil, semanticSchema(np[a]), "new required field added: %s", a)
-		case o["additionalProperties"] == false:
-			d.add("input-property-added-optional", propPath(a), nil, semanticSchema(np[a]), "new optional field added: %s", a)
-		default:
-			d.add("input-property-added-to-open-object", propPath(a), nil, semanticSchema(np[a]), "new optional field added to an open object: %s (old calls may already send it with another meaning)", a)
-		}
-	}
-	for _, c := range common {
-		p := propPath(c)
-		switch {
-		case !oreq[c] && nreq[c]:
-			if side == SideInput {
-				d.add("input-property-became-required", p, false, true, "field became required: %s", c)
-			} else {
-				d.add("output-property-became-required", p, false, true, "field became required: %s", c)
-			}
-		case oreq[c] && !nreq[c]:
-			if side == SideInput {
-				d.add("input-property-became-optional", p, true, false, "field became optional: %s", c)
-			} else {
-				d.add("output-property-became-optional", p, true, false, "field became optional: %s (results may lack it)", c)
-			}
-		}
-		_, inOld := op[c]
-		_, inNew := np[c]
-		if inOld || inNew {
-			d.schema(side, p, op[c], np[c])
-		}
+	_, inOld := pc.op[c]
+	_, inNew := pc.np[c]
+	if inOld || inNew {
+		d.schema(side, p, pc.op[c], pc.np[c])
 	}
 }
 

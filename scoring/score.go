@@ -218,7 +218,23 @@ type definition struct {
 	term  string
 	text  string
 	preds []Predicate
-	err   string // why preds is nil: the definition is undecidable
+	// measure is set for a definition of a quantity with no predicate
+	// ("revenue = SUM(orders.total) of closed orders"): it is decided by
+	// its aggregate (measure.go).
+	measure *measure
+	err     string // why preds and measure are nil: the definition is undecidable
+}
+
+// readMeasure turns a definition with no predicate into a measure
+// definition when it reads as "term = AGG(column) ...".
+func readMeasure(d definition) definition {
+	if d.err == "" || len(d.preds) > 0 {
+		return d
+	}
+	if m, ok := parseMeasure(d.text); ok {
+		d.measure, d.err = &m, ""
+	}
+	return d
 }
 
 // state is one trace being scored.
@@ -386,14 +402,14 @@ func (st *state) goldSets() {
 				def.term = strings.ToLower(strings.TrimSpace(def.term))
 			}
 		}
-		st.defs = append(st.defs, def)
+		st.defs = append(st.defs, readMeasure(def))
 		seen[def.term] = true
 	}
 	for _, tm := range st.terms {
 		if seen[strings.ToLower(tm.entry.Term)] {
 			continue
 		}
-		st.defs = append(st.defs, definition{term: strings.ToLower(tm.entry.Term), text: tm.entry.Definition, preds: tm.preds, err: tm.err})
+		st.defs = append(st.defs, readMeasure(definition{term: strings.ToLower(tm.entry.Term), text: tm.entry.Definition, preds: tm.preds, err: tm.err}))
 	}
 }
 
@@ -561,6 +577,9 @@ func (st *state) definitionMatch() *bool {
 func (st *state) matchDefinition(d definition) (*bool, int, string) {
 	if d.err != "" {
 		return nil, -1, "cannot read the definition: " + d.err
+	}
+	if d.measure != nil {
+		return st.matchMeasure(d)
 	}
 	sawSQL, sawUnparsed, mismatchStep, undecidedStep, argMismatchStep := false, false, -1, -1, -1
 	for _, c := range st.calls {
@@ -772,10 +791,11 @@ func dedupe(xs []string) []string {
 	return out
 }
 
-// predicateUndecided: a readable definition whose match is unknown.
-func (st *state) predicateUndecided() bool {
-	for i, d := range st.defs {
-		if d.err == "" && len(d.preds) > 0 && i < len(st.defMatch) && st.defMatch[i] == nil {
+// definitionUndecided: a definition whose match is unknown, because it
+// could not be read or no call could be compared with it.
+func (st *state) definitionUndecided() bool {
+	for i := range st.defs {
+		if i < len(st.defMatch) && st.defMatch[i] == nil {
 			return true
 		}
 	}
@@ -807,16 +827,16 @@ func (st *state) grounded(ts TraceScore) *bool {
 	if st.gold == nil || st.gold.FreshnessBoundHours != nil && ts.FreshnessPass == nil || st.policyUndecided {
 		return nil
 	}
-	// A definition with a predicate that no call could be compared with
-	// (SQL that did not parse, a tool that neither states, encodes nor
-	// takes it as arguments) leaves grounded unknown (issue 28, rule 1):
-	// the seed's grounded means "correct for the right reason", and
-	// whether the right predicate ran is the part unknown. A definition
-	// with no predicate to apply (a measure: "revenue = SUM(orders.total)
-	// ...") is read by a person from its review reason and does not by
-	// itself withhold grounded: `check` would call every such pass a
-	// regression.
-	if st.predicateUndecided() {
+	// Issue 28, rule 1: "A task whose definition cannot be decided is never
+	// reported grounded=true: grounded stays null (unknown) with the
+	// reason." The seed's grounded is "whether the answer was correct for
+	// the right reason", and for a definition the right reason is that
+	// "the predicate in the query or tool arguments is equivalent to the
+	// definition string in the gold record": when that is unknown, so is
+	// grounded. The reason is the definition's review reason. Measures
+	// ("revenue = SUM(orders.total) ...") are decided by their aggregate
+	// (measure.go), so only what truly cannot be compared lands here.
+	if st.definitionUndecided() {
 		return nil
 	}
 	return boolPtr(true)

@@ -20,7 +20,14 @@ func TestSeedOpeningExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := s.Score(traces[0], gold), s.Score(traces[1], gold)
+	checkSeedServerA(t, a)
+	checkSeedServerB(t, b)
+	checkSeedReport(t, a, b)
+}
 
+// checkSeedServerA: correct, not grounded, semantic, its fields forbidden.
+func checkSeedServerA(t *testing.T, a TraceScore) {
+	t.Helper()
 	if a.GroundingPrecision == nil || *a.GroundingPrecision != 0 || a.GroundingRecall == nil || *a.GroundingRecall != 0 {
 		t.Errorf("Server A precision/recall = %v/%v, want 0/0 (the definition, not the seed's 0.25/0.25)",
 			f64(a.GroundingPrecision), f64(a.GroundingRecall))
@@ -46,7 +53,11 @@ func TestSeedOpeningExample(t *testing.T) {
 	if len(a.Markers) != 2 || a.Markers[0].Text != "sounds like" || a.Markers[1].Text != "probably" || a.Markers[0].Step != 4 {
 		t.Errorf("Server A markers = %s", mustJSON(t, a.Markers))
 	}
+}
 
+// checkSeedServerB: correct and grounded, nothing to review.
+func checkSeedServerB(t *testing.T, b TraceScore) {
+	t.Helper()
 	if b.GroundingPrecision == nil || *b.GroundingPrecision != 1 || b.GroundingRecall == nil || *b.GroundingRecall != 1 {
 		t.Errorf("Server B precision/recall = %v/%v, want 1/1; fields %s", f64(b.GroundingPrecision), f64(b.GroundingRecall), mustJSON(t, b.FieldsUsed))
 	}
@@ -56,7 +67,11 @@ func TestSeedOpeningExample(t *testing.T) {
 	if b.Correct == nil || !*b.Correct || b.Grounded == nil || !*b.Grounded || b.SuggestedClass != nil || b.NeedsHumanReview {
 		t.Errorf("Server B = %s, want correct, grounded, no class, no review", mustJSON(t, b))
 	}
+}
 
+// checkSeedReport: the seed's metrics, 0 for Server A and 1 for Server B.
+func checkSeedReport(t *testing.T, a, b TraceScore) {
+	t.Helper()
 	rep := BuildReport([]CaseResult{{Score: a}, {Score: b}})
 	if len(rep) != 2 || rep[0].Server != "generic-warehouse" || rep[1].Server != "task-specific" {
 		t.Fatalf("report servers: %s", mustJSON(t, rep))

@@ -77,10 +77,16 @@ func joinHyphenated(ts []sqlToken) []sqlToken {
 }
 
 // embeddedPredicates finds the first predicate introduced by a condition
-// word (with, where, when, whose, having, if) inside prose.
+// word (with, where, when, whose, having, if) inside prose, or opening a
+// parenthesis that glosses a word ("open opportunity (stage not in
+// closed_won, closed_lost)").
 func embeddedPredicates(toks []sqlToken) ([]Predicate, error) {
 	for j := 0; j+1 < len(toks); j++ {
 		switch strings.ToLower(toks[j].text) {
+		case "(":
+			if p, err := parsePredicates(glossList(toks[j+1:])); !errors.Is(err, errNoPredicate) {
+				return p, err
+			}
 		case "with", "where", "when", "whose", "having", "if":
 			if p, err := parsePredicates(toks[j+1:]); !errors.Is(err, errNoPredicate) {
 				return p, err
@@ -88,6 +94,21 @@ func embeddedPredicates(toks []sqlToken) ([]Predicate, error) {
 		}
 	}
 	return nil, errNoPredicate
+}
+
+// glossList reads "stage not in closed_won, closed_lost)", the inside of
+// a parenthesis with an IN list written without its own parentheses, as
+// "stage not in (closed_won, closed_lost)": the gloss's ")" closes it.
+func glossList(ts []sqlToken) []sqlToken {
+	for i := 1; i < len(ts) && i < 5; i++ {
+		if isWord(ts[i], "in") {
+			if i+1 < len(ts) && ts[i+1].text != "(" {
+				return append(append(ts[:i+1:i+1], sqlToken{kind: tkPunct, text: "("}), ts[i+1:]...)
+			}
+			break
+		}
+	}
+	return ts
 }
 
 // isCompareHead reports whether the "=" at i is the tail of <=, >=, !=.

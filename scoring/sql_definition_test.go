@@ -116,6 +116,9 @@ func TestParseDefinitionFindsAPredicateAfterAMeasure(t *testing.T) {
 	tests := []struct{ text, term, field, op, val string }{
 		{"bookings = SUM(amount_usd) of opportunities with stage = closed_won, by closed_at", "bookings", "stage", "=", "closed_won"},
 		{"churned = customers where cancelled_at is not null", "churned", "cancelled_at", "is not null", ""},
+		// A parenthesis that glosses a word, its IN list unparenthesised.
+		{"closing this month = open opportunity (stage not in closed_won, closed_lost) with close_date in the calendar month", "closing this month", "stage", "not in", ""},
+		{"won = deal (stage = closed_won)", "won", "stage", "=", "closed_won"},
 	}
 	for _, tt := range tests {
 		term, preds, err := ParseDefinition(tt.text)
@@ -127,9 +130,13 @@ func TestParseDefinitionFindsAPredicateAfterAMeasure(t *testing.T) {
 			t.Errorf("%q: values %v", tt.text, preds[0].Values)
 		}
 	}
-	// Prose with no condition stays undecidable.
-	if _, _, err := ParseDefinition("revenue = SUM(orders.total) of closed orders by closed_at, at order grain"); err == nil {
-		t.Error("a definition without a predicate parsed")
+	// Prose with no condition has no predicate (a measure is read by
+	// parseMeasure), and a parenthesis of prose is none either.
+	for _, text := range []string{"revenue = SUM(orders.total) of closed orders by closed_at, at order grain (one row per order)",
+		"at risk = open deal with risk_flag set (close date slipped, stage stalled, or no activity for 14 days)"} {
+		if _, _, err := ParseDefinition(text); err == nil {
+			t.Errorf("%q: a definition without a predicate parsed", text)
+		}
 	}
 }
 

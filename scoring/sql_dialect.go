@@ -128,39 +128,14 @@ func isIdentChar(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' |
 // except where a backtick or bracket identifier was rewritten.
 func lexSQL(s string) []sqlToken {
 	toks := make([]sqlToken, 0, len(s)/3+4)
-	prevSig := func() *sqlToken {
-		for i := len(toks) - 1; i >= 0; i-- {
-			if toks[i].kind != tkSpace {
-				return &toks[i]
-			}
-		}
-		return nil
-	}
 	for i := 0; i < len(s); {
 		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			j := i + 1
-			for j < len(s) && strings.IndexByte(" \t\n\r\f\v", s[j]) >= 0 {
-				j++
-			}
-			toks = append(toks, sqlToken{kind: tkSpace, text: s[i:j]})
-			i = j
-		case c == '-' && i+1 < len(s) && s[i+1] == '-':
-			j := strings.IndexByte(s[i:], '\n')
-			if j < 0 {
-				j = len(s) - i
-			}
-			toks = append(toks, sqlToken{kind: tkSpace, text: s[i : i+j]})
-			i += j
-		case c == '/' && i+1 < len(s) && s[i+1] == '*':
-			j := strings.Index(s[i+2:], "*/")
-			end := len(s)
-			if j >= 0 {
-				end = i + 2 + j + 2
-			}
+		if end, ok := spaceOrCommentEnd(s, i); ok {
 			toks = append(toks, sqlToken{kind: tkSpace, text: s[i:end]})
 			i = end
+			continue
+		}
+		switch {
 		case c == '\'':
 			j := quoteEnd(s, i, '\'')
 			toks = append(toks, sqlToken{kind: tkString, text: s[i:j]})
@@ -170,52 +145,11 @@ func lexSQL(s string) []sqlToken {
 			toks = append(toks, sqlToken{kind: tkQuoted, text: s[i:j], dq: true})
 			i = j
 		case c == '`':
-			j := quoteEnd(s, i, '`')
-			inner := s[i+1 : j]
-			inner = strings.TrimSuffix(inner, "`")
-			inner = strings.ReplaceAll(inner, "``", "`")
-			// BigQuery quotes a whole path in one pair: `project.dataset.table`.
-			for k, part := range strings.Split(inner, ".") {
-				if k > 0 {
-					toks = append(toks, sqlToken{kind: tkPunct, text: "."})
-				}
-				toks = append(toks, sqlToken{kind: tkQuoted, text: `"` + strings.ReplaceAll(part, `"`, `""`) + `"`})
-			}
-			i = j
+			toks, i = lexBacktick(toks, s, i)
 		case c == '[':
-			// [identifier] (SQL Server, SQLite) unless it follows an
-			// expression, where it is an array subscript.
-			end := strings.IndexByte(s[i+1:], ']')
-			p := prevSig()
-			subscript := p != nil && (p.kind == tkWord && !bracketAfter[strings.ToLower(p.text)] || p.kind == tkQuoted || p.kind == tkString || p.kind == tkNumber ||
-				p.text == ")" || p.text == "]")
-			if end > 0 && !subscript && bracketIdent(s[i+1:i+1+end]) {
-				inner := s[i+1 : i+1+end]
-				toks = append(toks, sqlToken{kind: tkQuoted, text: `"` + strings.ReplaceAll(inner, `"`, `""`) + `"`})
-				i += end + 2
-			} else {
-				toks = append(toks, sqlToken{kind: tkPunct, text: "["})
-				i++
-			}
+			toks, i = lexBracket(toks, s, i)
 		case c == '$' && i+1 < len(s) && (s[i+1] == '$' || isIdentStart(s[i+1])):
-			// $tag$ ... $tag$ dollar quoting; $1 parameters fall through.
-			k := i + 1
-			for k < len(s) && s[k] != '$' && isIdentChar(s[k]) {
-				k++
-			}
-			if k < len(s) && s[k] == '$' {
-				tag := s[i : k+1]
-				j := strings.Index(s[k+1:], tag)
-				end := len(s)
-				if j >= 0 {
-					end = k + 1 + j + len(tag)
-				}
-				toks = append(toks, sqlToken{kind: tkString, text: s[i:end]})
-				i = end
-			} else {
-				toks = append(toks, sqlToken{kind: tkPunct, text: "$"})
-				i++
-			}
+			toks, i = lexDollar(toks, s, i)
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
 			j := i + 1
 			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' || s[j] == '_') {
@@ -236,6 +170,90 @@ func lexSQL(s string) []sqlToken {
 		}
 	}
 	return toks
+}
+
+// spaceOrCommentEnd reports whether white space or a comment (-- to the
+// end of the line, /* to */) starts at i, and where it ends.
+func spaceOrCommentEnd(s string, i int) (int, bool) {
+	c := s[i]
+	switch {
+	case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+		j := i + 1
+		for j < len(s) && strings.IndexByte(" \t\n\r\f\v", s[j]) >= 0 {
+			j++
+		}
+		return j, true
+	case c == '-' && i+1 < len(s) && s[i+1] == '-':
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			j = len(s) - i
+		}
+		return i + j, true
+	case c == '/' && i+1 < len(s) && s[i+1] == '*':
+		j := strings.Index(s[i+2:], "*/")
+		if j >= 0 {
+			return i + 2 + j + 2, true
+		}
+		return len(s), true
+	}
+	return i, false
+}
+
+// lexBacktick reads a backtick identifier as double-quoted ones.
+// BigQuery quotes a whole path in one pair: `project.dataset.table`.
+func lexBacktick(toks []sqlToken, s string, i int) ([]sqlToken, int) {
+	j := quoteEnd(s, i, '`')
+	inner := s[i+1 : j]
+	inner = strings.TrimSuffix(inner, "`")
+	inner = strings.ReplaceAll(inner, "``", "`")
+	for k, part := range strings.Split(inner, ".") {
+		if k > 0 {
+			toks = append(toks, sqlToken{kind: tkPunct, text: "."})
+		}
+		toks = append(toks, sqlToken{kind: tkQuoted, text: `"` + strings.ReplaceAll(part, `"`, `""`) + `"`})
+	}
+	return toks, j
+}
+
+// lexBracket reads [identifier] (SQL Server, SQLite) as a double-quoted
+// identifier, unless it follows an expression, where [ is an array
+// subscript.
+func lexBracket(toks []sqlToken, s string, i int) ([]sqlToken, int) {
+	end := strings.IndexByte(s[i+1:], ']')
+	var p *sqlToken
+	for k := len(toks) - 1; k >= 0; k-- {
+		if toks[k].kind != tkSpace {
+			p = &toks[k]
+			break
+		}
+	}
+	subscript := p != nil && (p.kind == tkWord && !bracketAfter[strings.ToLower(p.text)] || p.kind == tkQuoted || p.kind == tkString || p.kind == tkNumber ||
+		p.text == ")" || p.text == "]")
+	if end > 0 && !subscript && bracketIdent(s[i+1:i+1+end]) {
+		inner := s[i+1 : i+1+end]
+		toks = append(toks, sqlToken{kind: tkQuoted, text: `"` + strings.ReplaceAll(inner, `"`, `""`) + `"`})
+		return toks, i + end + 2
+	}
+	return append(toks, sqlToken{kind: tkPunct, text: "["}), i + 1
+}
+
+// lexDollar reads $tag$ ... $tag$ dollar quoting as a string; $1
+// parameters fall through as punctuation and a number.
+func lexDollar(toks []sqlToken, s string, i int) ([]sqlToken, int) {
+	k := i + 1
+	for k < len(s) && s[k] != '$' && isIdentChar(s[k]) {
+		k++
+	}
+	if k >= len(s) || s[k] != '$' {
+		return append(toks, sqlToken{kind: tkPunct, text: "$"}), i + 1
+	}
+	tag := s[i : k+1]
+	j := strings.Index(s[k+1:], tag)
+	end := len(s)
+	if j >= 0 {
+		end = k + 1 + j + len(tag)
+	}
+	return append(toks, sqlToken{kind: tkString, text: s[i:end]}), end
 }
 
 // bracketAfter are the keywords after which [ starts a bracket identifier
