@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync/atomic"
 
-	"github.com/tracelab-dev/tracelab/importers"
+	"golang.org/x/sync/errgroup"
+
 	"github.com/tracelab-dev/tracelab/model"
 	"github.com/tracelab-dev/tracelab/store"
 )
@@ -160,175 +160,40 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// importInto is Import; with a scoring engine sc, the fresh traces are
-// scored on a third goroutine as they are written, and their scores put
-// in the same transaction.
+// importInto is Import: the parser, the writer and, with a scoring engine
+// sc, the scorer run as one errgroup (importpipe.go), and the first error
+// stops all three. The file is committed only when every record was read
+// and written (or the bad ones skipped, with SkipBad).
 func importInto(ctx context.Context, st *store.Store, sc *Engine, r io.Reader, name string, opts ImportOptions) (ImportResult, error) {
 	res := ImportResult{File: name}
 	h := sha256.New()
-	var records atomic.Int64 // written by the writer, read by the parser's progress callback
-	cr := &countingReader{r: r, h: h}
-	if opts.Progress != nil {
-		cr.onAdv = func(n int64) { opts.Progress(n, int(records.Load())) }
-	}
 	im, err := st.BeginImport(ctx, name, opts.Replace)
 	if err != nil {
 		return res, err
 	}
 	defer im.Rollback() // no-op after Commit
 	im.SetLabeler(opts.Labeler)
-	// A record travels with its trace's row, prepared (hashed) on the
-	// parser's goroutine: the writer's is the import's busiest.
-	type record struct {
-		importers.Record
-		row *store.TraceRow
+	p := newImportPipe(im, &res, name, opts, sc != nil)
+	cr := &countingReader{r: r, h: h}
+	if opts.Progress != nil {
+		cr.onAdv = func(n int64) { opts.Progress(n, int(p.records.Load())) }
 	}
-	recs := make(chan record, 256)
-	type parsed struct {
-		format importers.Format
-		err    error
-	}
-	done := make(chan parsed, 1)
-	var unnamed Unnamed // written by the parser until done
-	prepare := func(rec importers.Record) record {
-		if rec.Trace == nil {
-			return record{Record: rec}
-		}
-		rec.Trace.Source = model.Source{File: name, Line: rec.Line}
-		unnamed.note(rec.Trace)
-		applyDefaults(rec.Trace, opts.Defaults)
-		return record{rec, store.PrepareTrace(rec.Trace)}
-	}
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		f, err := importers.ParseWith(pctx, cr, name, importers.Options{Format: opts.Format, MaxRecord: opts.MaxRecord}, func(rec importers.Record) error {
-			select {
-			case recs <- prepare(rec):
-				return nil
-			case <-pctx.Done():
-				return pctx.Err()
-			}
-		})
-		close(recs)
-		done <- parsed{f, err}
-	}()
-	var fatal error
-	fail := func(err error) {
-		if fatal == nil && err != nil {
-			fatal = err
-			cancel()
-		}
-	}
-	var score *inflight
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return p.parse(gctx, cr) })
+	g.Go(func() error { return p.write(gctx) })
 	if sc != nil {
-		score = sc.scoreInFlight(pctx)
+		g.Go(func() error { return p.score(gctx, sc) })
 	}
-	var fresh []*model.Trace // written, waiting to be sent to the scorer
-	put := func(b scoredBatch) {
-		if fatal != nil {
-			return
-		}
-		if b.err != nil {
-			fail(b.err)
-			return
-		}
-		fail(im.PutScores(b.rows, b.sugg))
-	}
-	// send hands the fresh traces to the scorer, putting the scores it
-	// finishes meanwhile: neither side waits for the other forever.
-	send := func() {
-		for fatal == nil {
-			select {
-			case score.in <- fresh:
-				fresh = nil
-				return
-			case b := <-score.out:
-				put(b)
-			}
-		}
-	}
-	handle := func(rec record) {
-		records.Add(1)
-		if rec.Err != nil {
-			res.Bad = append(res.Bad, rec.Err)
-			return
-		}
-		if rec.Skip != nil {
-			res.Skipped = append(res.Skipped, rec.Skip.Path+": "+rec.Skip.Reason)
-			return
-		}
-		var rerr *store.RecordError
-		var err error
-		switch {
-		case rec.Trace != nil:
-			if why, ok := rec.Trace.Metadata[importers.MetaIncomplete]; ok {
-				res.Incomplete = append(res.Incomplete, IncompleteTrace{TraceID: rec.Trace.TraceID, Line: rec.Line, Why: fmt.Sprint(why)})
-			}
-			var t *model.Trace
-			t, rerr, err = im.PutRow(rec.row)
-			if t != nil && score != nil && err == nil {
-				fresh = append(fresh, t)
-				if len(fresh) >= inflightBatch {
-					send()
-				}
-			}
-		case rec.Case != nil:
-			rerr, err = im.PutCase(rec.Case, rec.Line)
-		}
-		fail(err)
-		if rerr != nil {
-			res.Bad = append(res.Bad, rerr)
-		}
-	}
-	var out <-chan scoredBatch
-	if score != nil {
-		out = score.out
-	}
-	for in := recs; in != nil; {
-		select {
-		case rec, ok := <-in:
-			switch {
-			case !ok:
-				in = nil
-			case fatal == nil:
-				handle(rec)
-			} // else drain so the parser can finish
-		case b := <-out:
-			put(b)
-		}
-	}
-	p := <-done // recs is closed: the parser is done
-	res.Unnamed = unnamed
-	if score != nil {
-		if len(fresh) > 0 {
-			send()
-		}
-		close(score.in)
-		if fatal == nil && p.err == nil && (len(res.Bad) == 0 || opts.SkipBad) {
-			// The file is read and will be committed: its staged rows
-			// are copied while the scorer finishes its last batches.
-			fail(im.EndOfFile(p.format.Name))
-		}
-		for b := range score.out {
-			put(b)
-		}
-	}
-	res.Format = p.format.Name
-	if errors.Is(p.err, importers.ErrEmpty) {
-		res.Format, p.err = "empty", nil
-	}
+	werr := g.Wait()
+	res.Unnamed, res.Format = p.unnamed, p.format
 	res.setStats(im)
 	if err := ctx.Err(); err != nil {
 		// database/sql rolls the transaction back on cancel, so the writer's
 		// own error ("statement is closed") would hide the real cause.
 		return res, err
 	}
-	if fatal != nil {
-		return res, fatal
-	}
-	if p.err != nil {
-		return res, p.err
+	if werr != nil {
+		return res, werr
 	}
 	for i := range res.Bad {
 		res.Bad[i].File = name

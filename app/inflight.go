@@ -12,50 +12,22 @@ import (
 // follow the rows closely.
 const inflightBatch = 200
 
-// inflight scores an import's fresh traces (new, no case waiting for
-// them; see store.Importer.PutNewTrace) on its own goroutine while the
-// import goes on, so scoring overlaps parsing and writing and no trace is
-// read back from the database to be scored. A fresh trace scores as
-// ScoreTraces would score it after the commit: it has no case, so it is
-// scored against the gold suggested from the glossary and its question's
-// peers, and its peers are traces with a person's gold or a confirmed
-// label, which this import does not write (the traces a stored case waits
-// for are not fresh: they, and the traces they teach, are scored after
-// the commit, as before).
-type inflight struct {
-	in  chan []*model.Trace
-	out chan scoredBatch
-}
+// An import scores its fresh traces (new, no case waiting for them; see
+// store.Importer.PutNewTrace) on a goroutine of its own while the import
+// goes on (importPipe.score), so scoring overlaps parsing and writing and
+// no trace is read back from the database to be scored. A fresh trace
+// scores as ScoreTraces would score it after the commit: it has no case,
+// so it is scored against the gold suggested from the glossary and its
+// question's peers, and its peers are traces with a person's gold or a
+// confirmed label, which this import does not write (the traces a stored
+// case waits for are not fresh: they, and the traces they teach, are
+// scored after the commit, as before).
 
-// scoredBatch is what the scorer hands back for the import to put.
+// scoredBatch is a batch of fresh traces scored, for the import to put.
 type scoredBatch struct {
 	rows []store.ScoreRow
 	sugg []store.Suggestion
 	err  error
-}
-
-// scoreInFlight starts the scorer; close in when every trace is sent,
-// then read out until it is closed.
-func (e *Engine) scoreInFlight(ctx context.Context) *inflight {
-	f := &inflight{in: make(chan []*model.Trace, 1), out: make(chan scoredBatch, 1)}
-	go func() {
-		defer close(f.out)
-		book := peerBook{}
-		failed := false
-		for ts := range f.in {
-			if failed {
-				continue // drain: the import stops at the error it was handed
-			}
-			b := e.scoreFresh(ctx, ts, book)
-			failed = b.err != nil
-			select {
-			case f.out <- b:
-			case <-ctx.Done():
-				failed = true
-			}
-		}
-	}()
-	return f
 }
 
 // scoreFresh scores one batch of fresh traces (scoreTraces' work for

@@ -36,35 +36,56 @@ func SameQuestion(a, b string) bool { return normText(a) == normText(b) }
 // glossary's look-alikes and from the columns the trace used after a guess
 // marker that are not required (join keys aside). ts is the trace's score.
 func (s *Scorer) SuggestGold(t *model.Trace, ts TraceScore, peers []Peer) GoldSuggestion {
-	req, forb := map[string]string{}, map[string]string{}
-	var g model.Gold
-	var defs []string
+	d := goldDraft{req: map[string]string{}, forb: map[string]string{}}
+	d.fromGlossary(s, t)
+	d.fromPeers(t, peers)
+	if len(d.req) > 0 {
+		d.fromGuesses(t, ts)
+	}
+	return d.suggestion()
+}
+
+// goldDraft is a gold suggestion as SuggestGold gathers it: each field
+// with the reason it is there, the first reason kept.
+type goldDraft struct {
+	req, forb map[string]string
+	g         model.Gold
+	defs      []string
+}
+
+// fromGlossary takes what the glossary terms the question uses say.
+func (d *goldDraft) fromGlossary(s *Scorer, t *model.Trace) {
 	for _, tm := range s.terms {
 		if !tm.re.MatchString(t.Question) {
 			continue
 		}
 		why := fmt.Sprintf("glossary term %q", tm.entry.Term)
 		for _, f := range tm.entry.RequiredFields {
-			setOnce(req, NormField(f), "required by the "+why)
+			setOnce(d.req, NormField(f), "required by the "+why)
 		}
 		for _, f := range tm.entry.ForbiddenFields {
-			setOnce(forb, NormField(f), "a look-alike of the "+why)
+			setOnce(d.forb, NormField(f), "a look-alike of the "+why)
 		}
 		if tm.entry.Definition != "" {
-			defs = append(defs, tm.entry.Definition)
+			d.defs = append(d.defs, tm.entry.Definition)
 		}
-		if tm.entry.Calendar != "" && g.Window == nil {
-			g.Window = &model.Window{Calendar: tm.entry.Calendar}
+		if tm.entry.Calendar != "" && d.g.Window == nil {
+			d.g.Window = &model.Window{Calendar: tm.entry.Calendar}
 		}
 	}
-	// A relative period is the trace's own, resolved from when it was
-	// asked: a peer whose gold covers other dates for the same words
-	// teaches nothing (window_relative.go). The trace's own window is not
-	// set from it alone yet: a window nobody confirmed would turn the
-	// scorer's temporal evidence on every relative question.
+}
+
+// fromPeers takes what grounded traces of the same question on other
+// servers used, or their confirmed gold. A relative period is the
+// trace's own, resolved from when it was asked: a peer whose gold covers
+// other dates for the same words teaches nothing (window_relative.go).
+// The trace's own window is not set from it alone yet: a window nobody
+// confirmed would turn the scorer's temporal evidence on every relative
+// question.
+func (d *goldDraft) fromPeers(t *model.Trace, peers []Peer) {
 	cal := ""
-	if g.Window != nil {
-		cal = g.Window.Calendar
+	if d.g.Window != nil {
+		cal = d.g.Window.Calendar
 	}
 	own, relative := RelativeWindow(t.Question, t.StartedAt, cal)
 	sorted := append([]Peer(nil), peers...)
@@ -86,58 +107,73 @@ func (s *Scorer) SuggestGold(t *model.Trace, ts TraceScore, peers []Peer) GoldSu
 		if p.Gold != nil {
 			fields = p.Gold.RequiredFields
 			why = fmt.Sprintf("required by the confirmed gold of %s on %s", p.TraceID, p.Server)
-			for _, f := range p.Gold.ForbiddenFields {
-				setOnce(forb, NormField(f), fmt.Sprintf("forbidden by the confirmed gold of %s on %s", p.TraceID, p.Server))
-			}
-			if len(defs) == 0 && p.Gold.Definition != "" {
-				defs = append(defs, p.Gold.Definition)
-			}
-			if g.Window == nil && p.Gold.Window != nil {
-				w := *p.Gold.Window
-				g.Window = &w
-			}
-			if g.FreshnessBoundHours == nil && p.Gold.FreshnessBoundHours != nil {
-				h := *p.Gold.FreshnessBoundHours
-				g.FreshnessBoundHours = &h
-			}
-			if g.PolicyScope == "" {
-				g.PolicyScope = p.Gold.PolicyScope
-			}
+			d.fromPeerGold(p)
 		}
 		for _, f := range fields {
-			setOnce(req, NormField(f), why)
+			setOnce(d.req, NormField(f), why)
 		}
 	}
-	if len(req) > 0 {
-		firstGuess := -1
-		for _, m := range ts.Markers {
-			if m.Step < len(t.Steps) && t.Steps[m.Step].Kind == model.KindReasoning {
-				firstGuess = m.Step
-				break
-			}
-		}
-		if firstGuess >= 0 {
-			for _, f := range ts.FieldsUsed {
-				if req[f.Field] != "" || onlyJoin(f.Roles) || len(f.Steps) == 0 || f.Steps[len(f.Steps)-1] < firstGuess {
-					continue
-				}
-				setOnce(forb, f.Field, fmt.Sprintf("a look-alike used after the guess at step %d", firstGuess))
-			}
+}
+
+// fromPeerGold takes a peer's confirmed gold: its forbidden fields, and
+// the definition, window, freshness and scope nothing gave yet.
+func (d *goldDraft) fromPeerGold(p Peer) {
+	for _, f := range p.Gold.ForbiddenFields {
+		setOnce(d.forb, NormField(f), fmt.Sprintf("forbidden by the confirmed gold of %s on %s", p.TraceID, p.Server))
+	}
+	if len(d.defs) == 0 && p.Gold.Definition != "" {
+		d.defs = append(d.defs, p.Gold.Definition)
+	}
+	if d.g.Window == nil && p.Gold.Window != nil {
+		w := *p.Gold.Window
+		d.g.Window = &w
+	}
+	if d.g.FreshnessBoundHours == nil && p.Gold.FreshnessBoundHours != nil {
+		h := *p.Gold.FreshnessBoundHours
+		d.g.FreshnessBoundHours = &h
+	}
+	if d.g.PolicyScope == "" {
+		d.g.PolicyScope = p.Gold.PolicyScope
+	}
+}
+
+// fromGuesses forbids the columns the trace used after its first guess
+// marker that are not required (join keys aside): look-alikes.
+func (d *goldDraft) fromGuesses(t *model.Trace, ts TraceScore) {
+	firstGuess := -1
+	for _, m := range ts.Markers {
+		if m.Step < len(t.Steps) && t.Steps[m.Step].Kind == model.KindReasoning {
+			firstGuess = m.Step
+			break
 		}
 	}
-	for f := range forb {
-		if req[f] != "" {
-			delete(forb, f) // required wins: model.Gold.Problems refuses a field in both
+	if firstGuess < 0 {
+		return
+	}
+	for _, f := range ts.FieldsUsed {
+		if d.req[f.Field] != "" || onlyJoin(f.Roles) || len(f.Steps) == 0 || f.Steps[len(f.Steps)-1] < firstGuess {
+			continue
+		}
+		setOnce(d.forb, f.Field, fmt.Sprintf("a look-alike used after the guess at step %d", firstGuess))
+	}
+}
+
+// suggestion is the gold drafted, each field with its reason.
+func (d *goldDraft) suggestion() GoldSuggestion {
+	for f := range d.forb {
+		if d.req[f] != "" {
+			delete(d.forb, f) // required wins: model.Gold.Problems refuses a field in both
 		}
 	}
-	g.RequiredFields, g.ForbiddenFields = keys(req), keys(forb)
-	g.Definition = strings.Join(defs, "; ")
+	g := d.g
+	g.RequiredFields, g.ForbiddenFields = keys(d.req), keys(d.forb)
+	g.Definition = strings.Join(d.defs, "; ")
 	var src []string
 	for _, f := range g.RequiredFields {
-		src = append(src, f+": "+req[f])
+		src = append(src, f+": "+d.req[f])
 	}
 	for _, f := range g.ForbiddenFields {
-		src = append(src, f+": "+forb[f])
+		src = append(src, f+": "+d.forb[f])
 	}
 	return GoldSuggestion{Gold: g, Sources: src}
 }
