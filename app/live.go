@@ -22,24 +22,27 @@ type LiveResult struct {
 	Scored  int
 }
 
-// IngestLive is StoreLive then ScoreLive: the batch's spans and traces
-// committed, then those traces rescored.
+// IngestLive is storeLive then scoreLive: the batch's spans and traces
+// committed, then those traces rescored. The receiver answers once it
+// returns. (Scoring beside the writer, acknowledging at the commit, was
+// measured: on SQLite's one writer the scorer's transactions held the
+// commits back, and the acknowledgement latency rose.)
 func (ims ImportService) IngestLive(ctx context.Context, file string, spans []LiveSpan) (LiveResult, error) {
-	res, err := ims.StoreLive(ctx, file, spans)
+	res, err := ims.storeLive(ctx, file, spans)
 	if err != nil || len(res.Traces) == 0 {
 		return res, err
 	}
-	res.Scored, err = ims.ScoreLive(ctx, res.Traces)
+	res.Scored, err = ims.scoreLive(ctx, res.Traces)
 	return res, err
 }
 
-// StoreLive writes received spans and rebuilds every trace they touch
+// storeLive writes received spans and rebuilds every trace they touch
 // from all its spans so far, with the file importers' span readers, in one
 // transaction: when it returns nil the spans and their traces are
-// committed (res.Traces lists those written, for ScoreLive). A trace whose
+// committed (res.Traces lists those written, for scoreLive). A trace whose
 // case a person confirmed keeps that label; its case says what the new
 // spans changed, for review. file names the source ("otlp").
-func (ims ImportService) StoreLive(ctx context.Context, file string, spans []LiveSpan) (LiveResult, error) {
+func (ims ImportService) storeLive(ctx context.Context, file string, spans []LiveSpan) (LiveResult, error) {
 	e := ims.e
 	res := LiveResult{Spans: len(spans)}
 	im, err := e.st.BeginLive(ctx, file)
@@ -77,10 +80,8 @@ func (ims ImportService) StoreLive(ctx context.Context, file string, spans []Liv
 	return res, im.Commit("", "", 0)
 }
 
-// ScoreLive rescores the traces StoreLive wrote (and nothing else): a
-// receiver runs it apart from the commits, so a sender's acknowledgement
-// waits for its spans to be stored, not scored.
-func (ims ImportService) ScoreLive(ctx context.Context, traceIDs []string) (int, error) {
+// scoreLive rescores the traces storeLive wrote, and nothing else.
+func (ims ImportService) scoreLive(ctx context.Context, traceIDs []string) (int, error) {
 	if _, err := fillSemantic(ctx, ims.e.st); err != nil {
 		return 0, err
 	}

@@ -140,13 +140,9 @@ type gated struct {
 	gate chan struct{}
 }
 
-func (g *gated) StoreLive(ctx context.Context, file string, spans []app.LiveSpan) (app.LiveResult, error) {
+func (g *gated) IngestLive(ctx context.Context, file string, spans []app.LiveSpan) (app.LiveResult, error) {
 	<-g.gate
-	return g.eng.Imports.StoreLive(ctx, file, spans)
-}
-
-func (g *gated) ScoreLive(ctx context.Context, ids []string) (int, error) {
-	return g.eng.Imports.ScoreLive(ctx, ids)
+	return g.eng.Imports.IngestLive(ctx, file, spans)
 }
 
 // TestFlood: a flood of spans with unique trace ids while the database is

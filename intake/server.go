@@ -1,10 +1,8 @@
 // Package intake receives traces live: OTLP/HTTP (protobuf and JSON, gzip)
 // and OTLP/gRPC. A request's spans go through one bounded queue to one
 // writer, which commits them (and the traces they rebuild) before the
-// request is answered: acknowledged means stored. A scorer beside the
-// writer rescores the traces it stored, so an acknowledgement never waits
-// for scoring and the two use both cores. When the queue is full the
-// request is refused with a retryable status rather than buffered, so
+// request is answered: acknowledged means stored. When the queue is full
+// the request is refused with a retryable status rather than buffered, so
 // memory stays bounded whatever the senders do.
 package intake
 
@@ -20,12 +18,10 @@ import (
 	"github.com/tracelab-dev/tracelab/app"
 )
 
-// Ingester stores a batch of spans and the traces they rebuild, and
-// rescores traces it stored; the engine's imports (app.ImportService) are
-// the one in use.
+// Ingester stores a batch of spans and the traces they rebuild; the
+// engine's imports (app.ImportService.IngestLive) are the one in use.
 type Ingester interface {
-	StoreLive(ctx context.Context, file string, spans []app.LiveSpan) (app.LiveResult, error)
-	ScoreLive(ctx context.Context, traceIDs []string) (int, error)
+	IngestLive(ctx context.Context, file string, spans []app.LiveSpan) (app.LiveResult, error)
 }
 
 // Config steers a receiver. Zero values take the defaults below.
@@ -84,11 +80,8 @@ type Receiver struct {
 	closed bool
 	done   chan struct{} // the writer has finished
 
-	toScore *scoreQueue
-	scored  chan struct{} // the scorer has finished
-
-	// Counts for the log line and /healthz. Scored counts traces.
-	Received, Stored, Rejected, Refused, Scored atomic.Int64
+	// Counts for the log line and /healthz.
+	Received, Stored, Rejected, Refused atomic.Int64
 }
 
 type job struct {
@@ -100,10 +93,8 @@ type job struct {
 func New(eng Ingester, cfg Config) *Receiver {
 	cfg.fill()
 	r := &Receiver{cfg: cfg, eng: eng, decode: make(chan struct{}, cfg.Decoders),
-		jobs: make(chan *job, 1024), done: make(chan struct{}),
-		toScore: newScoreQueue(maxUnscored), scored: make(chan struct{})}
+		jobs: make(chan *job, 1024), done: make(chan struct{})}
 	go r.write()
-	go r.score()
 	return r
 }
 
@@ -196,7 +187,7 @@ func (r *Receiver) commit(group []*job) {
 	defer r.queued.Add(-int64(size))
 	// The writer's context is not a request's: a sender that gives up
 	// does not undo what others sent with it.
-	res, err := r.eng.StoreLive(context.Background(), r.cfg.Source, spans)
+	_, err := r.eng.IngestLive(context.Background(), r.cfg.Source, spans)
 	if err == nil || len(group) == 1 {
 		for _, j := range group {
 			if err == nil {
@@ -204,34 +195,14 @@ func (r *Receiver) commit(group []*job) {
 			}
 			j.done <- err
 		}
-		r.toScore.add(res.Traces)
 		return
 	}
 	for _, j := range group {
-		res, err := r.eng.StoreLive(context.Background(), r.cfg.Source, j.b.spans)
+		_, err := r.eng.IngestLive(context.Background(), r.cfg.Source, j.b.spans)
 		if err == nil {
 			r.Stored.Add(int64(len(j.b.spans)))
-			r.toScore.add(res.Traces)
 		}
 		j.done <- err
-	}
-}
-
-// score is the scorer: it rescores what the writer stored, a batch of
-// traces at a time. A failed run leaves those traces stale, for the next
-// `tracelab score` (or the workbench) to score; it is logged, not fatal.
-func (r *Receiver) score() {
-	defer close(r.scored)
-	for {
-		ids, ok := r.toScore.take(scoreBatch)
-		if !ok {
-			return
-		}
-		n, err := r.eng.ScoreLive(context.Background(), ids)
-		r.Scored.Add(int64(n))
-		if err != nil && r.cfg.Log != nil {
-			fmt.Fprintf(r.cfg.Log, "serve: scoring %d trace(s) failed (they stay unscored until `tracelab score`): %v\n", len(ids), err)
-		}
 	}
 }
 
@@ -245,8 +216,6 @@ func (r *Receiver) Close() {
 	}
 	r.mu.Unlock()
 	<-r.done
-	r.toScore.close() // after the writer: what it stored last is scored
-	<-r.scored
 }
 
 // Queued is the record bytes waiting for the writer.
@@ -255,8 +224,8 @@ func (r *Receiver) Queued() int64 { return r.queued.Load() }
 // LogLine is the periodic line: what came in, what was stored, what was
 // refused.
 func (r *Receiver) LogLine() string {
-	return fmt.Sprintf("serve: %d span(s) received, %d stored, %d rejected, %d refused (busy), %d KiB queued; %d trace(s) scored, %d waiting",
-		r.Received.Load(), r.Stored.Load(), r.Rejected.Load(), r.Refused.Load(), r.queued.Load()>>10, r.Scored.Load(), r.toScore.len())
+	return fmt.Sprintf("serve: %d span(s) received, %d stored, %d rejected, %d refused (busy), %d KiB queued",
+		r.Received.Load(), r.Stored.Load(), r.Rejected.Load(), r.Refused.Load(), r.queued.Load()>>10)
 }
 
 // LogLoop writes LogLine every LogEvery until ctx ends.
