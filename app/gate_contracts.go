@@ -40,38 +40,58 @@ type suiteApproval struct {
 
 // collectSuiteContracts gathers, for the exported cases, the contracts
 // their traces saw, and the approvals; nil when no case names a contract.
+// Each (server, fingerprint) is written once, so a trace is read only
+// while it may give one not found yet: most cases of a suite share a few
+// contracts, and reading every trace of a 100k export held them all in
+// memory (1.5 GB) to keep three.
 func collectSuiteContracts(ctx context.Context, st *store.Store, recs []store.CaseRecord) (*suiteContracts, error) {
+	type pair = [2]string                  // server, fingerprint
 	want := map[string]map[string]string{} // trace id -> tool -> fingerprint
-	var ids []string
+	givers := map[pair][]string{}          // the traces that may give a pair, in case order
 	for _, r := range recs {
-		if r.TraceID == "" || len(r.Case.Contracts) == 0 {
+		if r.TraceID == "" || len(r.Case.Contracts) == 0 || want[r.TraceID] != nil {
 			continue
 		}
-		if want[r.TraceID] == nil {
-			ids = append(ids, r.TraceID)
-			want[r.TraceID] = map[string]string{}
-		}
-		for tool, fp := range r.Case.Contracts {
-			want[r.TraceID][tool] = fp
+		want[r.TraceID] = r.Case.Contracts
+		for _, fp := range r.Case.Contracts {
+			k := pair{r.Case.Server, fp}
+			givers[k] = append(givers[k], r.TraceID)
 		}
 	}
-	if len(ids) == 0 {
+	if len(want) == 0 {
 		return nil, nil
 	}
-	traces, err := st.LoadTraces(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
 	sc := &suiteContracts{Contracts: []suiteContract{}, Approved: []suiteApproval{}}
-	seen := map[[2]string]bool{}
-	for _, t := range traces {
-		for _, tc := range t.Tools {
-			fp := tc.Fingerprint()
-			if want[t.TraceID][tc.Name] != fp || seen[[2]string{t.Server, fp}] {
+	seen := map[pair]bool{}
+	read := map[string]bool{}
+	for len(givers) > 0 {
+		// One trace for each pair not found yet: the next that may give it.
+		var ids []string
+		for k, ts := range givers {
+			for len(ts) > 0 && read[ts[0]] {
+				ts = ts[1:]
+			}
+			if len(ts) == 0 || seen[k] {
+				delete(givers, k)
 				continue
 			}
-			seen[[2]string{t.Server, fp}] = true
-			sc.Contracts = append(sc.Contracts, suiteContract{Server: t.Server, Fingerprint: fp, Tool: tc.WireJSON()})
+			givers[k] = ts[1:]
+			read[ts[0]] = true
+			ids = append(ids, ts[0])
+		}
+		traces, err := st.LoadTraces(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range traces {
+			for _, tc := range t.Tools {
+				fp := tc.Fingerprint()
+				if want[t.TraceID][tc.Name] != fp || seen[pair{t.Server, fp}] {
+					continue
+				}
+				seen[pair{t.Server, fp}] = true
+				sc.Contracts = append(sc.Contracts, suiteContract{Server: t.Server, Fingerprint: fp, Tool: tc.WireJSON()})
+			}
 		}
 	}
 	sort.Slice(sc.Contracts, func(i, j int) bool {

@@ -60,6 +60,13 @@ func (e *Engine) withScoredGold(ctx context.Context, recs []store.CaseRecord) er
 		if r.GoldOrigin == store.OriginHuman || r.TraceID == "" {
 			continue
 		}
+		if r.Status != model.StatusConfirmed && r.UpdatedBy == model.MachineRater {
+			// Purely the machine's: the scorer refreshed the stored copy
+			// with the suggestion it scored against. Scoring it again here
+			// cost a whole evaluation per case (export --all of 100k
+			// traces: 132 s and 1.3 GB, against 6 s before).
+			continue
+		}
 		_, _, sugg, err := e.evaluateOne(ctx, r.TraceID, nil)
 		if err != nil {
 			return fmt.Errorf("case %s: the suggested gold of %s: %w", r.Case.CaseID, r.TraceID, err)

@@ -397,6 +397,8 @@ func profile(args []string) error {
 		_, err = e.Suite.Report(ctx, false)
 	case "report-all":
 		_, err = e.Suite.Report(ctx, true)
+	case "export-all":
+		_, err = e.Suite.Export(ctx, app.ExportOptions{Dir: *cpu + ".export", All: true})
 	case "import":
 		var res app.ImportResult
 		if res, err = e.Imports.File(ctx, *in, app.ImportOptions{Score: true}); err == nil {
