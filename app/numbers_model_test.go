@@ -302,7 +302,7 @@ func checkNumbers(t *testing.T, e *Engine, dir, template string) error {
 	if exp.Cases != n || len(detail.Cases) != n {
 		return fmt.Errorf("export wrote %d cases, the HTML report lists %d, report counts %d", exp.Cases, len(detail.Cases), n)
 	}
-	return nil
+	return checkAgreePopulation(ctx, e, detail)
 }
 
 // TestNumbersAgreeOnEveryPath runs seeded random labeling sequences over
@@ -338,4 +338,47 @@ func TestNumbersAgreeOnEveryPath(t *testing.T) {
 		}
 		e.Close()
 	}
+}
+
+// checkAgreePopulation checks that `agree` compares the raters on the
+// report's population: every case it compares is one the report counts,
+// every rated case the report counts is compared, the rest are stated as
+// left out, and the report's case count is the one agree prints.
+func checkAgreePopulation(ctx context.Context, e *Engine, detail ReportDetail) error {
+	counted := map[string]bool{}
+	for _, c := range detail.Cases {
+		counted[c.TraceID] = true
+	}
+	rated, err := e.Raters.RatedCases(ctx)
+	if err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	for _, tr := range rated {
+		if counted[tr.TraceID] {
+			want[tr.TraceID] = true
+		}
+	}
+	kept, pop, err := e.ratedInPopulation(ctx)
+	if err != nil {
+		return err
+	}
+	got := map[string]bool{}
+	for _, tr := range kept {
+		if !counted[tr.TraceID] {
+			return fmt.Errorf("agree compares %s, a case the report does not count", itemID(tr))
+		}
+		got[tr.TraceID] = true
+	}
+	if len(got) != len(want) {
+		return fmt.Errorf("agree compares %d rated cases, the report counts %d rated ones", len(got), len(want))
+	}
+	rep, err := e.Raters.Agreement(ctx, model.AspectClass)
+	if err != nil {
+		return err
+	}
+	if p := rep.Population; p == nil || *p != pop || p.Counted != len(detail.Cases) || p.Rated+p.LeftOut != len(rated) {
+		return fmt.Errorf("agree states population %+v; the report counts %d cases, %d rated cases in all", rep.Population, len(detail.Cases), len(rated))
+	}
+	return nil
 }
