@@ -27,6 +27,8 @@ type Report struct {
 	Sets     []SetResult  `json:"sets"`
 	Machine  string       `json:"machine"`
 	Trust    []ClassTrust `json:"trust"`
+	// Population, when set, names the cases compared (population.go).
+	Population *Population `json:"population,omitempty"`
 }
 
 // WriteJSON writes the report as one indented JSON document. Undefined
@@ -49,6 +51,9 @@ const maxCell = 24
 func (r Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Agreement by %s\n", name(r.By))
+	if r.Population != nil {
+		b.WriteString(r.Population.sentence() + "\n")
+	}
 	if n := r.Nominal; n != nil {
 		w := r.words()
 		fmt.Fprintf(&b, "%s, %s rated\n\n", w.count(len(n.Raters)), plural(n.Items, "item"))
@@ -79,6 +84,9 @@ func (r Report) WriteText(w io.Writer) error {
 func (r Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Agreement by %s\n", cireport.Cell(r.By))
+	if r.Population != nil {
+		b.WriteString("\n" + r.Population.sentence() + ".\n")
+	}
 	if n := r.Nominal; n != nil {
 		w := r.words()
 		fmt.Fprintf(&b, "\n%s, %s rated.\n\n", w.count(len(n.Raters)), plural(n.Items, "item"))

@@ -12,7 +12,8 @@ import (
 // AgreeBy lists what `tracelab agree --by` compares raters on.
 var AgreeBy = []string{model.AspectClass, model.AspectCorrect, model.AspectGrounded, model.AspectFields}
 
-// Agreement compares the raters of every rated case on one aspect (class,
+// Agreement compares the raters of every rated case the report counts
+// (population.go) on one aspect (class,
 // correct, grounded or fields) with package agreement: the people among
 // themselves, and apart from them each machine rater (judges, tracelab's
 // own suggestion) against each person. For class, correct and grounded the
@@ -23,11 +24,13 @@ func (r RaterService) Agreement(ctx context.Context, by string) (agreement.Repor
 	if !slices.Contains(AgreeBy, by) {
 		return agreement.Report{}, fmt.Errorf("--by %q is not one of class, correct, grounded, fields", by)
 	}
-	trs, err := r.e.Raters.RatedCases(ctx)
+	trs, pop, err := r.e.ratedInPopulation(ctx) // population.go
 	if err != nil {
 		return agreement.Report{}, err
 	}
-	return AgreementOf(trs, by), nil
+	rep := AgreementOf(trs, by)
+	rep.Population = &pop
+	return rep, nil
 }
 
 // AgreementOf builds the report of Agreement from a ratings table.

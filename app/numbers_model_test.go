@@ -16,7 +16,9 @@ import (
 	"testing"
 
 	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
 	"github.com/tracelab-dev/tracelab/store"
+	"github.com/tracelab-dev/tracelab/suite"
 )
 
 // The model-based test of issue 26: random labeling sequences through the
@@ -302,7 +304,7 @@ func checkNumbers(t *testing.T, e *Engine, dir, template string) error {
 	if exp.Cases != n || len(detail.Cases) != n {
 		return fmt.Errorf("export wrote %d cases, the HTML report lists %d, report counts %d", exp.Cases, len(detail.Cases), n)
 	}
-	return nil
+	return checkAgreePopulation(ctx, e, detail)
 }
 
 // TestNumbersAgreeOnEveryPath runs seeded random labeling sequences over
@@ -336,6 +338,101 @@ func TestNumbersAgreeOnEveryPath(t *testing.T) {
 				t.Fatalf("seed %d, after %s:\n%v", seed, strings.Join(done, "; "), err)
 			}
 		}
+		if err := checkCheckVerdicts(context.Background(), e, dir); err != nil {
+			e.Close()
+			t.Fatalf("seed %d, check after %s:\n%v", seed, strings.Join(done, "; "), err)
+		}
 		e.Close()
 	}
+}
+
+// checkAgreePopulation checks that `agree` compares the raters on the
+// report's population: every case it compares is one the report counts,
+// every rated case the report counts is compared, the rest are stated as
+// left out, and the report's case count is the one agree prints.
+func checkAgreePopulation(ctx context.Context, e *Engine, detail ReportDetail) error {
+	counted := map[string]bool{}
+	for _, c := range detail.Cases {
+		counted[c.TraceID] = true
+	}
+	rated, err := e.Raters.RatedCases(ctx)
+	if err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	for _, tr := range rated {
+		if counted[tr.TraceID] {
+			want[tr.TraceID] = true
+		}
+	}
+	kept, pop, err := e.ratedInPopulation(ctx)
+	if err != nil {
+		return err
+	}
+	got := map[string]bool{}
+	for _, tr := range kept {
+		if !counted[tr.TraceID] {
+			return fmt.Errorf("agree compares %s, a case the report does not count", itemID(tr))
+		}
+		got[tr.TraceID] = true
+	}
+	if len(got) != len(want) {
+		return fmt.Errorf("agree compares %d rated cases, the report counts %d rated ones", len(got), len(want))
+	}
+	rep, err := e.Raters.Agreement(ctx, model.AspectClass)
+	if err != nil {
+		return err
+	}
+	if p := rep.Population; p == nil || *p != pop || p.Counted != len(detail.Cases) || p.Rated+p.LeftOut != len(rated) {
+		return fmt.Errorf("agree states population %+v; the report counts %d cases, %d rated cases in all", rep.Population, len(detail.Cases), len(rated))
+	}
+	return nil
+}
+
+// checkCheckVerdicts runs `check` with the exported suite (left in
+// dir/suite by checkNumbers) over the bundled traces unchanged: check
+// covers the report's cases, and where a case's own source trace is the
+// one new trace it matched, check's verdict follows the report's verdict
+// of that case: never "fixed" from a verdict the report counts good, never
+// "regressed" from one it counts neither good nor correct.
+// TestCheckCountsAPartialLabelAsTheReportDoes pins the case the random
+// sequences rarely reach (a partial label on a trace the scorer finds good).
+func checkCheckVerdicts(ctx context.Context, e *Engine, dir string) error {
+	detail, err := e.Suite.ReportDetail(ctx, false)
+	if err != nil || len(detail.Cases) == 0 {
+		return err
+	}
+	verdict := map[string]scoring.Verdict{}
+	for _, c := range detail.Cases {
+		verdict[c.TraceID] = c.Verdict
+	}
+	suitePath := filepath.Join(dir, "suite", "cases.jsonl")
+	cases, err := ReadSuite(ctx, suitePath)
+	if err != nil {
+		return err
+	}
+	source := map[string]string{}
+	for _, c := range cases {
+		source[c.CaseID] = c.SourceTrace
+	}
+	traces, _ := filepath.Glob("../testdata/traces/*.jsonl")
+	rep, err := RunCheck(ctx, CheckInput{Suite: suitePath, Traces: traces, TempDir: dir})
+	if err != nil {
+		return err
+	}
+	if rep.Summary.Cases != len(detail.Cases) {
+		return fmt.Errorf("check covers %d cases, the report counts %d", rep.Summary.Cases, len(detail.Cases))
+	}
+	isTrue := func(b *bool) bool { return b != nil && *b }
+	for _, cc := range rep.Cases {
+		v, ok := verdict[cc.TraceID]
+		if cc.Traces != 1 || cc.TraceID != source[cc.CaseID] || !ok {
+			continue
+		}
+		good := isTrue(v.Correct) && isTrue(v.Grounded) && v.Class == nil
+		if cc.Verdict == suite.VerdictFixed && good || cc.Verdict == suite.VerdictRegressed && !good && !isTrue(v.Correct) {
+			return fmt.Errorf("check says %s for %s (%s) on its own trace, the report's verdict is %+v", cc.Verdict, cc.CaseID, cc.Reason, v)
+		}
+	}
+	return nil
 }

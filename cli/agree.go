@@ -23,6 +23,11 @@ func newAgreeCmd() *cobra.Command {
 from the workbench or an import with a labeler), each judge (tracelab judge), and
 tracelab itself, whose suggestion is always one more rater named "tracelab".
 
+The cases compared are the rated ones among the cases ` + "`tracelab report`" + ` counts (the
+confirmed cases), so agree's items and the report's cases are one population; the first
+line says how many rated cases that leaves out (not confirmed yet, or with no scored
+trace), and the JSON has them under "population".
+
 --by class (the default), correct or grounded: percent agreement and Cohen's kappa per
 pair of raters with a confusion matrix per pair, and Fleiss' kappa and Krippendorff's
 alpha across all raters (nominal; a rater who left a case unrated is missing there, not

@@ -7,7 +7,8 @@ import (
 	"github.com/tracelab-dev/tracelab/scoring"
 )
 
-// TestJudgeFollowsTheSuiteLabel: a person's label is the baseline; a label
+// TestJudgeFollowsTheSuiteLabel: the case's verdict (Baseline) is the
+// baseline, a person's value where set and the scorer's elsewhere; a label
 // the suite leaves pending (all null) has none, so the new trace is judged
 // on its own and never counted as a regression or a fix.
 func TestJudgeFollowsTheSuiteLabel(t *testing.T) {
@@ -28,6 +29,14 @@ func TestJudgeFollowsTheSuiteLabel(t *testing.T) {
 		{"bad stays bad", model.Label{Correct: &yes, Grounded: &no, FailureClass: &semantic}, bad, VerdictFailing},
 		{"pending, new trace good", model.Label{}, good, VerdictPass},
 		{"pending, new trace bad", model.Label{}, bad, VerdictFailing},
+		// A partial label's unset fields are the scorer's, as the report
+		// counts them (scoring.DecideVerdict): the same good trace again
+		// passes, it is not "fixed" from a groundedness nobody rated.
+		{"correct only, new trace good", model.Label{Correct: &yes}, good, VerdictPass},
+		{"grounded only, new trace good", model.Label{Grounded: &yes}, good, VerdictPass},
+		{"correct only, new trace ungrounded", model.Label{Correct: &yes}, bad, VerdictFailing},
+		{"wrong only, new trace good", model.Label{Correct: &no}, good, VerdictFixed},
+		{"grounded only, new trace wrong", model.Label{Grounded: &yes}, scoring.TraceScore{TraceID: "t", Correct: &no, Grounded: &yes}, VerdictFailing},
 	} {
 		c := &model.Case{CaseID: "c", Gold: gold, Label: tt.label}
 		if got := Judge(c, tt.score, "1").Verdict; got != tt.want {

@@ -97,7 +97,16 @@ func WasGood(l model.Label) bool {
 	return l.Correct != nil && *l.Correct && l.Grounded != nil && *l.Grounded && l.FailureClass == nil
 }
 
-// Judge compares one new trace's score with its case's label.
+// Baseline is the stored case's verdict as the report counts it
+// (scoring.DecideVerdict, issue 26): the person's value where the suite's
+// label sets one, the scorer's otherwise. In a check the scorer is the new
+// trace's score, so a field nobody labeled neither regresses nor fixes.
+func Baseline(l model.Label, ts scoring.TraceScore) model.Label {
+	v := scoring.DecideVerdict(&l, ts)
+	return model.Label{Correct: v.Correct, Grounded: v.Grounded, FailureClass: v.Class}
+}
+
+// Judge compares one new trace's score with its case's verdict (Baseline).
 func Judge(c *model.Case, ts scoring.TraceScore, answer string) CaseCheck {
 	cc := CaseCheck{CaseID: c.CaseID, TraceID: ts.TraceID}
 	if ts.PolicyViolations != nil {
@@ -110,8 +119,11 @@ func Judge(c *model.Case, ts scoring.TraceScore, answer string) CaseCheck {
 	nowCorrect := ts.Correct == nil || *ts.Correct
 	nowWrong := answerChecked && ts.Correct != nil && !*ts.Correct
 	nowGood := nowCorrect && ts.Grounded != nil && *ts.Grounded && cc.PolicyViolations == 0
-	wasCorrect := c.Label.Correct != nil && *c.Label.Correct
-	switch good := WasGood(c.Label); {
+	base := Baseline(c.Label, ts)
+	wasCorrect := base.Correct != nil && *base.Correct
+	// A pending label vouches for nothing: its verdict is all the
+	// scorer's, so it can neither regress nor be fixed.
+	switch good := WasGood(base) && !c.Label.Unset(); {
 	case good && nowGood:
 		cc.Verdict = VerdictPass
 	case good || wasCorrect && nowWrong:
