@@ -12,7 +12,8 @@ import (
 
 // AcceptPreview is the gold AcceptSuggestion would leave on the case rec
 // with the score sv: the suggestion fills what the gold lacks (all of it
-// when the gold is the machine's), the answer stays the case's own. The
+// when the gold is the machine's); the answer is the case's own, else the
+// one a person confirmed for the same question, period and scope. The
 // workbench shows it before a is pressed, so a never sets what the
 // labeler has not seen; it is the same function the action uses.
 func AcceptPreview(rec *CaseRecord, sv *TraceScore) model.Gold {

@@ -227,7 +227,7 @@ func (l LabelService) EditFields(ctx context.Context, traceID, who string, edits
 
 // suggestedGoldFields are the gold fields a suggestion can fill.
 var suggestedGoldFields = []string{"gold.required_fields", "gold.forbidden_fields", "gold.definition",
-	"gold.window", "gold.freshness_bound_hours", "gold.policy_scope"}
+	"gold.window", "gold.freshness_bound_hours", "gold.policy_scope", "gold.answer", "gold.tolerance"}
 
 // AcceptSuggestion lands the machine's label in one action: it takes the
 // suggested gold (filling only what a person left empty when the gold is
@@ -297,6 +297,11 @@ func acceptedGold(rec *CaseRecord, sugg model.Gold) model.Gold {
 	}
 	if !human || g.PolicyScope == "" {
 		g.PolicyScope = sugg.PolicyScope
+	}
+	if (len(g.Answer) == 0 || string(g.Answer) == "null") && len(sugg.Answer) > 0 {
+		// The answer a person confirmed for the same question, period
+		// and scope (scoring.SuggestGold); one the case has stays.
+		g.Answer, g.Tolerance = sugg.Answer, sugg.Tolerance
 	}
 	return g
 }

@@ -51,7 +51,7 @@ func (b peerBook) load(ctx context.Context, st *store.Store, ts []*model.Trace) 
 // against the machine's own guess every trace looks grounded and would
 // teach its own mistakes to the others.
 func peerOfRow(r store.PeerRow) (scoring.Peer, bool) {
-	p := scoring.Peer{TraceID: r.TraceID, Question: r.Question, Server: r.Server, Gold: r.HumanGold}
+	p := scoring.Peer{TraceID: r.TraceID, Question: r.Question, Server: r.Server, StartedAt: r.StartedAt, Gold: r.HumanGold}
 	var grounded *bool
 	if r.HumanGold != nil {
 		grounded = r.ScoreGrounded
@@ -61,7 +61,10 @@ func peerOfRow(r store.PeerRow) (scoring.Peer, bool) {
 	}
 	p.Grounded = grounded != nil && *grounded
 	if !p.Grounded {
-		return p, false // scoring.SuggestGold learns nothing from it
+		// A person's answer teaches the same question's answer (scoring's
+		// fromPeerAnswers) however the trace that got it went.
+		answered := r.HumanGold != nil && len(r.HumanGold.Answer) > 0
+		return p, answered // otherwise scoring.SuggestGold learns nothing from it
 	}
 	if len(r.Detail) > 0 {
 		var d struct {
@@ -93,11 +96,14 @@ func compressPeers(ps []scoring.Peer) []scoring.Peer {
 		}
 		return ps[i].TraceID < ps[j].TraceID
 	})
-	type group struct{ server, question string }
+	type group struct {
+		server, question string
+		grounded         bool // an ungrounded peer teaches its answer only
+	}
 	seen := map[group]map[string]bool{}
 	out := ps[:0]
 	for _, p := range ps {
-		g := group{p.Server, p.Question}
+		g := group{p.Server, p.Question, p.Grounded}
 		have := seen[g]
 		if have == nil {
 			have = map[string]bool{}
@@ -127,6 +133,9 @@ func compressPeers(ps []scoring.Peer) []scoring.Peer {
 			}
 			if p.Gold.PolicyScope != "" {
 				add("scope")
+			}
+			if len(p.Gold.Answer) > 0 { // one answer per period and scope
+				add("answer " + p.StartedAt + " " + p.Gold.PolicyScope)
 			}
 		}
 		for _, f := range fields {

@@ -16,6 +16,7 @@ type Peer struct {
 	TraceID    string
 	Question   string
 	Server     string
+	StartedAt  string      // when it was asked: the period its relative words name
 	Gold       *model.Gold // confirmed gold, nil when none
 	Grounded   bool
 	FieldsUsed []string
@@ -39,6 +40,7 @@ func (s *Scorer) SuggestGold(t *model.Trace, ts TraceScore, peers []Peer) GoldSu
 	d := goldDraft{req: map[string]string{}, forb: map[string]string{}}
 	d.fromGlossary(s, t)
 	d.fromPeers(t, peers)
+	d.fromPeerAnswers(t, peers)
 	if len(d.req) > 0 {
 		d.fromGuesses(t, ts)
 	}
@@ -48,9 +50,10 @@ func (s *Scorer) SuggestGold(t *model.Trace, ts TraceScore, peers []Peer) GoldSu
 // goldDraft is a gold suggestion as SuggestGold gathers it: each field
 // with the reason it is there, the first reason kept.
 type goldDraft struct {
-	req, forb map[string]string
-	g         model.Gold
-	defs      []string
+	req, forb  map[string]string
+	g          model.Gold
+	defs       []string
+	answerFrom string // where the answer came from, "" when none
 }
 
 // fromGlossary takes what the glossary terms the question uses say.
@@ -88,14 +91,7 @@ func (d *goldDraft) fromPeers(t *model.Trace, peers []Peer) {
 		cal = d.g.Window.Calendar
 	}
 	own, relative := RelativeWindow(t.Question, t.StartedAt, cal)
-	sorted := append([]Peer(nil), peers...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if sorted[i].Server != sorted[j].Server {
-			return sorted[i].Server < sorted[j].Server
-		}
-		return sorted[i].TraceID < sorted[j].TraceID
-	})
-	for _, p := range sorted {
+	for _, p := range sortedPeers(peers) {
 		if p.Server == t.Server || !p.Grounded || !SameQuestion(p.Question, t.Question) {
 			continue
 		}
@@ -113,6 +109,69 @@ func (d *goldDraft) fromPeers(t *model.Trace, peers []Peer) {
 			setOnce(d.req, NormField(f), why)
 		}
 	}
+}
+
+// fromPeerAnswers takes the answer a person gave the same question
+// about the same period and scope, on any server: the number is a fact
+// of the data, not of the tools that found it. Only a question with a
+// relative period shares its answer, that period being each trace's own (RelativeWindow from when it was asked, or
+// the window the person's gold names), so "last quarter" asked in July
+// and in August shares an answer and asked in October does not. Peers
+// are read in SuggestGold's order; the first answer found is kept.
+func (d *goldDraft) fromPeerAnswers(t *model.Trace, peers []Peer) {
+	cal := ""
+	if d.g.Window != nil {
+		cal = d.g.Window.Calendar
+	}
+	own, relative := RelativeWindow(t.Question, t.StartedAt, cal)
+	if !relative {
+		// "What are the open tickets for Acme?" names no period: its
+		// answer is the state when it was asked, and "in August" is
+		// another August a year later. Only a period resolved from each
+		// trace's own date is known to be the same.
+		return
+	}
+	for _, p := range sortedPeers(peers) {
+		if p.TraceID == t.TraceID || p.Gold == nil || !hasAnswer(p.Gold.Answer) || !SameQuestion(p.Question, t.Question) {
+			continue
+		}
+		if p.Gold.PolicyScope != d.g.PolicyScope {
+			continue // another scope sees other rows
+		}
+		theirs, ok := RelativeWindow(p.Question, p.StartedAt, cal)
+		w := &theirs
+		if p.Gold.Window != nil {
+			w, ok = p.Gold.Window, true
+		}
+		if !ok || !sameBounds(w, &own) {
+			continue // the same words about another period
+		}
+		d.g.Answer = append([]byte(nil), p.Gold.Answer...)
+		if p.Gold.Tolerance != nil {
+			tol := *p.Gold.Tolerance
+			d.g.Tolerance = &tol
+		}
+		d.answerFrom = fmt.Sprintf("answer: confirmed by a person for %s on %s", p.TraceID, p.Server)
+		return
+	}
+}
+
+func hasAnswer(a []byte) bool {
+	s := strings.TrimSpace(string(a))
+	return s != "" && s != "null"
+}
+
+// sortedPeers is peers by server, then trace id: the order SuggestGold
+// reads them in, whatever order the caller gave.
+func sortedPeers(peers []Peer) []Peer {
+	sorted := append([]Peer(nil), peers...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].Server != sorted[j].Server {
+			return sorted[i].Server < sorted[j].Server
+		}
+		return sorted[i].TraceID < sorted[j].TraceID
+	})
+	return sorted
 }
 
 // fromPeerGold takes a peer's confirmed gold: its forbidden fields, and
@@ -174,6 +233,9 @@ func (d *goldDraft) suggestion() GoldSuggestion {
 	}
 	for _, f := range g.ForbiddenFields {
 		src = append(src, f+": "+d.forb[f])
+	}
+	if d.answerFrom != "" {
+		src = append(src, d.answerFrom)
 	}
 	return GoldSuggestion{Gold: g, Sources: src}
 }

@@ -418,6 +418,7 @@ func (s *Store) StaleTraces(ctx context.Context, configSHA string) ([]StaleTrace
 // person's gold or a confirmed label, with its stored score.
 type PeerRow struct {
 	TraceID, Question, Server string
+	StartedAt                 string      // when it was asked: its relative period
 	HumanGold                 *model.Gold // nil when the gold is the machine's
 	Confirmed                 bool
 	LabelGrounded             *bool
@@ -425,7 +426,7 @@ type PeerRow struct {
 	Detail                    json.RawMessage // nil when not scored
 }
 
-const sqlPeers = `SELECT t.trace_id, t.question, t.server, c.gold, c.gold_origin, c.status, c.label, s.grounded, s.detail
+const sqlPeers = `SELECT t.trace_id, t.question, t.server, t.started_at, c.gold, c.gold_origin, c.status, c.label, s.grounded, s.detail
 	FROM cases c JOIN traces t ON t.id = c.trace_pk AND t.case_id = c.case_id
 	LEFT JOIN scores s ON s.trace_pk = t.id
 	WHERE (c.gold_origin = 'human' OR c.status = 'confirmed')`
@@ -459,7 +460,7 @@ func (s *Store) Peers(ctx context.Context, keys []string) ([]PeerRow, error) {
 		var gold, origin, status, label string
 		var grounded sql.NullBool
 		var detail sql.NullString
-		if err := rows.Scan(&p.TraceID, &p.Question, &p.Server, &gold, &origin, &status, &label, &grounded, &detail); err != nil {
+		if err := rows.Scan(&p.TraceID, &p.Question, &p.Server, &p.StartedAt, &gold, &origin, &status, &label, &grounded, &detail); err != nil {
 			return nil, err
 		}
 		if origin == OriginHuman {

@@ -125,6 +125,9 @@ func (ts *traceScreen) suggestionRows(sty *themes.Styles, w int) []string {
 	ans := "answer not set: a leaves it (e sets it)"
 	if a := answerOf(g); a != "" {
 		ans = "answer " + a + " (kept)"
+		if ts.rec == nil || answerOf(ts.rec.Case.Gold) == "" {
+			ans = "answer " + a + " (a sets it: a person's, same question and period)"
+		}
 	}
 	for _, s := range []string{win, ans} {
 		for i, l := range strings.Split(ansi.Wrap(s, max(8, w-3), ""), "\n") {

@@ -93,7 +93,8 @@ func TestGoldenAccept(t *testing.T) {
 }
 
 // TestScorePaneReachesEveryLine scrolls the scoring pane with each of its
-// keys at every size: the last line (the review reason) and the suggested
+// keys at every size: the last line (the answer a keeps, the one a person
+// confirmed for trace_4be07a's same question and quarter) and the suggested
 // gold's header come on screen, and going back up reaches the first.
 func TestScorePaneReachesEveryLine(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 50}} {
@@ -105,11 +106,11 @@ func TestScorePaneReachesEveryLine(t *testing.T) {
 				for range 80 {
 					d.keys(keys...)
 					p := d.plain()
-					for _, s := range []string{"Suggested gold (a accepts)", "needs human review", "no gold answer to compare with"} {
+					for _, s := range []string{"Suggested gold (a accepts)", "· window 2026-04-01→2026-06-30 (fiscal)", "· answer 1284 (kept)"} {
 						seen[s] = seen[s] || strings.Contains(p, s)
 					}
 				}
-				for _, s := range []string{"Suggested gold (a accepts)", "needs human review", "no gold answer to compare with"} {
+				for _, s := range []string{"Suggested gold (a accepts)", "· window 2026-04-01→2026-06-30 (fiscal)", "· answer 1284 (kept)"} {
 					if !seen[s] {
 						t.Errorf("%q never came on screen:\n%s", s, d.plain())
 					}
@@ -156,11 +157,14 @@ func TestEnterConfirmsBesideTheDetail(t *testing.T) {
 		t.Errorf("wheel over the scoring pane: its first line %d (was %d), the detail's %d", d.m.trace.itemOff, off, d.m.trace.detailOff)
 	}
 	d.key("enter")
-	// A confirm of an unfinished label asks first: a confirm, not a jump.
-	d.mustSee("Confirm anyway?")
-	if d.m.trace.focus != paneScore {
-		t.Errorf("enter left the scoring pane (focus %d)", d.m.trace.focus)
+	// A confirm, not a jump: the label (correct ✓ from the answer a person
+	// confirmed for trace_4be07a) is complete, so trace_9f31c2 is
+	// confirmed at once and the next trace opens.
+	rec, err := d.m.env.eng.Traces.CaseForTrace(context.Background(), "trace_9f31c2")
+	if err != nil || rec == nil || rec.Status != model.StatusConfirmed {
+		t.Fatalf("enter did not confirm trace_9f31c2: %+v %v\n%s", rec, err, d.plain())
 	}
+	d.mustSee("trace_5c0d91")
 }
 
 // TestAcceptSummaryFits: the summary of what a sets fits every width it
@@ -177,14 +181,14 @@ func TestAcceptSummaryFits(t *testing.T) {
 			t.Errorf("width %d: %q lost the counts", w, s)
 		}
 	}
-	if s := ts.acceptSummary(120); s != "a sets 4 required, 3 forbidden · window 2026-04-01→2026-06-30 · answer not set" {
+	if s := ts.acceptSummary(120); s != "a sets 4 required, 3 forbidden · window 2026-04-01→2026-06-30 · answer 1284" {
 		t.Errorf("widest summary: %q", s)
 	}
 }
 
 // TestProgramScrollsScoringToEnd: at 80x24 the labeler tabs to the scoring
 // pane of trace_9f31c2 and scrolls (j past the last item, pgdn, J) until
-// the pane's last line, the review reason, is on screen.
+// the pane's last line, the answer a keeps, is on screen.
 func TestProgramScrollsScoringToEnd(t *testing.T) {
 	p := newProgram(t, openDemoLikeStore(t), Options{}, 80, 24)
 	p.waitFor("trace_9f31c2")
@@ -198,9 +202,9 @@ func TestProgramScrollsScoringToEnd(t *testing.T) {
 	}
 	p.send("pgdown", "J")
 	f := p.waitScreen("the pane's last line", func(f string) bool {
-		return strings.Contains(f, "no gold answer to compare with") && strings.Contains(f, "/56 ")
+		return strings.Contains(f, "· answer 1284 (kept)") && strings.Contains(f, "/55 ")
 	})
-	for _, s := range []string{"needs human review", "· window 2026-04-01→2026-06-30 (fiscal)", "a sets ✓4 ✗3"} {
+	for _, s := range []string{"answer confirmed by a person for trace_4be07a", "· window 2026-04-01→2026-06-30 (fiscal)", "a sets ✓4 ✗3"} {
 		if !strings.Contains(f, s) {
 			t.Errorf("%q not on screen at the pane's end:\n%s", s, f)
 		}
@@ -213,8 +217,8 @@ func TestProgramScrollsScoringToEnd(t *testing.T) {
 }
 
 // TestProgramAnswerUpdatesCorrect: an answer typed in the gold editor
-// sets correct at once, without a: the right answer makes it ✓, another
-// makes it ✗.
+// sets correct at once, without a: another answer makes it ✗, the right
+// one ✓ again.
 func TestProgramAnswerUpdatesCorrect(t *testing.T) {
 	eng := openDemoLikeStore(t)
 	p := newProgram(t, eng, Options{}, 100, 30)
@@ -226,10 +230,8 @@ func TestProgramAnswerUpdatesCorrect(t *testing.T) {
 			return strings.Contains(lineWith(f, " Label "), "correct "+want)
 		})
 	}
-	correct("?")
-	p.send("e")
-	p.waitScreen("the gold editor", func(f string) bool { return strings.Contains(f, "Gold record") })
-	p.send("1", "2", "8", "4", "ctrl+s")
+	// The machine suggests the answer a person confirmed for trace_4be07a
+	// (same question, same quarter), so correct starts ✓.
 	correct("✓")
 	p.send("e")
 	p.waitScreen("the gold editor", func(f string) bool { return strings.Contains(f, "Gold record") })
@@ -238,6 +240,10 @@ func TestProgramAnswerUpdatesCorrect(t *testing.T) {
 	p.eventually("trace_9f31c2", "correct false", func(r *app.CaseRecord) bool {
 		return r.Case.Label.Correct != nil && !*r.Case.Label.Correct
 	})
+	p.send("e")
+	p.waitScreen("the gold editor", func(f string) bool { return strings.Contains(f, "Gold record") })
+	p.send("backspace", "backspace", "backspace", "backspace", "1", "2", "8", "4", "ctrl+s")
+	correct("✓")
 	p.send("q")
 	p.tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 }
