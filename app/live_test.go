@@ -3,29 +3,11 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
-)
 
-// liveChat is the OTLP JSON record of one chat span of trace tid.
-func liveChat(tid, sid string, start int, answer string) LiveSpan {
-	sv := func(v string) map[string]any { return map[string]any{"stringValue": v} }
-	msg := func(role, text string) string {
-		b, _ := json.Marshal([]any{map[string]any{"role": role, "parts": []any{map[string]any{"type": "text", "content": text}}}})
-		return string(b)
-	}
-	span := map[string]any{"traceId": tid, "spanId": sid, "name": "chat",
-		"startTimeUnixNano": fmt.Sprint(1751533920000000000 + int64(start)*1000000000),
-		"attributes": []any{
-			map[string]any{"key": "gen_ai.operation.name", "value": sv("chat")},
-			map[string]any{"key": "gen_ai.input.messages", "value": sv(msg("user", "How many orders shipped?"))},
-			map[string]any{"key": "gen_ai.output.messages", "value": sv(msg("assistant", answer))}}}
-	rec, _ := json.Marshal(map[string]any{"resourceSpans": []any{map[string]any{
-		"resource":   map[string]any{"attributes": []any{map[string]any{"key": "service.name", "value": sv("live")}}},
-		"scopeSpans": []any{map[string]any{"spans": []any{span}}}}}})
-	return LiveSpan{TraceID: tid, SpanID: sid, Record: rec}
-}
+	"github.com/tracelab-dev/tracelab/store/livetest"
+)
 
 // TestIngestLiveConfirmed: new spans for a trace whose case a person
 // confirmed change the trace but not the person's label; the case says
@@ -43,7 +25,7 @@ func testIngestLiveConfirmed(t *testing.T, loc string) {
 	}
 	defer e.Close()
 	const tid, other = "5b8efff798038103d269b633813fc60c", "6b8efff798038103d269b633813fc60c"
-	res, err := e.Imports.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "eee19b7ec3c1b174", 1, "42"), liveChat(other, "eee19b7ec3c1b174", 1, "7")})
+	res, err := e.Imports.IngestLive(ctx, "otlp", []LiveSpan{livetest.ChatSpan(tid, "eee19b7ec3c1b174", 1, "42"), livetest.ChatSpan(other, "eee19b7ec3c1b174", 1, "7")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +43,7 @@ func testIngestLiveConfirmed(t *testing.T, loc string) {
 		t.Fatal(err)
 	}
 	// A later chat span answers differently: the trace changes.
-	res, err = e.Imports.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "fff19b7ec3c1b174", 2, "43"), liveChat(other, "fff19b7ec3c1b174", 2, "8")})
+	res, err = e.Imports.IngestLive(ctx, "otlp", []LiveSpan{livetest.ChatSpan(tid, "fff19b7ec3c1b174", 2, "43"), livetest.ChatSpan(other, "fff19b7ec3c1b174", 2, "8")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +88,7 @@ func testIngestLiveConfirmed(t *testing.T, loc string) {
 		}
 	}
 	// The same spans again (an exporter's retry) change nothing.
-	res, err = e.Imports.IngestLive(ctx, "otlp", []LiveSpan{liveChat(tid, "fff19b7ec3c1b174", 2, "43")})
+	res, err = e.Imports.IngestLive(ctx, "otlp", []LiveSpan{livetest.ChatSpan(tid, "fff19b7ec3c1b174", 2, "43")})
 	if err != nil || len(res.Traces) != 0 {
 		t.Fatalf("retry: %+v %v", res, err)
 	}

@@ -3,29 +3,13 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/store/livetest"
 )
-
-// otlpChat is one GenAI chat span as its OTLP JSON record: span sid of
-// trace tid, sec seconds in, answering answer.
-func otlpChat(tid, sid string, sec int, answer string) app.LiveSpan {
-	msgs := func(role, text string) string {
-		b, _ := json.Marshal(fmt.Sprintf(`[{"role":%q,"parts":[{"type":"text","content":%q}]}]`, role, text))
-		return string(b)
-	}
-	rec := fmt.Sprintf(`{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"live"}}]},
-		"scopeSpans":[{"spans":[{"traceId":%q,"spanId":%q,"name":"chat","startTimeUnixNano":"%d","attributes":[
-		{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},
-		{"key":"gen_ai.input.messages","value":{"stringValue":%s}},
-		{"key":"gen_ai.output.messages","value":{"stringValue":%s}}]}]}]}]}`,
-		tid, sid, 1751533920000000000+int64(sec)*1000000000, msgs("user", "How many orders shipped?"), msgs("assistant", answer))
-	return app.LiveSpan{TraceID: tid, SpanID: sid, Record: []byte(rec)}
-}
 
 // TestLsShowsTracesChangedAfterConfirmation: a confirmed trace that new
 // spans changed is marked in ls's table, counted under it with what to
@@ -38,13 +22,13 @@ func TestLsShowsTracesChangedAfterConfirmation(t *testing.T) {
 		t.Fatal(err)
 	}
 	const tid, other = "5b8efff798038103d269b633813fc60c", "6b8efff798038103d269b633813fc60c"
-	if _, err := e.Imports.IngestLive(ctx, "otlp", []app.LiveSpan{otlpChat(tid, "eee19b7ec3c1b174", 1, "42"), otlpChat(other, "eee19b7ec3c1b174", 1, "7")}); err != nil {
+	if _, err := e.Imports.IngestLive(ctx, "otlp", []app.LiveSpan{livetest.ChatSpan(tid, "eee19b7ec3c1b174", 1, "42"), livetest.ChatSpan(other, "eee19b7ec3c1b174", 1, "7")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Labels.ConfirmLabel(ctx, tid, "ana", true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Imports.IngestLive(ctx, "otlp", []app.LiveSpan{otlpChat(tid, "fff19b7ec3c1b174", 2, "43"), otlpChat(other, "fff19b7ec3c1b174", 2, "8")}); err != nil {
+	if _, err := e.Imports.IngestLive(ctx, "otlp", []app.LiveSpan{livetest.ChatSpan(tid, "fff19b7ec3c1b174", 2, "43"), livetest.ChatSpan(other, "fff19b7ec3c1b174", 2, "8")}); err != nil {
 		t.Fatal(err)
 	}
 	e.Close()

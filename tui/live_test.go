@@ -2,34 +2,13 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/tracelab-dev/tracelab/app"
+	"github.com/tracelab-dev/tracelab/store/livetest"
 )
-
-// liveChatSpan is the OTLP JSON record of one chat span: a trace of its own.
-func liveChatSpan(tid string) app.LiveSpan { return liveChatSpanAt(tid, "eee19b7ec3c1b174", 1, "12") }
-
-// liveChatSpanAt is chat span sid of trace tid, sec seconds in, answering answer.
-func liveChatSpanAt(tid, sid string, sec int, answer string) app.LiveSpan {
-	sv := func(v string) map[string]any { return map[string]any{"stringValue": v} }
-	msg := func(role, text string) string {
-		b, _ := json.Marshal([]any{map[string]any{"role": role, "parts": []any{map[string]any{"type": "text", "content": text}}}})
-		return string(b)
-	}
-	span := map[string]any{"traceId": tid, "spanId": sid, "name": "chat", "startTimeUnixNano": fmt.Sprint(1751533920000000000 + int64(sec)*1000000000),
-		"attributes": []any{
-			map[string]any{"key": "gen_ai.operation.name", "value": sv("chat")},
-			map[string]any{"key": "gen_ai.input.messages", "value": sv(msg("user", "How many live orders?"))},
-			map[string]any{"key": "gen_ai.output.messages", "value": sv(msg("assistant", answer))}}}
-	rec, _ := json.Marshal(map[string]any{"resourceSpans": []any{map[string]any{
-		"resource":   map[string]any{"attributes": []any{map[string]any{"key": "service.name", "value": sv("live-server")}}},
-		"scopeSpans": []any{map[string]any{"spans": []any{span}}}}}})
-	return app.LiveSpan{TraceID: tid, SpanID: sid, Record: rec}
-}
 
 // TestQueueSeesLiveTraces: a trace another engine (its own connections to
 // the same SQLite file, as tracelab serve has) writes shows in the queue
@@ -51,7 +30,7 @@ func TestQueueSeesLiveTraces(t *testing.T) {
 	}
 	defer writer.Close()
 	const tid = "7c8efff798038103d269b633813fc60c"
-	if _, err := writer.Imports.IngestLive(context.Background(), "otlp", []app.LiveSpan{liveChatSpan(tid)}); err != nil {
+	if _, err := writer.Imports.IngestLive(context.Background(), "otlp", []app.LiveSpan{livetest.ChatSpan(tid, "eee19b7ec3c1b174", 1, "12")}); err != nil {
 		t.Fatal(err)
 	}
 	d.send(storeTickMsg{})
@@ -83,13 +62,13 @@ func TestConfirmedTraceChangedLiveIsFlagged(t *testing.T) {
 	eng, _ := openFixtureStore(t)
 	ctx := context.Background()
 	const tid = "8c8efff798038103d269b633813fc60c"
-	if _, err := eng.Imports.IngestLive(ctx, "otlp", []app.LiveSpan{liveChatSpanAt(tid, "eee19b7ec3c1b174", 1, "12")}); err != nil {
+	if _, err := eng.Imports.IngestLive(ctx, "otlp", []app.LiveSpan{livetest.ChatSpan(tid, "eee19b7ec3c1b174", 1, "12")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := eng.Labels.ConfirmLabel(ctx, tid, "tester", true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Imports.IngestLive(ctx, "otlp", []app.LiveSpan{liveChatSpanAt(tid, "fff19b7ec3c1b174", 2, "13")}); err != nil {
+	if _, err := eng.Imports.IngestLive(ctx, "otlp", []app.LiveSpan{livetest.ChatSpan(tid, "fff19b7ec3c1b174", 2, "13")}); err != nil {
 		t.Fatal(err)
 	}
 	d := newDriver(t, eng, 120, 40)
