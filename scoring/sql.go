@@ -170,6 +170,10 @@ type sqlCache struct {
 	mu  sync.RWMutex
 	m   map[sqlCacheKey]*SQLAnalysis
 	max int
+	// tmpl serves the texts m has not seen that differ from a parsed one
+	// only in literals: most of an agent's statements, which rarely
+	// repeat byte for byte.
+	tmpl *templateCache
 }
 
 type sqlCacheKey struct {
@@ -181,7 +185,7 @@ type sqlCacheKey struct {
 var defaultSQLCache = newSQLCache(1 << 14)
 
 func newSQLCache(max int) *sqlCache {
-	return &sqlCache{m: map[sqlCacheKey]*SQLAnalysis{}, max: max}
+	return &sqlCache{m: map[sqlCacheKey]*SQLAnalysis{}, max: max, tmpl: newTemplateCache(templateTrees, templateSeen)}
 }
 
 func (c *sqlCache) analyze(sql string, idx *schemaIndex) *SQLAnalysis {
@@ -192,7 +196,7 @@ func (c *sqlCache) analyze(sql string, idx *schemaIndex) *SQLAnalysis {
 	if ok {
 		return a
 	}
-	a = analyzeUncached(sql, idx)
+	a = analyzeText(sql, idx, c.tmpl)
 	c.mu.Lock()
 	if len(c.m) >= c.max {
 		clear(c.m) // simple bound: start over rather than grow without limit
@@ -274,15 +278,31 @@ func (an *sqlAnalyzer) join(a, b string) {
 	an.joins[Join{Left: a, Right: b}] = true
 }
 
-func analyzeUncached(sql string, idx *schemaIndex) *SQLAnalysis {
+func analyzeUncached(sql string, idx *schemaIndex) *SQLAnalysis { return analyzeText(sql, idx, nil) }
+
+// analyzeText analyzes one SQL text. With a template cache, a statement
+// that differs from one parsed before only in its literals skips the
+// parser: the cached tree gets this statement's literals and is walked
+// again (sql_template.go).
+func analyzeText(sql string, idx *schemaIndex, tc *templateCache) *SQLAnalysis {
 	out := &SQLAnalysis{SQL: sql}
-	norm := normalizeDialect(sql)
+	norm, toks := normalizeDialectTokens(sql)
 	// pg_query reads a C string: at a NUL byte it stops and parses the
 	// text before it, which would pass for the whole statement with a
 	// shorter field list. Such SQL is unparsed and goes to review.
 	if i := strings.IndexByte(norm.sql, 0); i >= 0 {
 		out.Err = fmt.Sprintf("a NUL byte at offset %d: the parser stops there, so the fields after it are unknown", strings.IndexByte(sql, 0))
 		return out
+	}
+	var tmpl *sqlTemplate
+	if tc != nil {
+		if t, ok := templateOf(norm.sql, toks); ok {
+			if tc.reuse(&t, idx, out) {
+				out.today = findToday(sql)
+				return out
+			}
+			tmpl = &t
+		}
 	}
 	tree, err := parseSQL(norm.sql)
 	if err != nil {
@@ -297,8 +317,20 @@ func analyzeUncached(sql string, idx *schemaIndex) *SQLAnalysis {
 		out.Err = fmt.Sprintf("the parser stopped at offset %d of the normalized text: the rest is unread", tail)
 		return out
 	}
+	walkTree(out, tree, norm.dqStarts, idx)
+	if tmpl != nil {
+		tc.remember(tmpl, norm.sql, tree, norm.dqStarts)
+	}
+	out.today = findToday(sql)
+	return out
+}
+
+// walkTree resolves a parsed text's statements into out; dq holds the
+// offsets of the identifiers the author double-quoted, in the text the
+// tree's locations count in.
+func walkTree(out *SQLAnalysis, tree *pg.ParseResult, dq map[int]bool, idx *schemaIndex) {
 	an := &sqlAnalyzer{
-		idx: idx, dq: norm.dqStarts,
+		idx: idx, dq: dq,
 		fields: map[string]uint8{}, amb: map[string]bool{}, tables: map[string]bool{},
 		joins: map[Join]bool{}, aggs: map[Aggregate]bool{},
 	}
@@ -306,8 +338,6 @@ func analyzeUncached(sql string, idx *schemaIndex) *SQLAnalysis {
 		an.query(raw.GetStmt(), nil)
 	}
 	an.fill(out)
-	out.today = findToday(sql)
-	return out
 }
 
 // fill copies the collected sets into the analysis, sorted.

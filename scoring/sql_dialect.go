@@ -54,6 +54,13 @@ type dialectResult struct {
 }
 
 func normalizeDialect(sql string) dialectResult {
+	norm, _ := normalizeDialectTokens(sql)
+	return norm
+}
+
+// normalizeDialectTokens is normalizeDialect with the tokens the
+// normalized text is made of (they concatenate to it).
+func normalizeDialectTokens(sql string) (dialectResult, []sqlToken) {
 	sql = stripFence(sql)
 	toks := lexSQL(sql)
 	// Each pass runs only when its keyword occurs somewhere in the text.
@@ -102,7 +109,7 @@ func normalizeDialect(sql string) dialectResult {
 		}
 		b.WriteString(t.text)
 	}
-	return dialectResult{sql: b.String(), dqStarts: dq}
+	return dialectResult{sql: b.String(), dqStarts: dq}, toks
 }
 
 // stripFence removes a ```sql ... ``` fence around the whole text.
