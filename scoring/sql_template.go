@@ -193,60 +193,78 @@ type constSlot struct {
 // tree does not depend on it, the walk does).
 type templateCache struct {
 	mu      sync.Mutex
-	trees   map[string]*parsedTemplate // nil: the template's tree cannot be shared
-	seen    map[string]bool            // templates met once
+	trees   map[string][]*parsedTemplate // an empty list: the template's tree cannot be shared
+	seen    map[string]bool              // templates met once
 	maxTree int
 	maxSeen int
 	reused  atomic.Int64 // statements analyzed from a kept tree (for tests and benchmarks)
 }
 
+// treesPerTemplate is how many trees one template keeps: a scoring run
+// analyzes on every core (Scorer.ScoreAll), and a tree is one
+// goroutine's at a time.
+const treesPerTemplate = 4
+
 func newTemplateCache(maxTrees, maxSeen int) *templateCache {
-	return &templateCache{trees: map[string]*parsedTemplate{}, seen: map[string]bool{}, maxTree: maxTrees, maxSeen: maxSeen}
+	return &templateCache{trees: map[string][]*parsedTemplate{}, seen: map[string]bool{}, maxTree: maxTrees, maxSeen: maxSeen}
 }
 
 // reuse analyzes the statement of template t into out from a kept tree,
 // and reports whether it could. A tree in use by another goroutine is not
-// waited for: the caller parses instead.
+// waited for: with every tree of the template busy, the caller parses
+// (and remember keeps that tree too, up to treesPerTemplate).
 func (tc *templateCache) reuse(t *sqlTemplate, idx *schemaIndex, out *SQLAnalysis) bool {
 	tc.mu.Lock()
-	p := tc.trees[t.key]
+	ps := tc.trees[t.key]
 	tc.mu.Unlock()
-	if p == nil || !p.mu.TryLock() {
-		return false
+	for _, p := range ps {
+		if p.mu.TryLock() {
+			p.bind(t.lits)
+			walkTree(out, p.tree, p.dq, idx)
+			p.mu.Unlock()
+			tc.reused.Add(1)
+			return true
+		}
 	}
-	defer p.mu.Unlock()
-	p.bind(t.lits)
-	walkTree(out, p.tree, p.dq, idx)
-	tc.reused.Add(1)
-	return true
+	return false
 }
 
 // remember notes a parsed statement of template t: the first of a
 // template is only counted, the second's tree is kept when every literal
-// is found in it.
+// is found in it, and later ones are kept while the template's trees are
+// all busy and fewer than treesPerTemplate.
 func (tc *templateCache) remember(t *sqlTemplate, norm string, tree *pg.ParseResult, dq map[int]bool) {
 	tc.mu.Lock()
-	_, known := tc.trees[t.key]
+	ps, known := tc.trees[t.key]
 	once := tc.seen[t.key]
-	if known || !once {
-		if !known {
-			if len(tc.seen) >= tc.maxSeen {
-				clear(tc.seen)
-			}
-			tc.seen[t.key] = true
+	if !known && !once {
+		if len(tc.seen) >= tc.maxSeen {
+			clear(tc.seen)
 		}
-		tc.mu.Unlock()
+		tc.seen[t.key] = true
+	}
+	keep := known && len(ps) > 0 && len(ps) < treesPerTemplate || !known && once
+	tc.mu.Unlock()
+	if !keep {
 		return
 	}
-	tc.mu.Unlock()
 	p := newParsedTemplate(t, norm, tree, dq) // nil when the tree cannot be shared
 	tc.mu.Lock()
-	delete(tc.seen, t.key)
-	if len(tc.trees) >= tc.maxTree {
-		clear(tc.trees) // simple bound, as sqlCache's
+	defer tc.mu.Unlock()
+	ps, known = tc.trees[t.key]
+	if !known {
+		if len(tc.trees) >= tc.maxTree {
+			clear(tc.trees) // simple bound, as sqlCache's
+		}
+		delete(tc.seen, t.key)
+		ps = []*parsedTemplate{}
+	} else if len(ps) == 0 || len(ps) >= treesPerTemplate {
+		return
 	}
-	tc.trees[t.key] = p
-	tc.mu.Unlock()
+	if p != nil {
+		ps = append(ps, p)
+	}
+	tc.trees[t.key] = ps
 }
 
 // newParsedTemplate finds each literal of t in tree as one constant at the

@@ -2,11 +2,13 @@ package scoring
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -69,6 +71,51 @@ func TestTemplateReuse(t *testing.T) {
 				t.Errorf("%d of %d statements analyzed from the kept tree, want reused=%v", got, len(c.others)+1, c.reused)
 			}
 		})
+	}
+}
+
+// TestTemplateConcurrent: goroutines analyzing one template at once each
+// get their own statement's analysis; a template keeps a tree per busy
+// goroutine, up to treesPerTemplate.
+func TestTemplateConcurrent(t *testing.T) {
+	idx := indexSchema(shopSchema)
+	tc := newTemplateCache(8, 8)
+	const workers, each = 6, 150
+	texts := make([][]string, workers)
+	want := make([][]*SQLAnalysis, workers)
+	for w := range texts {
+		for i := range each {
+			s := fmt.Sprintf("SELECT sales_region, name FROM customers WHERE id > %d AND name <> 'n%d' ORDER BY %d", w*each+i, i, 1+i%2)
+			texts[w] = append(texts[w], s)
+			want[w] = append(want[w], analyzeUncached(s, idx))
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, workers)
+	for w := range texts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, s := range texts[w] {
+				if got := analyzeText(s, idx, tc); !reflect.DeepEqual(got, want[w][i]) {
+					errs <- fmt.Sprintf("%q: got %+v, want %+v", s, got, want[w][i])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	for key, ps := range tc.trees {
+		if len(ps) == 0 || len(ps) > treesPerTemplate {
+			t.Errorf("template %q keeps %d trees, want 1..%d", key, len(ps), treesPerTemplate)
+		}
+	}
+	if tc.reused.Load() == 0 {
+		t.Error("no statement was analyzed from a kept tree")
 	}
 }
 
