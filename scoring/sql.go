@@ -165,7 +165,9 @@ func mix64(x uint64) uint64 {
 // and "x = 'B'" (or ORDER BY 1 and ORDER BY 2) share one, yet their
 // predicates and ordinal fields differ; and computing it is a second parse
 // of every new statement (a fifth of scoring a new trace's SQL), for a
-// key the exact text already gives.
+// key the exact text already gives. Statements that differ only in
+// constants share their parse instead, in tmpl, and are each walked with
+// their own constants.
 type sqlCache struct {
 	mu  sync.RWMutex
 	m   map[sqlCacheKey]*SQLAnalysis

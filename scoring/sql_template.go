@@ -24,8 +24,8 @@ package scoring
 // literals must be found as exactly one constant at its offset (or, for a
 // number after a minus sign, negated at the sign's offset, as the grammar
 // folds it) with the literal's value: a literal the grammar reads another
-// way (float(24), a string continued on the next line, a sequence
-// option) leaves that template to the parser every time.
+// way (float(24), a string continued on the next line, -(5)) leaves
+// that template to the parser every time.
 
 import (
 	"strconv"
