@@ -42,55 +42,54 @@ type ExportResult struct {
 // Export scores what is stale and writes DIR/cases.jsonl and
 // DIR/report.json over one population: report.json counts exactly the
 // cases written beside it (those linked to a scored trace), each with its
-// own label, whoever wrote its gold.
+// own label, whoever wrote its gold. The cases are written as they are
+// read, a page at a time (exportstream.go).
 func (su SuiteService) Export(ctx context.Context, opts ExportOptions) (ExportResult, error) {
 	e := su.e
 	res := ExportResult{CasesPath: filepath.Join(opts.Dir, "cases.jsonl"), ReportPath: filepath.Join(opts.Dir, "report.json")}
 	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
 		return res, err
 	}
-	recs, err := e.st.Cases(ctx, opts.All)
+	x, err := e.newExportStream(ctx, opts)
 	if err != nil {
-		return res, err
-	}
-	res.Considered = len(recs)
-	if err := e.withScoredGold(ctx, recs); err != nil { // numbers.go
 		return res, err
 	}
 	if opts.ExposeOnly {
-		recs, res.Dropped = suite.ExposeOnly(recs)
-	}
-	cases := make([]model.Case, len(recs))
-	for i, r := range recs {
-		cases[i] = r.Case
-	}
-	if opts.AllLabels {
-		if err := e.attachLabels(ctx, cases); err != nil {
+		if err := x.exposeOnly(ctx, &res); err != nil {
 			return res, err
 		}
 	}
-	// Both files are computed and checked before either is touched, then
-	// written to temporary files and renamed into place: a failure (a cost
-	// that overflows, a full disk) leaves the old pair, never a new
-	// cases.jsonl beside an old report.json.
-	if res.Reports, err = e.reportOver(ctx, recs); err != nil {
-		return res, err
-	}
-	if err := scoring.CheckReports(res.Reports); err != nil {
-		return res, fmt.Errorf("nothing exported: %w", err)
-	}
-	// The two renames are not one step: suite.json, written last, names
-	// both files' hashes, and readers refuse a pair that does not match it
-	// (verifySuitePair), so a crash between them is caught, not read.
+	// Both files are written to temporary files and renamed into place
+	// only once both are complete and report.json's numbers are checked:
+	// a failure (a cost that overflows, a full disk) leaves the old pair,
+	// never a new cases.jsonl beside an old report.json. The errors of
+	// the pass itself are returned as they are, not as a write's.
+	var passErr error
+	var reportSHA string
 	err = writeFiles([]store.AtomicFile{
-		{Path: res.CasesPath, Write: func(f *os.File) error { return model.WriteCasesJSONL(f, cases) }},
-		{Path: res.ReportPath, Write: func(f *os.File) error { return model.WriteReportJSON(f, res.Reports) }},
+		{Path: res.CasesPath, Write: func(f *os.File) error {
+			if passErr = x.writeCases(ctx, f, &res.Considered); passErr != nil {
+				return passErr
+			}
+			res.Reports = x.acc.Reports()
+			if err := scoring.CheckReports(res.Reports); err != nil {
+				passErr = fmt.Errorf("nothing exported: %w", err)
+			}
+			return passErr
+		}},
+		{Path: res.ReportPath, Write: func(f *os.File) (err error) {
+			reportSHA, err = writeReport(f, res.Reports)
+			return err
+		}},
 	})
+	if passErr != nil {
+		return res, passErr
+	}
 	if err != nil {
 		return res, err
 	}
-	res.Cases = len(cases)
-	if res.Manifest, err = e.writeSuiteManifest(ctx, opts.Dir, recs); err != nil { // manifest.go
+	res.Cases = x.cases
+	if res.Manifest, err = e.writeSuiteManifest(ctx, opts.Dir, x, reportSHA); err != nil { // manifest.go
 		return res, err
 	}
 	// The history is the database's; a read-only one exports all the same.
@@ -108,35 +107,28 @@ func (su SuiteService) Export(ctx context.Context, opts ExportOptions) (ExportRe
 // the renames, as a crash would.
 var writeFiles = store.WriteFilesAtomic
 
-// reportOver builds report.json over exactly recs, reading their traces'
-// stored scores a batch at a time.
-func (e *Engine) reportOver(ctx context.Context, recs []store.CaseRecord) ([]model.Report, error) {
-	var acc scoring.ReportAccumulator
-	for start := 0; start < len(recs); start += eachBatchCases {
-		part := recs[start:min(start+eachBatchCases, len(recs))]
-		var ids []string
-		for _, r := range part {
-			if r.TraceID != "" {
-				ids = append(ids, r.TraceID)
-			}
-		}
-		rows, err := e.st.ReportRowsOf(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		for i := range part {
-			r := &part[i]
-			row, ok := rows[r.TraceID]
-			if r.TraceID == "" || !ok {
-				continue // a case without its trace has nothing to count
-			}
-			cr := countedResult(row) // numbers.go: report's verdict
-			cr.Score.CaseID = r.Case.CaseID
-			acc.Add(cr)
+// addReportRows counts recs in acc (report.json over exactly the cases
+// written), reading their traces' stored scores in one batch.
+func (e *Engine) addReportRows(ctx context.Context, acc *scoring.ReportAccumulator, recs []store.CaseRecord) error {
+	var ids []string
+	for _, r := range recs {
+		if r.TraceID != "" {
+			ids = append(ids, r.TraceID)
 		}
 	}
-	return acc.Reports(), nil
+	rows, err := e.st.ReportRowsOf(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for i := range recs {
+		r := &recs[i]
+		row, ok := rows[r.TraceID]
+		if r.TraceID == "" || !ok {
+			continue // a case without its trace has nothing to count
+		}
+		cr := countedResult(row) // numbers.go: report's verdict
+		cr.Score.CaseID = r.Case.CaseID
+		acc.Add(cr)
+	}
+	return nil
 }
-
-// eachBatchCases is how many cases reportOver reads scores for at a time.
-const eachBatchCases = 1000

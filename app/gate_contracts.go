@@ -38,61 +38,32 @@ type suiteApproval struct {
 	Fingerprint string `json:"fingerprint"`
 }
 
-// collectSuiteContracts gathers, for the exported cases, the contracts
-// their traces saw, and the approvals; nil when no case names a contract.
-// Each (server, fingerprint) is written once, so a trace is read only
-// while it may give one not found yet: most cases of a suite share a few
-// contracts, and reading every trace of a 100k export held them all in
-// memory (1.5 GB) to keep three.
-func collectSuiteContracts(ctx context.Context, st *store.Store, recs []store.CaseRecord) (*suiteContracts, error) {
-	type pair = [2]string                  // server, fingerprint
-	want := map[string]map[string]string{} // trace id -> tool -> fingerprint
-	givers := map[pair][]string{}          // the traces that may give a pair, in case order
-	for _, r := range recs {
-		if r.TraceID == "" || len(r.Case.Contracts) == 0 || want[r.TraceID] != nil {
-			continue
-		}
-		want[r.TraceID] = r.Case.Contracts
-		for _, fp := range r.Case.Contracts {
-			k := pair{r.Case.Server, fp}
-			givers[k] = append(givers[k], r.TraceID)
-		}
-	}
-	if len(want) == 0 {
+// collectSuiteContracts gathers the contracts the exported cases' traces
+// saw (pairs: each (server, fingerprint) a written case's contracts block
+// names, with the tool names naming it), and the approvals; nil when no
+// case names a contract. A pair's body is the stored contract of that
+// fingerprint, kept when it is the contract a trace was listed with (its
+// fingerprint and name match): no trace is read, where reading one per
+// contract still read them, and holding every case's block held 100k maps.
+func collectSuiteContracts(ctx context.Context, st *store.Store, pairs map[[2]string]map[string]bool) (*suiteContracts, error) {
+	if len(pairs) == 0 {
 		return nil, nil
 	}
+	var fps []string
+	for k := range pairs {
+		fps = append(fps, k[1])
+	}
+	bodies, err := st.ContractBodies(ctx, dedupe(fps))
+	if err != nil {
+		return nil, err
+	}
 	sc := &suiteContracts{Contracts: []suiteContract{}, Approved: []suiteApproval{}}
-	seen := map[pair]bool{}
-	read := map[string]bool{}
-	for len(givers) > 0 {
-		// One trace for each pair not found yet: the next that may give it.
-		var ids []string
-		for k, ts := range givers {
-			for len(ts) > 0 && read[ts[0]] {
-				ts = ts[1:]
-			}
-			if len(ts) == 0 || seen[k] {
-				delete(givers, k)
-				continue
-			}
-			givers[k] = ts[1:]
-			read[ts[0]] = true
-			ids = append(ids, ts[0])
+	for k, names := range pairs {
+		tc, ok := bodies[k[1]]
+		if !ok || !names[tc.Name] || tc.Fingerprint() != k[1] {
+			continue
 		}
-		traces, err := st.LoadTraces(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range traces {
-			for _, tc := range t.Tools {
-				fp := tc.Fingerprint()
-				if want[t.TraceID][tc.Name] != fp || seen[pair{t.Server, fp}] {
-					continue
-				}
-				seen[pair{t.Server, fp}] = true
-				sc.Contracts = append(sc.Contracts, suiteContract{Server: t.Server, Fingerprint: fp, Tool: tc.WireJSON()})
-			}
-		}
+		sc.Contracts = append(sc.Contracts, suiteContract{Server: k[0], Fingerprint: k[1], Tool: tc.WireJSON()})
 	}
 	sort.Slice(sc.Contracts, func(i, j int) bool {
 		a, b := sc.Contracts[i], sc.Contracts[j]

@@ -69,15 +69,11 @@ const (
 // the glossary it scored with (the database's entries and --glossary) and
 // then dir/suite.json naming them all with their hashes. cases.jsonl and
 // report.json must already be written.
-func (e *Engine) writeSuiteManifest(ctx context.Context, dir string, recs []store.CaseRecord) (string, error) {
+func (e *Engine) writeSuiteManifest(ctx context.Context, dir string, x *exportStream, reportSHA string) (string, error) {
 	m := SuiteManifest{Version: manifestVersion, PolicyOracle: e.files.PolicyOracle}
-	var err error
-	if m.Cases, err = hashFile(dir, "cases.jsonl"); err != nil {
-		return "", err
-	}
-	if m.Report, err = hashFile(dir, "report.json"); err != nil {
-		return "", err
-	}
+	// The hashes of the two files were taken as they were written.
+	m.Cases = ManifestFile{File: "cases.jsonl", SHA256: x.casesSHA}
+	m.Report = ManifestFile{File: "report.json", SHA256: reportSHA}
 	for _, c := range []struct {
 		from, name string
 		into       **ManifestFile
@@ -114,7 +110,7 @@ func (e *Engine) writeSuiteManifest(ctx context.Context, dir string, recs []stor
 		mf.From, mf.Note = e.files.Glossary, "the database's glossary entries, then --glossary"
 		m.Glossary = &mf
 	}
-	sc, err := collectSuiteContracts(ctx, e.st, recs)
+	sc, err := collectSuiteContracts(ctx, e.st, x.contracts)
 	if err != nil {
 		return "", err
 	}
@@ -130,9 +126,7 @@ func (e *Engine) writeSuiteManifest(ctx context.Context, dir string, recs []stor
 		mf.Note = "the contracts the cases' contracts blocks name, and the approved ones"
 		m.Contracts = &mf
 	}
-	if m.Judges, err = e.suiteJudges(ctx, recs); err != nil {
-		return "", err
-	}
+	m.Judges = x.manifestJudges()
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return "", err
@@ -150,14 +144,6 @@ func writeSuiteFile(dir, name string, data []byte) (ManifestFile, error) {
 		return err
 	})
 	return ManifestFile{File: name, SHA256: sha256Hex(data)}, err
-}
-
-func hashFile(dir, name string) (ManifestFile, error) {
-	data, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		return ManifestFile{}, err
-	}
-	return ManifestFile{File: name, SHA256: sha256Hex(data)}, nil
 }
 
 func sha256Hex(data []byte) string {

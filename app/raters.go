@@ -281,25 +281,6 @@ func (r RaterService) PutRaterLabel(ctx context.Context, traceID string, rl Rate
 	return r.e.st.PutRaterLabel(ctx, traceID, rl)
 }
 
-// attachLabels gives each case its raters' labels and adjudication, as
-// RatedCases reads them (export --labels all).
-func (e *Engine) attachLabels(ctx context.Context, cases []model.Case) error {
-	trs, err := e.Raters.RatedCases(ctx)
-	if err != nil {
-		return err
-	}
-	by := make(map[string]TraceRaters, len(trs))
-	for _, tr := range trs {
-		by[tr.CaseID] = tr
-	}
-	for i := range cases {
-		if tr, ok := by[cases[i].CaseID]; ok {
-			cases[i].Labels, cases[i].Adjudication = tr.Labels, tr.Adjudication
-		}
-	}
-	return nil
-}
-
 // LabelFor is the label who edits on this case: their own when they
 // labeled it, else the final label as it stands (unset while disputed).
 // It is the label the labeling actions start from (see the store's

@@ -34,15 +34,19 @@ type dialect struct {
 	// syncIDs brings the identity sequences past the ids copied in (nil
 	// when ids need no sequence).
 	syncIDs func(context.Context, *sql.Tx) error
+	// countTraces counts the traces: SQLite reads the count its triggers
+	// keep (0028), where count(*) read a whole index.
+	countTraces string
 }
 
 var sqliteDialect = &dialect{
-	name:       "sqlite",
-	migrations: "migrations",
-	version:    "PRAGMA user_version",
-	setVersion: func(n int) string { return fmt.Sprintf("PRAGMA user_version = %d", n) },
-	like:       "LIKE",
-	nulInText:  true,
+	name:        "sqlite",
+	migrations:  "migrations",
+	version:     "PRAGMA user_version",
+	setVersion:  func(n int) string { return fmt.Sprintf("PRAGMA user_version = %d", n) },
+	like:        "LIKE",
+	nulInText:   true,
+	countTraces: "SELECT n FROM trace_count",
 }
 
 // schemaTableName holds PostgreSQL's schema version: the one table that
@@ -59,6 +63,7 @@ var postgresDialect = &dialect{
 	schemaTable: "CREATE TABLE IF NOT EXISTS " + schemaTableName + " (version BIGINT NOT NULL)",
 	like:        "ILIKE",
 	syncIDs:     syncIdentities,
+	countTraces: "SELECT count(*) FROM traces",
 }
 
 // IsPostgres says a --db value names a PostgreSQL server rather than a

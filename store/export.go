@@ -58,10 +58,13 @@ type AtomicFile struct {
 func WriteFilesAtomic(files []AtomicFile) error {
 	tmps := make([]string, len(files))
 	defer func() {
-		for _, t := range tmps {
+		for i, t := range tmps {
 			if t != "" {
 				os.Remove(t) // no-op after the rename
 			}
+			// A write that failed (export streams cases.jsonl and may
+			// stop half way) leaves no empty tmpDir behind either.
+			tidyTmp(filepath.Dir(files[i].Path))
 		}
 	}()
 	for i, af := range files {

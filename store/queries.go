@@ -548,12 +548,9 @@ func loadContracts(ctx context.Context, db querier, pks []any, byPK map[int64]*m
 			if err := rows.Scan(&fp, &body); err != nil {
 				return err
 			}
-			var tc model.ToolContract
-			if err := json.Unmarshal([]byte(body), &tc); err != nil {
-				return fmt.Errorf("contract %s: %w", fp, err)
+			if decoded[fp], err = decodeContract(fp, body); err != nil {
+				return err
 			}
-			tc.Raw = json.RawMessage(body)
-			decoded[fp] = tc
 		}
 		return rows.Err()
 	})

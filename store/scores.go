@@ -83,7 +83,6 @@ const (
 		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, gold_sha)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'suggested', 'machine', ?, 'tracelab', ?, 'machine') ON CONFLICT DO NOTHING`
 	sqlScoreDetail = `SELECT s.detail FROM scores s JOIN traces t ON t.id = s.trace_pk WHERE t.trace_id = ?`
-	sqlCountTraces = `SELECT count(*) FROM traces`
 )
 
 // SaveScores writes scores and the machine's suggested cases in one
@@ -358,7 +357,7 @@ func (s *Store) Score(ctx context.Context, traceID string) (json.RawMessage, err
 // CountTraces is how many traces the database holds.
 func (s *Store) CountTraces(ctx context.Context) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, sqlCountTraces).Scan(&n)
+	err := s.db.QueryRowContext(ctx, s.d.countTraces).Scan(&n)
 	return n, err
 }
 
@@ -402,8 +401,10 @@ type StaleTrace struct {
 // another configuration (sqlConfigStale, which reads the narrow
 // score_state through in its pk order), or its question's peers were
 // marked since it (sqlPeerStale).
+// Through the index score_state_config (0028), two ranges: no ORDER BY,
+// which made SQLite read the table through; staleList sorts.
 const sqlConfigStale = `SELECT s.trace_pk, t.trace_id FROM score_state s JOIN traces t ON t.id = s.trace_pk
-	WHERE s.config_sha < ? OR s.config_sha > ? ORDER BY s.trace_pk`
+	WHERE s.config_sha < ? OR s.config_sha > ?`
 
 // StaleTraces lists the traces whose score is missing, or was computed
 // from other trace content, other gold or another configuration than

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 
 	"github.com/tracelab-dev/tracelab/model"
@@ -164,6 +166,11 @@ func (s *Store) staleList(ctx context.Context, parts ...listPart) ([]StaleTrace,
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return nil, err
+		}
+		// A part read through an index other than the pk's comes in
+		// another order (sqlConfigStale); the merge below needs pk order.
+		if cmpPK := func(a, b row) int { return cmp.Compare(a.pk, b.pk) }; !slices.IsSortedFunc(lists[i], cmpPK) {
+			slices.SortFunc(lists[i], cmpPK)
 		}
 	}
 	n := 0

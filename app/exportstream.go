@@ -1,0 +1,223 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/tracelab-dev/tracelab/model"
+	"github.com/tracelab-dev/tracelab/scoring"
+	"github.com/tracelab-dev/tracelab/store"
+	"github.com/tracelab-dev/tracelab/suite"
+)
+
+// Export streams: cases.jsonl is written a page of cases at a time as
+// they are read, and what report.json and suite.json need of the cases
+// is tallied on the way (issue 33: export --all of 100,000 traces held
+// every case, and read them all a second time for the judges, 14 s and
+// 586 MB).
+
+// exportPage is how many cases export reads, evaluates and writes at a
+// time (a test pages by a few, to cross page boundaries).
+var exportPage = 1000
+
+// exportStream is one export's pass over the cases.
+type exportStream struct {
+	e    *Engine
+	opts ExportOptions
+	keep map[string]bool // with ExposeOnly: the cases it keeps
+	// raters are the labels --labels all adds, by case id.
+	raters map[string]TraceRaters
+	judges map[string][]store.JudgeMark // the judges' labels, by case id
+
+	acc      scoring.ReportAccumulator
+	cases    int
+	casesSHA string
+	// contracts are the (server, fingerprint) pairs the written cases'
+	// contracts blocks name, with the tool names naming them.
+	contracts map[[2]string]map[string]bool
+	judged    map[string]*judgeTally
+}
+
+type judgeTally struct {
+	n               int
+	models, prompts map[string]bool
+}
+
+func (e *Engine) newExportStream(ctx context.Context, opts ExportOptions) (*exportStream, error) {
+	x := &exportStream{e: e, opts: opts, contracts: map[[2]string]map[string]bool{}, judged: map[string]*judgeTally{}}
+	var err error
+	if x.judges, err = e.st.JudgeMarks(ctx); err != nil {
+		return nil, err
+	}
+	if opts.AllLabels {
+		trs, err := e.Raters.RatedCases(ctx)
+		if err != nil {
+			return nil, err
+		}
+		x.raters = make(map[string]TraceRaters, len(trs))
+		for _, tr := range trs {
+			x.raters[tr.CaseID] = tr
+		}
+	}
+	return x, nil
+}
+
+// eachPage calls fn with every page of the cases in case_id order.
+func (x *exportStream) eachPage(ctx context.Context, fn func([]store.CaseRecord) error) error {
+	after := ""
+	for {
+		recs, err := x.e.st.CasesAfter(ctx, x.opts.All, after, exportPage)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			// cases.jsonl is sorted bytewise by case_id; a backend that
+			// sorted otherwise would write a suite in another order.
+			if r.Case.CaseID <= after {
+				return fmt.Errorf("export: the database listed case %q after %q, not in byte order", r.Case.CaseID, after)
+			}
+			after = r.Case.CaseID
+		}
+		if len(recs) > 0 {
+			if err := fn(recs); err != nil {
+				return err
+			}
+		}
+		if len(recs) < exportPage {
+			return nil
+		}
+	}
+}
+
+// exposeOnly runs suite.ExposeOnly over every case (a first pass reading
+// only what it groups by), keeping its verdict for the pass that writes.
+func (x *exportStream) exposeOnly(ctx context.Context, res *ExportResult) error {
+	var light []store.CaseRecord
+	err := x.eachPage(ctx, func(recs []store.CaseRecord) error {
+		for _, r := range recs {
+			light = append(light, store.CaseRecord{Case: model.Case{CaseID: r.Case.CaseID, Question: r.Case.Question, Label: r.Case.Label}})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	res.Considered = len(light)
+	var kept []store.CaseRecord
+	kept, res.Dropped = suite.ExposeOnly(light)
+	x.keep = make(map[string]bool, len(kept))
+	for _, r := range kept {
+		x.keep[r.Case.CaseID] = true
+	}
+	return nil
+}
+
+// writeCases writes cases.jsonl to w, page by page, and tallies the
+// report and the manifest's contracts and judges over what it wrote.
+func (x *exportStream) writeCases(ctx context.Context, w io.Writer, considered *int) error {
+	sum := sha256.New()
+	bw := bufio.NewWriterSize(io.MultiWriter(w, sum), 1<<16)
+	err := x.eachPage(ctx, func(recs []store.CaseRecord) error {
+		if x.keep == nil {
+			*considered += len(recs)
+		} else {
+			recs = x.kept(recs)
+		}
+		if err := x.e.withScoredGold(ctx, recs); err != nil { // numbers.go
+			return err
+		}
+		if err := x.e.addReportRows(ctx, &x.acc, recs); err != nil { // export.go
+			return err
+		}
+		for i := range recs {
+			c := &recs[i].Case
+			if tr, ok := x.raters[c.CaseID]; ok {
+				c.Labels, c.Adjudication = tr.Labels, tr.Adjudication
+			}
+			line, err := model.MarshalLine(c)
+			if err != nil {
+				return err
+			}
+			if _, err := bw.Write(line); err != nil {
+				return err
+			}
+			x.tally(&recs[i])
+		}
+		x.cases += len(recs)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	x.casesSHA = hexSum(sum)
+	return nil
+}
+
+func (x *exportStream) kept(recs []store.CaseRecord) []store.CaseRecord {
+	out := recs[:0]
+	for _, r := range recs {
+		if x.keep[r.Case.CaseID] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// tally notes what suite.json needs of a written case: the contracts its
+// trace saw, and the judges that labeled it.
+func (x *exportStream) tally(r *store.CaseRecord) {
+	if r.TraceID != "" {
+		for name, fp := range r.Case.Contracts {
+			k := [2]string{r.Case.Server, fp}
+			if x.contracts[k] == nil {
+				x.contracts[k] = map[string]bool{}
+			}
+			x.contracts[k][name] = true
+		}
+	}
+	for _, m := range x.judges[r.Case.CaseID] {
+		a := x.judged[m.Rater]
+		if a == nil {
+			a = &judgeTally{models: map[string]bool{}, prompts: map[string]bool{}}
+			x.judged[m.Rater] = a
+		}
+		a.n++
+		if m.Model != "" {
+			a.models[m.Model] = true
+		}
+		if m.PromptSHA256 != "" {
+			a.prompts[m.PromptSHA256] = true
+		}
+	}
+}
+
+// manifestJudges lists the judges that labeled the written cases.
+func (x *exportStream) manifestJudges() []ManifestJudge {
+	out := make([]ManifestJudge, 0, len(x.judged))
+	for r, a := range x.judged {
+		out = append(out, ManifestJudge{Rater: r, Models: sortedSet(a.models), Prompts: sortedSet(a.prompts), Labels: a.n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Rater < out[j].Rater })
+	return out
+}
+
+// writeReport writes report.json from the tally and returns its sha256.
+func writeReport(f *os.File, reports []model.Report) (string, error) {
+	sum := sha256.New()
+	if err := model.WriteReportJSON(io.MultiWriter(f, sum), reports); err != nil {
+		return "", err
+	}
+	return hexSum(sum), nil
+}
+
+func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }
