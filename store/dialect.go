@@ -34,6 +34,12 @@ type dialect struct {
 	// syncIDs brings the identity sequences past the ids copied in (nil
 	// when ids need no sequence).
 	syncIDs func(context.Context, *sql.Tx) error
+	// lockRow ends a SELECT of one table that a one-case transaction
+	// locks before it reads anything else (pg.go's caseWriterLock), and
+	// skipLocked one of the queue's "t" that passes over traces another
+	// labeler is taking; "" on SQLite, whose one writer holds the whole
+	// database.
+	lockRow, skipLocked string
 }
 
 var sqliteDialect = &dialect{
@@ -59,6 +65,10 @@ var postgresDialect = &dialect{
 	schemaTable: "CREATE TABLE IF NOT EXISTS " + schemaTableName + " (version BIGINT NOT NULL)",
 	like:        "ILIKE",
 	syncIDs:     syncIdentities,
+	// NO KEY: rows that only refer to the trace (reservations, a case's
+	// foreign key) need not wait for it.
+	lockRow:    " FOR NO KEY UPDATE",
+	skipLocked: " FOR NO KEY UPDATE OF t SKIP LOCKED",
 }
 
 // IsPostgres says a --db value names a PostgreSQL server rather than a

@@ -320,7 +320,7 @@ func (s *Store) editAdjudication(ctx context.Context, tx *sql.Tx, cr *CaseRecord
 // label; a judge's label is written this way. The write is one event
 // (field "rater", who the rater), outside any undoable action.
 func (s *Store) PutRaterLabel(ctx context.Context, traceID string, rl model.RaterLabel) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inCaseTx(ctx, func(tx *sql.Tx) error {
 		caseID, err := s.caseIDForTrace(ctx, tx, traceID, rl.Rater)
 		if err != nil {
 			return err
