@@ -62,6 +62,41 @@ func (s *Store) caseIDForTrace(ctx context.Context, tx *sql.Tx, traceID, who str
 	return caseID, err
 }
 
+// sqlLockCase locks a trace's row and its first case's (dialect.lockRow)
+// and reads the case, and when who's reservation of the trace ends (0:
+// none). Both rows are locked, not the trace's alone: after waiting for
+// the lock, PostgreSQL re-reads the locked rows only, and the case as of
+// the statement's start would undo the edit that held the lock.
+const sqlLockCase = `SELECT ` + caseColumns + `, COALESCE((SELECT r.expires_ms FROM reservations r
+		WHERE r.trace_pk = t.id AND r.labeler = ?), 0)
+	FROM traces t JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.trace_id = ?`
+
+// lockCaseOfTrace is caseIDForTrace and loadCaseTx in one round trip when
+// the trace has a case, and says until when who holds the trace (ms, 0:
+// not known).
+func (s *Store) lockCaseOfTrace(ctx context.Context, tx *sql.Tx, traceID, who string) (*CaseRecord, int64, error) {
+	var held int64
+	cr, err := scanCase(extraScan{tx.QueryRowContext(ctx, sqlLockCase+s.d.lockRow, who, traceID), []any{&held}})
+	if !errors.Is(err, sql.ErrNoRows) {
+		return cr, held, err
+	}
+	caseID, err := s.caseIDForTrace(ctx, tx, traceID, who)
+	if err != nil {
+		return nil, 0, err
+	}
+	cr, err = s.loadCaseTx(ctx, tx, caseID)
+	return cr, 0, err
+}
+
+// extraScan scans a row whose last columns, after those its reader
+// knows, go to extra.
+type extraScan struct {
+	r     rowScanner
+	extra []any
+}
+
+func (e extraScan) Scan(dest ...any) error { return e.r.Scan(append(dest, e.extra...)...) }
+
 // FieldAdjudication is the pseudo-field of the event log that holds a
 // case's adjudication (a model.Adjudication, null when none): one field so
 // that an adjudication is an action like any edit, undone the same way.
@@ -267,6 +302,13 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error { return
 // it writes hangs off that trace; writers across traces use inTx.
 func (s *Store) inCaseTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return inTxOn(caseScope(ctx), s.db, fn)
+}
+
+// inTraceTx is inCaseTx on the case of one trace whose id is known
+// before the transaction begins: the edits of one case then also take
+// their turns in order (traceScope).
+func (s *Store) inTraceTx(ctx context.Context, traceID string, fn func(*sql.Tx) error) error {
+	return inTxOn(traceScope(ctx, traceID), s.db, fn)
 }
 
 // txBeginner begins transactions: the pool, or one connection of it.

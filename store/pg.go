@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net"
 	"net/url"
@@ -118,15 +119,43 @@ const (
 )
 
 // caseScopeKey marks a context whose write transactions change one case
-// and lock its row themselves (see inCaseTx).
+// (or a batch of traces) and lock its rows themselves (see inCaseTx); its
+// value is the traceLockKey of the one trace, 0 when none is named.
 type caseScopeKey struct{}
 
 // caseScope is ctx for a write transaction that takes the writer lock
-// shared: everything it writes hangs off one trace whose row it locks
+// shared: everything it writes hangs off traces whose rows it locks
 // first. SQLite ignores it (one writer at a time, whatever the scope).
 func caseScope(ctx context.Context) context.Context {
-	return context.WithValue(ctx, caseScopeKey{}, true)
+	return context.WithValue(ctx, caseScopeKey{}, int32(0))
 }
+
+// traceScope is caseScope for a transaction on one trace's case: its
+// BEGIN also queues for an advisory lock of the trace. Row locks are not
+// handed out in turn (a labeler whose edit just committed can take the
+// row again ahead of those waiting), so with many people on one case the
+// slowest waited over a second; the lock manager's queue is first come,
+// first served. The key is a number computed here, never trace text in
+// the SQL.
+func traceScope(ctx context.Context, traceID string) context.Context {
+	return context.WithValue(ctx, caseScopeKey{}, traceLockKey(traceID))
+}
+
+// traceLockKey is the trace's advisory lock key, 0 excluded (0: none).
+// Two traces sharing a key only wait for each other.
+func traceLockKey(traceID string) int32 {
+	h := fnv.New32a()
+	h.Write([]byte(traceID))
+	if k := int32(h.Sum32()); k != 0 {
+		return k
+	}
+	return 1
+}
+
+// traceLock is the advisory lock of one trace: the two-number key space,
+// which no single-number key (the writer lock's) shares, the schema's
+// hash first as for the writer lock.
+const traceLock = `SELECT pg_advisory_xact_lock(hashtext('tracelab trace ' || current_schema()), %d)`
 
 // isolationSQL is the BEGIN clause of an isolation level ("" : none
 // given).
@@ -157,10 +186,13 @@ func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx,
 		return nil, fmt.Errorf("unsupported isolation: %v", opts.Isolation)
 	}
 	lock := writerLock
-	if ctx.Value(caseScopeKey{}) != nil {
+	if key, ok := ctx.Value(caseScopeKey{}).(int32); ok {
 		lock = caseWriterLock
+		if key != 0 {
+			lock += "; " + fmt.Sprintf(traceLock, key)
+		}
 	}
-	// BEGIN and the lock in one round trip (one simple query): every
+	// BEGIN and the locks in one round trip (one simple query): every
 	// labeler's edit pays it.
 	conn := c.Conn.Conn()
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN" + iso + "; " + lock})

@@ -36,7 +36,7 @@ func (s *Store) nowMS() int64 { return s.now().UnixMilli() }
 // result says who holds the trace now (zero: nobody).
 func (s *Store) Reserve(ctx context.Context, traceID, who string) (Reservation, error) {
 	var r Reservation
-	err := s.inCaseTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTraceTx(ctx, traceID, func(tx *sql.Tx) error {
 		var err error
 		r, err = s.reserveTx(ctx, tx, traceID, who)
 		return err
@@ -62,18 +62,29 @@ func (s *Store) reservationTTL() time.Duration {
 
 // followEditTx keeps the rule that working on a trace renews one's
 // reservation of it and confirming it releases it, inside the edit's own
-// transaction and in one statement: that transaction holds the writer
-// lock every other labeler waits for, so each round trip in it counts
-// eight times over when eight people label at once.
-func (s *Store) followEditTx(ctx context.Context, tx *sql.Tx, traceID, who string, status model.Status) error {
+// transaction and in one statement: that transaction holds the trace's
+// lock that other labelers of the case wait for, so each round trip in
+// it counts as many times over as people edit the case at once. held is
+// when who's reservation of the trace ends as the edit read it (ms, 0:
+// none or not read); one renewed within renewSlack is not renewed again,
+// so a burst of keys on one trace writes it once.
+func (s *Store) followEditTx(ctx context.Context, tx *sql.Tx, traceID, who string, status model.Status, held int64) error {
 	if status == model.StatusConfirmed {
 		_, err := tx.ExecContext(ctx, sqlRelease, who, traceID)
 		return err
 	}
 	now := s.nowMS()
-	_, err := tx.ExecContext(ctx, s.reserveSQL(), who, now+s.reservationTTL().Milliseconds(), traceID, now)
+	ttl := s.reservationTTL()
+	if held-now > (ttl - renewSlack(ttl)).Milliseconds() {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, s.reserveSQL(), who, now+ttl.Milliseconds(), traceID, now)
 	return err
 }
+
+// renewSlack is how much of a reservation's time an edit may leave
+// unrenewed: a tenth of it, at most 10 s.
+func renewSlack(ttl time.Duration) time.Duration { return min(ttl/10, 10*time.Second) }
 
 // reserveTx is Reserve in tx, which holds or takes the trace's row lock:
 // its first statement locks it (inCaseTx).
