@@ -195,6 +195,9 @@ func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx,
 	// BEGIN and the locks in one round trip (one simple query): every
 	// labeler's edit pays it.
 	conn := c.Conn.Conn()
+	if conn.IsClosed() {
+		return nil, driver.ErrBadConn // as stdlib's BeginTx: the pool takes another
+	}
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN" + iso + "; " + lock})
 	if err != nil {
 		// The lock failed inside the begun transaction, which is still
