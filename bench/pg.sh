@@ -48,7 +48,7 @@ if [ -z "${PG:-}" ]; then
 	"${as[@]}" "$(pgbin initdb)" -D "$S/data" --auth=trust --username=postgres --encoding=UTF8 --no-sync >/dev/null
 	"${as[@]}" "$(pgbin pg_ctl)" -D "$S/data" -l "$S/log" -w -t 60 \
 		-o "-k $S -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null
-	cleanup+=("'${as[*]}' '$(pgbin pg_ctl)' -D '$S/data' -m immediate -w stop >/dev/null 2>&1 || true")
+	cleanup+=("${as[*]} '$(pgbin pg_ctl)' -D '$S/data' -m immediate -w stop >/dev/null 2>&1 || true")
 	"${as[@]}" "$(pgbin createdb)" -h "$S" bench
 	PGURL="postgres://postgres@/bench?host=$S"
 	where="a private server (fsync off) in $S"
