@@ -11,6 +11,7 @@
 //	go run ./bench labelers -pg postgres://…   (labelers.go)
 //	go run ./bench profile -db scored.db -op score -lexicon lex.txt -cpuprofile cpu.pprof
 //	go run ./bench search -db scored.db   (search.go)
+//	N=20000 bench/pg.sh   (import, report, export on SQLite and PostgreSQL, side by side)
 package main
 
 import (

@@ -37,6 +37,12 @@ type dialect struct {
 	// countTraces counts the traces: SQLite reads the count its triggers
 	// keep (0028), where count(*) read a whole index.
 	countTraces string
+	// lockRow ends a SELECT of one table that a one-case transaction
+	// locks before it reads anything else (pg.go's caseWriterLock), and
+	// skipLocked one of the queue's "t" that passes over traces another
+	// labeler is taking; "" on SQLite, whose one writer holds the whole
+	// database.
+	lockRow, skipLocked string
 }
 
 var sqliteDialect = &dialect{
@@ -64,6 +70,10 @@ var postgresDialect = &dialect{
 	like:        "ILIKE",
 	syncIDs:     syncIdentities,
 	countTraces: "SELECT count(*) FROM traces",
+	// NO KEY: rows that only refer to the trace (reservations, a case's
+	// foreign key) need not wait for it.
+	lockRow:    " FOR NO KEY UPDATE",
+	skipLocked: " FOR NO KEY UPDATE OF t SKIP LOCKED",
 }
 
 // IsPostgres says a --db value names a PostgreSQL server rather than a

@@ -14,7 +14,10 @@ import (
 )
 
 const (
-	sqlTraceForCase = `SELECT id, as_user, user_role, question FROM traces WHERE trace_id = ?`
+	// The trace of a case to change, locked (dialect.lockRow) before
+	// anything else is read: its case_id is the trace's first case, kept
+	// by the case triggers.
+	sqlTraceForCase = `SELECT id, as_user, user_role, question, case_id FROM traces WHERE trace_id = ?`
 	sqlCaseOfTrace  = `SELECT case_id FROM cases WHERE trace_pk = ? ORDER BY case_id LIMIT 1`
 	// The machine's empty case for a trace; ON CONFLICT DO NOTHING so two
 	// writers racing to create it both end up reading the one that won.
@@ -25,20 +28,20 @@ const (
 		updated_by = ?, updated_at = ? WHERE case_id = ?`
 )
 
-// caseIDForTrace finds the case of a trace inside tx, creating a suggested
-// one (case_id = trace_id, empty gold) when the trace has none yet. It
-// inserts-or-ignores and then reads, so concurrent writers agree on one case.
+// caseIDForTrace locks the trace's row and finds its case inside tx,
+// creating a suggested one (case_id = trace_id, empty gold) when the
+// trace has none yet. It inserts-or-ignores and then reads, so concurrent
+// writers agree on one case.
 func (s *Store) caseIDForTrace(ctx context.Context, tx *sql.Tx, traceID, who string) (string, error) {
 	var pk int64
-	var user, role, question string
-	err := tx.QueryRowContext(ctx, sqlTraceForCase, traceID).Scan(&pk, &user, &role, &question)
+	var user, role, question, caseID string
+	err := tx.QueryRowContext(ctx, sqlTraceForCase+s.d.lockRow, traceID).Scan(&pk, &user, &role, &question, &caseID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("trace %q: %w", traceID, ErrNotFound)
 	}
-	if err != nil {
-		return "", err
+	if err != nil || caseID != "" {
+		return caseID, err
 	}
-	var caseID string
 	err = tx.QueryRowContext(ctx, sqlCaseOfTrace, pk).Scan(&caseID)
 	if err == nil {
 		return caseID, nil
@@ -59,15 +62,51 @@ func (s *Store) caseIDForTrace(ctx context.Context, tx *sql.Tx, traceID, who str
 	return caseID, err
 }
 
+// sqlLockCase locks a trace's row and its first case's (dialect.lockRow)
+// and reads the case, and when who's reservation of the trace ends (0:
+// none). Both rows are locked, not the trace's alone: after waiting for
+// the lock, PostgreSQL re-reads the locked rows only, and the case as of
+// the statement's start would undo the edit that held the lock.
+const sqlLockCase = `SELECT ` + caseColumns + `, COALESCE((SELECT r.expires_ms FROM reservations r
+		WHERE r.trace_pk = t.id AND r.labeler = ?), 0)
+	FROM traces t JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE t.trace_id = ?`
+
+// lockCaseOfTrace is caseIDForTrace and loadCaseTx in one round trip when
+// the trace has a case, and says until when who holds the trace (ms, 0:
+// not known).
+func (s *Store) lockCaseOfTrace(ctx context.Context, tx *sql.Tx, traceID, who string) (*CaseRecord, int64, error) {
+	var held int64
+	cr, err := scanCase(extraScan{tx.QueryRowContext(ctx, sqlLockCase+s.d.lockRow, who, traceID), []any{&held}})
+	if !errors.Is(err, sql.ErrNoRows) {
+		return cr, held, err
+	}
+	caseID, err := s.caseIDForTrace(ctx, tx, traceID, who)
+	if err != nil {
+		return nil, 0, err
+	}
+	cr, err = s.loadCaseTx(ctx, tx, caseID)
+	return cr, 0, err
+}
+
+// extraScan scans a row whose last columns, after those its reader
+// knows, go to extra.
+type extraScan struct {
+	r     rowScanner
+	extra []any
+}
+
+func (e extraScan) Scan(dest ...any) error { return e.r.Scan(append(dest, e.extra...)...) }
+
 // FieldAdjudication is the pseudo-field of the event log that holds a
 // case's adjudication (a model.Adjudication, null when none): one field so
 // that an adjudication is an action like any edit, undone the same way.
 const FieldAdjudication = "adjudication"
 
 // loadCaseTx reads a case to change it. The write transaction holds the
-// database's one writer lock from its start (BEGIN IMMEDIATE on SQLite,
-// the advisory lock of pg.go on PostgreSQL), so this is the value as the
-// last writer left it: two processes editing one case never overwrite
+// database's one writer lock from its start (BEGIN IMMEDIATE on SQLite),
+// or on PostgreSQL the lock of the case's trace row (inCaseTx) or the
+// whole writer lock (pg.go), so this is the value as the last writer
+// left it: two processes editing one case never overwrite
 // each other's field, and on one field the later write wins.
 func (s *Store) loadCaseTx(ctx context.Context, tx *sql.Tx, caseID string) (*CaseRecord, error) {
 	row := tx.QueryRowContext(ctx, sqlLoadCaseTx, caseID)
@@ -254,6 +293,23 @@ func (s *Store) Events(ctx context.Context, caseID string) ([]Event, error) {
 }
 
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error { return inTxOn(ctx, s.db, fn) }
+
+// inCaseTx is inTx for a transaction that changes one trace's case (its
+// label, gold, events, raters, reservation): on PostgreSQL it takes the
+// writer lock shared, and fn must lock the trace's row (dialect.lockRow)
+// before it reads anything its writes depend on, so edits of one case
+// run one at a time and edits of different cases side by side. Every row
+// it writes hangs off that trace; writers across traces use inTx.
+func (s *Store) inCaseTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return inTxOn(caseScope(ctx), s.db, fn)
+}
+
+// inTraceTx is inCaseTx on the case of one trace whose id is known
+// before the transaction begins: the edits of one case then also take
+// their turns in order (traceScope).
+func (s *Store) inTraceTx(ctx context.Context, traceID string, fn func(*sql.Tx) error) error {
+	return inTxOn(traceScope(ctx, traceID), s.db, fn)
+}
 
 // txBeginner begins transactions: the pool, or one connection of it.
 type txBeginner interface {

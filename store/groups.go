@@ -52,15 +52,12 @@ var errNoChange = errors.New("no change")
 // makes it the person's instead of doing nothing.
 func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bool, fn func(*CaseRecord) ([]FieldChange, error)) (Group, error) {
 	var g Group
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		caseID, err := s.caseIDForTrace(ctx, tx, traceID, who)
+	err := s.inTraceTx(ctx, traceID, func(tx *sql.Tx) error {
+		cr, held, err := s.lockCaseOfTrace(ctx, tx, traceID, who)
 		if err != nil {
 			return err
 		}
-		cr, err := s.loadCaseTx(ctx, tx, caseID)
-		if err != nil {
-			return err
-		}
+		caseID := cr.Case.CaseID
 		// fn and the no-change test see the label who edits: their own.
 		rs, err := loadRaters(ctx, tx, caseID)
 		if err != nil {
@@ -133,7 +130,7 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 		if g.Peers, err = markAfterEditTx(ctx, tx, traceID, cr, eventFields(g.Events), humanGold, status); err != nil {
 			return err
 		}
-		return s.followEditTx(ctx, tx, traceID, who, status)
+		return s.followEditTx(ctx, tx, traceID, who, status, held)
 	})
 	if errors.Is(err, errNoChange) {
 		return Group{}, nil
@@ -192,11 +189,12 @@ func (s *Store) RedoGroup(ctx context.Context, traceID, who string) (Group, erro
 // to the value before it, newest change first, as one new group.
 func (s *Store) revert(ctx context.Context, traceID, who, action string, none error, query string) (Group, error) {
 	var g Group
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTraceTx(ctx, traceID, func(tx *sql.Tx) error {
+		// The trace's row first (inCaseTx); its case_id is its first
+		// case, "" when it has none.
 		var caseID string
-		err := tx.QueryRowContext(ctx, `SELECT c.case_id FROM cases c JOIN traces t ON t.id = c.trace_pk
-			WHERE t.trace_id = ? ORDER BY c.case_id LIMIT 1`, traceID).Scan(&caseID)
-		if errors.Is(err, sql.ErrNoRows) {
+		err := tx.QueryRowContext(ctx, sqlRevertCase+s.d.lockRow, traceID).Scan(&caseID)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && caseID == "" {
 			return none
 		}
 		if err != nil {
@@ -281,7 +279,7 @@ func (s *Store) revert(ctx context.Context, traceID, who, action string, none er
 		if g.Peers, err = markAfterEditTx(ctx, tx, traceID, cr, eventFields(g.Events), false, status); err != nil {
 			return err
 		}
-		return s.followEditTx(ctx, tx, traceID, who, status)
+		return s.followEditTx(ctx, tx, traceID, who, status, 0)
 	})
 	return g, err
 }
@@ -302,6 +300,9 @@ func (e *ChangedSinceError) Error() string {
 	}
 	return "nothing to " + e.Action + ": " + strings.Join(parts, ", ")
 }
+
+// sqlRevertCase is the case of the trace an undo or redo is on.
+const sqlRevertCase = `SELECT case_id FROM traces WHERE trace_id = ?`
 
 // sqlLastWriter names who last wrote a field of a case.
 const sqlLastWriter = `SELECT who FROM events WHERE case_id = ? AND field = ? ORDER BY id DESC LIMIT 1`

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net"
 	"net/url"
@@ -105,11 +106,73 @@ func (c *pgConn) Begin() (driver.Tx, error) {
 
 // writerLock is the advisory lock of one tracelab database: the key is
 // the schema's name, so databases in two schemas of a server do not wait
-// for each other.
-const writerLock = `SELECT pg_advisory_xact_lock(hashtextextended('tracelab writer ' || current_schema(), 0))`
+// for each other. A write transaction takes it whole (imports,
+// migrations, scoring: writers that read and write across traces); a
+// transaction that changes one case takes it shared (caseWriterLock) and
+// then locks the case's trace row (dialect.lockRow), so edits of
+// different cases never wait for each other while an import still waits
+// for every edit to end and every edit for the import.
+const (
+	writerLockKey  = `hashtextextended('tracelab writer ' || current_schema(), 0)`
+	writerLock     = `SELECT pg_advisory_xact_lock(` + writerLockKey + `)`
+	caseWriterLock = `SELECT pg_advisory_xact_lock_shared(` + writerLockKey + `)`
+)
+
+// caseScopeKey marks a context whose write transactions change one case
+// (or a batch of traces) and lock its rows themselves (see inCaseTx); its
+// value is the traceLockKey of the one trace, 0 when none is named.
+type caseScopeKey struct{}
+
+// caseScope is ctx for a write transaction that takes the writer lock
+// shared: everything it writes hangs off traces whose rows it locks
+// first. SQLite ignores it (one writer at a time, whatever the scope).
+func caseScope(ctx context.Context) context.Context {
+	return context.WithValue(ctx, caseScopeKey{}, int32(0))
+}
+
+// traceScope is caseScope for a transaction on one trace's case: its
+// BEGIN also queues for an advisory lock of the trace. Row locks are not
+// handed out in turn (a labeler whose edit just committed can take the
+// row again ahead of those waiting), so with many people on one case the
+// slowest waited over a second; the lock manager's queue is first come,
+// first served. The key is a number computed here, never trace text in
+// the SQL.
+func traceScope(ctx context.Context, traceID string) context.Context {
+	return context.WithValue(ctx, caseScopeKey{}, traceLockKey(traceID))
+}
+
+// traceLockKey is the trace's advisory lock key, 0 excluded (0: none).
+// Two traces sharing a key only wait for each other.
+func traceLockKey(traceID string) int32 {
+	h := fnv.New32a()
+	h.Write([]byte(traceID))
+	if k := int32(h.Sum32()); k != 0 {
+		return k
+	}
+	return 1
+}
+
+// traceLock is the advisory lock of one trace: the two-number key space,
+// which no single-number key (the writer lock's) shares, the schema's
+// hash first as for the writer lock.
+const traceLock = `SELECT pg_advisory_xact_lock(hashtext('tracelab trace ' || current_schema()), %d)`
+
+// isolationSQL is the BEGIN clause of an isolation level ("" : none
+// given).
+var isolationSQL = map[sql.IsolationLevel]string{
+	sql.LevelDefault:         "",
+	sql.LevelReadUncommitted: " ISOLATION LEVEL READ UNCOMMITTED",
+	sql.LevelReadCommitted:   " ISOLATION LEVEL READ COMMITTED",
+	sql.LevelRepeatableRead:  " ISOLATION LEVEL REPEATABLE READ",
+	sql.LevelSnapshot:        " ISOLATION LEVEL REPEATABLE READ",
+	sql.LevelSerializable:    " ISOLATION LEVEL SERIALIZABLE",
+}
 
 func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	if !opts.ReadOnly && opts.Isolation == driver.IsolationLevel(sql.LevelDefault) {
+	if opts.ReadOnly {
+		return c.Conn.BeginTx(ctx, opts)
+	}
+	if opts.Isolation == driver.IsolationLevel(sql.LevelDefault) {
 		// READ COMMITTED whatever the database's default: each statement
 		// reads as of its start, so the reads after the writer lock see
 		// what the writer before committed. Under a DBA's
@@ -118,16 +181,45 @@ func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx,
 		// 3 of 4 concurrent imports failed with duplicate keys.
 		opts.Isolation = driver.IsolationLevel(sql.LevelReadCommitted)
 	}
-	tx, err := c.Conn.BeginTx(ctx, opts)
-	if err != nil || opts.ReadOnly {
-		return tx, err
+	iso, ok := isolationSQL[sql.IsolationLevel(opts.Isolation)]
+	if !ok {
+		return nil, fmt.Errorf("unsupported isolation: %v", opts.Isolation)
 	}
-	if _, err := c.Conn.ExecContext(ctx, writerLock, nil); err != nil {
-		tx.Rollback()
+	lock := writerLock
+	if key, ok := ctx.Value(caseScopeKey{}).(int32); ok {
+		lock = caseWriterLock
+		if key != 0 {
+			lock += "; " + fmt.Sprintf(traceLock, key)
+		}
+	}
+	// BEGIN and the locks in one round trip (one simple query): every
+	// labeler's edit pays it.
+	conn := c.Conn.Conn()
+	if conn.IsClosed() {
+		return nil, driver.ErrBadConn // as stdlib's BeginTx: the pool takes another
+	}
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN" + iso + "; " + lock})
+	if err != nil {
+		// The lock failed inside the begun transaction, which is still
+		// open: end it, or the pool hands out a connection in an aborted
+		// transaction.
+		if !conn.IsClosed() {
+			_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
 		return nil, err
 	}
-	return tx, nil
+	return pgTx{ctx: ctx, tx: tx}, nil
 }
+
+// pgTx is a pgx transaction as database/sql's driver sees one (what
+// stdlib's own wrapper does).
+type pgTx struct {
+	ctx context.Context
+	tx  pgx.Tx
+}
+
+func (t pgTx) Commit() error   { return t.tx.Commit(t.ctx) }
+func (t pgTx) Rollback() error { return t.tx.Rollback(t.ctx) }
 
 // rebind turns SQLite parameters into PostgreSQL's: "?" is the next
 // number after the largest so far and "?N" is "$N", as SQLite numbers

@@ -46,8 +46,14 @@ type querier interface {
 const (
 	raterColumns = `r.case_id, r.rater, r.kind, r.label, r.fields, r.status, r.rationale, r.updated_at, r.judge_model, r.prompt_sha256`
 	sqlRaters    = `SELECT ` + raterColumns + ` FROM rater_labels r WHERE r.case_id = ? ORDER BY r.rater`
-	sqlAdj       = `SELECT label, fields, picked, note, adjudicated_by, adjudicated_at FROM adjudications WHERE case_id = ?`
-	sqlPutRater  = `INSERT INTO rater_labels (case_id, rater, kind, label, fields, status, rationale, updated_at, judge_model, prompt_sha256)
+	// A case's raters (0) by name and its adjudication (1), whose picked,
+	// note, adjudicated_by and adjudicated_at stand in the columns of
+	// rater, kind, status and updated_at.
+	sqlRatersAdj = `SELECT 0, r.rater, r.kind, r.label, r.fields, r.status, r.rationale, r.updated_at, r.judge_model, r.prompt_sha256
+		FROM rater_labels r WHERE r.case_id = ?
+		UNION ALL SELECT 1, a.picked, a.note, a.label, a.fields, a.adjudicated_by, '', a.adjudicated_at, '', ''
+		FROM adjudications a WHERE a.case_id = ? ORDER BY 1, 2`
+	sqlPutRater = `INSERT INTO rater_labels (case_id, rater, kind, label, fields, status, rationale, updated_at, judge_model, prompt_sha256)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (case_id, rater) DO UPDATE SET kind = excluded.kind,
 		label = excluded.label, fields = excluded.fields, status = excluded.status, rationale = excluded.rationale,
 		updated_at = excluded.updated_at, judge_model = excluded.judge_model, prompt_sha256 = excluded.prompt_sha256`
@@ -111,30 +117,54 @@ func scanAdj(r rowScanner, caseID *string) (*model.Adjudication, error) {
 	return &a, nil
 }
 
-// loadRaters reads the raters and the adjudication of one case.
+// loadRaters reads the raters and the adjudication of one case, in one
+// query (an edit reads them twice while it holds the case's lock).
 func loadRaters(ctx context.Context, q querier, caseID string) (CaseRaters, error) {
 	cr := CaseRaters{CaseID: caseID}
-	rows, err := q.QueryContext(ctx, sqlRaters, caseID)
+	rows, err := q.QueryContext(ctx, sqlRatersAdj, caseID, caseID)
 	if err != nil {
 		return cr, err
 	}
+	defer rows.Close()
 	for rows.Next() {
-		_, rl, err := scanRater(rows)
-		if err != nil {
-			rows.Close()
+		var adj int64
+		var rl model.RaterLabel
+		var kind, label, status string
+		var fields sql.NullString
+		if err := rows.Scan(&adj, &rl.Rater, &kind, &label, &fields, &status, &rl.Rationale, &rl.UpdatedAt,
+			&rl.Model, &rl.PromptSHA256); err != nil {
 			return cr, err
+		}
+		if adj == 1 {
+			// The adjudication's columns in the rater's places (sqlRatersAdj).
+			a := &model.Adjudication{Picked: rl.Rater, Note: kind, By: status, At: rl.UpdatedAt}
+			if err := decodeLabelFields(label, fields, &a.Label, &a.Fields); err != nil {
+				return cr, fmt.Errorf("case %s: adjudication: %w", caseID, err)
+			}
+			cr.Adjudication = a
+			continue
+		}
+		rl.Kind, rl.Status = model.RaterKind(kind), model.Status(status)
+		if err := decodeLabelFields(label, fields, &rl.Label, &rl.Fields); err != nil {
+			return cr, fmt.Errorf("case %s: rater %s: %w", caseID, rl.Rater, err)
 		}
 		cr.Labels = append(cr.Labels, rl)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return cr, err
+	return cr, rows.Err()
+}
+
+// decodeLabelFields decodes a stored label and its field sets (NULL: none).
+func decodeLabelFields(label string, fields sql.NullString, l *model.Label, f **model.FieldSets) error {
+	if err := json.Unmarshal([]byte(label), l); err != nil {
+		return fmt.Errorf("label: %w", err)
 	}
-	cr.Adjudication, err = scanAdj(q.QueryRowContext(ctx, sqlAdj, caseID), nil)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = nil
+	if fields.Valid {
+		*f = &model.FieldSets{}
+		if err := json.Unmarshal([]byte(fields.String), *f); err != nil {
+			return fmt.Errorf("fields: %w", err)
+		}
 	}
-	return cr, err
+	return nil
 }
 
 // set replaces (or adds) the row of rl's rater.
@@ -320,7 +350,7 @@ func (s *Store) editAdjudication(ctx context.Context, tx *sql.Tx, cr *CaseRecord
 // label; a judge's label is written this way. The write is one event
 // (field "rater", who the rater), outside any undoable action.
 func (s *Store) PutRaterLabel(ctx context.Context, traceID string, rl model.RaterLabel) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTraceTx(ctx, traceID, func(tx *sql.Tx) error {
 		caseID, err := s.caseIDForTrace(ctx, tx, traceID, rl.Rater)
 		if err != nil {
 			return err

@@ -36,7 +36,7 @@ func (s *Store) nowMS() int64 { return s.now().UnixMilli() }
 // result says who holds the trace now (zero: nobody).
 func (s *Store) Reserve(ctx context.Context, traceID, who string) (Reservation, error) {
 	var r Reservation
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTraceTx(ctx, traceID, func(tx *sql.Tx) error {
 		var err error
 		r, err = s.reserveTx(ctx, tx, traceID, who)
 		return err
@@ -62,31 +62,51 @@ func (s *Store) reservationTTL() time.Duration {
 
 // followEditTx keeps the rule that working on a trace renews one's
 // reservation of it and confirming it releases it, inside the edit's own
-// transaction and in one statement: that transaction holds the writer
-// lock every other labeler waits for, so each round trip in it counts
-// eight times over when eight people label at once.
-func (s *Store) followEditTx(ctx context.Context, tx *sql.Tx, traceID, who string, status model.Status) error {
+// transaction and in one statement: that transaction holds the trace's
+// lock that other labelers of the case wait for, so each round trip in
+// it counts as many times over as people edit the case at once. held is
+// when who's reservation of the trace ends as the edit read it (ms, 0:
+// none or not read); one renewed within renewSlack is not renewed again,
+// so a burst of keys on one trace writes it once.
+func (s *Store) followEditTx(ctx context.Context, tx *sql.Tx, traceID, who string, status model.Status, held int64) error {
 	if status == model.StatusConfirmed {
 		_, err := tx.ExecContext(ctx, sqlRelease, who, traceID)
 		return err
 	}
 	now := s.nowMS()
-	_, err := tx.ExecContext(ctx, sqlReserve, who, now+s.reservationTTL().Milliseconds(), traceID, now)
+	ttl := s.reservationTTL()
+	if held-now > (ttl - renewSlack(ttl)).Milliseconds() {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, s.reserveSQL(), who, now+ttl.Milliseconds(), traceID, now)
 	return err
 }
 
+// renewSlack is how much of a reservation's time an edit may leave
+// unrenewed: a tenth of it, at most 10 s.
+func renewSlack(ttl time.Duration) time.Duration { return min(ttl/10, 10*time.Second) }
+
+// reserveTx is Reserve in tx, which holds or takes the trace's row lock:
+// its first statement locks it (inCaseTx).
 func (s *Store) reserveTx(ctx context.Context, tx *sql.Tx, traceID, who string) (Reservation, error) {
 	ttl := s.reservationTTL()
 	now := s.nowMS()
+	// One statement locks the trace and takes it when free or expired, or
+	// renews one's own; a row another labeler holds is left alone (ON
+	// CONFLICT … WHERE).
+	if _, err := tx.ExecContext(ctx, s.reserveSQL(), who, now+ttl.Milliseconds(), traceID, now); err != nil {
+		return Reservation{}, err
+	}
 	if _, err := tx.ExecContext(ctx, sqlReleaseOthers, who, traceID); err != nil {
 		return Reservation{}, err
 	}
-	// One statement takes a free or expired trace or renews one's own; a
-	// row another labeler holds is left alone (ON CONFLICT … WHERE).
-	if _, err := tx.ExecContext(ctx, sqlReserve, who, now+ttl.Milliseconds(), traceID, now); err != nil {
-		return Reservation{}, err
-	}
 	return s.holderTx(ctx, tx, traceID, now)
+}
+
+// reserveSQL is sqlReserve locking the trace's row in the dialect's way,
+// so every reservation of a trace is written under its lock.
+func (s *Store) reserveSQL() string {
+	return sqlReserveTrace + s.d.lockRow + sqlReserveConflict
 }
 
 func (s *Store) holderTx(ctx context.Context, tx *sql.Tx, traceID string, now int64) (Reservation, error) {
@@ -143,7 +163,7 @@ type Next struct {
 // never get the same trace. ErrQueueDone when there is none.
 func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string) (Next, error) {
 	var out Next
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inCaseTx(ctx, func(tx *sql.Tx) error {
 		where, args := q.Filter.where(s.d)
 		where = andWhere(where, `t.case_status <> 'confirmed' AND (r.trace_pk IS NULL OR r.labeler = ?)`)
 		expr := sortExpr(q.Sort)
@@ -163,42 +183,54 @@ func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string) (Ne
 			}
 		}
 		pick := sqlPickFree + where
-		order := fmt.Sprintf(" ORDER BY %s %s, t.id %s LIMIT 1", expr, dir, dir)
-		// The write transaction holds the database's writer lock, so no
-		// other labeler picks between this pick and its reservation.
-		now := s.nowMS()
-		a := append(append([]any{now}, args...), who)
-		var id string
-		err := sql.ErrNoRows
-		if after != "" {
-			err = tx.QueryRowContext(ctx, andWhere(pick, fmt.Sprintf("(%s, t.id) %s (?, ?)", expr, cmp))+order,
-				append(a, key, pk)...).Scan(&id)
-		}
-		if errors.Is(err, sql.ErrNoRows) {
-			err = tx.QueryRowContext(ctx, pick+order, a...).Scan(&id)
-			out.Wrapped = after != ""
-		}
-		if errors.Is(err, sql.ErrNoRows) {
-			if _, err := tx.ExecContext(ctx, sqlReleaseAll, who); err != nil { // moved on, to nothing
+		// The pick locks the trace it returns and passes over those other
+		// labelers are taking or editing (dialect.skipLocked), so labelers
+		// asking at once get different traces without waiting in line; on
+		// SQLite the one writer does that.
+		order := fmt.Sprintf(" ORDER BY %s %s, t.id %s LIMIT 1", expr, dir, dir) + s.d.skipLocked
+		for try := 0; ; try++ {
+			now := s.nowMS()
+			a := append(append([]any{now}, args...), who)
+			var id string
+			err := sql.ErrNoRows
+			if after != "" {
+				err = tx.QueryRowContext(ctx, andWhere(pick, fmt.Sprintf("(%s, t.id) %s (?, ?)", expr, cmp))+order,
+					append(a, key, pk)...).Scan(&id)
+			}
+			if errors.Is(err, sql.ErrNoRows) {
+				err = tx.QueryRowContext(ctx, pick+order, a...).Scan(&id)
+				out.Wrapped = after != ""
+			}
+			if errors.Is(err, sql.ErrNoRows) {
+				if _, err := tx.ExecContext(ctx, sqlReleaseAll, who); err != nil { // moved on, to nothing
+					return err
+				}
+				return ErrQueueDone
+			}
+			if err != nil {
 				return err
 			}
-			return ErrQueueDone
+			r, err := s.reserveTx(ctx, tx, id, who)
+			if err != nil {
+				return err
+			}
+			if r.Labeler == who {
+				out.TraceID = id
+				return nil
+			}
+			// Another labeler reserved it between the pick's snapshot
+			// and its lock; the next pick's snapshot sees that.
+			if try == nextTries {
+				return fmt.Errorf("next in queue: %s was free but is held by %s", id, r.Labeler)
+			}
 		}
-		if err != nil {
-			return err
-		}
-		r, err := s.reserveTx(ctx, tx, id, who)
-		if err != nil {
-			return err
-		}
-		if r.Labeler != who {
-			return fmt.Errorf("next in queue: %s was free but is held by %s", id, r.Labeler)
-		}
-		out.TraceID = id
-		return nil
 	})
 	return out, err
 }
+
+// nextTries bounds how often NextInQueue picks again after a trace it
+// picked was reserved by someone else the moment before.
+const nextTries = 8
 
 // andWhere adds a condition to a WHERE clause ("" : none yet).
 func andWhere(where, cond string) string {
@@ -267,9 +299,9 @@ func (s *Store) inReadTx(ctx context.Context, fn func(*sql.Tx) error) error {
 
 // The SQL of this file, one constant per statement.
 const (
-	sqlReserve = `INSERT INTO reservations (trace_pk, labeler, expires_ms)
-		SELECT id, ?, ? FROM traces WHERE trace_id = ? AND case_status <> 'confirmed'
-		ON CONFLICT (trace_pk) DO UPDATE SET labeler = excluded.labeler, expires_ms = excluded.expires_ms
+	sqlReserveTrace = `INSERT INTO reservations (trace_pk, labeler, expires_ms)
+		SELECT id, ?, ? FROM traces WHERE trace_id = ? AND case_status <> 'confirmed'`
+	sqlReserveConflict = ` ON CONFLICT (trace_pk) DO UPDATE SET labeler = excluded.labeler, expires_ms = excluded.expires_ms
 		WHERE reservations.expires_ms <= ? OR reservations.labeler = excluded.labeler`
 	sqlReleaseOthers = `DELETE FROM reservations WHERE labeler = ?
 		AND trace_pk <> COALESCE((SELECT id FROM traces WHERE trace_id = ?), 0)`

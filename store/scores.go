@@ -97,7 +97,20 @@ func (s *Store) SaveScores(ctx context.Context, rows []ScoreRow, suggestions []S
 // BatchConn's connection.
 func (s *Store) saveScores(ctx context.Context, db txBeginner, rows []ScoreRow, suggestions []Suggestion) error {
 	at := s.stamp()
-	return inTxOn(ctx, db, func(tx *sql.Tx) error {
+	ids := make([]string, 0, len(rows)+len(suggestions))
+	for _, r := range rows {
+		ids = append(ids, r.TraceID)
+	}
+	for _, sg := range suggestions {
+		ids = append(ids, sg.TraceID)
+	}
+	// Scores and machine cases of these traces only: their rows are
+	// locked first, so labelers editing other cases go on meanwhile and
+	// one editing these waits for the batch (or the batch for them).
+	return inTxOn(caseScope(ctx), db, func(tx *sql.Tx) error {
+		if err := s.lockTracesTx(ctx, tx, ids); err != nil {
+			return err
+		}
 		// Cases first: the queue's columns then follow the suggested label.
 		var changed []Suggestion
 		for _, sg := range suggestions {
