@@ -33,12 +33,12 @@ const (
 
 // liveStmts are a live batch's per-trace queries, prepared at first use
 // (the transaction closes them).
-type liveStmts struct{ spans, confirmed *sql.Stmt }
+type liveStmts struct{ spans, confirmed, format *sql.Stmt }
 
 // stmt prepares q once per batch into *dst.
 func (im *Importer) stmt(dst **sql.Stmt, q string) (*sql.Stmt, error) {
 	if *dst == nil {
-		st, err := im.tx.PrepareContext(im.ctx, q)
+		st, err := im.reuse.prepare(im.ctx, im.tx, q)
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +68,7 @@ func (im *Importer) PutLiveSpans(spans []LiveSpan) (err error) {
 	if err := im.start(false); err != nil {
 		return err
 	}
-	stmt, err := im.tx.PrepareContext(im.ctx, sqlPutLiveSpan)
+	stmt, err := im.reuse.prepare(im.ctx, im.tx, sqlPutLiveSpan)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,11 @@ func (im *Importer) SetTraceFormat(traceID, format string) error {
 	if err := im.w.flush(); err != nil {
 		return err
 	}
-	_, err := im.tx.ExecContext(im.ctx, sqlSetTraceFormat, format, traceID)
+	st, err := im.stmt(&im.liveQ.format, sqlSetTraceFormat)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(im.ctx, format, traceID)
 	return err
 }
 
