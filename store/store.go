@@ -61,9 +61,9 @@ type Options struct {
 	// SmallWrites is for a process of many small write transactions, one
 	// after another (tracelab serve): SQLite keeps a statement's undo
 	// journal in memory (temp_store=MEMORY) instead of a temporary file it
-	// writes at each statement (half of the receiver's write system calls in
-	// intake's BenchmarkServe). Not
-	// for bulk work, whose temporary tables it would also keep in memory.
+	// writes at each statement (half of the receiver's write system calls
+	// in intake's BenchmarkServe). Not for bulk work, whose temporary
+	// tables it would also keep in memory.
 	SmallWrites bool
 	// upTo stops the migrations at this version (0: the newest), for
 	// tests that write a database as an older tracelab did.
