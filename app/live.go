@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -54,8 +55,9 @@ func (ims ImportService) storeLive(ctx context.Context, file string, spans []Liv
 		return res, err
 	}
 	formats := map[string]string{}
+	read := readLive(spans)
 	for _, id := range liveTraceIDs(spans) {
-		state, format, review, err := e.rebuildLive(ctx, im, file, id)
+		state, format, review, err := e.rebuildLive(ctx, im, file, id, read)
 		if err != nil {
 			return res, err
 		}
@@ -109,15 +111,39 @@ func liveTraceIDs(spans []LiveSpan) []string {
 	return out
 }
 
+// liveKey names a span: its trace and span ids.
+type liveKey struct{ trace, span string }
+
+// readLive is the batch's spans that the receiver read as it checked them
+// (DecodeLiveSpan), by trace and span id; the last wins, as in the store.
+func readLive(spans []LiveSpan) map[liveKey]*LiveSpan {
+	out := map[liveKey]*LiveSpan{}
+	for i := range spans {
+		if spans[i].Decoded != nil {
+			out[liveKey{spans[i].TraceID, spans[i].SpanID}] = &spans[i]
+		}
+	}
+	return out
+}
+
 // rebuildLive rebuilds one trace from its stored spans and writes it when
 // it holds a conversation and differs from the stored one; review is what
-// changed when the trace's case is confirmed.
-func (e *Engine) rebuildLive(ctx context.Context, im *store.Importer, file, id string) (state int, format, review string, err error) {
-	recs, err := im.LiveSpans(id)
+// changed when the trace's case is confirmed. The spans the batch brought
+// and the receiver read already (read) are not read again.
+func (e *Engine) rebuildLive(ctx context.Context, im *store.Importer, file, id string, read map[liveKey]*LiveSpan) (state int, format, review string, err error) {
+	stored, err := im.LiveSpans(id)
 	if err != nil {
 		return 0, "", "", err
 	}
-	rec, format := importers.LiveTrace(file, id, recs)
+	recs := make([][]byte, len(stored))
+	decoded := make([]*importers.LiveDecoded, len(stored))
+	for i, sp := range stored {
+		recs[i] = sp.Record
+		if got := read[liveKey{id, sp.SpanID}]; got != nil && bytes.Equal(got.Record, sp.Record) {
+			decoded[i], _ = got.Decoded.(*importers.LiveDecoded)
+		}
+	}
+	rec, format := importers.LiveTraceFrom(file, id, recs, decoded)
 	if rec.Trace == nil {
 		return livePending, format, "", nil // no conversation yet: the spans wait for the rest
 	}
@@ -145,7 +171,7 @@ func (e *Engine) rebuildLive(ctx context.Context, im *store.Importer, file, id s
 		return liveUnchanged, format, "", nil
 	}
 	if caseID != "" {
-		review = liveChange(old, t, len(recs))
+		review = liveChange(old, t, len(stored))
 		if err := im.MarkReview(id, review); err != nil {
 			return 0, "", "", err
 		}
@@ -196,3 +222,15 @@ func (t TraceService) ChangeMark(ctx context.Context) ([3]int64, error) {
 // CheckLiveSpan says whether a span record reads as OTLP JSON (nil when
 // it does), before a receiver stores it.
 func CheckLiveSpan(rec []byte) error { return importers.LiveCheck(rec) }
+
+// DecodeLiveSpan is CheckLiveSpan keeping what it read in sp.Decoded: a
+// receiver checks each request's spans beside the others, and its one
+// writer then rebuilds their traces without reading them again.
+func DecodeLiveSpan(sp *LiveSpan) error {
+	d, err := importers.LiveDecode(sp.Record)
+	if err != nil {
+		return err
+	}
+	sp.Decoded = d
+	return nil
+}

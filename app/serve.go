@@ -12,7 +12,7 @@ import (
 type ServeOptions struct {
 	Token      string        // bearer token every request must carry ("": none)
 	MaxBody    int64         // bytes of one request, compressed and decompressed
-	QueueBytes int64         // span record bytes waiting to be written, at most
+	QueueBytes int64         // bytes of span records waiting to be written, and of what reading them made, at most
 	LogEvery   time.Duration // how often the counts are logged (0: never)
 	Log        io.Writer     // where they go (nil: nowhere)
 }

@@ -28,13 +28,17 @@ func addScoringFlags(cmd *cobra.Command, f *app.Files) {
 
 // openScoring opens the database and reads the scoring configuration the
 // flags of addScoringFlags name; a bad configuration file is bad input (2).
-func openEngine(cmd *cobra.Command, files app.Files) (*app.Engine, error) {
+// tune, when given, sets options of the command's own (serve's).
+func openEngine(cmd *cobra.Command, files app.Files, tune ...func(*app.OpenOptions)) (*app.Engine, error) {
 	wait, err := lockWait(cmd)
 	if err != nil {
 		return nil, err
 	}
-	eng, err := app.OpenWith(cmd.Context(), dbPath(cmd), files,
-		app.OpenOptions{LockWait: wait, Upgrading: upgradeNotice(cmd.ErrOrStderr())})
+	opts := app.OpenOptions{LockWait: wait, Upgrading: upgradeNotice(cmd.ErrOrStderr())}
+	for _, f := range tune {
+		f(&opts)
+	}
+	eng, err := app.OpenWith(cmd.Context(), dbPath(cmd), files, opts)
 	var cerr *app.ConfigError
 	if errors.As(err, &cerr) {
 		return nil, withCode(2, err)

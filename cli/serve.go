@@ -61,7 +61,9 @@ batches in flight, and exit 0.`,
 			if httpAddr == "" && grpcAddr == "" {
 				return withCode(2, errors.New("nothing to listen on: give --otlp-http or --otlp-grpc"))
 			}
-			eng, err := openEngine(cmd, files)
+			// The receiver commits a small transaction per batch of
+			// requests (store.Options.SmallWrites).
+			eng, err := openEngine(cmd, files, func(o *app.OpenOptions) { o.SmallWrites = true })
 			if err != nil {
 				return err
 			}

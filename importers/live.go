@@ -24,17 +24,30 @@ import (
 // a conversation, else an Err saying what is missing so far. format is
 // the importer format the trace was read as.
 func LiveTrace(file, id string, records [][]byte) (Record, string) {
-	rec, format := liveTrace(file, id, records)
+	return LiveTraceFrom(file, id, records, nil)
+}
+
+// LiveTraceFrom is LiveTrace where decoded[i], when set, is records[i]
+// as LiveDecode read it: a receiver decodes each span as it checks the
+// request, beside the others, and its one writer need not read it again.
+// The decoded spans are copied, their attribute maps shared and only read.
+func LiveTraceFrom(file, id string, records [][]byte, decoded []*LiveDecoded) (Record, string) {
+	rec, format := liveTrace(file, id, records, decoded)
 	return finishRecord(file, rec), format
 }
 
-func liveTrace(file, id string, records [][]byte) (rec Record, format string) {
+func liveTrace(file, id string, records [][]byte, decoded []*LiveDecoded) (rec Record, format string) {
 	var spans []*genSpan
 	var ends map[*genSpan]int64
 	for i, raw := range records {
-		got, _, lerr := otelDecode(file, i+1, raw)
-		if lerr != nil {
-			return Record{Line: i + 1, Err: lerr}, "otel"
+		var got []*genSpan
+		if i < len(decoded) && decoded[i] != nil {
+			got = decoded[i].at(i + 1)
+		} else {
+			var lerr *LineError
+			if got, _, lerr = otelDecode(file, i+1, raw); lerr != nil {
+				return Record{Line: i + 1, Err: lerr}, "otel"
+			}
 		}
 		for _, sp := range got {
 			if sp.TraceID == id {
@@ -117,8 +130,31 @@ func liveEnds(records [][]byte, spans []*genSpan) map[*genSpan]int64 {
 // LiveCheck reads one span record as LiveTrace will, so a receiver can
 // refuse a malformed one before storing it.
 func LiveCheck(raw []byte) error {
-	if _, _, lerr := otelDecode("request", 1, raw); lerr != nil {
-		return lerr
+	_, err := LiveDecode(raw)
+	return err
+}
+
+// LiveDecoded is one span record as read by LiveDecode, for
+// LiveTraceFrom.
+type LiveDecoded struct{ spans []*genSpan }
+
+// LiveDecode is LiveCheck keeping what it read.
+func LiveDecode(raw []byte) (*LiveDecoded, error) {
+	got, _, lerr := otelDecode("request", 1, raw)
+	if lerr != nil {
+		return nil, lerr
 	}
-	return nil
+	return &LiveDecoded{spans: got}, nil
+}
+
+// at is the decoded spans as the record's reading at position line of a
+// trace's records makes them: the same spans, that line.
+func (d *LiveDecoded) at(line int) []*genSpan {
+	out := make([]*genSpan, len(d.spans))
+	for i, sp := range d.spans {
+		c := *sp
+		c.Line = line
+		out[i] = &c
+	}
+	return out
 }

@@ -27,7 +27,8 @@ type batch struct {
 	spans    []app.LiveSpan
 	rejected int
 	reason   string
-	bytes    int
+	bytes    int // records' and decoded's
+	decoded  int // bytes counted for what checkRecords read
 }
 
 func (b *batch) reject(why string) {

@@ -132,15 +132,39 @@ func (r *Receiver) decodeHTTP(req *http.Request, ct string) (*batch, *httpError)
 }
 
 // checkRecords reads every span record as the importers will, so a
-// request with a malformed span is refused whole and writes nothing.
+// request with a malformed span is refused whole and writes nothing. What
+// it read goes with the span to the writer, which need not read it again
+// (on this side, requests are read beside each other); it counts in the
+// batch's bytes, as decodedBytes of each record byte (see fit).
 func checkRecords(b *batch) error {
-	for i, sp := range b.spans {
-		if err := app.CheckLiveSpan(sp.Record); err != nil {
+	for i := range b.spans {
+		sp := &b.spans[i]
+		if err := app.DecodeLiveSpan(sp); err != nil {
 			return fmt.Errorf("span %d (trace %s, span %s): %w", i, sp.TraceID, sp.SpanID, err)
 		}
+		b.decoded += decodedBytes * len(sp.Record)
 	}
+	b.bytes += b.decoded
 	return nil
 }
+
+// fit drops what checkRecords read when, with it, the batch could never
+// be admitted to a queue of max bytes: such a request is admitted as its
+// records alone would be, and the writer reads them again.
+func (b *batch) fit(max int64) {
+	if int64(b.bytes) <= max || b.decoded == 0 {
+		return
+	}
+	for i := range b.spans {
+		b.spans[i].Decoded = nil
+	}
+	b.bytes -= b.decoded
+	b.decoded = 0
+}
+
+// decodedBytes is about what a decoded span holds in memory per byte of
+// its record (1.8 for BenchmarkServe's GenAI spans), rounded up.
+const decodedBytes = 2
 
 // readBody reads the request body, inflating gzip, at most MaxBody bytes
 // either way (a gzip bomb stops at the limit).

@@ -91,7 +91,8 @@ func agentRun(ctx context.Context, tp trace.TracerProvider, user string) string 
 func openEngine(t *testing.T, name string) (*app.Engine, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
-	eng, err := app.Open(context.Background(), path, app.Files{})
+	// As tracelab serve opens it (cli/serve.go).
+	eng, err := app.OpenWith(context.Background(), path, app.Files{}, app.OpenOptions{SmallWrites: true})
 	if err != nil {
 		t.Fatal(err)
 	}

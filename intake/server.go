@@ -28,7 +28,7 @@ type Ingester interface {
 type Config struct {
 	Token      string        // bearer token every request must carry ("": none)
 	MaxBody    int64         // bytes of one request, compressed and decompressed
-	QueueBytes int64         // span record bytes waiting to be written, at most
+	QueueBytes int64         // bytes of span records waiting to be written, and of what reading them made, at most
 	BatchSpans int           // spans written in one transaction, at most
 	Decoders   int           // requests decoded at once, at most
 	LogEvery   time.Duration // how often the counts are logged (0: never)
@@ -119,6 +119,7 @@ func (r *Receiver) submit(ctx context.Context, b *batch) error {
 	if len(b.spans) == 0 {
 		return nil
 	}
+	b.fit(r.cfg.QueueBytes)
 	j := &job{b: b, done: make(chan error, 1)}
 	r.mu.RLock()
 	switch {

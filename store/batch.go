@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"math/bits"
 	"strings"
 )
 
@@ -22,6 +23,10 @@ type batch struct {
 	// parent, when set, is the batch of the rows these rows reference:
 	// it is written first, so that a foreign key finds its row.
 	parent *batch
+	// reuse, when set, keeps the statements across transactions (a live
+	// batch's); the rows left at a flush are then written in chunks of a
+	// power of two, so a few statement shapes serve every count.
+	reuse *reuse
 }
 
 func newBatch(ctx context.Context, tx *sql.Tx, head string, cols int, tail string) *batch {
@@ -48,23 +53,37 @@ func (b *batch) flush() error {
 	if err := b.parent.flush(); err != nil {
 		return err
 	}
-	n := len(b.args) / b.cols
-	if n == 0 {
-		return nil
-	}
-	st, ok := b.stmts[n]
-	if !ok {
-		row := "(" + placeholders(b.cols) + "),"
-		var err error
-		st, err = b.tx.PrepareContext(b.ctx, b.head+" "+strings.TrimSuffix(strings.Repeat(row, n), ",")+" "+b.tail)
+	args := b.args
+	defer func() { b.args = b.args[:0] }()
+	for len(args) > 0 {
+		n := len(args) / b.cols
+		if b.reuse != nil {
+			n = 1 << (bits.Len(uint(n)) - 1) // the largest power of two in n
+		}
+		st, err := b.stmt(n)
 		if err != nil {
 			return err
 		}
-		b.stmts[n] = st
+		if _, err := st.ExecContext(b.ctx, args[:n*b.cols]...); err != nil {
+			return err
+		}
+		args = args[n*b.cols:]
 	}
-	_, err := st.ExecContext(b.ctx, b.args...)
-	b.args = b.args[:0]
-	return err
+	return nil
+}
+
+// stmt is the statement that inserts n rows.
+func (b *batch) stmt(n int) (*sql.Stmt, error) {
+	if st, ok := b.stmts[n]; ok {
+		return st, nil
+	}
+	row := "(" + placeholders(b.cols) + "),"
+	st, err := b.reuse.prepare(b.ctx, b.tx, b.head+" "+strings.TrimSuffix(strings.Repeat(row, n), ",")+" "+b.tail)
+	if err != nil {
+		return nil, err
+	}
+	b.stmts[n] = st
+	return st, nil
 }
 
 func (b *batch) close() {

@@ -84,9 +84,9 @@ type caseWriter struct {
 	find, move, drop, upsert, event *sql.Stmt
 }
 
-func newCaseWriter(ctx context.Context, tx *sql.Tx) (*caseWriter, error) {
+func newCaseWriter(ctx context.Context, tx *sql.Tx, re *reuse) (*caseWriter, error) {
 	cw := &caseWriter{}
-	if err := prepareAll(ctx, tx, []prepared{{&cw.find, sqlFindCase}, {&cw.move, sqlMoveRaters}, {&cw.drop, sqlDropSuggestions},
+	if err := prepareAll(ctx, tx, re, []prepared{{&cw.find, sqlFindCase}, {&cw.move, sqlMoveRaters}, {&cw.drop, sqlDropSuggestions},
 		{&cw.upsert, sqlUpsertCase}, {&cw.event, sqlInsEvent}}); err != nil {
 		cw.close()
 		return nil, err

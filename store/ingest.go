@@ -53,7 +53,8 @@ type Importer struct {
 	format  string          // the file's format, once EndOfFile or Commit knows it
 	ended   bool            // EndOfFile was called: no trace or case may follow
 	live    bool            // a live intake batch (live.go): never staged, no import row
-	liveQ   liveStmts       // its statements, prepared once per batch
+	liveQ   liveStmts       // its statements, bound once per batch
+	reuse   *reuse          // a live batch's statements, kept across batches (nil: prepared per transaction)
 	Stats   WriteStats
 }
 
@@ -93,6 +94,9 @@ func (im *Importer) startDirect() error {
 	tx, err := im.s.db.BeginTx(im.ctx, nil)
 	if err != nil {
 		return err
+	}
+	if im.live {
+		im.reuse = im.s.reuse
 	}
 	w, err := im.newWriter(tx)
 	if err != nil {
@@ -500,14 +504,14 @@ func (w *writer) contract(tc model.ToolContract) (storedContract, error) {
 
 // newWriter is the import's writer on tx, for the store's dialect.
 func (im *Importer) newWriter(tx *sql.Tx) (*writer, error) {
-	w, err := newWriter(im.ctx, tx, im.at)
+	w, err := newWriter(im.ctx, tx, im.at, im.reuse)
 	if err == nil {
 		w.nulOK = im.s.d.nulInText
 	}
 	return w, err
 }
 
-func newWriter(ctx context.Context, tx *sql.Tx, at string) (*writer, error) {
+func newWriter(ctx context.Context, tx *sql.Tx, at string, re *reuse) (*writer, error) {
 	w := &writer{ctx: ctx, tx: tx, at: at, contracts: map[string]storedContract{}, stored: map[string]bool{},
 		steps:          newBatch(ctx, tx, sqlStepsHead, 4, ""),
 		bodies:         newBatch(ctx, tx, sqlBodiesHead, 2, ""),
@@ -517,14 +521,17 @@ func newWriter(ctx context.Context, tx *sql.Tx, at string) (*writer, error) {
 		scoreState:     newBatch(ctx, tx, sqlStateHead, sqlStateCols, ""),
 		machineCases:   newBatch(ctx, tx, sqlMachineCasesHead, 15, sqlMachineCasesTail)}
 	w.scoreState.parent = w.scoreRows // a state row references its score
-	if err := prepareAll(ctx, tx, []prepared{
+	for _, b := range []*batch{w.steps, w.bodies, w.traceContracts, w.scoreRows, w.scoreState, w.machineCases} {
+		b.reuse = re
+	}
+	if err := prepareAll(ctx, tx, re, []prepared{
 		{&w.findTrace, sqlFindTrace}, {&w.insTrace, sqlInsTrace}, {&w.insContract, sqlInsContract}, {&w.link, sqlLinkCases},
 	}); err != nil {
 		w.close()
 		return nil, err
 	}
 	var err error
-	if w.cases, err = newCaseWriter(ctx, tx); err != nil {
+	if w.cases, err = newCaseWriter(ctx, tx, re); err != nil {
 		w.close()
 		return nil, err
 	}
@@ -541,9 +548,10 @@ type prepared struct {
 	q   string
 }
 
-func prepareAll(ctx context.Context, tx *sql.Tx, ps []prepared) error {
+// prepareAll prepares each statement for tx, through re when it is set.
+func prepareAll(ctx context.Context, tx *sql.Tx, re *reuse, ps []prepared) error {
 	for _, p := range ps {
-		st, err := tx.PrepareContext(ctx, p.q)
+		st, err := re.prepare(ctx, tx, p.q)
 		if err != nil {
 			return err
 		}

@@ -16,12 +16,16 @@ import (
 type LiveSpan struct {
 	TraceID, SpanID string
 	Record          []byte
+	// Decoded is Record as the receiver read it while checking the
+	// request (app.DecodeLiveSpan), for the rebuild; nil when not read,
+	// and never stored.
+	Decoded any
 }
 
 const (
 	sqlPutLiveSpan = `INSERT INTO live_spans (trace_id, span_id, record, received_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (trace_id, span_id) DO UPDATE SET record = excluded.record, received_at = excluded.received_at`
-	sqlLiveSpans      = `SELECT record FROM live_spans WHERE trace_id = ? ORDER BY received_at, span_id`
+	sqlLiveSpans      = `SELECT span_id, record FROM live_spans WHERE trace_id = ? ORDER BY received_at, span_id`
 	sqlSetTraceFormat = `UPDATE traces SET source_format = ? WHERE trace_id = ?`
 	sqlMarkReview     = `UPDATE cases SET review = ? WHERE source_trace = ? AND status = 'confirmed'`
 	sqlConfirmedOf    = `SELECT case_id FROM cases WHERE source_trace = ? AND status = 'confirmed'`
@@ -33,12 +37,12 @@ const (
 
 // liveStmts are a live batch's per-trace queries, prepared at first use
 // (the transaction closes them).
-type liveStmts struct{ spans, confirmed *sql.Stmt }
+type liveStmts struct{ spans, confirmed, format *sql.Stmt }
 
 // stmt prepares q once per batch into *dst.
 func (im *Importer) stmt(dst **sql.Stmt, q string) (*sql.Stmt, error) {
 	if *dst == nil {
-		st, err := im.tx.PrepareContext(im.ctx, q)
+		st, err := im.reuse.prepare(im.ctx, im.tx, q)
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +72,7 @@ func (im *Importer) PutLiveSpans(spans []LiveSpan) (err error) {
 	if err := im.start(false); err != nil {
 		return err
 	}
-	stmt, err := im.tx.PrepareContext(im.ctx, sqlPutLiveSpan)
+	stmt, err := im.reuse.prepare(im.ctx, im.tx, sqlPutLiveSpan)
 	if err != nil {
 		return err
 	}
@@ -82,8 +86,8 @@ func (im *Importer) PutLiveSpans(spans []LiveSpan) (err error) {
 }
 
 // LiveSpans reads every span record of a trace written so far, this
-// batch's included, in the order they arrived.
-func (im *Importer) LiveSpans(traceID string) (_ [][]byte, err error) {
+// batch's included, in the order they arrived (TraceID and Decoded unset).
+func (im *Importer) LiveSpans(traceID string) (_ []LiveSpan, err error) {
 	defer im.cause(&err)
 	if err := im.start(false); err != nil {
 		return nil, err
@@ -97,13 +101,13 @@ func (im *Importer) LiveSpans(traceID string) (_ [][]byte, err error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out [][]byte
+	var out []LiveSpan
 	for rows.Next() {
-		var rec string
-		if err := rows.Scan(&rec); err != nil {
+		var sid, rec string
+		if err := rows.Scan(&sid, &rec); err != nil {
 			return nil, err
 		}
-		out = append(out, []byte(rec))
+		out = append(out, LiveSpan{SpanID: sid, Record: []byte(rec)})
 	}
 	return out, rows.Err()
 }
@@ -113,7 +117,11 @@ func (im *Importer) SetTraceFormat(traceID, format string) error {
 	if err := im.w.flush(); err != nil {
 		return err
 	}
-	_, err := im.tx.ExecContext(im.ctx, sqlSetTraceFormat, format, traceID)
+	st, err := im.stmt(&im.liveQ.format, sqlSetTraceFormat)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(im.ctx, format, traceID)
 	return err
 }
 

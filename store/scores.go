@@ -121,10 +121,10 @@ func (s *Store) saveScores(ctx context.Context, db txBeginner, rows []ScoreRow, 
 			changed = append(changed, sg)
 		}
 		if len(changed) == 0 {
-			return saveScoreRows(ctx, tx, rows, at)
+			return saveScoreRows(ctx, tx, s.reuse, rows, at)
 		}
 		var target, insCase, write *sql.Stmt
-		if err := prepareAll(ctx, tx, []prepared{{&target, sqlSuggestTarget},
+		if err := prepareAll(ctx, tx, s.reuse, []prepared{{&target, sqlSuggestTarget},
 			{&insCase, sqlInsMachineCase}, {&write, sqlWriteCase}}); err != nil {
 			closeAll(target, insCase, write)
 			return err
@@ -168,14 +168,14 @@ func (s *Store) saveScores(ctx context.Context, db txBeginner, rows []ScoreRow, 
 				}
 			}
 		}
-		return saveScoreRows(ctx, tx, rows, at)
+		return saveScoreRows(ctx, tx, s.reuse, rows, at)
 	})
 }
 
 // saveScoreRows upserts score rows, each with its trace's pk and content
 // hash as they are in this transaction; a row whose trace went away since
 // it was scored is skipped.
-func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) error {
+func saveScoreRows(ctx context.Context, tx *sql.Tx, re *reuse, rows []ScoreRow, at string) error {
 	// target is a row's trace as it is in this transaction, with what its
 	// stored score (if any) says and was computed from.
 	type target struct {
@@ -209,10 +209,12 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, rows []ScoreRow, at string) 
 		return err
 	}
 	b := newBatch(ctx, tx, sqlScoresHead, sqlScoresCols, sqlScoresTail)
+	b.reuse = re
 	defer b.close()
 	// A score's state row goes with it, one for one: both batches hold
 	// as many rows and write them together (state.flush writes b first).
 	state := newBatch(ctx, tx, sqlStateHead, sqlStateCols, sqlStateTail)
+	state.reuse = re
 	defer state.close()
 	state.parent = b
 	// Rescores that came out as stored, from the same trace and gold,

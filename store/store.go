@@ -41,7 +41,8 @@ type Store struct {
 	// nanoseconds (0: DefaultReservationTTL); atomic because the
 	// workbench's commands share the store across goroutines.
 	reserveFor atomic.Int64
-	stage      bool // imports of traces are staged beside the file (staging.go)
+	stage      bool   // imports of traces are staged beside the file (staging.go)
+	reuse      *reuse // statements kept across live batches and score saves (reuse.go)
 }
 
 // Options steer how a database is opened.
@@ -57,6 +58,13 @@ type Options struct {
 	// ReadOnly opens a database file read-only even where this user may
 	// write it, as a user who may not would (root writes every file).
 	ReadOnly bool
+	// SmallWrites is for a process of many small write transactions, one
+	// after another (tracelab serve): SQLite keeps a statement's undo
+	// journal in memory (temp_store=MEMORY) instead of a temporary file it
+	// writes at each statement (half of the receiver's write system calls
+	// in intake's BenchmarkServe). Not for bulk work, whose temporary
+	// tables it would also keep in memory.
+	SmallWrites bool
 	// upTo stops the migrations at this version (0: the newest), for
 	// tests that write a database as an older tracelab did.
 	upTo int
@@ -142,6 +150,9 @@ func sqliteDSN(path string, opts Options, mode access, pragmas ...string) string
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", wait.Milliseconds()))
 	q.Add("_pragma", "foreign_keys(1)")
+	if opts.SmallWrites && mode == readWrite {
+		q.Add("_pragma", "temp_store(2)")
+	}
 	for _, p := range pragmas {
 		q.Add("_pragma", p)
 	}
@@ -159,7 +170,7 @@ func sqliteDSN(path string, opts Options, mode access, pragmas ...string) string
 // start checks (read-only) or brings up to date the schema of an opened
 // database.
 func start(ctx context.Context, db *sql.DB, d *dialect, path string, mode access, opts Options) (*Store, error) {
-	s := &Store{db: db, d: d, path: path, now: time.Now, readOnly: mode != readWrite}
+	s := &Store{db: db, d: d, path: path, now: time.Now, readOnly: mode != readWrite, reuse: newReuse(db)}
 	var err error
 	if mode != readWrite {
 		err = s.checkSchema(ctx)
