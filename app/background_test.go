@@ -161,6 +161,17 @@ func freshGold(t *testing.T, e *Engine, id string) string {
 	return string(b)
 }
 
+// withField is the JSON list of fields v with f added.
+func withField(t *testing.T, v json.RawMessage, f string) json.RawMessage {
+	t.Helper()
+	var fs []string
+	if err := json.Unmarshal(v, &fs); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(append(fs, f))
+	return out
+}
+
 // usedFields is the fields a trace's score says it used, as a JSON list:
 // as its gold, they make it grounded, so it teaches them.
 func usedFields(t *testing.T, e *Engine, id string) json.RawMessage {
@@ -192,7 +203,9 @@ func TestGoldEditMarksPeersAndRescoresThemInTheBackground(t *testing.T) {
 	}
 	before := suggestedGold(t, e, "clone_000")
 	release := holdBackground(e)
-	v := usedFields(t, e, teacher)
+	// The teacher's tools' contracts teach the fields it used already
+	// (0025): the person's gold requires one more, so what it teaches moves.
+	v := withField(t, usedFields(t, e, teacher), "customers.segment")
 	res, err := e.Labels.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v})
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +254,10 @@ func TestConfirmMarksPeersStale(t *testing.T) {
 	e, _ := peerEngine(t)
 	takers := takersOf(t, e, teacher)
 	release := holdBackground(e)
-	for _, f := range []func(context.Context, string, string) (ActionResult, error){e.Labels.ToggleGrounded, e.Labels.ToggleCorrect} {
+	// Grounded set and unset: the person will confirm that the teacher is
+	// not grounded, which takes back what its tools' contracts taught
+	// (0025), so the confirm changes what the clones are suggested.
+	for _, f := range []func(context.Context, string, string) (ActionResult, error){e.Labels.ToggleGrounded, e.Labels.ToggleGrounded, e.Labels.ToggleCorrect} {
 		if _, err := f(ctx, teacher, "peer"); err != nil {
 			t.Fatal(err)
 		}

@@ -187,7 +187,11 @@ func (e *Engine) reloadGlossary(ctx context.Context) error {
 
 // ListTraces returns one page of the queue.
 func (t TraceService) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Cursor, error) {
-	return t.e.st.ListTraces(ctx, q)
+	rows, cur, err := t.e.st.ListTraces(ctx, q)
+	if err == nil {
+		err = t.e.markEdited(ctx, rows)
+	}
+	return rows, cur, err
 }
 
 // Counts returns the queue's header counts under a filter.

@@ -33,9 +33,20 @@ func (b peerBook) load(ctx context.Context, st *store.Store, ts []*model.Trace) 
 		return err
 	}
 	byKey := map[string][]scoring.Peer{}
+	taught := map[[2]string]bool{} // (question key, server) a person taught
 	for _, r := range rows {
+		if !r.Encodes {
+			taught[[2]string{store.QuestionKey(r.Question), r.Server}] = true
+		}
+	}
+	for _, r := range rows {
+		k := store.QuestionKey(r.Question)
+		if r.Encodes && taught[[2]string{k, r.Server}] {
+			// A person's word on that server wins over its contracts:
+			// the confirmed gold says more (forbidden fields, window).
+			continue
+		}
 		if p, ok := peerOfRow(r); ok {
-			k := store.QuestionKey(r.Question)
 			byKey[k] = append(byKey[k], p)
 		}
 	}
@@ -47,7 +58,8 @@ func (b peerBook) load(ctx context.Context, st *store.Store, ts []*model.Trace) 
 
 // peerOfRow is what a labeled trace offers others of its question: a
 // person's gold, or the fields it used, when it is grounded. Grounded only
-// counts when measured against a person's gold or said by a person:
+// counts when measured against a person's gold or said by a person, or
+// when the trace's tools' contracts encode the definition (r.Encodes):
 // against the machine's own guess every trace looks grounded and would
 // teach its own mistakes to the others.
 func peerOfRow(r store.PeerRow) (scoring.Peer, bool) {
@@ -60,6 +72,12 @@ func peerOfRow(r store.PeerRow) (scoring.Peer, bool) {
 		grounded = r.LabelGrounded
 	}
 	p.Grounded = grounded != nil && *grounded
+	if r.Encodes {
+		// Its tools' contracts say what it read: the definition, decided
+		// by the tools' owner, not guessed by the agent (the design's
+		// "a task-specific tool whose contract encodes the definition").
+		p.Grounded = true
+	}
 	if !p.Grounded {
 		// A person's answer teaches the same question's answer (scoring's
 		// fromPeerAnswers) however the trace that got it went.

@@ -24,6 +24,10 @@ type Result struct {
 	// it was just computed (stored scores carry the gold in the case, not
 	// where each field came from).
 	Suggested *scoring.GoldSuggestion
+	// Encodes: the trace got its data only through tools whose contracts
+	// encode the definition (scoring.EncodesDefinition), so what it used
+	// teaches the other servers' traces of its question (peerOfRow).
+	Encodes bool
 }
 
 // ScoreScope says which stored results EachResult reads (the store's
@@ -132,20 +136,50 @@ func (e *Engine) scoreStale(ctx context.Context, progress Progress, emit func([]
 	if err != nil {
 		return ScoreSummary{}, err
 	}
-	marks, err := e.st.PeerMarks(ctx) // before the listing: see ScoreUnscored
-	if err != nil {
-		return ScoreSummary{}, err
+	var sum ScoreSummary
+	// Each trace counts once, as its last scoring says, however many
+	// passes scored it.
+	review := map[string]bool{}
+	each := func(rs []Result) error {
+		for _, r := range rs {
+			review[r.Score.TraceID] = r.Score.NeedsHumanReview
+		}
+		if emit != nil {
+			return emit(rs)
+		}
+		return nil
 	}
-	stale, err := e.st.StaleTraces(ctx, e.configSHA())
-	if err != nil {
-		return ScoreSummary{}, err
+	// Two passes at most: a trace that teaches through its tools'
+	// contracts is found so by its score (store.saveEncodes marks its
+	// question), and the traces of the question scored before it in the
+	// first pass learn from it in the second.
+	for pass := 0; pass < 2; pass++ {
+		marks, err := e.st.PeerMarks(ctx) // before the listing: see ScoreUnscored
+		if err != nil {
+			return sum, err
+		}
+		if pass > 0 && len(marks) == 0 {
+			break
+		}
+		stale, err := e.st.StaleTraces(ctx, e.configSHA())
+		if err != nil {
+			return sum, err
+		}
+		_, err = e.scoreTraces(ctx, stale, true, true, progress, each)
+		if err == nil {
+			err = e.st.ClearPeerMarks(ctx, marks)
+		}
+		if err != nil {
+			return sum, err
+		}
 	}
-	sum, err := e.scoreTraces(ctx, stale, true, true, progress, emit)
-	sum.Total = total
-	if err == nil {
-		err = e.st.ClearPeerMarks(ctx, marks)
+	sum.Total, sum.Scored = total, len(review)
+	for _, r := range review {
+		if r {
+			sum.Review++
+		}
 	}
-	return sum, err
+	return sum, nil
 }
 
 // ScoreTraces scores the named traces again whether or not their scores

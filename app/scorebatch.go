@@ -41,6 +41,7 @@ func scoreBatch(sc *scoring.Scorer, ts []*model.Trace, cases map[string]*store.C
 	for i, t := range ts {
 		cr := cases[t.TraceID]
 		rs[i].Case = cr
+		rs[i].Encodes = sc.EncodesDefinition(t)
 		jobs[i].Trace = t
 		if cr != nil && cr.GoldOrigin == store.OriginHuman {
 			g := cr.Case.Gold
@@ -186,7 +187,7 @@ func (e *Engine) scoreRows(rs []Result) ([]store.ScoreRow, []store.Suggestion, e
 		}
 		rows[i] = store.ScoreRow{TraceID: r.Score.TraceID, SuggestedClass: class, Markers: len(r.Score.Markers) + r.Score.MarkersMore,
 			NeedsReview: r.Score.NeedsHumanReview, Correct: r.Score.Correct, Grounded: r.Score.Grounded,
-			Detail: detail, GoldSHA: gold, ConfigSHA: sha, Metrics: metricsOf(r.Score)}
+			Detail: detail, GoldSHA: gold, ConfigSHA: sha, Metrics: metricsOf(r.Score), Encodes: r.Encodes}
 	}
 	return rows, sugg, nil
 }

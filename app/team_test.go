@@ -114,6 +114,15 @@ func eightLabelers(t *testing.T, path string) {
 	if err := setup.Queue.Set(ctx, without(t, setup, hot)); err != nil {
 		t.Fatal(err)
 	}
+	// The fields the machine suggests for it before anyone writes (the
+	// task-specific trace of its question teaches them through its
+	// tools' contracts) stay beside every labeler's.
+	var base []string
+	if rec, err := setup.Traces.CaseForTrace(ctx, hot); err != nil {
+		t.Fatal(err)
+	} else if rec != nil {
+		base = rec.Case.Gold.RequiredFields
+	}
 	log := &teamLog{handed: map[string][]string{}, changed: map[string]int{}, want: map[string]model.Label{}}
 	classes := []model.FailureClass{model.ClassEntity, model.ClassSemantic, model.ClassStructural, model.ClassTemporal}
 	var wg sync.WaitGroup
@@ -177,7 +186,7 @@ func eightLabelers(t *testing.T, path string) {
 	if _, err := setup.Queue.Next(ctx, "late", Query{Filter: Filter{QueuedOnly: true}}, ""); !errors.Is(err, ErrQueueDone) {
 		t.Errorf("the queue is not empty after the run: %v", err)
 	}
-	checkHotCase(t, setup, hot, log)
+	checkHotCase(t, setup, hot, base, log)
 }
 
 // labelUntilEmpty is one labeler's session: n, label, confirm, again, with
@@ -233,14 +242,14 @@ func labelUntilEmpty(ctx context.Context, eng *Engine, who, hot string, class mo
 // checkHotCase: every labeler's list entries are in the hot case, its
 // definition is the last one written, and its events chain each field's old
 // value to the new value before it.
-func checkHotCase(t *testing.T, e *Engine, hot string, log *teamLog) {
+func checkHotCase(t *testing.T, e *Engine, hot string, base []string, log *teamLog) {
 	t.Helper()
 	ctx := context.Background()
 	rec, err := e.Traces.CaseForTrace(ctx, hot)
 	if err != nil || rec == nil {
 		t.Fatalf("hot case: %v %v", rec, err)
 	}
-	var want []string
+	want := slices.Clone(base)
 	perLabeler := map[string]int{}
 	for _, whos := range log.handed {
 		perLabeler[whos[0]]++
@@ -252,7 +261,7 @@ func checkHotCase(t *testing.T, e *Engine, hot string, log *teamLog) {
 	}
 	sort.Strings(want)
 	if !slices.Equal(rec.Case.Gold.RequiredFields, want) {
-		t.Errorf("hot case required fields %v\nwant every labeler's %v", rec.Case.Gold.RequiredFields, want)
+		t.Errorf("hot case required fields %v\nwant every labeler's and the suggestion's %v", rec.Case.Gold.RequiredFields, want)
 	}
 	evs, err := e.Traces.Events(ctx, rec.Case.CaseID)
 	if err != nil {

@@ -67,6 +67,9 @@ tracelab import reads them back.`,
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "wrote %s (%d cases)\n", res.CasesPath, res.Cases)
 			warnEmptySuite(cmd.ErrOrStderr(), res, all)
+			if err := sayNoCase(cmd, eng, all); err != nil {
+				return err
+			}
 			if exposeOnly {
 				if n := res.Considered - res.Cases; n > 0 {
 					fmt.Fprintf(w, "dropped %d of %d cases: every server's case of the same question is correct and grounded, so they expose nothing:\n", n, res.Considered)

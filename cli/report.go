@@ -27,7 +27,8 @@ imported from a cases.jsonl) and prints the seed's report: one object per server
 grounding precision and recall, definition match, freshness pass and policy violation
 rates, clarification loops per task, cost per correct answer, failures by class and
 the number needing human review. A confirmed label wins over the scorer's suggestion.
---all adds the traces whose gold is only machine-suggested.
+--all adds the traces whose gold is only machine-suggested, and the scored traces with no
+case at all, which export --all cannot write: both commands say how many on stderr.
 
 --diff OLD.json NEW.json compares two report.json files instead (two servers, or one
 server before and after a context change): each server side by side, every metric's
@@ -93,6 +94,9 @@ across the recorded history as a small line chart, and the cases behind every nu
 			}
 			reports, labels, err := eng.Suite.ReportWithLabels(cmd.Context(), all)
 			if err != nil {
+				return err
+			}
+			if err := sayNoCase(cmd, eng, all); err != nil {
 				return err
 			}
 			if format == "json" {

@@ -124,6 +124,12 @@ func writeScoreJSONL(w io.Writer, r app.Result) error {
 type scoresTable struct {
 	w    io.Writer
 	rows bytes.Buffer
+	// A trace scored twice in one run (a second pass, after a trace
+	// that teaches it through its tools' contracts was scored) is listed
+	// once, as last scored: at is each trace's row start, dead the starts
+	// of rows a later one replaced.
+	at   map[string]int
+	dead map[int]bool
 }
 
 func newScoresTable(w io.Writer) *scoresTable { return &scoresTable{w: w} }
@@ -133,6 +139,13 @@ func (tw *scoresTable) add(r app.Result) error {
 		tw.rows.WriteString("TRACE\tSERVER\tCLASS\tPREC\tREC\tCORRECT\tGROUNDED\tMARKERS\tREVIEW\n")
 	}
 	s := r.Score
+	if tw.at == nil {
+		tw.at, tw.dead = map[string]int{}, map[int]bool{}
+	}
+	if start, ok := tw.at[s.TraceID]; ok {
+		tw.dead[start] = true
+	}
+	tw.at[s.TraceID] = tw.rows.Len()
 	class := "-"
 	if s.SuggestedClass != nil {
 		class = string(*s.SuggestedClass)
@@ -146,11 +159,29 @@ func (tw *scoresTable) add(r app.Result) error {
 	return err
 }
 
+// dropReplaced removes the rows a later row of the same trace replaced.
+func (tw *scoresTable) dropReplaced() {
+	if len(tw.dead) == 0 {
+		return
+	}
+	var kept bytes.Buffer
+	b := tw.rows.Bytes()
+	for start := 0; start < len(b); {
+		end := bytes.IndexByte(b[start:], '\n') + start + 1
+		if !tw.dead[start] {
+			kept.Write(b[start:end])
+		}
+		start = end
+	}
+	tw.rows = kept
+}
+
 // Flush prints the rows added, aligned.
 func (tw *scoresTable) Flush() error {
 	if tw.rows.Len() == 0 {
 		return nil
 	}
+	tw.dropReplaced()
 	if ok, err := writeAligned(tw.w, tw.rows.Bytes()); ok || err != nil {
 		return err
 	}

@@ -50,6 +50,7 @@ type Importer struct {
 	stage   *staging        // set while the rows go to a staging database
 	staged  string          // the staging database's file, removed when the import ends
 	scored  map[string]bool // the traces PutScores wrote a score for
+	encodes []string        // of those, the ones whose score says they teach through contracts (0025)
 	format  string          // the file's format, once EndOfFile or Commit knows it
 	ended   bool            // EndOfFile was called: no trace or case may follow
 	live    bool            // a live intake batch (live.go): never staged, no import row
@@ -312,8 +313,33 @@ func (im *Importer) PutScores(rows []ScoreRow, suggestions []Suggestion) (err er
 		}
 		im.scored[r.TraceID] = true
 		im.Stats.Scored++
+		if r.Encodes {
+			im.encodes = append(im.encodes, r.TraceID)
+		}
 	}
 	return nil
+}
+
+// sqlSetEncoders sets traces.encodes (0025) of the traces named, where
+// it moves, and names them.
+const sqlSetEncoders = `UPDATE traces SET encodes = 1 WHERE encodes = 0 AND trace_id IN (?*) RETURNING trace_id`
+
+// setEncodes flags the traces whose scores PutScores wrote saying they
+// teach their question through their tools' contracts (ScoreRow.Encodes),
+// and marks stale the takers of those questions, as saveScores does: a
+// trace of the question scored before this import learns what they teach.
+func (im *Importer) setEncodes() error {
+	var taught []string
+	err := inLists(im.encodes, func(list []any) error {
+		ids, err := queryColumn[string](im.ctx, im.tx, withList(sqlSetEncoders, len(list)), list...)
+		taught = append(taught, ids...)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = markTakers(im.ctx, im.tx, taught)
+	return err
 }
 
 // Unscored lists the traces written (Stats.Traces) that PutScores wrote
@@ -338,6 +364,9 @@ func (im *Importer) Commit(format, sha string, rejected int) (err error) {
 		return err
 	}
 	if err := im.w.flush(); err != nil {
+		return err
+	}
+	if err := im.setEncodes(); err != nil {
 		return err
 	}
 	if !im.live { // a live batch sets each trace's format itself (SetTraceFormat)

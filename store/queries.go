@@ -40,6 +40,9 @@ type TraceSummary struct {
 	// trace's case (tracelab serve), "" when nothing did: the case waits
 	// for a person to look again.
 	Review string `json:"review,omitempty"`
+	// Edited: the case is a suggestion a person changed and did not
+	// confirm (set by the engine's ListTraces, not by the store).
+	Edited bool `json:"edited,omitempty"`
 	pk     int64
 }
 

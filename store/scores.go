@@ -29,6 +29,10 @@ type ScoreRow struct {
 	GoldSHA        string // GoldSHA of the case scored against (GoldSHANone without one)
 	ConfigSHA      string // the engine's hash of the scoring configuration
 	Metrics        ScoreMetrics
+	// Encodes: the trace got its data only through tools whose contracts
+	// encode the definition, so it teaches its question (traces.encodes,
+	// migration 0025; Peers).
+	Encodes bool
 }
 
 // ScoreMetrics are the numbers of a score report.json reads, stored as
@@ -175,15 +179,18 @@ func (s *Store) saveScores(ctx context.Context, db txBeginner, rows []ScoreRow, 
 // saveScoreRows upserts score rows, each with its trace's pk and content
 // hash as they are in this transaction; a row whose trace went away since
 // it was scored is skipped.
+// scoreTarget is a score row's trace as it is in saveScoreRows'
+// transaction, with what its stored score (if any) says and was computed
+// from.
+type scoreTarget struct {
+	pk                    int64
+	sha                   string
+	result, content, gold string
+	current               bool // the trace's queue marks that score current
+}
+
 func saveScoreRows(ctx context.Context, tx *sql.Tx, re *reuse, rows []ScoreRow, at string) error {
-	// target is a row's trace as it is in this transaction, with what its
-	// stored score (if any) says and was computed from.
-	type target struct {
-		pk                    int64
-		sha                   string
-		result, content, gold string
-		current               bool // the trace's queue marks that score current
-	}
+	type target = scoreTarget
 	targets := make(map[string]target, len(rows))
 	ids := make([]string, len(rows))
 	for i, r := range rows {
@@ -262,7 +269,44 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, re *reuse, rows []ScoreRow, 
 			return err
 		}
 	}
-	return nil
+	return saveEncodes(ctx, tx, rows, targets)
+}
+
+// sqlSetEncodes sets traces.encodes (0025) on the listed rows where it
+// differs, touching only the traces whose flag moves, and names them.
+const sqlSetEncodes = `UPDATE traces SET encodes = ? WHERE encodes <> ? AND id IN (?*) RETURNING trace_id`
+
+// saveEncodes keeps traces.encodes as the rows' scores say, for every
+// row (a rescore that came out as stored included: the flag may predate
+// migration 0025), and marks stale the takers of the questions a trace
+// now teaches (see MarkTakersStale).
+func saveEncodes(ctx context.Context, tx *sql.Tx, rows []ScoreRow, targets map[string]scoreTarget) error {
+	var on, off []int64
+	for _, r := range rows {
+		t, ok := targets[r.TraceID]
+		switch {
+		case !ok:
+		case r.Encodes:
+			on = append(on, t.pk)
+		default:
+			off = append(off, t.pk)
+		}
+	}
+	var taught []string
+	for v, pks := range [][]int64{off, on} {
+		err := inLists(pks, func(list []any) error {
+			ids, err := queryColumn[string](ctx, tx, withList(sqlSetEncodes, len(list)), append([]any{v, v}, list...)...)
+			if v == 1 {
+				taught = append(taught, ids...)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	_, err := markTakers(ctx, tx, taught)
+	return err
 }
 
 // add buffers the row in scores and its state row in state, which go
@@ -440,6 +484,9 @@ type PeerRow struct {
 	LabelGrounded             *bool
 	ScoreGrounded             *bool
 	Detail                    json.RawMessage // nil when not scored
+	// Encodes: no person taught it; it teaches because it got its data
+	// only through tools whose contracts encode the definition (0025).
+	Encodes bool
 }
 
 const sqlPeers = `SELECT t.trace_id, t.question, t.server, t.started_at, c.gold, c.gold_origin, c.status, c.label, s.grounded, s.detail
@@ -498,6 +545,40 @@ func (s *Store) Peers(ctx context.Context, keys []string) ([]PeerRow, error) {
 		if detail.Valid {
 			p.Detail = json.RawMessage(detail.String)
 		}
+		out = append(out, p)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	return s.encoders(ctx, keys, out)
+}
+
+// sqlEncoders are the traces that teach their question through the
+// contracts of the tools they used (0025) and not through a person
+// (those are sqlPeers' already); through the partial index
+// traces_encoders when keys are given.
+const sqlEncoders = `SELECT t.trace_id, t.question, t.server, t.started_at, s.detail
+	FROM traces t JOIN scores s ON s.trace_pk = t.id WHERE t.encodes = 1 AND t.teaches = 0`
+
+// encoders appends to out the contract teachers of the questions of keys
+// (every one when keys is nil), in import order.
+func (s *Store) encoders(ctx context.Context, keys []string, out []PeerRow) ([]PeerRow, error) {
+	q := sqlEncoders
+	if keys != nil {
+		q = withList(sqlEncoders+` AND t.question_key IN (?*)`, len(keys))
+	}
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY t.id`, anys(keys)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p := PeerRow{Encodes: true}
+		var detail string
+		if err := rows.Scan(&p.TraceID, &p.Question, &p.Server, &p.StartedAt, &detail); err != nil {
+			return nil, err
+		}
+		p.Detail = json.RawMessage(detail)
 		out = append(out, p)
 	}
 	return out, rows.Err()

@@ -46,3 +46,33 @@ func TestEditedState(t *testing.T) {
 	d.run(d.m.trace.openTrace("trace_9f31c2"))
 	want("confirmed", "● confirmed")
 }
+
+// TestEditedStateInTheQueue: the queue shows a labeler's unconfirmed
+// change as "✎ edited" too (it showed ◐, the machine's glyph), and the
+// suggestion again once every change is undone.
+func TestEditedStateInTheQueue(t *testing.T) {
+	d := newDriver(t, openDemoLikeStore(t), 120, 40)
+	row := func() string {
+		for _, l := range strings.Split(d.plain(), "\n") {
+			if strings.Contains(l, "trace_9f31c2") {
+				return l
+			}
+		}
+		t.Fatalf("trace_9f31c2 not in the queue:\n%s", d.plain())
+		return ""
+	}
+	want := func(step, s string) {
+		t.Helper()
+		if l := row(); !strings.Contains(l, s) {
+			t.Fatalf("%s: queue row %q lacks %q", step, l, s)
+		}
+	}
+	want("opened", "◐ suggested")
+	d.run(d.m.trace.openTrace("trace_9f31c2"))
+	d.mustSee("trace_9f31c2")
+	d.keys("c", "esc")
+	want("c, back to the queue", "✎ edited")
+	d.run(d.m.trace.openTrace("trace_9f31c2"))
+	d.keys("u", "esc")
+	want("undone, back to the queue", "◐ suggested")
+}

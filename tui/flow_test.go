@@ -71,15 +71,19 @@ func TestLabelingFlow(t *testing.T) {
 	if field == "" {
 		t.Fatalf("the scoring cursor is not on a field: %+v", d.m.trace.items)
 	}
+	// The suggestion's own fields (the task-specific trace of the question
+	// teaches them through its tools' contracts) stay beside the one marked.
+	rec, _ = st.Traces.CaseForTrace(ctx, "trace_9f31c2")
+	base := slices.DeleteFunc(slices.Clone(rec.Case.Gold.RequiredFields), func(f string) bool { return f == field })
 	d.key("r")
 	rec, _ = st.Traces.CaseForTrace(ctx, "trace_9f31c2")
-	if got := rec.Case.Gold.RequiredFields; len(got) != 1 || got[0] != field {
-		t.Fatalf("required fields = %v, want [%s]", got, field)
+	if got, want := rec.Case.Gold.RequiredFields, slices.Sorted(slices.Values(append(slices.Clone(base), field))); !slices.Equal(got, want) {
+		t.Fatalf("required fields = %v, want %v", got, want)
 	}
 	d.key("x")
 	rec, _ = st.Traces.CaseForTrace(ctx, "trace_9f31c2")
-	if len(rec.Case.Gold.RequiredFields) != 0 || len(rec.Case.Gold.ForbiddenFields) != 1 {
-		t.Fatalf("after x: required %v forbidden %v", rec.Case.Gold.RequiredFields, rec.Case.Gold.ForbiddenFields)
+	if !slices.Equal(rec.Case.Gold.RequiredFields, base) || !slices.Contains(rec.Case.Gold.ForbiddenFields, field) {
+		t.Fatalf("after x: required %v forbidden %v, want required %v and %s forbidden", rec.Case.Gold.RequiredFields, rec.Case.Gold.ForbiddenFields, base, field)
 	}
 
 	// enter (focus on a field, not evidence) confirms and moves on; the
@@ -124,8 +128,10 @@ func TestLabelingFlow(t *testing.T) {
 		fields = append(fields, e.Field)
 	}
 	// 2 wrote nothing: the machine's suggested case already said semantic,
-	// and a key that changes nothing leaves no event.
-	want := "label.correct gold.required_fields gold.required_fields gold.forbidden_fields status status"
+	// and a key that changes nothing leaves no event. The field was a
+	// suggested look-alike (forbidden): r takes it out of the forbidden
+	// list before it requires it.
+	want := "label.correct gold.forbidden_fields gold.required_fields gold.required_fields gold.forbidden_fields status status"
 	if got := strings.Join(fields, " "); got != want {
 		t.Errorf("events = %s\nwant      %s", got, want)
 	}
@@ -315,7 +321,7 @@ func TestGoldEditorSavesThroughTheStore(t *testing.T) {
 		t.Fatalf("e did not open the gold editor")
 	}
 	d.typeText("1284")
-	d.keys("tab", "tab")
+	d.keys("tab", "tab", "ctrl+u") // the suggested fields cleared first
 	d.typeText("customers.subscription_status, customers.sales_region")
 	d.key("ctrl+s")
 	if d.m.dialog() != nil {

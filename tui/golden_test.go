@@ -30,6 +30,10 @@ func TestGoldenScreens(t *testing.T) {
 		{"trace_marker", []string{"enter", "]"}, false},
 		{"trace_scoring", []string{"enter", "tab", "tab", "j", "j", "j"}, false},
 		{"trace_unlabeled", []string{"enter"}, true},
+		// trace_e7c3b5 on the traces alone: suggested gold from the
+		// task-specific trace of its question, whose tool's contract
+		// encodes the definition (issue 26: it showed "suggested none").
+		{"trace_contract_peer", []string{"/", "e", "7", "c", "3", "b", "5", "enter", "enter"}, true},
 		{"trace_accepted", []string{"enter", "a"}, true},
 		{"trace_suggested_gold", []string{"/", "2", "d", "8", "f", "6", "1", "enter", "enter"}, false},
 		{"trace_sql_step", []string{"enter", "j", "j", "j", "j", "j", "j"}, false},

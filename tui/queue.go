@@ -67,6 +67,7 @@ type rowKey struct {
 	id, caseID, labelClass, suggested, reservedBy string
 	status                                        model.Status
 	changed                                       bool // the case has a review note
+	edited                                        bool // a person's unconfirmed change
 	markers                                       int
 	selected                                      bool
 	width                                         int

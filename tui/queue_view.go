@@ -120,6 +120,13 @@ func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r app.TraceSummar
 	if c.statusWords {
 		status += " " + string(r.Status)
 	}
+	edited := r.Edited && r.Status == model.StatusSuggested
+	if edited {
+		status = "✎" // a person's unconfirmed change: not the machine's suggestion (edited.go)
+		if c.statusWords {
+			status += " edited"
+		}
+	}
 	if r.Review != "" {
 		status = "⚑" // changed since a person confirmed it (tracelab serve)
 		if c.statusWords {
@@ -164,8 +171,8 @@ func (q *queueScreen) rowView(sty *themes.Styles, c queueCols, r app.TraceSummar
 	}
 	if by != "" {
 		cells[0] = sty.Warn.Render(cells[0]) // someone else's: a warning, whatever its status
-	} else if r.Review != "" {
-		cells[0] = sty.Warn.Render(cells[0]) // a person must look again
+	} else if r.Review != "" || edited {
+		cells[0] = sty.Warn.Render(cells[0]) // a person must look again, or confirm their change
 	} else {
 		cells[0] = statusStyle(sty, r.Status)(cells[0])
 	}
@@ -297,7 +304,7 @@ func toStrings[T ~string](vs []T) []string {
 
 func (q *queueScreen) rowKey(i, w int) rowKey {
 	r := q.rows[i]
-	return rowKey{r.TraceID, r.CaseID, r.LabelClass, r.SuggestedClass, reservedByOther(r, q.labeler), r.Status, r.Review != "", r.Markers, i == q.cursor, w}
+	return rowKey{r.TraceID, r.CaseID, r.LabelClass, r.SuggestedClass, reservedByOther(r, q.labeler), r.Status, r.Review != "", r.Edited, r.Markers, i == q.cursor, w}
 }
 
 // cacheRows draws the rows on screen that are not drawn yet, after every
