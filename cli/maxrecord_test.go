@@ -67,13 +67,13 @@ func TestProcessRecordOverTheMemoryLimitIsRefused(t *testing.T) {
 	big := bigRecordFile(t, dir, 48)
 	// The child is this test binary too, so its address space at start is
 	// about the test's own: 256 MiB over it leaves room for far less than
-	// the 48 MB record costs (about 14 times its size in address space).
+	// the 48 MB record costs (about 16 times its size in address space).
 	limit := vm + 256<<20
 	cmd := tracelabCmd(t, dir, "import", "--db", filepath.Join(dir, "t.db"), "--no-score", "--max-record", "1GB", big)
 	cmd.Args = append([]string{pl, "--as=" + strconv.FormatInt(limit, 10), "--"}, cmd.Args...)
 	cmd.Path = pl
 	p := finish(t, cmd)
-	re := regexp.MustCompile(`big\.jsonl:1: record is 48\.0 MB, over [0-9.]+ MB, the most this process can import within its memory \([0-9.]+ MB free under ulimit -v; a record takes about 14 times its size\): raise that limit or split the record; nothing of big\.jsonl was written`)
+	re := regexp.MustCompile(`big\.jsonl:1: record is 48\.0 MB, over [0-9.]+ MB, the most this process can import within its memory \([0-9.]+ MB free under ulimit -v; a record takes about 16 times its size\): raise that limit or split the record; nothing of big\.jsonl was written`)
 	if p.code != 2 || !re.MatchString(p.err) || strings.Contains(p.err, "fatal error") || strings.Contains(p.err, "runtime: out of memory") {
 		t.Fatalf("under --as=%d: exit %d, stderr:\n%s", limit, p.code, p.err)
 	}
