@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +18,7 @@ func bigRecordFile(t *testing.T, dir string, mb int) string {
 	t.Helper()
 	path := filepath.Join(dir, "big.jsonl")
 	var b bytes.Buffer
-	b.WriteString(`{"trace_id":"t-big","server":"s","question":"how many?","steps":[{"kind":"tool_result","call_id":"c1","result":"`)
+	b.WriteString(`{"trace_id":"t-big","server":"s","question":"how many?","steps":[{"kind":"tool_call","id":"c1","tool":"run_sql","args":{}},{"kind":"tool_result","call_id":"c1","result":"`)
 	b.WriteString(strings.Repeat("lorem ipsum dolor sit amet ", mb*1000*1000/27))
 	b.WriteString(`"},{"kind":"answer","text":"1"}]}` + "\n")
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
@@ -59,16 +58,13 @@ func TestProcessRecordOverTheMemoryLimitIsRefused(t *testing.T) {
 	if err != nil {
 		t.Skip("prlimit not found (util-linux): no address-space limit to run under")
 	}
-	vm := ownVmSize(t)
-	if vm == 0 {
-		t.Skip("no /proc/self/status VmSize (not Linux)")
-	}
 	dir := t.TempDir()
 	big := bigRecordFile(t, dir, 48)
-	// The child is this test binary too, so its address space at start is
-	// about the test's own: 256 MiB over it leaves room for far less than
-	// the 48 MB record costs (about 16 times its size in address space).
-	limit := vm + 256<<20
+	// 512 MiB over the least address space tracelab starts in here (its
+	// threads and Go's reservations, which differ from machine to
+	// machine) leaves room for far less than the 48 MB record costs,
+	// about 16 times its size.
+	limit := leastAddressSpace(t, pl, dir) + 512<<20
 	cmd := tracelabCmd(t, dir, "import", "--db", filepath.Join(dir, "t.db"), "--no-score", "--max-record", "1GB", big)
 	cmd.Args = append([]string{pl, "--as=" + strconv.FormatInt(limit, 10), "--"}, cmd.Args...)
 	cmd.Path = pl
@@ -82,20 +78,27 @@ func TestProcessRecordOverTheMemoryLimitIsRefused(t *testing.T) {
 	}
 }
 
-// ownVmSize is this process's address space, from /proc; 0 without it.
-func ownVmSize(t *testing.T) int64 {
+// leastAddressSpace is the smallest address-space limit (to 64 MiB)
+// under which `tracelab --version` still runs, found by bisection.
+func leastAddressSpace(t *testing.T, prlimit, dir string) int64 {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
+	runs := func(limit int64) bool {
+		cmd := tracelabCmd(t, dir, "--version")
+		cmd.Args = append([]string{prlimit, "--as=" + strconv.FormatInt(limit, 10), "--"}, cmd.Args...)
+		cmd.Path = prlimit
+		return finish(t, cmd).code == 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmSize:"); ok {
-			var kb int64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
-				return kb << 10
-			}
+	lo, hi := int64(64<<20), int64(16<<30)
+	if !runs(hi) {
+		t.Skipf("tracelab does not start under a %d-byte address space", hi)
+	}
+	for hi-lo > 64<<20 {
+		if mid := (lo + hi) / 2; runs(mid) {
+			hi = mid
+		} else {
+			lo = mid
 		}
 	}
-	return 0
+	t.Logf("tracelab starts in %d MiB of address space", hi>>20)
+	return hi
 }
