@@ -59,17 +59,18 @@ func TestProcessRecordOverTheMemoryLimitIsRefused(t *testing.T) {
 		t.Skip("prlimit not found (util-linux): no address-space limit to run under")
 	}
 	dir := t.TempDir()
-	big := bigRecordFile(t, dir, 48)
-	// 512 MiB over the least address space tracelab starts in here (its
+	big := bigRecordFile(t, dir, 96)
+	// 1 GiB over the least address space tracelab starts in here (its
 	// threads and Go's reservations, which differ from machine to
-	// machine) leaves room for far less than the 48 MB record costs,
-	// about 16 times its size.
-	limit := leastAddressSpace(t, pl, dir) + 512<<20
+	// machine and grow with load) leaves room for the import's own start
+	// (with 512 MiB, a loaded machine left too little for detection) and
+	// for far less than the 96 MB record costs, about 16 times its size.
+	limit := leastAddressSpace(t, pl, dir) + 1<<30
 	cmd := tracelabCmd(t, dir, "import", "--db", filepath.Join(dir, "t.db"), "--no-score", "--max-record", "1GB", big)
 	cmd.Args = append([]string{pl, "--as=" + strconv.FormatInt(limit, 10), "--"}, cmd.Args...)
 	cmd.Path = pl
 	p := finish(t, cmd)
-	re := regexp.MustCompile(`big\.jsonl:1: record is 48\.0 MB, over [0-9.]+ MB, the most this process can import within its memory \([0-9.]+ MB free under ulimit -v; a record takes about 16 times its size\): raise that limit or split the record; nothing of big\.jsonl was written`)
+	re := regexp.MustCompile(`big\.jsonl:1: record is 96\.0 MB, over [0-9.]+ MB, the most this process can import within its memory \([0-9.]+ MB free under ulimit -v; a record takes about 16 times its size\): raise that limit or split the record; nothing of big\.jsonl was written`)
 	if p.code != 2 || !re.MatchString(p.err) || strings.Contains(p.err, "fatal error") || strings.Contains(p.err, "runtime: out of memory") {
 		t.Fatalf("under --as=%d: exit %d, stderr:\n%s", limit, p.code, p.err)
 	}
