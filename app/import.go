@@ -175,6 +175,7 @@ func importInto(ctx context.Context, st *store.Store, sc *Engine, r io.Reader, n
 	im.SetLabeler(opts.Labeler)
 	p := newImportPipe(im, &res, name, opts, sc != nil)
 	cr := &countingReader{r: r, h: h}
+	p.readBytes = func() int64 { return cr.n }
 	if opts.Progress != nil {
 		cr.onAdv = func(n int64) { opts.Progress(n, int(p.records.Load())) }
 	}

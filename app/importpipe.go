@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -26,8 +27,11 @@ type importPipe struct {
 	name string
 	opts ImportOptions
 
-	recs  chan importRecord   // parser → writer; closed when the parser ends
-	fresh chan []*model.Trace // writer → scorer; nil without scoring
+	recs chan importRecord // parser → writer; closed when the parser ends
+	// readBytes is how much of the file the parser read (nil: unknown);
+	// the writer asks once recs is closed.
+	readBytes func() int64
+	fresh     chan []*model.Trace // writer → scorer; nil without scoring
 
 	records atomic.Int64 // records the writer took, for the progress callback
 
@@ -36,6 +40,11 @@ type importPipe struct {
 	parseErr error
 	unnamed  Unnamed
 }
+
+// releaseAfter is the file size past which the writer returns Go's free
+// memory to the system before the staged rows are copied: one forced
+// collection, small beside reading that much.
+const releaseAfter = 32 << 20
 
 // importRecord is a record with its trace's row, prepared by the parser.
 type importRecord struct {
@@ -110,6 +119,14 @@ func (p *importPipe) write(ctx context.Context) error {
 	}
 	if p.parseErr != nil || len(p.res.Bad) > 0 && !p.opts.SkipBad {
 		return nil // nothing will be committed
+	}
+	if p.readBytes != nil && p.readBytes() >= releaseAfter {
+		// The records read are garbage by now (the scorer keeps what it
+		// still scores). SQLite's copy of the staged rows holds a large
+		// body several times over in its own memory, which Go's heap does
+		// not count: give Go's free pages back first, so the two peaks do
+		// not add up (a 100 MB record: see the closing note of issue 27).
+		debug.FreeOSMemory()
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

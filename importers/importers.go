@@ -111,12 +111,12 @@ var ErrEmpty = errors.New("file is empty")
 
 // Detect picks the format of a file from its first bytes.
 func Detect(file string, head []byte) (Format, error) {
-	return detect(file, head, true, DefaultMaxRecord)
+	return detect(file, head, true, recordLimit{max: DefaultMaxRecord})
 }
 
 // detect is Detect knowing whether head holds the whole first record
 // (complete), so a refusal can say what was found.
-func detect(file string, head []byte, complete bool, maxRecord int64) (Format, error) {
+func detect(file string, head []byte, complete bool, lim recordLimit) (Format, error) {
 	trimmed := bytes.TrimSpace(stripBOM(head))
 	if len(trimmed) == 0 {
 		return Format{}, fmt.Errorf("%s: %w", file, ErrEmpty)
@@ -133,7 +133,7 @@ func detect(file string, head []byte, complete bool, maxRecord int64) (Format, e
 		return Format{}, noConversationError(file, why)
 	}
 	return Format{}, fmt.Errorf("%s: not a supported trace format (supported: %s; force one with --format): %w: %s",
-		file, FormatNames(), ErrUnknownFormat, describeHead(trimmed, complete, maxRecord))
+		file, FormatNames(), ErrUnknownFormat, describeHead(trimmed, complete, lim))
 }
 
 // firstLineCut is the error for a file whose one line is JSON cut short
@@ -168,31 +168,30 @@ const DefaultMaxRecord int64 = 64 << 20
 type maxRecordKey struct{}
 
 // recordCap is the cap on one record for the parse running under ctx.
-func recordCap(ctx context.Context) int64 {
-	if n, ok := ctx.Value(maxRecordKey{}).(int64); ok && n > 0 {
-		return n
+func recordCap(ctx context.Context) int64 { return recordLimitOf(ctx).max }
+
+// recordLimitOf is the limit on one record for the parse running under
+// ctx, with why it is what it is (memlimit.go).
+func recordLimitOf(ctx context.Context) recordLimit {
+	if l, ok := ctx.Value(maxRecordKey{}).(recordLimit); ok && l.max > 0 {
+		return l
 	}
-	return DefaultMaxRecord
+	return recordLimit{max: DefaultMaxRecord}
 }
 
 // readWhole reads a file that a format parses whole (a YAML cassette, a
 // JSON recording): the file is its one record, so the record cap of ctx
 // (--max-record) is its cap, as for every other reader.
 func readWhole(ctx context.Context, r io.Reader, file, what string) ([]byte, error) {
-	max := recordCap(ctx)
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	lim := recordLimitOf(ctx)
+	data, err := io.ReadAll(io.LimitReader(r, lim.max+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	if int64(len(data)) > max {
-		return nil, &LineError{File: file, Line: 1, Msg: what + ": " + errRecordTooBig(max)}
+	if int64(len(data)) > lim.max {
+		return nil, &LineError{File: file, Line: 1, Msg: what + ": " + lim.over(0)}
 	}
 	return data, nil
-}
-
-// errRecordTooBig is the message for a record past the cap.
-func errRecordTooBig(max int64) string {
-	return fmt.Sprintf("record is over %s, the cap on one record (raise it with --max-record)", sizeString(max))
 }
 
 // sizeString says a byte count the way --max-record takes it.
@@ -202,6 +201,8 @@ func sizeString(n int64) string {
 		return fmt.Sprintf("%d MiB", n>>20)
 	case n >= 1<<10 && n%(1<<10) == 0:
 		return fmt.Sprintf("%d KiB", n>>10)
+	case n >= 1e6:
+		return mbString(n)
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
@@ -218,7 +219,8 @@ func ParseWith(ctx context.Context, r io.Reader, file string, opts Options, emit
 	if maxRecord <= 0 {
 		maxRecord = DefaultMaxRecord
 	}
-	ctx = context.WithValue(ctx, maxRecordKey{}, maxRecord)
+	lim := limitFor(maxRecord, ProcessMemoryLimit())
+	ctx = context.WithValue(ctx, maxRecordKey{}, lim)
 	br := bufio.NewReaderSize(r, HeadSize)
 	head, err := br.Peek(HeadSize)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -230,7 +232,7 @@ func ParseWith(ctx context.Context, r io.Reader, file string, opts Options, emit
 		if f, ok = Lookup(opts.Format); !ok {
 			return Format{}, fmt.Errorf("unknown format %q (supported: %s)", opts.Format, FormatNames())
 		}
-	} else if f, err = detect(file, head, !firstRecordCut(head), maxRecord); err != nil {
+	} else if f, err = detect(file, head, !firstRecordCut(head), lim); err != nil {
 		if !errors.Is(err, ErrUnknownFormat) || !firstRecordCut(head) && !documentCut(head) {
 			return Format{}, err
 		}
@@ -241,11 +243,11 @@ func ParseWith(ctx context.Context, r io.Reader, file string, opts Options, emit
 		if !firstRecordCut(head) {
 			read = readDocument
 		}
-		first, complete, rerr := read(br, maxRecord)
+		first, complete, rerr := read(br, lim.max)
 		if rerr != nil {
 			return Format{}, fmt.Errorf("%s: %w", file, rerr)
 		}
-		if f, err = detect(file, first, complete, maxRecord); err != nil {
+		if f, err = detect(file, first, complete, lim); err != nil {
 			return Format{}, err
 		}
 		br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first), br), HeadSize)
@@ -324,6 +326,31 @@ func firstJSONLine(head []byte) []byte {
 	return nil
 }
 
+// skipLine reads br through the end of the line it is in, keeping none
+// of it, and says how many bytes that was (the line end not counted): an
+// over-long record is reported with its size at no cost in memory.
+func skipLine(br *bufio.Reader) int64 {
+	var n int64
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += int64(len(chunk))
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return n - eolLen(chunk)
+		}
+	}
+}
+
+// eolLen is the length of the line end that closes b ("\n", "\r\n" or none).
+func eolLen(b []byte) int64 {
+	switch {
+	case bytes.HasSuffix(b, []byte("\r\n")):
+		return 2
+	case bytes.HasSuffix(b, []byte("\n")):
+		return 1
+	}
+	return 0
+}
+
 // lines calls fn for every non-blank line of r with its 1-based number.
 // A line may be as long as the record cap of ctx; one past it stops the
 // read with a LineError naming its line. The reader holds one line at a
@@ -334,26 +361,26 @@ func lines(ctx context.Context, r io.Reader, fn func(n int, line []byte) error) 
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
-	maxRecord := recordCap(ctx)
+	lim := recordLimitOf(ctx)
 	n := 0
 	var pieces [][]byte
 	size := int64(0)
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			if size += int64(len(chunk)); size > maxRecord {
-				return &LineError{Line: n + 1, Msg: errRecordTooBig(maxRecord)}
+			if size += int64(len(chunk)); size > lim.max {
+				return &LineError{Line: n + 1, Msg: lim.over(size + skipLine(br))}
 			}
 			pieces = append(pieces, bytes.Clone(chunk))
 			continue
 		}
 		line := chunk
-		if pieces == nil && int64(len(line)) > maxRecord {
-			return &LineError{Line: n + 1, Msg: errRecordTooBig(maxRecord)}
+		if pieces == nil && int64(len(line)) > lim.max {
+			return &LineError{Line: n + 1, Msg: lim.over(int64(len(line)) - eolLen(line))}
 		}
 		if pieces != nil {
-			if size += int64(len(chunk)); size > maxRecord {
-				return &LineError{Line: n + 1, Msg: errRecordTooBig(maxRecord)}
+			if size += int64(len(chunk)); size > lim.max {
+				return &LineError{Line: n + 1, Msg: lim.over(size - eolLen(chunk))}
 			}
 			line = make([]byte, 0, size)
 			for _, p := range pieces {

@@ -615,9 +615,14 @@ const zipMethodZstd = 93
 // stats) and then each sample entry in archive order, each member decoded
 // as it inflates.
 func parseInspectZip(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	data, err := io.ReadAll(r)
+	// The archive is read whole (zip's directory is at its end), so its
+	// own size is capped before it is held, as what it inflates to is.
+	data, err := io.ReadAll(io.LimitReader(r, maxArchiveBytes+1))
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
+	}
+	if int64(len(data)) > maxArchiveBytes {
+		return &LineError{File: file, Msg: fmt.Sprintf("the .eval archive is over %d MiB, the cap on a whole .eval file", maxArchiveBytes>>20)}
 	}
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {

@@ -77,19 +77,24 @@ func TestInspectZstdMembers(t *testing.T) {
 
 func TestInspectInflateCaps(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(formatsDir, "inspect", "eval.eval"))
+	zipped := rezip(t, data, zipMethodZstd)
+	size := int64(len(zipped))
 	for _, tt := range []struct {
 		member, file int64
 		want         string
+		named        bool // the message names the member
 	}{
-		{64, 1 << 30, "inflates past 0 MiB, the cap on one .eval member"},
-		{1 << 30, 64, "the cap on a whole .eval file"},
+		{64, 1 << 30, "inflates past 0 MiB, the cap on one .eval member", true},
+		{1 << 30, size, "the cap on a whole .eval file", true},
+		// The archive itself over the cap is refused before it is held.
+		{1 << 30, size - 1, "the .eval archive is over 0 MiB, the cap on a whole .eval file", false},
 	} {
 		mm, ma := maxMemberBytes, maxArchiveBytes
 		maxMemberBytes, maxArchiveBytes = tt.member, tt.file
-		_, err := inspectTraces(t, "bomb.eval", rezip(t, data, zipMethodZstd))
+		_, err := inspectTraces(t, "bomb.eval", zipped)
 		maxMemberBytes, maxArchiveBytes = mm, ma
-		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), ".json") {
-			t.Errorf("caps %d/%d: %v, want the member named and %q", tt.member, tt.file, err, tt.want)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), ".json") != tt.named {
+			t.Errorf("caps %d/%d: %v, want %q (member named: %v)", tt.member, tt.file, err, tt.want, tt.named)
 		}
 		if err != nil && strings.Contains(err.Error(), `header.json."header.json"`) {
 			t.Errorf("caps %d/%d: %v names its member twice", tt.member, tt.file, err)

@@ -96,7 +96,7 @@ func readValues(ctx context.Context, r io.Reader, file string, whole bool, fn fu
 			return emitValue(jsonValue{line: base + n, raw: l}, fn)
 		})
 	}
-	lc := &lineCounter{r: br, base: base, max: recordCap(ctx)}
+	lc := &lineCounter{r: br, base: base, lim: recordLimitOf(ctx)}
 	dec := json.NewDecoder(lc)
 	if first == '[' {
 		if _, err := dec.Token(); err != nil {
@@ -206,21 +206,21 @@ func docError(file string, lc *lineCounter, err error) error {
 // decoder's buffer.
 type lineCounter struct {
 	r     io.Reader
-	max   int64   // the record cap: reading more than this past start fails
-	start int64   // where the value being read began (see mark)
-	base  int     // lines before the first byte read
-	read  int64   // bytes read
-	nl    []int64 // offsets of newlines at or after the last asked offset
-	lines int     // newlines before the last asked offset
+	lim   recordLimit // reading more than lim.max past start fails
+	start int64       // where the value being read began (see mark)
+	base  int         // lines before the first byte read
+	read  int64       // bytes read
+	nl    []int64     // offsets of newlines at or after the last asked offset
+	lines int         // newlines before the last asked offset
 }
 
 func (c *lineCounter) Read(p []byte) (int, error) {
-	if c.max > 0 {
+	if c.lim.max > 0 {
 		// Never read more than the cap past the value's start: a decoder
 		// that still wants bytes there is inside a value over the cap.
-		left := c.start + c.max - c.read
+		left := c.start + c.lim.max - c.read
 		if left <= 0 {
-			return 0, &LineError{Line: c.lineAt(c.start), Msg: errRecordTooBig(c.max)}
+			return 0, &LineError{Line: c.lineAt(c.start), Msg: c.lim.over(0)}
 		}
 		if int64(len(p)) > left {
 			p = p[:left]
@@ -300,7 +300,7 @@ func wholeValues(ctx context.Context, br *bufio.Reader, base int, fn func(jsonVa
 			return fn(jsonValue{line: base + n, raw: l})
 		})
 	}
-	lc := &lineCounter{r: br, base: base, max: recordCap(ctx)}
+	lc := &lineCounter{r: br, base: base, lim: recordLimitOf(ctx)}
 	dec := json.NewDecoder(lc)
 	var prevEnd int64
 	for {

@@ -181,7 +181,7 @@ func FuzzDescribeHead(f *testing.F) {
 		if len(bytes.TrimSpace(data)) == 0 {
 			return
 		}
-		why := describeHead(bytes.TrimSpace(data), true, DefaultMaxRecord)
+		why := describeHead(bytes.TrimSpace(data), true, recordLimit{max: DefaultMaxRecord})
 		if why == "" {
 			t.Fatal("empty description")
 		}

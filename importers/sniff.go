@@ -194,7 +194,7 @@ func hasKeyPrefix(m map[string]json.RawMessage, prefix string) bool {
 // say why: what kind of content it is, the keys of its first JSON object
 // (quoted, so hostile names cannot reach the terminal raw), a first
 // record too large to look at, or what a format's near miss lacks.
-func describeHead(head []byte, complete bool, maxRecord int64) string {
+func describeHead(head []byte, complete bool, lim recordLimit) string {
 	for _, f := range registry {
 		if f.Explain != nil {
 			if why := f.Explain(head); why != "" {
@@ -203,7 +203,7 @@ func describeHead(head []byte, complete bool, maxRecord int64) string {
 		}
 	}
 	if !complete {
-		return fmt.Sprintf("its first record is over %s, the cap on one record (raise it with --max-record)", sizeString(maxRecord))
+		return "its first " + lim.over(0)
 	}
 	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
 		return "a zip archive whose first member is " + strconv.Quote(zipFirstName(head)) + " (an Inspect .eval log has header.json and samples/ members)"

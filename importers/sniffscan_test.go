@@ -124,7 +124,7 @@ func BenchmarkDetectHead(b *testing.B) {
 	head := nativeHead()
 	b.SetBytes(int64(len(head)))
 	for b.Loop() {
-		if f, err := detect("bench.jsonl", head, false, DefaultMaxRecord); err != nil || f.Name != "native" {
+		if f, err := detect("bench.jsonl", head, false, recordLimit{max: DefaultMaxRecord}); err != nil || f.Name != "native" {
 			b.Fatal(f.Name, err)
 		}
 	}

@@ -272,7 +272,7 @@ func (im *Importer) copyStaged(replaces map[string]string) (offset int64, skippe
 	// their traces, so that the queue triggers they fire find no trace
 	// row to update (the foreign keys are checked at the commit instead);
 	// each trace then lands with the queue columns those triggers would
-	// have given it (queueColumns). A staged machine case is left out when
+	// have given it (landedColumns). A staged machine case is left out when
 	// a case of the database waits for its trace (written by another
 	// process meanwhile) or holds its id: the trace's score, computed
 	// without that case, is then not current, and it is scored again
@@ -333,17 +333,17 @@ func (im *Importer) copyStaged(replaces map[string]string) (offset int64, skippe
 // 0009 would leave them once its case (c: the machine's, the only one it
 // can have before the waiting cases are linked) and its score (s) are
 // written, and, withFormat, the file's format (parameter 2) that Commit
-// would otherwise write into every row again.
+// would otherwise write into every row again. queue_class is not among
+// them: the database derives it from the landed label and suggested
+// class (the view trace_queue_class of migration 0026, applied by its
+// insert trigger), so the rule is written in one place.
 func landedColumns(cols string, withFormat bool) string {
-	const class = `COALESCE(json_extract(c.label, '$.failure_class'), '')`
 	derived := map[string]string{
 		"case_id":         `COALESCE(c.case_id, '')`,
 		"case_status":     `COALESCE(c.status, 'none')`,
-		"label_class":     class,
+		"label_class":     `COALESCE(json_extract(c.label, '$.failure_class'), '')`,
 		"suggested_class": `COALESCE(s.suggested_class, '')`,
-		"queue_class": `CASE WHEN ` + class + ` <> '' THEN ` + class + `
-			WHEN COALESCE(s.suggested_class, '') <> '' THEN s.suggested_class ELSE 'none' END`,
-		"score_ok": `COALESCE(s.content_sha = traces.content_sha AND s.gold_sha = COALESCE(c.gold_sha, 'none'), 0)`,
+		"score_ok":        `COALESCE(s.content_sha = traces.content_sha AND s.gold_sha = COALESCE(c.gold_sha, 'none'), 0)`,
 	}
 	if withFormat {
 		derived["source_format"] = "?2"

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// bigRecordFile writes big.jsonl in dir, a one-record native trace whose
+// one step holds about mb megabytes of text, and returns its name (the
+// processes run in dir).
+func bigRecordFile(t *testing.T, dir string, mb int) string {
+	t.Helper()
+	path := filepath.Join(dir, "big.jsonl")
+	var b bytes.Buffer
+	b.WriteString(`{"trace_id":"t-big","server":"s","question":"how many?","steps":[{"kind":"tool_call","id":"c1","tool":"run_sql","args":{}},{"kind":"tool_result","call_id":"c1","result":"`)
+	b.WriteString(strings.Repeat("lorem ipsum dolor sit amet ", mb*1000*1000/27))
+	b.WriteString(`"},{"kind":"answer","text":"1"}]}` + "\n")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Base(path)
+}
+
+// A record over --max-record is refused with its line and its size, and
+// reading it to say so keeps none of it: the process's peak stays near
+// what an empty import costs, whatever the record's size (issue 27 item
+// 10).
+func TestProcessRecordOverTheCapIsRefusedWithItsSize(t *testing.T) {
+	dir := t.TempDir()
+	big := bigRecordFile(t, dir, 64)
+	p := tracelab(t, dir, "import", "--db", filepath.Join(dir, "t.db"), "--no-score", "--max-record", "4MB", big)
+	want := "big.jsonl:1: record is 64.0 MB, over 4.0 MB, the cap on one record (raise it with --max-record); nothing of big.jsonl was written"
+	if p.code != 2 || !strings.Contains(p.err, want) {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 2 and %q", p.code, p.err, want)
+	}
+	// The refusal keeps at most the cap of the record and reads the rest
+	// in pieces it drops: well under half the record's 64 MB on top of
+	// what an ordinary import peaks at.
+	base := tracelab(t, dir, "import", "--db", filepath.Join(dir, "t.db"), "--no-score", repoFile(t, "testdata/traces/generic-warehouse.jsonl"))
+	t.Logf("peak RSS: refusing a 64 MB record %.1f MiB, importing the bundled file %.1f MiB", float64(p.maxRSS)/(1<<20), float64(base.maxRSS)/(1<<20))
+	if p.maxRSS == 0 || p.maxRSS > base.maxRSS+32<<20 {
+		t.Errorf("refusing the record peaked at %d bytes, an ordinary import at %d", p.maxRSS, base.maxRSS)
+	}
+}
+
+// Under an address-space limit (prlimit --as) that cannot hold what a
+// record costs to import, a raised --max-record does not let the record
+// reach Go's fatal "out of memory": the import refuses it first, saying
+// what limit and what to do, exits 2 and writes nothing.
+func TestProcessRecordOverTheMemoryLimitIsRefused(t *testing.T) {
+	pl, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("prlimit not found (util-linux): no address-space limit to run under")
+	}
+	dir := t.TempDir()
+	big := bigRecordFile(t, dir, 96)
+	// 1 GiB over the least address space tracelab starts in here (its
+	// threads and Go's reservations, which differ from machine to
+	// machine and grow with load) leaves room for the import's own start
+	// (with 512 MiB, a loaded machine left too little for detection) and
+	// for far less than the 96 MB record costs, about 16 times its size.
+	limit := leastAddressSpace(t, pl, dir) + 1<<30
+	cmd := tracelabCmd(t, dir, "import", "--db", filepath.Join(dir, "t.db"), "--no-score", "--max-record", "1GB", big)
+	cmd.Args = append([]string{pl, "--as=" + strconv.FormatInt(limit, 10), "--"}, cmd.Args...)
+	cmd.Path = pl
+	p := finish(t, cmd)
+	re := regexp.MustCompile(`big\.jsonl:1: record is 96\.0 MB, over [0-9.]+ MB, the most this process can import within its memory \([0-9.]+ MB free under ulimit -v; a record takes about 16 times its size\): raise that limit or split the record; nothing of big\.jsonl was written`)
+	if p.code != 2 || !re.MatchString(p.err) || strings.Contains(p.err, "fatal error") || strings.Contains(p.err, "runtime: out of memory") {
+		t.Fatalf("under --as=%d: exit %d, stderr:\n%s", limit, p.code, p.err)
+	}
+	if n := strings.Count(tracelab(t, dir, "ls", "--db", filepath.Join(dir, "t.db")).out, "t-big"); n != 0 {
+		t.Errorf("the refused trace is listed %d times", n)
+	}
+}
+
+// leastAddressSpace is the smallest address-space limit (to 64 MiB)
+// under which `tracelab --version` still runs, found by bisection.
+func leastAddressSpace(t *testing.T, prlimit, dir string) int64 {
+	t.Helper()
+	runs := func(limit int64) bool {
+		cmd := tracelabCmd(t, dir, "--version")
+		cmd.Args = append([]string{prlimit, "--as=" + strconv.FormatInt(limit, 10), "--"}, cmd.Args...)
+		cmd.Path = prlimit
+		return finish(t, cmd).code == 0
+	}
+	lo, hi := int64(64<<20), int64(16<<30)
+	if !runs(hi) {
+		t.Skipf("tracelab does not start under a %d-byte address space", hi)
+	}
+	for hi-lo > 64<<20 {
+		if mid := (lo + hi) / 2; runs(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	t.Logf("tracelab starts in %d MiB of address space", hi>>20)
+	return hi
+}

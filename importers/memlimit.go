@@ -1,0 +1,100 @@
+package importers
+
+import (
+	"fmt"
+	"math"
+)
+
+// What a record costs to import, per byte of it, at the peak: the read
+// line, the decoded trace, its step body and hashes on the Go side, and
+// SQLite's copies of the body as it is staged, copied into the database
+// and indexed (modernc's allocator rounds each up to a power of two).
+// Measured with a one-record file whose one step is 100 MB, imported
+// with scoring (closing note of issue 27, item 10): peak resident set
+// 7.4 times the record as a string, 8.3 times as 2.7 million small JSON
+// values; peak address space (VmPeak) over the process's own at start,
+// 12.5 and 15.8 times. Rounded up, so the estimate errs on refusing.
+const (
+	residentPerByte = 10
+	addressPerByte  = 16
+)
+
+// MemoryLimit is the most memory this process may use and what sets it:
+// the address-space limit (ulimit -v, prlimit --as), the memory
+// controller of its cgroup (memory.max), or the machine's memory and
+// swap, whichever is lowest once what the process already uses is taken
+// off. 0 when none is known (not Linux).
+type MemoryLimit struct {
+	Free int64  // bytes the process may still take
+	What string // "ulimit -v", "the cgroup's memory.max", "the machine's memory"
+	// Total is the limit itself, for SetMemoryLimit.
+	Total int64
+}
+
+// ProcessMemoryLimit reads the limits that apply to this process now.
+func ProcessMemoryLimit() MemoryLimit {
+	return processMemoryLimit()
+}
+
+// recordBudget is the largest record that fits in lim, given what a
+// record costs per byte; math.MaxInt64 with no known limit.
+func recordBudget(lim MemoryLimit, perByte int64) int64 {
+	if lim.What == "" {
+		return math.MaxInt64
+	}
+	return max(lim.Free/perByte, 0)
+}
+
+// perByte is what a record costs per byte against lim: address space
+// under ulimit -v, resident memory under the others.
+func perByte(lim MemoryLimit) int64 {
+	if lim.What == "ulimit -v" {
+		return addressPerByte
+	}
+	return residentPerByte
+}
+
+// recordLimit is the most one record of a parse may take, and why: the
+// record cap (--max-record), or, when it is lower, what the process's
+// memory allows.
+type recordLimit struct {
+	max    int64
+	memory MemoryLimit // set (What != "") when memory, not the cap, bounds max
+}
+
+// limitFor is the record limit of a parse under the cap maxRecord: the
+// cap, lowered to what lim leaves room for, so a record the process
+// cannot hold is refused with a message before it is read in, rather
+// than ending the process with Go's fatal "out of memory".
+func limitFor(maxRecord int64, lim MemoryLimit) recordLimit {
+	if b := recordBudget(lim, perByte(lim)); b < maxRecord {
+		// At least a byte: a limit of 0 reads as "no limit set".
+		return recordLimit{max: max(b, 1), memory: lim}
+	}
+	return recordLimit{max: maxRecord}
+}
+
+// over is the message for a record past the limit: size is its length
+// in bytes when the reader counted it to its end, 0 when it stopped at
+// the limit.
+func (l recordLimit) over(size int64) string {
+	limit := sizeString(l.max)
+	if l.memory.What != "" {
+		limit = mbString(l.max) // computed, not typed
+	}
+	head := "record is over " + limit
+	if size > l.max {
+		head = "record is " + mbString(size) + ", over " + limit
+	}
+	if l.memory.What != "" {
+		return fmt.Sprintf("%s, the most this process can import within its memory (%s free under %s; a record takes about %d times its size): raise that limit or split the record",
+			head, mbString(l.memory.Free), l.memory.What, perByte(l.memory))
+	}
+	return head + ", the cap on one record (raise it with --max-record)"
+}
+
+// mbString says a byte count in MB with one decimal, as a size read from
+// a file is reported.
+func mbString(n int64) string {
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
