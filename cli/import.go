@@ -73,9 +73,13 @@ labeler a cases.jsonl is a suite: its cases are written as they are, nobody's la
 				return ierr
 			}
 			n, err := eng.Imports.AfterImport(cmd.Context(), toScore, noScore)
-			n += scored
-			if n > 0 {
-				fmt.Fprintf(cmd.OutOrStdout(), "scored %d traces\n", n)
+			// Two figures, not their sum: a trace scored while importing
+			// may be scored again after, once its question's peers are in.
+			switch {
+			case scored > 0 && n > 0:
+				fmt.Fprintf(cmd.OutOrStdout(), "scored %d traces while importing, then %d whose question's gold or peers changed\n", scored, n)
+			case scored+n > 0:
+				fmt.Fprintf(cmd.OutOrStdout(), "scored %d traces\n", scored+n)
 			}
 			if err != nil {
 				return fmt.Errorf("after importing: %w", err)
