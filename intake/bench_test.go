@@ -29,8 +29,9 @@ func benchRequest(first, traces int) []byte {
 		tid := make([]byte, 16)
 		tid[0], tid[12], tid[13], tid[14], tid[15] = 0x7a, byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
 		sid := func(k byte) []byte { return []byte{0x11, k, 0, 0, 0, 0, byte(n >> 8), byte(n)} }
-		q := fmt.Sprintf("How many active customers did region %d have last quarter?", n%50)
-		sql := fmt.Sprintf(`{"sql":"SELECT COUNT(*) FROM customers c JOIN regions r ON r.id = c.region_id WHERE c.is_active AND r.code = 'R%d'"}`, n%50)
+		// Every statement distinct, as real agents' are: literals differ.
+		q := fmt.Sprintf("How many active customers did region %d have since day %d?", n%50, n%365)
+		sql := fmt.Sprintf(`{"sql":"SELECT COUNT(*) FROM customers c JOIN regions r ON r.id = c.region_id WHERE c.is_active AND r.code = 'R%d' AND c.created_at >= DATE '2026-01-01' + %d"}`, n, n)
 		user := fmt.Sprintf(`[{"role":"user","parts":[{"type":"text","content":%q}]}]`, q)
 		call := `{"type":"tool_call","id":"call_1","name":"run_sql","arguments":` + sql + `}`
 		kv := func(k, v string) *commonpb.KeyValue { return &commonpb.KeyValue{Key: k, Value: str(v)} }
@@ -91,7 +92,7 @@ func BenchmarkServe(b *testing.B) {
 		tb := &testing.T{}
 		r, addr := startHTTP(tb, eng.Imports, Config{})
 		url := "http://" + addr + "/v1/traces"
-		const perReq, senders, reqs = 100, 4, 10 // 500 spans a request (the SDK's batch is 512), 20,000 spans
+		const perReq, senders, reqs = 100, 4, 25 // 500 spans a request (the SDK's batch is 512), 50,000 spans
 		var next atomic.Int64
 		var refused atomic.Int64
 		start := time.Now()
