@@ -327,8 +327,17 @@ func (s *Store) Cases(ctx context.Context, all bool) ([]CaseRecord, error) {
 	if err != nil {
 		return nil, err
 	}
+	return scanCaseList(rows, 0)
+}
+
+// scanCaseList reads every row of a cases query and closes it; n is a
+// capacity hint.
+func scanCaseList(rows *sql.Rows, n int) ([]CaseRecord, error) {
 	defer rows.Close()
-	var out []CaseRecord
+	var out []CaseRecord // nil when there are none, as callers had it
+	if n > 0 {
+		out = make([]CaseRecord, 0, n)
+	}
 	dec := newCaseDecoder()
 	for rows.Next() {
 		cr, err := dec.scan(rows)

@@ -276,20 +276,30 @@ func (s *Store) Events(ctx context.Context, caseID string) ([]Event, error) {
 	defer rows.Close()
 	var out []Event
 	for rows.Next() {
-		var e Event
-		var old, nv sql.NullString
-		if err := rows.Scan(&e.ID, &e.CaseID, &e.At, &e.Who, &e.Field, &old, &nv, &e.Undoes, &e.Group); err != nil {
+		e, err := scanEvent(rows)
+		if err != nil {
 			return nil, err
-		}
-		if old.Valid {
-			e.Old = json.RawMessage(old.String)
-		}
-		if nv.Valid {
-			e.New = json.RawMessage(nv.String)
 		}
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// scanEvent reads one row of an events query (the columns of sqlEvents,
+// in its order).
+func scanEvent(rows *sql.Rows) (Event, error) {
+	var e Event
+	var old, nv sql.NullString
+	if err := rows.Scan(&e.ID, &e.CaseID, &e.At, &e.Who, &e.Field, &old, &nv, &e.Undoes, &e.Group); err != nil {
+		return e, err
+	}
+	if old.Valid {
+		e.Old = json.RawMessage(old.String)
+	}
+	if nv.Valid {
+		e.New = json.RawMessage(nv.String)
+	}
+	return e, nil
 }
 
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error { return inTxOn(ctx, s.db, fn) }

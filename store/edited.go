@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 )
 
 // sqlEventsOfCases is sqlEvents for a list of cases, each case's events
@@ -23,16 +21,9 @@ func (s *Store) EventsOfCases(ctx context.Context, caseIDs []string) (map[string
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var e Event
-			var old, nv sql.NullString
-			if err := rows.Scan(&e.ID, &e.CaseID, &e.At, &e.Who, &e.Field, &old, &nv, &e.Undoes, &e.Group); err != nil {
+			e, err := scanEvent(rows)
+			if err != nil {
 				return err
-			}
-			if old.Valid {
-				e.Old = json.RawMessage(old.String)
-			}
-			if nv.Valid {
-				e.New = json.RawMessage(nv.String)
 			}
 			out[e.CaseID] = append(out[e.CaseID], e)
 		}

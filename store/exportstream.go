@@ -26,17 +26,7 @@ func (s *Store) CasesAfter(ctx context.Context, all bool, after string, limit in
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := make([]CaseRecord, 0, limit)
-	dec := newCaseDecoder()
-	for rows.Next() {
-		cr, err := dec.scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *cr)
-	}
-	return out, rows.Err()
+	return scanCaseList(rows, limit)
 }
 
 // JudgeMark is what a suite's manifest says of one judge's label: who,
@@ -69,9 +59,15 @@ func (s *Store) JudgeMarks(ctx context.Context) (map[string][]JudgeMark, error) 
 // ContractBodies returns the stored contracts named by fingerprint, each
 // decoded as a loaded trace's tools are (Raw is the stored body).
 func (s *Store) ContractBodies(ctx context.Context, fps []string) (map[string]model.ToolContract, error) {
+	return contractBodies(ctx, s.db, fps)
+}
+
+// contractBodies reads and decodes the stored contracts named by
+// fingerprint, a page of fingerprints at a time.
+func contractBodies(ctx context.Context, db querier, fps []string) (map[string]model.ToolContract, error) {
 	out := make(map[string]model.ToolContract, len(fps))
 	err := inLists(fps, func(list []any) error {
-		rows, err := s.db.QueryContext(ctx, withList(sqlContractBodies, len(list)), list...)
+		rows, err := db.QueryContext(ctx, withList(sqlContractBodies, len(list)), list...)
 		if err != nil {
 			return err
 		}

@@ -539,24 +539,7 @@ func loadContracts(ctx context.Context, db querier, pks []any, byPK map[int64]*m
 	if err := rows.Err(); err != nil || len(fps) == 0 {
 		return names, err
 	}
-	decoded := make(map[string]model.ToolContract, len(fps))
-	err = inLists(fps, func(list []any) error {
-		rows, err := db.QueryContext(ctx, withList(sqlContractBodies, len(list)), list...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var fp, body string
-			if err := rows.Scan(&fp, &body); err != nil {
-				return err
-			}
-			if decoded[fp], err = decodeContract(fp, body); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
-	})
+	decoded, err := contractBodies(ctx, db, fps)
 	if err != nil {
 		return nil, err
 	}

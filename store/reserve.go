@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -267,16 +266,9 @@ func (s *Store) EventsSince(ctx context.Context, traceID, who string, since int6
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var e Event
-			var old, nv sql.NullString
-			if err := rows.Scan(&e.ID, &e.CaseID, &e.At, &e.Who, &e.Field, &old, &nv, &e.Undoes, &e.Group); err != nil {
+			e, err := scanEvent(rows)
+			if err != nil {
 				return err
-			}
-			if old.Valid {
-				e.Old = json.RawMessage(old.String)
-			}
-			if nv.Valid {
-				e.New = json.RawMessage(nv.String)
 			}
 			out = append(out, e)
 		}
