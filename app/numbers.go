@@ -24,28 +24,29 @@ import (
 // fields a person left unset fall back to the scorer's, see
 // scoring.DecideVerdict), the scorer's otherwise.
 
-// countScope is the population as a store scope. --all is every scored
-// trace: the cases export --all writes, and the few traces the scorer
-// could suggest no gold for, which have no case to write (a report that
-// hid them would hide their server, a hostile name included). The two
-// counts then differ (32 against 29 on the bundled traces and cases), so
-// report --all and export --all both say so, in the same words
-// (NoCaseLine).
+// countScope is the population as a store scope. --all is every case
+// linked to a scored trace, confirmed or not: exactly the cases export
+// --all writes beside its report.json. A scored trace the scorer could
+// suggest nothing for has no case to write; both commands leave it out
+// and say so in the same words (LeftOutLine), where report --all used to
+// count it and disagree with export --all (32 against 29 on the bundled
+// traces and cases).
 func countScope(all bool) store.ScoreScope {
 	if all {
-		return store.ScopeAll
+		return store.ScopeCases
 	}
 	return store.ScopeConfirmed
 }
 
-// NoCaseLine is what report --all and export --all both say of the n
-// scored traces that have no case (SuiteService.NoCase); "" when none.
-func NoCaseLine(n int) string {
+// LeftOutLine is what report --all and export --all say of the scored
+// traces they leave out (n of them, from SuiteService.LeftOut); "" when
+// there are none.
+func LeftOutLine(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d scored trace%s %s no case (the scorer suggested nothing and nobody labeled %s): "+
-		"report --all counts %s, export --all writes no case for %s", n, plural(n), has(n), them(n), them(n), them(n))
+	return fmt.Sprintf("left out: %d scored trace%s with no case (the scorer suggested nothing and nobody labeled %s); label %s to count %s",
+		n, plural(n), them(n), them(n), them(n))
 }
 
 func plural(n int) string {
@@ -55,13 +56,6 @@ func plural(n int) string {
 	return "s"
 }
 
-func has(n int) string {
-	if n == 1 {
-		return "has"
-	}
-	return "have"
-}
-
 func them(n int) string {
 	if n == 1 {
 		return "it"
@@ -69,9 +63,9 @@ func them(n int) string {
 	return "them"
 }
 
-// NoCase is how many scored traces have no case: report --all counts
-// them, export --all cannot write them (see countScope).
-func (su SuiteService) NoCase(ctx context.Context) (int, error) {
+// LeftOut is how many scored traces the --all population leaves out: those
+// with no case (see countScope).
+func (su SuiteService) LeftOut(ctx context.Context) (int, error) {
 	return su.e.st.CountScoredWithoutCase(ctx)
 }
 

@@ -67,7 +67,7 @@ tracelab import reads them back.`,
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "wrote %s (%d cases)\n", res.CasesPath, res.Cases)
 			warnEmptySuite(cmd.ErrOrStderr(), res, all)
-			if err := sayNoCase(cmd, eng, all); err != nil {
+			if err := sayLeftOut(cmd, eng, all); err != nil {
 				return err
 			}
 			if exposeOnly {

@@ -8,19 +8,19 @@ import (
 	"github.com/tracelab-dev/tracelab/app"
 )
 
-// sayNoCase prints on stderr, for report --all and export --all alike,
-// how many scored traces have no case, which the report counts and the
-// export cannot write (app.NoCaseLine): the two commands say the same
-// words about the difference between their counts.
-func sayNoCase(cmd *cobra.Command, eng *app.Engine, all bool) error {
+// sayLeftOut prints on stderr, for report --all and export --all alike,
+// how many scored traces their one population leaves out and why
+// (app.LeftOutLine): the two commands count the same cases and say the
+// same words about the rest.
+func sayLeftOut(cmd *cobra.Command, eng *app.Engine, all bool) error {
 	if !all {
 		return nil
 	}
-	n, err := eng.Suite.NoCase(cmd.Context())
+	n, err := eng.Suite.LeftOut(cmd.Context())
 	if err != nil {
 		return err
 	}
-	if line := app.NoCaseLine(n); line != "" {
+	if line := app.LeftOutLine(n); line != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), line)
 	}
 	return nil

@@ -27,8 +27,8 @@ imported from a cases.jsonl) and prints the seed's report: one object per server
 grounding precision and recall, definition match, freshness pass and policy violation
 rates, clarification loops per task, cost per correct answer, failures by class and
 the number needing human review. A confirmed label wins over the scorer's suggestion.
---all adds the traces whose gold is only machine-suggested, and the scored traces with no
-case at all, which export --all cannot write: both commands say how many on stderr.
+--all counts every case, confirmed or not: the cases export --all writes. Both say on
+stderr how many scored traces they leave out (no case: nothing suggested, nobody labeled).
 
 --diff OLD.json NEW.json compares two report.json files instead (two servers, or one
 server before and after a context change): each server side by side, every metric's
@@ -96,7 +96,7 @@ across the recorded history as a small line chart, and the cases behind every nu
 			if err != nil {
 				return err
 			}
-			if err := sayNoCase(cmd, eng, all); err != nil {
+			if err := sayLeftOut(cmd, eng, all); err != nil {
 				return err
 			}
 			if format == "json" {
@@ -109,7 +109,7 @@ across the recorded history as a small line chart, and the cases behind every nu
 	cmd.Flags().StringVar(&format, "format", "", "output format: json or text (default json); with --diff: text, markdown or json (default text)")
 	cmd.Flags().BoolVar(&diff, "diff", false, "compare two report.json files: --diff OLD.json NEW.json")
 	cmd.Flags().BoolVar(&failOnRegression, "fail-on-regression", false, "with --diff: exit 1 when a grounding metric fell or policy violations rose")
-	cmd.Flags().BoolVar(&all, "all", false, "include traces whose gold is only machine-suggested")
+	cmd.Flags().BoolVar(&all, "all", false, "every case, confirmed or not (the cases export --all writes)")
 	cmd.Flags().BoolVar(&history, "history", false, "list the reports export and check recorded, oldest first")
 	cmd.Flags().StringVar(&html, "html", "", "write the report as one self-contained HTML page to this file")
 	return cmd

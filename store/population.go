@@ -3,8 +3,8 @@ package store
 import "context"
 
 // sqlScoredWithoutCase counts the scored traces that have no case: the
-// scorer suggested nothing for them and nobody labeled them: report
-// --all counts them, export --all has no case to write (app/numbers.go).
+// scorer suggested nothing for them and nobody labeled them, so neither
+// export --all nor report --all counts them (app/numbers.go).
 const sqlScoredWithoutCase = `SELECT COUNT(*) FROM traces t JOIN scores s ON s.trace_pk = t.id
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id WHERE c.case_id IS NULL`
 
