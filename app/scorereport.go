@@ -55,8 +55,10 @@ func metricsOf(ts scoring.TraceScore) store.ScoreMetrics {
 // caseResult is a result as the report counts it (numbers.go's rule); ok
 // is false for one it leaves out (not a confirmed case, unless all).
 func caseResult(r Result, all bool) (scoring.CaseResult, bool) {
+	// The report's population (numbers.go's countScope): confirmed cases,
+	// or with all every case; a trace with no case is not one.
 	confirmed := r.Case != nil && r.Case.Status == model.StatusConfirmed
-	if !confirmed && !all {
+	if r.Case == nil || (!confirmed && !all) {
 		return scoring.CaseResult{}, false
 	}
 	cr := scoring.CaseResult{Score: r.Score, Confirmed: confirmed}

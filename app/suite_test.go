@@ -121,8 +121,10 @@ func TestHumanGoldWinsAndReportCountsOnlyIt(t *testing.T) {
 	for _, r := range all {
 		n += r.Cases
 	}
-	if n != 32 {
-		t.Errorf("--all report over %d traces, want 32", n)
+	// Every case, confirmed or suggested: the 3 traces the scorer could
+	// suggest nothing for have none, and export --all writes 29 too.
+	if n != 29 {
+		t.Errorf("--all report over %d cases, want 29", n)
 	}
 	// The imported suite's labels are untouched by scoring.
 	cr, _ := st.Case(ctx, "emea-active-q2-017")

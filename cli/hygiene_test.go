@@ -15,11 +15,16 @@ import (
 const hostileTraces = `{"trace_id":"t\u202eevil","server":"s\u2066x\u2069","question":"Which \u202eregion\u202c? \u009b2J","outcome":"pass","steps":[{"kind":"answer","text":"1"}]}
 `
 
+// hostileCase is a person's case for it, so that report counts it.
+const hostileCase = `{"case_id":"c\u202eevil","source_trace":"t\u202eevil","server":"s\u2066x\u2069","question":"Which \u202eregion\u202c? \u009b2J","gold":{"answer":"1","required_fields":[],"forbidden_fields":[],"definition":"","window":null,"freshness_bound_hours":null,"policy_scope":""},"label":{"correct":true,"grounded":true,"failure_class":null,"note":""}}
+`
+
 func TestBidiAndC1ShownEscapedInTextAndJSON(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.db")
 	f := writeIn(t, dir, "hostile.jsonl", hostileTraces)
-	if _, errs, code := run(t, "import", "--db", db, f); code != 0 {
+	c := writeIn(t, dir, "hostile-cases.jsonl", hostileCase)
+	if _, errs, code := run(t, "import", "--db", db, f, c); code != 0 {
 		t.Fatalf("import: %d %s", code, errs)
 	}
 	raw := func(s string) bool {

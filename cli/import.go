@@ -77,9 +77,9 @@ labeler a cases.jsonl is a suite: its cases are written as they are, nobody's la
 			// may be scored again after, once its question's peers are in.
 			switch {
 			case scored > 0 && n > 0:
-				fmt.Fprintf(cmd.OutOrStdout(), "scored %d traces while importing, then %d whose question's gold or peers changed\n", scored, n)
+				fmt.Fprintf(cmd.OutOrStdout(), "scored %s while importing, then %d whose question's gold or peers changed\n", traces(scored), n)
 			case scored+n > 0:
-				fmt.Fprintf(cmd.OutOrStdout(), "scored %d traces\n", scored+n)
+				fmt.Fprintf(cmd.OutOrStdout(), "scored %s\n", traces(scored+n))
 			}
 			if err != nil {
 				return fmt.Errorf("after importing: %w", err)
@@ -262,4 +262,12 @@ func human(n int64) string {
 		return fmt.Sprintf("%.1fKB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%dB", n)
+}
+
+// traces is "1 trace" or "n traces".
+func traces(n int) string {
+	if n == 1 {
+		return "1 trace"
+	}
+	return fmt.Sprintf("%d traces", n)
 }

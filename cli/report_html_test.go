@@ -290,6 +290,11 @@ func TestReportHTMLGolden(t *testing.T) {
 	if _, err := eng.Imports.Reader(ctx, strings.NewReader(hostile), "hostile.jsonl", app.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The scorer suggests nothing for it, so it has no case and no report
+	// would count it: a person's confirmed label puts it on the page.
+	if _, err := eng.Labels.ConfirmLabel(ctx, "x1\u202e", "ana", true); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := eng.Suite.Export(ctx, app.ExportOptions{Dir: "suite-v1"}); err != nil {
 		t.Fatal(err)
 	}
