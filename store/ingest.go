@@ -47,15 +47,19 @@ type Importer struct {
 	tx      *sql.Tx   // the transaction rows are written in: the database's or the staging database's
 	conn    *sql.Conn // the database connection tx runs on, when it needs one of its own
 	w       *writer
-	stage   *staging        // set while the rows go to a staging database
-	staged  string          // the staging database's file, removed when the import ends
-	scored  map[string]bool // the traces PutScores wrote a score for
-	encodes []string        // of those, the ones whose score says they teach through contracts (0025)
-	format  string          // the file's format, once EndOfFile or Commit knows it
-	ended   bool            // EndOfFile was called: no trace or case may follow
-	live    bool            // a live intake batch (live.go): never staged, no import row
-	liveQ   liveStmts       // its statements, bound once per batch
-	reuse   *reuse          // a live batch's statements, kept across batches (nil: prepared per transaction)
+	stage   *staging // set while the rows go to a staging database
+	staged  string   // the staging database's file, removed when the import ends
+	// pending is the traces written and not scored yet: what Unscored
+	// returns. The scorer follows the writer closely, so it stays small,
+	// where a set of every scored id grew with the file (18 MB of ids at
+	// 300k traces, doubled by the GC's headroom).
+	pending map[string]struct{}
+	encodes []string  // of those, the ones whose score says they teach through contracts (0025)
+	format  string    // the file's format, once EndOfFile or Commit knows it
+	ended   bool      // EndOfFile was called: no trace or case may follow
+	live    bool      // a live intake batch (live.go): never staged, no import row
+	liveQ   liveStmts // its statements, bound once per batch
+	reuse   *reuse    // a live batch's statements, kept across batches (nil: prepared per transaction)
 	Stats   WriteStats
 }
 
@@ -70,7 +74,7 @@ func (im *Importer) SetLabeler(name string) { im.labeler = name }
 // trace or case seen again with other content replaces the old one.
 // Nothing is locked yet: the first record decides where rows go.
 func (s *Store) BeginImport(ctx context.Context, file string, replace bool) (*Importer, error) {
-	return &Importer{s: s, ctx: ctx, file: file, replace: replace, at: s.stamp(), scored: map[string]bool{}}, nil
+	return &Importer{s: s, ctx: ctx, file: file, replace: replace, at: s.stamp(), pending: map[string]struct{}{}}, nil
 }
 
 // start opens where the rows go: a file that starts with traces is staged
@@ -132,7 +136,11 @@ func (im *Importer) PutRow(row *TraceRow) (fresh *model.Trace, _ *RecordError, e
 		return nil, nil, err
 	}
 	t := row.t
+	written := len(im.Stats.Traces)
 	fresh, rerr, err := im.w.putTrace(row, im.replace, &im.Stats)
+	if len(im.Stats.Traces) > written {
+		im.pending[t.TraceID] = struct{}{}
+	}
 	if rerr != nil {
 		rerr.File = im.file
 	}
@@ -311,7 +319,7 @@ func (im *Importer) PutScores(rows []ScoreRow, suggestions []Suggestion) (err er
 		if err := r.add(w.scoreRows, w.scoreState, f.pk, f.sha, r.resultSHA(), im.at); err != nil {
 			return err
 		}
-		im.scored[r.TraceID] = true
+		delete(im.pending, r.TraceID)
 		im.Stats.Scored++
 		if r.Encodes {
 			im.encodes = append(im.encodes, r.TraceID)
@@ -346,8 +354,10 @@ func (im *Importer) setEncodes() error {
 // no score for: after Commit, what is left to score.
 func (im *Importer) Unscored() []string {
 	var out []string
+	listed := make(map[string]bool, len(im.pending))
 	for _, id := range im.Stats.Traces {
-		if !im.scored[id] {
+		if _, ok := im.pending[id]; ok && !listed[id] {
+			listed[id] = true
 			out = append(out, id)
 		}
 	}

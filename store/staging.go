@@ -404,8 +404,8 @@ func (im *Importer) reconcile(replaces map[string]string) (skipped map[string]bo
 			res.New--
 			res.Unchanged++
 			res.Steps -= k.steps
-			if im.scored[k.id] {
-				delete(im.scored, k.id)
+			if _, ok := im.pending[k.id]; !ok { // it was scored: not any more
+				im.pending[k.id] = struct{}{}
 				res.Scored--
 			}
 			skipped[k.id] = true
