@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tracelab-dev/tracelab/model"
@@ -186,7 +187,9 @@ func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string) (Ne
 		// labelers are taking or editing (dialect.skipLocked), so labelers
 		// asking at once get different traces without waiting in line; on
 		// SQLite the one writer does that.
-		order := fmt.Sprintf(" ORDER BY %s %s, t.id %s LIMIT 1", expr, dir, dir) + s.d.skipLocked
+		orderBy := fmt.Sprintf(" ORDER BY %s %s, t.id %s LIMIT 1", expr, dir, dir)
+		order := orderBy + s.d.skipLocked
+		orderWait := orderBy + strings.TrimSuffix(s.d.skipLocked, " SKIP LOCKED")
 		for try := 0; ; try++ {
 			now := s.nowMS()
 			a := append(append([]any{now}, args...), who)
@@ -199,6 +202,14 @@ func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string) (Ne
 			if errors.Is(err, sql.ErrNoRows) {
 				err = tx.QueryRowContext(ctx, pick+order, a...).Scan(&id)
 				out.Wrapped = after != ""
+			}
+			if errors.Is(err, sql.ErrNoRows) && order != orderWait {
+				// Nothing free but what was locked at that instant (a
+				// trace another labeler was taking or editing, or a score
+				// being saved): look once more, waiting for those locks,
+				// so that the queue is done only when nothing is free.
+				order = orderWait
+				continue
 			}
 			if errors.Is(err, sql.ErrNoRows) {
 				if _, err := tx.ExecContext(ctx, sqlReleaseAll, who); err != nil { // moved on, to nothing
