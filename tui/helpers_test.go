@@ -51,14 +51,29 @@ func openStore(t testing.TB, withCases bool) (*app.Engine, string) {
 	}
 	eng.SetClock(func() time.Time { return time.Date(2026, 8, 20, 9, 0, 0, 0, time.UTC) })
 	t.Cleanup(func() { eng.Close() })
+	files := sampleTraceFiles(t)
+	if withCases {
+		files = append(files, filepath.Join(sampleDir, "cases.jsonl"))
+	}
+	importScored(t, eng, files)
+	return eng, path
+}
+
+// sampleTraceFiles is the sample traces and the hostile one.
+func sampleTraceFiles(t testing.TB) []string {
+	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(sampleDir, "traces", "*.jsonl"))
 	if len(files) == 0 {
 		t.Fatalf("no sample traces under %s/traces", sampleDir)
 	}
-	files = append(files, filepath.Join("testdata", "hostile.jsonl"))
-	if withCases {
-		files = append(files, filepath.Join(sampleDir, "cases.jsonl"))
-	}
+	return append(files, filepath.Join("testdata", "hostile.jsonl"))
+}
+
+// importScored imports files into eng in order and scores what they
+// brought, as `tracelab import` and `tracelab score` would.
+func importScored(t testing.TB, eng *app.Engine, files []string) {
+	t.Helper()
+	ctx := context.Background()
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
@@ -73,7 +88,6 @@ func openStore(t testing.TB, withCases bool) (*app.Engine, string) {
 	if _, err := eng.Scores.Rescore(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	return eng, path
 }
 
 const sampleDir = "../testdata"

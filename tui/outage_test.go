@@ -24,24 +24,7 @@ func teamStore(t *testing.T, dsn string) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	files, _ := filepath.Glob(filepath.Join(sampleDir, "traces", "*.jsonl"))
-	if len(files) == 0 {
-		t.Fatalf("no sample traces under %s/traces", sampleDir)
-	}
-	for _, name := range append(files, filepath.Join("testdata", "hostile.jsonl")) {
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = eng.Imports.Reader(ctx, f, name, app.ImportOptions{})
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := eng.Scores.Rescore(ctx, nil, nil); err != nil {
-		t.Fatal(err)
-	}
+	importScored(t, eng, sampleTraceFiles(t))
 }
 
 // TestEditsSurviveAnOutage: in a real workbench process on a team
