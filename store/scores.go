@@ -190,8 +190,7 @@ type scoreTarget struct {
 }
 
 func saveScoreRows(ctx context.Context, tx *sql.Tx, re *reuse, rows []ScoreRow, at string) error {
-	type target = scoreTarget
-	targets := make(map[string]target, len(rows))
+	targets := make(map[string]scoreTarget, len(rows))
 	ids := make([]string, len(rows))
 	for i, r := range rows {
 		ids[i] = r.TraceID
@@ -204,7 +203,7 @@ func saveScoreRows(ctx context.Context, tx *sql.Tx, re *reuse, rows []ScoreRow, 
 		defer q.Close()
 		for q.Next() {
 			var id string
-			var t target
+			var t scoreTarget
 			if err := q.Scan(&id, &t.pk, &t.sha, &t.result, &t.content, &t.gold, &t.current); err != nil {
 				return err
 			}
