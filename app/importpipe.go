@@ -97,19 +97,41 @@ func (p *importPipe) write(ctx context.Context) error {
 		defer close(p.fresh) // whatever happens: the scorer ends
 	}
 	var batch []*model.Trace
+	group := make([]importRecord, 0, cap(p.recs))
 	for rec := range p.recs {
-		t, err := p.put(rec)
-		if err != nil {
+		// The records the parser has ready are put as a group, which the
+		// store looks up in one query (Prefetch) where each lookup is a
+		// round trip to a server.
+		group = append(group[:0], rec)
+	more:
+		for len(group) < cap(group) {
+			select {
+			case r, ok := <-p.recs:
+				if !ok {
+					break more
+				}
+				group = append(group, r)
+			default:
+				break more
+			}
+		}
+		if err := p.prefetch(group); err != nil {
 			return err
 		}
-		if t == nil || p.fresh == nil {
-			continue
-		}
-		if batch = append(batch, t); len(batch) >= inflightBatch {
-			if err := p.send(ctx, batch); err != nil {
+		for _, rec := range group {
+			t, err := p.put(rec)
+			if err != nil {
 				return err
 			}
-			batch = nil
+			if t == nil || p.fresh == nil {
+				continue
+			}
+			if batch = append(batch, t); len(batch) >= inflightBatch {
+				if err := p.send(ctx, batch); err != nil {
+					return err
+				}
+				batch = nil
+			}
 		}
 	}
 	if len(batch) > 0 {
@@ -131,6 +153,22 @@ func (p *importPipe) write(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.im.EndOfFile(p.format)
+}
+
+// prefetch tells the store which traces of group are about to be put.
+func (p *importPipe) prefetch(group []importRecord) error {
+	var rows []*store.TraceRow
+	for _, rec := range group {
+		if rec.Err == nil && rec.Skip == nil && rec.row != nil {
+			rows = append(rows, rec.row)
+		}
+	}
+	if len(rows) < 2 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.im.Prefetch(rows)
 }
 
 // send hands a batch of fresh traces to the scorer.

@@ -108,8 +108,53 @@ func (im *Importer) startDirect() error {
 		tx.Rollback()
 		return err
 	}
+	if !im.live && im.s.d == postgresDialect {
+		w.bulk()
+	}
 	im.tx, im.w = tx, w
 	return nil
+}
+
+// Prefetch looks up, in one query, which of the traces about to be put
+// the database holds already, so that PutRow need not ask for each one.
+// Only an import that writes trace rows in batches on PostgreSQL (see
+// writer.bulk) asks; elsewhere it does nothing. The answers are used once:
+// a trace put twice is looked up again among the rows written.
+func (im *Importer) Prefetch(rows []*TraceRow) (err error) {
+	defer im.cause(&err)
+	if len(rows) == 0 || im.ended || im.live || im.s.d != postgresDialect {
+		return nil
+	}
+	if err := im.start(true); err != nil {
+		return err
+	}
+	w := im.w
+	if w.known == nil {
+		return nil
+	}
+	ids := make([]string, 0, len(rows))
+	for _, r := range rows {
+		if _, ok := w.known[r.t.TraceID]; !ok {
+			ids = append(ids, r.t.TraceID)
+			w.known[r.t.TraceID] = nil // not in the database, unless the query says so
+		}
+	}
+	return inLists(ids, func(list []any) error {
+		q, err := w.tx.QueryContext(w.ctx, withList(sqlFindTraces, len(list)), list...)
+		if err != nil {
+			return err
+		}
+		defer q.Close()
+		for q.Next() {
+			var id string
+			o := &storedTrace{}
+			if err := q.Scan(&id, &o.pk, &o.sha, &o.file, &o.line); err != nil {
+				return err
+			}
+			w.known[id] = o
+		}
+		return q.Err()
+	})
 }
 
 // PutTrace writes one trace (its Source says where it was read). A
@@ -174,6 +219,9 @@ func (im *Importer) PutCase(c *model.Case, line int) (_ *RecordError, err error)
 		return nil, errAfterEnd
 	}
 	if err := im.direct(false); err != nil {
+		return nil, err
+	}
+	if err := im.w.traceRows.flush(); err != nil { // a bulk writer's traces, before a case looks for one
 		return nil, err
 	}
 	adj := c.Adjudication
@@ -433,7 +481,12 @@ const (
 		(path, sha256, format, traces_new, cases_new, unchanged, replaced, rejected, steps, imported_at)
 		VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`
 	sqlFindTrace = `SELECT id, content_sha, source_file, source_line FROM traces WHERE trace_id = ?`
-	sqlInsTrace  = `INSERT INTO traces (trace_id, server, run_id, user_role, as_user, question, started_at,
+	// sqlFindTraces is sqlFindTrace for a list of ids (Prefetch).
+	sqlFindTraces = `SELECT trace_id, id, content_sha, source_file, source_line FROM traces WHERE trace_id IN (?*)`
+	// sqlTakeTraceIDs takes ? ids from the traces' identity sequence
+	// (PostgreSQL; see writer.nextPK).
+	sqlTakeTraceIDs = `SELECT nextval(pg_get_serial_sequence('traces', 'id')) FROM generate_series(1, ?)`
+	sqlInsTrace     = `INSERT INTO traces (trace_id, server, run_id, user_role, as_user, question, started_at,
 		outcome, answer, input_tokens, output_tokens, usd, metadata, step_count, tool_calls, turns,
 		content_sha, source_file, source_format, source_line, imported_at, question_key, model, usd_estimated)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?) RETURNING id`
@@ -493,6 +546,11 @@ type writer struct {
 	ids       map[string]int64
 	lastPK    int64
 	traceRows *batch
+	// Set in bulk mode (see bulk): what Prefetch found of the traces
+	// about to be put (nil: not stored), and ids taken from the sequence
+	// and not given yet.
+	known   map[string]*storedTrace
+	freePKs []int64
 }
 
 // staged makes the writer give the trace ids itself and write the trace
@@ -503,6 +561,50 @@ func (w *writer) staged() {
 	for _, b := range []*batch{w.steps, w.bodies, w.traceContracts, w.scoreRows, w.machineCases} {
 		b.parent = w.traceRows
 	}
+}
+
+// bulk makes the writer of a PostgreSQL import write the trace rows in
+// batches too, as staged does, with ids it takes from the traces' identity
+// sequence a block at a time, and whether a trace is stored already
+// prefetched for many traces at once (Prefetch): a round trip per trace
+// (find it, insert it returning its id) was most of an import's time.
+// Anything that reads the traces table in the transaction flushes the
+// batch first (the lookups, the case link, PutCase, a row's parent).
+func (w *writer) bulk() {
+	w.staged()
+	w.known = map[string]*storedTrace{}
+}
+
+// storedTrace is a trace the database holds, as putTrace compares with.
+type storedTrace struct {
+	pk   int64
+	sha  string
+	file string
+	line int
+}
+
+// pkBlock is how many trace ids a bulk writer takes from the sequence in
+// one round trip.
+const pkBlock = 256
+
+// nextPK is the next trace id of a bulk writer. The ids of one block are
+// increasing, as the sequence gives them, so traces are numbered in the
+// order of their file as when each insert took its own.
+func (w *writer) nextPK() (int64, error) {
+	if len(w.freePKs) == 0 {
+		ids, err := queryColumn[int64](w.ctx, w.tx, sqlTakeTraceIDs, pkBlock)
+		if err != nil {
+			return 0, err
+		}
+		if len(ids) == 0 {
+			return 0, errors.New("store: the traces' id sequence gave no ids")
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+		w.freePKs = ids
+	}
+	pk := w.freePKs[0]
+	w.freePKs = w.freePKs[1:]
+	return pk, nil
 }
 
 // storedContract is a tool contract as the store keeps it: its canonical
@@ -685,6 +787,17 @@ func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *
 			return nil, nil, err
 		}
 		err = w.findTrace.QueryRowContext(w.ctx, t.TraceID).Scan(&oldID, &oldSHA, &oldFile, &oldLine)
+	} else if w.known != nil {
+		// Bulk: the database's answer was prefetched (Prefetch), else
+		// it is asked now.
+		if o, ok := w.known[t.TraceID]; ok {
+			delete(w.known, t.TraceID)
+			if o != nil {
+				oldID, oldSHA, oldFile, oldLine, err = o.pk, o.sha, o.file, o.line, nil
+			}
+		} else {
+			err = w.findTrace.QueryRowContext(w.ctx, t.TraceID).Scan(&oldID, &oldSHA, &oldFile, &oldLine)
+		}
 	}
 	inDB := false
 	if errors.Is(err, sql.ErrNoRows) && w.inDB != nil {
@@ -729,9 +842,17 @@ func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *
 	var pk int64
 	if w.ids != nil {
 		// Staged: nobody else writes the staging database, so the ids
-		// are the writer's to give and the rows go in batches.
-		w.lastPK++
-		pk = w.lastPK
+		// are the writer's to give and the rows go in batches. Bulk:
+		// the ids are taken from the table's sequence ahead.
+		if w.known != nil {
+			var err error
+			if pk, err = w.nextPK(); err != nil {
+				return nil, nil, err
+			}
+		} else {
+			w.lastPK++
+			pk = w.lastPK
+		}
 		w.ids[t.TraceID] = pk
 		if err := w.traceRows.add(append([]any{pk}, cols...)...); err != nil {
 			return nil, nil, err
