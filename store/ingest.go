@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tracelab-dev/tracelab/model"
@@ -424,6 +425,9 @@ func (im *Importer) Commit(format, sha string, rejected int) (err error) {
 	if err := im.w.flush(); err != nil {
 		return err
 	}
+	if err := im.w.refreshQueue(im.file, format); err != nil {
+		return err
+	}
 	if err := im.setEncodes(); err != nil {
 		return err
 	}
@@ -486,6 +490,10 @@ const (
 	// sqlTakeTraceIDs takes ? ids from the traces' identity sequence
 	// (PostgreSQL; see writer.nextPK).
 	sqlTakeTraceIDs = `SELECT nextval(pg_get_serial_sequence('traces', 'id')) FROM generate_series(1, ?)`
+	// sqlDeferQueue leaves the queue columns of the traces from id ? on
+	// to sqlRefreshQueue, until the transaction ends (PostgreSQL, 0032).
+	sqlDeferQueue   = `SELECT set_config('tracelab.queue_from', ?, TRUE)`
+	sqlRefreshQueue = `SELECT tracelab_refresh_queues_from(?, ?, ?)`
 	sqlInsTrace     = `INSERT INTO traces (trace_id, server, run_id, user_role, as_user, question, started_at,
 		outcome, answer, input_tokens, output_tokens, usd, metadata, step_count, tool_calls, turns,
 		content_sha, source_file, source_format, source_line, imported_at, question_key, model, usd_estimated)
@@ -551,6 +559,21 @@ type writer struct {
 	// and not given yet.
 	known   map[string]*storedTrace
 	freePKs []int64
+	// queueFrom is the first id a bulk writer took (0: none yet): the
+	// queue columns of its traces are set at the end (refreshQueue).
+	queueFrom int64
+}
+
+// refreshQueue sets the queue columns of a bulk writer's traces, which
+// the triggers left alone, after its rows are written, and the source
+// format of those read from file in the same UPDATE (migration 0032).
+func (w *writer) refreshQueue(file, format string) error {
+	if w.queueFrom == 0 {
+		return nil
+	}
+	_, err := w.tx.ExecContext(w.ctx, sqlRefreshQueue, w.queueFrom, file, format)
+	w.queueFrom = 0
+	return err
 }
 
 // staged makes the writer give the trace ids itself and write the trace
@@ -601,6 +624,14 @@ func (w *writer) nextPK() (int64, error) {
 		}
 		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 		w.freePKs = ids
+		if w.queueFrom == 0 {
+			// The queue columns of the traces from here on are set at
+			// the end (migration 0032).
+			if _, err := w.tx.ExecContext(w.ctx, sqlDeferQueue, strconv.FormatInt(ids[0], 10)); err != nil {
+				return 0, err
+			}
+			w.queueFrom = ids[0]
+		}
 	}
 	pk := w.freePKs[0]
 	w.freePKs = w.freePKs[1:]
