@@ -311,8 +311,10 @@ func nonNil(s []string) []string {
 }
 
 // EndOfFile says the file, of format format, is read to its end: what
-// was staged is copied into the database now, so that the copy overlaps
-// the scorer's last batches. Only PutScores and Commit may follow.
+// was staged is copied into the database now. Only PutScores and Commit
+// may follow; a score put after the copy is written to the database's
+// trace rows through the queue triggers, so the engine's import calls it
+// once its scorer is done (app's importPipe.awaitScores).
 // Without staging it does nothing.
 func (im *Importer) EndOfFile(format string) (err error) {
 	defer im.cause(&err)
