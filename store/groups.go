@@ -63,6 +63,10 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 		if err != nil {
 			return err
 		}
+		// The edits start from the case and raters read here (st), not
+		// read again for every change: the reads are round trips made
+		// while the trace's lock is held.
+		st := newEditState(cr, rs)
 		cr.Case.Label = rs.viewFor(who, cr.Case.Label)
 		changes, err := fn(cr)
 		if err != nil {
@@ -100,6 +104,7 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 			if _, err := tx.ExecContext(ctx, `UPDATE cases SET gold_origin = 'human' WHERE case_id = ?`, caseID); err != nil {
 				return err
 			}
+			st.cr.GoldOrigin = OriginHuman
 		}
 		if len(todo) == 0 {
 			if humanGold && cr.GoldOrigin != "human" {
@@ -115,7 +120,7 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 			return err
 		}
 		for _, c := range todo {
-			ev, err := s.editCaseTx(ctx, tx, caseID, who, c.Field, c.Value, 0, g.ID)
+			ev, err := s.editStateTx(ctx, tx, st, caseID, who, c.Field, c.Value, 0, g.ID)
 			if err != nil {
 				return err
 			}

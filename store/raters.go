@@ -264,13 +264,17 @@ func fieldAsSeen(ctx context.Context, tx *sql.Tx, cr *CaseRecord, who, field str
 	return cr.Case.Field(field)
 }
 
-func (s *Store) editRaterLabel(ctx context.Context, tx *sql.Tx, cr *CaseRecord, who, field string, value json.RawMessage, at string) (old, nv json.RawMessage, err error) {
-	rs, err := loadRaters(ctx, tx, cr.Case.CaseID)
-	if err != nil {
+func (s *Store) editRaterLabel(ctx context.Context, tx *sql.Tx, cr *CaseRecord, known *CaseRaters, who, field string, value json.RawMessage, at string) (old, nv json.RawMessage, err error) {
+	var rs CaseRaters
+	if known != nil {
+		rs = *known
+	} else if rs, err = loadRaters(ctx, tx, cr.Case.CaseID); err != nil {
 		return nil, nil, err
 	}
 	mine := cr.Case
-	mine.Label = rs.viewFor(who, cr.Case.Label)
+	// A copy: setting the field must not write through to the rater's
+	// row or the case's label as rs and cr hold them.
+	mine.Label = cloneLabel(rs.viewFor(who, cr.Case.Label))
 	if old, err = mine.Field(field); err != nil {
 		return nil, nil, err
 	}
@@ -287,30 +291,51 @@ func (s *Store) editRaterLabel(ctx context.Context, tx *sql.Tx, cr *CaseRecord, 
 		return nil, nil, err
 	}
 	rs.set(row)
+	if known != nil {
+		*known = rs
+	}
 	return old, nv, settle(ctx, tx, &cr.Case, rs)
 }
 
 // confirmRater records who's status on their own row when they confirm
 // (or unconfirm) a case: confirming a label one never edited endorses it
 // as it stands, which makes it one's own.
-func (s *Store) confirmRater(ctx context.Context, tx *sql.Tx, caseID, who string, status model.Status, at string) error {
-	rs, err := loadRaters(ctx, tx, caseID)
-	if err != nil {
-		return err
+func (s *Store) confirmRater(ctx context.Context, tx *sql.Tx, st *editState, caseID, who string, status model.Status, at string) error {
+	var rs CaseRaters
+	if st != nil {
+		rs = st.rs
+	} else {
+		var err error
+		if rs, err = loadRaters(ctx, tx, caseID); err != nil {
+			return err
+		}
 	}
 	row := rs.Rater(who)
 	if row == nil {
 		if status != model.StatusConfirmed {
 			return nil
 		}
-		cr, err := s.loadCaseTx(ctx, tx, caseID)
-		if err != nil {
-			return err
+		var label model.Label
+		if st != nil {
+			label = cloneLabel(st.cr.Case.Label)
+		} else {
+			cr, err := s.loadCaseTx(ctx, tx, caseID)
+			if err != nil {
+				return err
+			}
+			label = cr.Case.Label
 		}
-		row = &model.RaterLabel{Rater: who, Kind: model.RaterHuman, Label: cr.Case.Label}
+		row = &model.RaterLabel{Rater: who, Kind: model.RaterHuman, Label: label}
 	}
 	row.Status, row.UpdatedAt = status, at
-	return putRaterTx(ctx, tx, caseID, *row)
+	if err := putRaterTx(ctx, tx, caseID, *row); err != nil {
+		return err
+	}
+	if st != nil {
+		rs.set(*row)
+		st.rs = rs
+	}
+	return nil
 }
 
 // editAdjudication is the "adjudication" pseudo-field of editCaseTx: value
