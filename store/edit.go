@@ -117,9 +117,8 @@ func (s *Store) loadCaseTx(ctx context.Context, tx *sql.Tx, caseID string) (*Cas
 // writeCaseTx stores gold and label of c with the gold's origin and
 // refreshes its content and gold hashes.
 func writeCaseTx(ctx context.Context, tx *sql.Tx, c *model.Case, origin, who, at string) error {
-	_, err := tx.ExecContext(ctx, sqlWriteCase, mustJSON(c.Gold), mustJSON(c.Label), contentSHA(c), origin,
+	return execLater(ctx, tx, sqlWriteCase, mustJSON(c.Gold), mustJSON(c.Label), contentSHA(c), origin,
 		GoldSHA(origin, c.Gold), who, at, c.CaseID)
-	return err
 }
 
 func appendEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
@@ -131,8 +130,7 @@ func appendEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
 	if e.Group != 0 {
 		grp = e.Group
 	}
-	return tx.QueryRowContext(ctx, sqlInsGroupEvent, e.CaseID, e.At, e.Who, e.Field, nullJSON(e.Old), nullJSON(e.New), undoes, grp).
-		Scan(&e.ID)
+	return queryRowLater(ctx, tx, []any{&e.ID}, sqlInsGroupEvent, e.CaseID, e.At, e.Who, e.Field, nullJSON(e.Old), nullJSON(e.New), undoes, grp)
 }
 
 // EditTrace sets one field ("label.correct", "gold.required_fields", … see
@@ -174,6 +172,18 @@ func (s *Store) editCaseTx(ctx context.Context, tx *sql.Tx, caseID, who, field s
 type editState struct {
 	cr *CaseRecord
 	rs CaseRaters
+	// ev is where the next edit's event goes, nil: only returned. Its ID
+	// may be filled in at commit (allowLater), so it must stay put.
+	ev *Event
+}
+
+// event appends ev to the log, into st.ev when set (st may be nil).
+func (st *editState) event(ctx context.Context, tx *sql.Tx, ev Event) (Event, error) {
+	if st == nil || st.ev == nil {
+		return ev, appendEvent(ctx, tx, &ev)
+	}
+	*st.ev = ev
+	return ev, appendEvent(ctx, tx, st.ev)
 }
 
 // newEditState is the state of a case read in this transaction: cr as
@@ -247,7 +257,7 @@ func (s *Store) editStateTx(ctx context.Context, tx *sql.Tx, st *editState, case
 		}
 	}
 	ev := Event{CaseID: caseID, At: at, Who: who, Field: field, Old: old, New: nv, Undoes: undoes, Group: grp}
-	return ev, appendEvent(ctx, tx, &ev)
+	return st.event(ctx, tx, ev)
 }
 
 func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, st *editState, caseID, who string, value json.RawMessage, undoes, grp int64) (Event, error) {
@@ -269,7 +279,7 @@ func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, st *editState, case
 	if status == string(model.StatusConfirmed) {
 		by, when = who, at
 	}
-	if _, err := tx.ExecContext(ctx, sqlSetStatusTx2, status, by, when, who, at, caseID); err != nil {
+	if err := execLater(ctx, tx, sqlSetStatusTx2, status, by, when, who, at, caseID); err != nil {
 		return Event{}, err
 	}
 	if st != nil {
@@ -281,7 +291,7 @@ func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, st *editState, case
 	}
 	ev := Event{CaseID: caseID, At: at, Who: who, Field: "status", Old: json.RawMessage(mustJSON(old)),
 		New: json.RawMessage(mustJSON(status)), Undoes: undoes, Group: grp}
-	return ev, appendEvent(ctx, tx, &ev)
+	return st.event(ctx, tx, ev)
 }
 
 // ConfirmTrace marks the case of a trace confirmed by who.

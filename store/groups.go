@@ -52,6 +52,11 @@ var errNoChange = errors.New("no change")
 // makes it the person's instead of doing nothing.
 func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bool, fn func(*CaseRecord) ([]FieldChange, error)) (Group, error) {
 	var g Group
+	if s.d == postgresDialect {
+		// The writes go with the COMMIT (pglater.go): the trace's lock
+		// is held for fewer round trips.
+		ctx = allowLater(ctx)
+	}
 	err := s.inTraceTx(ctx, traceID, func(tx *sql.Tx) error {
 		cr, held, err := s.lockCaseOfTrace(ctx, tx, traceID, who)
 		if err != nil {
@@ -119,12 +124,14 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 		if err != nil {
 			return err
 		}
-		for _, c := range todo {
-			ev, err := s.editStateTx(ctx, tx, st, caseID, who, c.Field, c.Value, 0, g.ID)
-			if err != nil {
+		// Each event is written into its place (st.ev), where its ID
+		// arrives when the writes are sent.
+		g.Events = make([]Event, len(todo))
+		for i, c := range todo {
+			st.ev = &g.Events[i]
+			if _, err := s.editStateTx(ctx, tx, st, caseID, who, c.Field, c.Value, 0, g.ID); err != nil {
 				return err
 			}
-			g.Events = append(g.Events, ev)
 		}
 		status := cr.Status
 		for _, c := range todo {

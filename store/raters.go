@@ -197,9 +197,8 @@ func putRaterTx(ctx context.Context, tx *sql.Tx, caseID string, rl model.RaterLa
 	if rl.Status == "" {
 		rl.Status = model.StatusSuggested
 	}
-	_, err := tx.ExecContext(ctx, sqlPutRater, caseID, rl.Rater, string(rl.Kind), mustJSON(rl.Label), fieldsJSON(rl.Fields),
+	return execLater(ctx, tx, sqlPutRater, caseID, rl.Rater, string(rl.Kind), mustJSON(rl.Label), fieldsJSON(rl.Fields),
 		string(rl.Status), rl.Rationale, rl.UpdatedAt, rl.Model, rl.PromptSHA256)
-	return err
 }
 
 // settle applies model.FinalLabel to c (its label is the base) and the
@@ -211,8 +210,7 @@ func settle(ctx context.Context, tx *sql.Tx, c *model.Case, rs CaseRaters) error
 	if fin.Disputed {
 		d = 1
 	}
-	_, err := tx.ExecContext(ctx, sqlSetDisputed, d, c.CaseID, d)
-	return err
+	return execLater(ctx, tx, sqlSetDisputed, d, c.CaseID, d)
 }
 
 // settleTx settles a case's final label after its raters changed outside
