@@ -126,6 +126,9 @@ func appendEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
 	if e.Undoes != 0 {
 		undoes = e.Undoes
 	}
+	if e.Group == groupInBatch {
+		return queryRowLater(ctx, tx, []any{&e.ID}, sqlInsGroupEventLast, e.CaseID, e.At, e.Who, e.Field, nullJSON(e.Old), nullJSON(e.New), undoes)
+	}
 	var grp any
 	if e.Group != 0 {
 		grp = e.Group
@@ -448,4 +451,8 @@ const (
 		FROM events WHERE case_id = ? ORDER BY id`
 	// sqlInsGroupEvent writes an edit's event in its group (NULL: none).
 	sqlInsGroupEvent = `INSERT INTO events (case_id, at, who, field, old, new, undoes, grp) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	// sqlInsGroupEventLast is sqlInsGroupEvent in the group this session
+	// wrote last (PostgreSQL: the group's identity sequence, groupInBatch).
+	sqlInsGroupEventLast = `INSERT INTO events (case_id, at, who, field, old, new, undoes, grp)
+		VALUES (?, ?, ?, ?, ?, ?, ?, currval(pg_get_serial_sequence('event_groups', 'id'))) RETURNING id`
 )

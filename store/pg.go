@@ -202,7 +202,8 @@ func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx,
 		return nil, fmt.Errorf("unsupported isolation: %v", opts.Isolation)
 	}
 	lock := writerLock
-	if key, ok := ctx.Value(caseScopeKey{}).(int32); ok {
+	key, scoped := ctx.Value(caseScopeKey{}).(int32)
+	if scoped {
 		lock = caseWriterLock
 		if key != 0 {
 			lock += "; " + fmt.Sprintf(traceLock, key)
@@ -213,6 +214,9 @@ func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx,
 	conn := c.Conn.Conn()
 	if conn.IsClosed() {
 		return nil, driver.ErrBadConn // as stdlib's BeginTx: the pool takes another
+	}
+	if bw, ok := ctx.Value(beginReadsKey{}).(*beginReads); ok && scoped && key != 0 {
+		return c.beginWithReads(ctx, iso, key, bw)
 	}
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN" + iso + "; " + lock})
 	if err != nil {
@@ -240,12 +244,15 @@ type pgTx struct {
 func (t pgTx) Commit() error {
 	t.c.inTx = false
 	if len(t.c.later) == 0 {
+		if t.tx == nil {
+			return t.c.flush(t.ctx, true)
+		}
 		return t.tx.Commit(t.ctx)
 	}
 	if err := t.c.flush(t.ctx, true); err != nil {
 		// A failed write left the transaction open and aborted: end it,
 		// or the pool hands the connection out in it.
-		_ = t.tx.Rollback(context.WithoutCancel(t.ctx))
+		_ = t.rollback(context.WithoutCancel(t.ctx))
 		return err
 	}
 	return nil
@@ -254,7 +261,17 @@ func (t pgTx) Commit() error {
 func (t pgTx) Rollback() error {
 	t.c.inTx = false
 	t.c.discard()
-	return t.tx.Rollback(t.ctx)
+	return t.rollback(t.ctx)
+}
+
+// rollback ends the transaction: through pgx's, or, for one begun in a
+// batch (beginWithReads), with a ROLLBACK of its own.
+func (t pgTx) rollback(ctx context.Context) error {
+	if t.tx != nil {
+		return t.tx.Rollback(ctx)
+	}
+	_, err := t.c.Conn.Conn().Exec(ctx, "ROLLBACK")
+	return err
 }
 
 // rebind turns SQLite parameters into PostgreSQL's: "?" is the next

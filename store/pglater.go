@@ -121,3 +121,61 @@ func (c *pgConn) flush(ctx context.Context, commit bool) error {
 
 // discard drops the queued writes (a rollback).
 func (c *pgConn) discard() { c.later = nil }
+
+// beginReadsKey carries a *beginReads: reads a write transaction on one
+// trace makes first, sent with its BEGIN.
+type beginReadsKey struct{}
+
+// beginReads are the first reads of a transaction on one trace's case
+// (traceScope), sent in one batch with BEGIN and the locks, so that the
+// moment the trace's lock is granted the server reads on without waiting
+// for the client: queue adds the reads to the batch, read takes their
+// results, in order, once the locks are held. It runs again for each
+// try of the transaction.
+type beginReads struct {
+	queue func(b *pgx.Batch)
+	read  func(br pgx.BatchResults) error
+}
+
+// withBeginReads is ctx for a transaction whose BEGIN sends br's reads.
+func withBeginReads(ctx context.Context, br *beginReads) context.Context {
+	return context.WithValue(ctx, beginReadsKey{}, br)
+}
+
+// traceLockParam is traceLock with the key as a parameter (a batch is
+// prepared statements: one per trace would fill pgx's statement cache).
+const traceLockParam = `SELECT pg_advisory_xact_lock(hashtext('tracelab trace ' || current_schema()), $1::integer)`
+
+// beginWithReads begins a transaction on the case of one trace (key:
+// traceLockKey) as BeginTx does, with bw's reads in the same batch.
+func (c *pgConn) beginWithReads(ctx context.Context, iso string, key int32, bw *beginReads) (driver.Tx, error) {
+	conn := c.Conn.Conn()
+	b := &pgx.Batch{}
+	b.Queue("BEGIN" + iso)
+	b.Queue(caseWriterLock)
+	b.Queue(traceLockParam, key)
+	bw.queue(b)
+	br := conn.SendBatch(ctx, b)
+	var err error
+	for range 3 {
+		if _, err = br.Exec(); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = bw.read(br)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		// Whatever failed (the lock's wait, a read) did so inside the
+		// begun transaction: end it, as BeginTx does.
+		if !conn.IsClosed() && conn.PgConn().TxStatus() != 'I' {
+			_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+		return nil, err
+	}
+	c.inTx, c.later = true, nil
+	return pgTx{ctx: ctx, c: c}, nil
+}

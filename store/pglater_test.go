@@ -3,7 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -69,24 +69,50 @@ func TestLaterWritesGoWithCommit(t *testing.T) {
 	}
 	db.SetMaxOpenConns(0)
 
+	// The first edit creates the case (read after BEGIN); the second
+	// finds it in the reads sent with BEGIN (beginWithReads).
 	st2, _ := openQueue(t, backends[1], 1)
-	g, err := st2.EditGroup(context.Background(), "q000", "ann", false, func(*CaseRecord) ([]FieldChange, error) {
-		return []FieldChange{{"label.note", json.RawMessage(`"n"`)}, {"gold.definition", json.RawMessage(`"d"`)},
-			{"status", json.RawMessage(`"confirmed"`)}}, nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	var want []Event
+	for round, v := range []string{"n", "m"} {
+		before, err := st2.CaseForTrace(context.Background(), "q000")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := st2.EditGroup(context.Background(), "q000", "ann", false, func(cr *CaseRecord) ([]FieldChange, error) {
+			if round == 1 && (cr.Case.Label.Note != "n" || cr.Case.Gold.Definition != "n" || cr.Status != "confirmed") {
+				t.Errorf("the second edit read %+v, status %s: not what the first wrote", cr.Case, cr.Status)
+			}
+			// Read through pgx with BEGIN, the case is what database/sql reads.
+			if round == 1 && !reflect.DeepEqual(*cr, *before) {
+				t.Errorf("read with BEGIN:\n%+v\nread alone:\n%+v", *cr, *before)
+			}
+			return []FieldChange{{"label.note", jsonValue(v)}, {"gold.definition", jsonValue(v)},
+				{"status", jsonValue(map[string]string{"n": "confirmed", "m": "suggested"}[v])}}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.ID == 0 || len(g.Events) != 3 {
+			t.Fatalf("edit %d: group %d with %d events, want 3", round, g.ID, len(g.Events))
+		}
+		for _, ev := range g.Events {
+			if ev.Group != g.ID {
+				t.Errorf("edit %d: event %s in group %d, want %d", round, ev.Field, ev.Group, g.ID)
+			}
+		}
+		want = append(want, g.Events...)
 	}
 	evs, err := st2.Events(context.Background(), "q000")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.ID == 0 || len(g.Events) != 3 || len(evs) != 3 {
-		t.Fatalf("group %d with %d events, %d stored, want 3", g.ID, len(g.Events), len(evs))
+	if len(evs) != len(want) {
+		t.Fatalf("%d events stored, %d returned", len(evs), len(want))
 	}
-	for i, ev := range g.Events {
-		if ev.ID == 0 || ev.ID != evs[i].ID || ev.Field != evs[i].Field || ev.Group != g.ID {
-			t.Errorf("event %d: returned id %d field %s group %d, stored id %d field %s", i, ev.ID, ev.Field, ev.Group, evs[i].ID, evs[i].Field)
+	for i, ev := range want {
+		if ev.ID == 0 || ev.ID != evs[i].ID || ev.Field != evs[i].Field || ev.Group != evs[i].Group || string(ev.New) != string(evs[i].New) {
+			t.Errorf("event %d: returned %d %s group %d %s, stored %d %s group %d %s", i, ev.ID, ev.Field, ev.Group, ev.New,
+				evs[i].ID, evs[i].Field, evs[i].Group, evs[i].New)
 		}
 	}
 }

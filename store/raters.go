@@ -53,6 +53,12 @@ const (
 		FROM rater_labels r WHERE r.case_id = ?
 		UNION ALL SELECT 1, a.picked, a.note, a.label, a.fields, a.adjudicated_by, '', a.adjudicated_at, '', ''
 		FROM adjudications a WHERE a.case_id = ? ORDER BY 1, 2`
+	// sqlRatersOfTrace is sqlRatersAdj for the case of a trace (its
+	// first, traces.case_id), named by the trace's id.
+	sqlRatersOfTrace = `SELECT 0, r.rater, r.kind, r.label, r.fields, r.status, r.rationale, r.updated_at, r.judge_model, r.prompt_sha256
+		FROM rater_labels r WHERE r.case_id = (SELECT case_id FROM traces WHERE trace_id = ?1)
+		UNION ALL SELECT 1, a.picked, a.note, a.label, a.fields, a.adjudicated_by, '', a.adjudicated_at, '', ''
+		FROM adjudications a WHERE a.case_id = (SELECT case_id FROM traces WHERE trace_id = ?1) ORDER BY 1, 2`
 	sqlPutRater = `INSERT INTO rater_labels (case_id, rater, kind, label, fields, status, rationale, updated_at, judge_model, prompt_sha256)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (case_id, rater) DO UPDATE SET kind = excluded.kind,
 		label = excluded.label, fields = excluded.fields, status = excluded.status, rationale = excluded.rationale,
@@ -120,12 +126,25 @@ func scanAdj(r rowScanner, caseID *string) (*model.Adjudication, error) {
 // loadRaters reads the raters and the adjudication of one case, in one
 // query (an edit reads them twice while it holds the case's lock).
 func loadRaters(ctx context.Context, q querier, caseID string) (CaseRaters, error) {
-	cr := CaseRaters{CaseID: caseID}
 	rows, err := q.QueryContext(ctx, sqlRatersAdj, caseID, caseID)
 	if err != nil {
-		return cr, err
+		return CaseRaters{CaseID: caseID}, err
 	}
 	defer rows.Close()
+	return scanRaters(rows, caseID)
+}
+
+// ratersRows are the rows of a raters query (sqlRatersAdj's columns):
+// database/sql's or pgx's.
+type ratersRows interface {
+	Next() bool
+	Scan(...any) error
+	Err() error
+}
+
+// scanRaters reads the rows of a raters query of one case.
+func scanRaters(rows ratersRows, caseID string) (CaseRaters, error) {
+	cr := CaseRaters{CaseID: caseID}
 	for rows.Next() {
 		var adj int64
 		var rl model.RaterLabel
