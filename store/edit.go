@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -116,9 +117,8 @@ func (s *Store) loadCaseTx(ctx context.Context, tx *sql.Tx, caseID string) (*Cas
 // writeCaseTx stores gold and label of c with the gold's origin and
 // refreshes its content and gold hashes.
 func writeCaseTx(ctx context.Context, tx *sql.Tx, c *model.Case, origin, who, at string) error {
-	_, err := tx.ExecContext(ctx, sqlWriteCase, mustJSON(c.Gold), mustJSON(c.Label), contentSHA(c), origin,
+	return execLater(ctx, tx, sqlWriteCase, mustJSON(c.Gold), mustJSON(c.Label), contentSHA(c), origin,
 		GoldSHA(origin, c.Gold), who, at, c.CaseID)
-	return err
 }
 
 func appendEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
@@ -126,12 +126,14 @@ func appendEvent(ctx context.Context, tx *sql.Tx, e *Event) error {
 	if e.Undoes != 0 {
 		undoes = e.Undoes
 	}
+	if e.Group == groupInBatch {
+		return queryRowLater(ctx, tx, []any{&e.ID}, sqlInsGroupEventLast, e.CaseID, e.At, e.Who, e.Field, nullJSON(e.Old), nullJSON(e.New), undoes)
+	}
 	var grp any
 	if e.Group != 0 {
 		grp = e.Group
 	}
-	return tx.QueryRowContext(ctx, sqlInsGroupEvent, e.CaseID, e.At, e.Who, e.Field, nullJSON(e.Old), nullJSON(e.New), undoes, grp).
-		Scan(&e.ID)
+	return queryRowLater(ctx, tx, []any{&e.ID}, sqlInsGroupEvent, e.CaseID, e.At, e.Who, e.Field, nullJSON(e.Old), nullJSON(e.New), undoes, grp)
 }
 
 // EditTrace sets one field ("label.correct", "gold.required_fields", … see
@@ -162,23 +164,72 @@ func (s *Store) EditCase(ctx context.Context, caseID, who, field string, value j
 }
 
 func (s *Store) editCaseTx(ctx context.Context, tx *sql.Tx, caseID, who, field string, value json.RawMessage, undoes, grp int64) (Event, error) {
+	return s.editStateTx(ctx, tx, nil, caseID, who, field, value, undoes, grp)
+}
+
+// editState is a case as its edit's transaction has left it so far: the
+// case and its raters, read once under the trace's lock and kept as each
+// write leaves them, so that a group of changes (EditGroup) reads them
+// once instead of again for every field. Its gold and labels share no
+// pointer or slice with what the caller of fn saw.
+type editState struct {
+	cr *CaseRecord
+	rs CaseRaters
+	// ev is where the next edit's event goes, nil: only returned. Its ID
+	// may be filled in at commit (allowLater), so it must stay put.
+	ev *Event
+}
+
+// event appends ev to the log, into st.ev when set (st may be nil).
+func (st *editState) event(ctx context.Context, tx *sql.Tx, ev Event) (Event, error) {
+	if st == nil || st.ev == nil {
+		return ev, appendEvent(ctx, tx, &ev)
+	}
+	*st.ev = ev
+	return ev, appendEvent(ctx, tx, st.ev)
+}
+
+// newEditState is the state of a case read in this transaction: cr as
+// stored (gold and label cloned) and its raters (each label cloned).
+func newEditState(cr *CaseRecord, rs CaseRaters) *editState {
+	c := *cr
+	c.Case.Gold, c.Case.Label = cloneGold(cr.Case.Gold), cloneLabel(cr.Case.Label)
+	c.goldJSON, c.labelJSON = "", "" // not kept up to date by the writes
+	rs.Labels = slices.Clone(rs.Labels)
+	for i := range rs.Labels {
+		rs.Labels[i].Label = cloneLabel(rs.Labels[i].Label)
+	}
+	return &editState{cr: &c, rs: rs}
+}
+
+// editStateTx is editCaseTx on st when the caller read the case (nil:
+// read it here, as it stands in tx).
+func (s *Store) editStateTx(ctx context.Context, tx *sql.Tx, st *editState, caseID, who, field string, value json.RawMessage, undoes, grp int64) (Event, error) {
 	at := s.stamp()
 	if field == "status" {
-		return s.setStatusTx(ctx, tx, caseID, who, value, undoes, grp)
+		return s.setStatusTx(ctx, tx, st, caseID, who, value, undoes, grp)
 	}
-	cr, err := s.loadCaseTx(ctx, tx, caseID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Event{}, fmt.Errorf("case %q: %w", caseID, ErrNotFound)
-	}
-	if err != nil {
-		return Event{}, err
+	var cr *CaseRecord
+	var rs *CaseRaters
+	if st != nil && field != FieldAdjudication {
+		cr, rs = st.cr, &st.rs
+	} else {
+		var err error
+		cr, err = s.loadCaseTx(ctx, tx, caseID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return Event{}, fmt.Errorf("case %q: %w", caseID, ErrNotFound)
+		}
+		if err != nil {
+			return Event{}, err
+		}
 	}
 	var old, nv json.RawMessage
+	var err error
 	switch {
 	case field == FieldAdjudication:
 		old, nv, err = s.editAdjudication(ctx, tx, cr, value)
 	case strings.HasPrefix(field, "label."):
-		old, nv, err = s.editRaterLabel(ctx, tx, cr, who, field, value, at)
+		old, nv, err = s.editRaterLabel(ctx, tx, cr, rs, who, field, value, at)
 	default:
 		if old, err = cr.Case.Field(field); err == nil {
 			err = cr.Case.SetField(field, value)
@@ -195,17 +246,32 @@ func (s *Store) editCaseTx(ctx context.Context, tx *sql.Tx, caseID, who, field s
 	if err := writeCaseTx(ctx, tx, &cr.Case, origin, who, at); err != nil {
 		return Event{}, err
 	}
+	cr.GoldOrigin, cr.UpdatedBy, cr.UpdatedAt = origin, who, at
+	if st != nil && field == FieldAdjudication {
+		// The adjudication wrote more than st holds: read it again.
+		if st.cr, err = s.loadCaseTx(ctx, tx, caseID); err == nil {
+			var rs CaseRaters
+			if rs, err = loadRaters(ctx, tx, caseID); err == nil {
+				*st = *newEditState(st.cr, rs)
+			}
+		}
+		if err != nil {
+			return Event{}, err
+		}
+	}
 	ev := Event{CaseID: caseID, At: at, Who: who, Field: field, Old: old, New: nv, Undoes: undoes, Group: grp}
-	return ev, appendEvent(ctx, tx, &ev)
+	return st.event(ctx, tx, ev)
 }
 
-func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, caseID, who string, value json.RawMessage, undoes, grp int64) (Event, error) {
+func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, st *editState, caseID, who string, value json.RawMessage, undoes, grp int64) (Event, error) {
 	var status string
 	if err := json.Unmarshal(value, &status); err != nil || (status != string(model.StatusSuggested) && status != string(model.StatusConfirmed)) {
 		return Event{}, fmt.Errorf("status: %s is not \"suggested\" or \"confirmed\"", value)
 	}
 	var old string
-	if err := tx.QueryRowContext(ctx, sqlSetStatusTx, caseID).Scan(&old); err != nil {
+	if st != nil {
+		old = string(st.cr.Status)
+	} else if err := tx.QueryRowContext(ctx, sqlSetStatusTx, caseID).Scan(&old); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return Event{}, fmt.Errorf("case %q: %w", caseID, ErrNotFound)
 		}
@@ -216,15 +282,19 @@ func (s *Store) setStatusTx(ctx context.Context, tx *sql.Tx, caseID, who string,
 	if status == string(model.StatusConfirmed) {
 		by, when = who, at
 	}
-	if _, err := tx.ExecContext(ctx, sqlSetStatusTx2, status, by, when, who, at, caseID); err != nil {
+	if err := execLater(ctx, tx, sqlSetStatusTx2, status, by, when, who, at, caseID); err != nil {
 		return Event{}, err
 	}
-	if err := s.confirmRater(ctx, tx, caseID, who, model.Status(status), at); err != nil {
+	if st != nil {
+		st.cr.Status, st.cr.ConfirmedBy, st.cr.ConfirmedAt, st.cr.UpdatedBy, st.cr.UpdatedAt, st.cr.Review =
+			model.Status(status), by, when, who, at, ""
+	}
+	if err := s.confirmRater(ctx, tx, st, caseID, who, model.Status(status), at); err != nil {
 		return Event{}, err
 	}
 	ev := Event{CaseID: caseID, At: at, Who: who, Field: "status", Old: json.RawMessage(mustJSON(old)),
 		New: json.RawMessage(mustJSON(status)), Undoes: undoes, Group: grp}
-	return ev, appendEvent(ctx, tx, &ev)
+	return st.event(ctx, tx, ev)
 }
 
 // ConfirmTrace marks the case of a trace confirmed by who.
@@ -381,4 +451,8 @@ const (
 		FROM events WHERE case_id = ? ORDER BY id`
 	// sqlInsGroupEvent writes an edit's event in its group (NULL: none).
 	sqlInsGroupEvent = `INSERT INTO events (case_id, at, who, field, old, new, undoes, grp) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	// sqlInsGroupEventLast is sqlInsGroupEvent in the group this session
+	// wrote last (PostgreSQL: the group's identity sequence, groupInBatch).
+	sqlInsGroupEventLast = `INSERT INTO events (case_id, at, who, field, old, new, undoes, grp)
+		VALUES (?, ?, ?, ?, ?, ?, ?, currval(pg_get_serial_sequence('event_groups', 'id'))) RETURNING id`
 )

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/tracelab-dev/tracelab/model"
 )
 
@@ -52,17 +53,35 @@ var errNoChange = errors.New("no change")
 // makes it the person's instead of doing nothing.
 func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bool, fn func(*CaseRecord) ([]FieldChange, error)) (Group, error) {
 	var g Group
-	err := s.inTraceTx(ctx, traceID, func(tx *sql.Tx) error {
-		cr, held, err := s.lockCaseOfTrace(ctx, tx, traceID, who)
-		if err != nil {
-			return err
+	txCtx := ctx
+	var pre *lockedCase
+	if s.d == postgresDialect {
+		// The writes go with the COMMIT and the reads with the BEGIN
+		// (pglater.go): the trace's lock is held for fewer round trips.
+		ctx = allowLater(ctx)
+		txCtx = withBeginReads(ctx, s.lockCaseReads(traceID, who, &pre))
+	}
+	err := s.inTraceTx(txCtx, traceID, func(tx *sql.Tx) error {
+		var cr *CaseRecord
+		var held int64
+		var rs CaseRaters
+		var err error
+		if pre != nil && pre.cr != nil {
+			cr, held, rs = pre.cr, pre.held, pre.rs
+		} else {
+			if cr, held, err = s.lockCaseOfTrace(ctx, tx, traceID, who); err != nil {
+				return err
+			}
+			// fn and the no-change test see the label who edits: their own.
+			if rs, err = loadRaters(ctx, tx, cr.Case.CaseID); err != nil {
+				return err
+			}
 		}
 		caseID := cr.Case.CaseID
-		// fn and the no-change test see the label who edits: their own.
-		rs, err := loadRaters(ctx, tx, caseID)
-		if err != nil {
-			return err
-		}
+		// The edits start from the case and raters read here (st), not
+		// read again for every change: the reads are round trips made
+		// while the trace's lock is held.
+		st := newEditState(cr, rs)
 		cr.Case.Label = rs.viewFor(who, cr.Case.Label)
 		changes, err := fn(cr)
 		if err != nil {
@@ -100,6 +119,7 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 			if _, err := tx.ExecContext(ctx, `UPDATE cases SET gold_origin = 'human' WHERE case_id = ?`, caseID); err != nil {
 				return err
 			}
+			st.cr.GoldOrigin = OriginHuman
 		}
 		if len(todo) == 0 {
 			if humanGold && cr.GoldOrigin != "human" {
@@ -110,16 +130,29 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 			}
 			return errNoChange
 		}
-		g, err = s.newGroupTx(ctx, tx, caseID, who, "edit", 0)
-		if err != nil {
-			return err
-		}
-		for _, c := range todo {
-			ev, err := s.editCaseTx(ctx, tx, caseID, who, c.Field, c.Value, 0, g.ID)
-			if err != nil {
+		if laterAllowed(ctx) {
+			// The group too goes with the COMMIT: its id arrives then,
+			// and its events name it as the group just written
+			// (groupInBatch).
+			g = Group{Action: "edit"}
+			if err := queryRowLater(ctx, tx, []any{&g.ID}, sqlInsGroup, caseID, who, s.stamp(), "edit", nil); err != nil {
 				return err
 			}
-			g.Events = append(g.Events, ev)
+		} else if g, err = s.newGroupTx(ctx, tx, caseID, who, "edit", 0); err != nil {
+			return err
+		}
+		grp := g.ID
+		if laterAllowed(ctx) {
+			grp = groupInBatch
+		}
+		// Each event is written into its place (st.ev), where its ID
+		// arrives when the writes are sent.
+		g.Events = make([]Event, len(todo))
+		for i, c := range todo {
+			st.ev = &g.Events[i]
+			if _, err := s.editStateTx(ctx, tx, st, caseID, who, c.Field, c.Value, 0, grp); err != nil {
+				return err
+			}
 		}
 		status := cr.Status
 		for _, c := range todo {
@@ -134,6 +167,9 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 	})
 	if errors.Is(err, errNoChange) {
 		return Group{}, nil
+	}
+	for i := range g.Events {
+		g.Events[i].Group = g.ID // groupInBatch until the commit
 	}
 	return g, err
 }
@@ -153,14 +189,21 @@ func jsonString(v json.RawMessage) string {
 	return s
 }
 
+// sqlInsGroup writes an action's group.
+const sqlInsGroup = `INSERT INTO event_groups (case_id, who, at, action, target) VALUES (?, ?, ?, ?, ?) RETURNING id`
+
+// groupInBatch is the group of an event written in the same batch as its
+// group (EditGroup on PostgreSQL): the event names it as the last group
+// this session wrote, sqlInsGroupEventLast.
+const groupInBatch = -1
+
 func (s *Store) newGroupTx(ctx context.Context, tx *sql.Tx, caseID, who, action string, target int64) (Group, error) {
 	var t any
 	if target != 0 {
 		t = target
 	}
 	var id int64
-	err := tx.QueryRowContext(ctx, `INSERT INTO event_groups (case_id, who, at, action, target) VALUES (?, ?, ?, ?, ?) RETURNING id`,
-		caseID, who, s.stamp(), action, t).Scan(&id)
+	err := tx.QueryRowContext(ctx, sqlInsGroup, caseID, who, s.stamp(), action, t).Scan(&id)
 	return Group{ID: id, Action: action}, err
 }
 
@@ -306,3 +349,54 @@ const sqlRevertCase = `SELECT case_id FROM traces WHERE trace_id = ?`
 
 // sqlLastWriter names who last wrote a field of a case.
 const sqlLastWriter = `SELECT who FROM events WHERE case_id = ? AND field = ? ORDER BY id DESC LIMIT 1`
+
+// lockedCase is a case read with its trace's lock (lockCaseOfTrace) and
+// its raters; cr is nil when the trace has no case yet.
+type lockedCase struct {
+	cr   *CaseRecord
+	held int64
+	rs   CaseRaters
+}
+
+// lockCaseReads are lockCaseOfTrace's read and the raters', sent with the
+// BEGIN of an edit on PostgreSQL (beginReads); into gets what they read.
+func (s *Store) lockCaseReads(traceID, who string, into **lockedCase) *beginReads {
+	return &beginReads{
+		queue: func(b *pgx.Batch) {
+			b.Queue(rebind(sqlLockCase+s.d.lockRow), who, traceID)
+			b.Queue(rebind(sqlRatersOfTrace), traceID)
+		},
+		read: func(br pgx.BatchResults) error {
+			*into = nil
+			lc := &lockedCase{}
+			rows, err := br.Query()
+			if err != nil {
+				return err
+			}
+			if rows.Next() {
+				lc.cr, err = scanCase(extraScan{rows, []any{&lc.held}})
+			}
+			rows.Close()
+			if err == nil {
+				err = rows.Err()
+			}
+			if err != nil {
+				return err
+			}
+			if rows, err = br.Query(); err != nil {
+				return err
+			}
+			caseID := ""
+			if lc.cr != nil {
+				caseID = lc.cr.Case.CaseID
+			}
+			lc.rs, err = scanRaters(rows, caseID)
+			rows.Close()
+			if err != nil {
+				return err
+			}
+			*into = lc
+			return nil
+		},
+	}
+}

@@ -72,7 +72,7 @@ func (c pgConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgConn{conn.(*stdlib.Conn)}, nil
+	return &pgConn{Conn: conn.(*stdlib.Conn)}, nil
 }
 
 // pgConn is pgx's connection with the store's two SQLite habits kept:
@@ -82,21 +82,37 @@ func (c pgConnector) Connect(ctx context.Context) (driver.Conn, error) {
 // of the store (an edit computed from the stored case, an import's
 // "is this trace new") as correct as on SQLite without SERIALIZABLE
 // retries; readers never wait for it.
-type pgConn struct{ *stdlib.Conn }
+type pgConn struct {
+	*stdlib.Conn
+	inTx  bool        // a write transaction is open (BeginTx)
+	later []laterStmt // its writes waiting for the commit (pglater.go)
+}
 
 func (c *pgConn) Prepare(query string) (driver.Stmt, error) {
-	return c.Conn.Prepare(rebind(query))
+	return c.PrepareContext(context.Background(), query)
 }
 
 func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	if err := c.flush(ctx, false); err != nil {
+		return nil, err
+	}
 	return c.Conn.PrepareContext(ctx, rebind(query))
 }
 
 func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if c.queue(ctx, query, args) {
+		return driver.RowsAffected(0), nil
+	}
+	if err := c.flush(ctx, false); err != nil {
+		return nil, err
+	}
 	return c.Conn.ExecContext(ctx, rebind(query), args)
 }
 
 func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if err := c.flush(ctx, false); err != nil {
+		return nil, err
+	}
 	return c.Conn.QueryContext(ctx, rebind(query), args)
 }
 
@@ -186,7 +202,8 @@ func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx,
 		return nil, fmt.Errorf("unsupported isolation: %v", opts.Isolation)
 	}
 	lock := writerLock
-	if key, ok := ctx.Value(caseScopeKey{}).(int32); ok {
+	key, scoped := ctx.Value(caseScopeKey{}).(int32)
+	if scoped {
 		lock = caseWriterLock
 		if key != 0 {
 			lock += "; " + fmt.Sprintf(traceLock, key)
@@ -198,6 +215,9 @@ func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx,
 	if conn.IsClosed() {
 		return nil, driver.ErrBadConn // as stdlib's BeginTx: the pool takes another
 	}
+	if bw, ok := ctx.Value(beginReadsKey{}).(*beginReads); ok && scoped && key != 0 {
+		return c.beginWithReads(ctx, iso, key, bw)
+	}
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN" + iso + "; " + lock})
 	if err != nil {
 		// The lock failed inside the begun transaction, which is still
@@ -208,18 +228,51 @@ func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx,
 		}
 		return nil, err
 	}
-	return pgTx{ctx: ctx, tx: tx}, nil
+	c.inTx, c.later = true, nil
+	return pgTx{ctx: ctx, tx: tx, c: c}, nil
 }
 
 // pgTx is a pgx transaction as database/sql's driver sees one (what
-// stdlib's own wrapper does).
+// stdlib's own wrapper does), whose queued writes (pglater.go) go with
+// its COMMIT.
 type pgTx struct {
 	ctx context.Context
 	tx  pgx.Tx
+	c   *pgConn
 }
 
-func (t pgTx) Commit() error   { return t.tx.Commit(t.ctx) }
-func (t pgTx) Rollback() error { return t.tx.Rollback(t.ctx) }
+func (t pgTx) Commit() error {
+	t.c.inTx = false
+	if len(t.c.later) == 0 {
+		if t.tx == nil {
+			return t.c.flush(t.ctx, true)
+		}
+		return t.tx.Commit(t.ctx)
+	}
+	if err := t.c.flush(t.ctx, true); err != nil {
+		// A failed write left the transaction open and aborted: end it,
+		// or the pool hands the connection out in it.
+		_ = t.rollback(context.WithoutCancel(t.ctx))
+		return err
+	}
+	return nil
+}
+
+func (t pgTx) Rollback() error {
+	t.c.inTx = false
+	t.c.discard()
+	return t.rollback(t.ctx)
+}
+
+// rollback ends the transaction: through pgx's, or, for one begun in a
+// batch (beginWithReads), with a ROLLBACK of its own.
+func (t pgTx) rollback(ctx context.Context) error {
+	if t.tx != nil {
+		return t.tx.Rollback(ctx)
+	}
+	_, err := t.c.Conn.Conn().Exec(ctx, "ROLLBACK")
+	return err
+}
 
 // rebind turns SQLite parameters into PostgreSQL's: "?" is the next
 // number after the largest so far and "?N" is "$N", as SQLite numbers

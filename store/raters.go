@@ -53,6 +53,12 @@ const (
 		FROM rater_labels r WHERE r.case_id = ?
 		UNION ALL SELECT 1, a.picked, a.note, a.label, a.fields, a.adjudicated_by, '', a.adjudicated_at, '', ''
 		FROM adjudications a WHERE a.case_id = ? ORDER BY 1, 2`
+	// sqlRatersOfTrace is sqlRatersAdj for the case of a trace (its
+	// first, traces.case_id), named by the trace's id.
+	sqlRatersOfTrace = `SELECT 0, r.rater, r.kind, r.label, r.fields, r.status, r.rationale, r.updated_at, r.judge_model, r.prompt_sha256
+		FROM rater_labels r WHERE r.case_id = (SELECT case_id FROM traces WHERE trace_id = ?1)
+		UNION ALL SELECT 1, a.picked, a.note, a.label, a.fields, a.adjudicated_by, '', a.adjudicated_at, '', ''
+		FROM adjudications a WHERE a.case_id = (SELECT case_id FROM traces WHERE trace_id = ?1) ORDER BY 1, 2`
 	sqlPutRater = `INSERT INTO rater_labels (case_id, rater, kind, label, fields, status, rationale, updated_at, judge_model, prompt_sha256)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (case_id, rater) DO UPDATE SET kind = excluded.kind,
 		label = excluded.label, fields = excluded.fields, status = excluded.status, rationale = excluded.rationale,
@@ -120,12 +126,25 @@ func scanAdj(r rowScanner, caseID *string) (*model.Adjudication, error) {
 // loadRaters reads the raters and the adjudication of one case, in one
 // query (an edit reads them twice while it holds the case's lock).
 func loadRaters(ctx context.Context, q querier, caseID string) (CaseRaters, error) {
-	cr := CaseRaters{CaseID: caseID}
 	rows, err := q.QueryContext(ctx, sqlRatersAdj, caseID, caseID)
 	if err != nil {
-		return cr, err
+		return CaseRaters{CaseID: caseID}, err
 	}
 	defer rows.Close()
+	return scanRaters(rows, caseID)
+}
+
+// ratersRows are the rows of a raters query (sqlRatersAdj's columns):
+// database/sql's or pgx's.
+type ratersRows interface {
+	Next() bool
+	Scan(...any) error
+	Err() error
+}
+
+// scanRaters reads the rows of a raters query of one case.
+func scanRaters(rows ratersRows, caseID string) (CaseRaters, error) {
+	cr := CaseRaters{CaseID: caseID}
 	for rows.Next() {
 		var adj int64
 		var rl model.RaterLabel
@@ -197,9 +216,8 @@ func putRaterTx(ctx context.Context, tx *sql.Tx, caseID string, rl model.RaterLa
 	if rl.Status == "" {
 		rl.Status = model.StatusSuggested
 	}
-	_, err := tx.ExecContext(ctx, sqlPutRater, caseID, rl.Rater, string(rl.Kind), mustJSON(rl.Label), fieldsJSON(rl.Fields),
+	return execLater(ctx, tx, sqlPutRater, caseID, rl.Rater, string(rl.Kind), mustJSON(rl.Label), fieldsJSON(rl.Fields),
 		string(rl.Status), rl.Rationale, rl.UpdatedAt, rl.Model, rl.PromptSHA256)
-	return err
 }
 
 // settle applies model.FinalLabel to c (its label is the base) and the
@@ -211,8 +229,7 @@ func settle(ctx context.Context, tx *sql.Tx, c *model.Case, rs CaseRaters) error
 	if fin.Disputed {
 		d = 1
 	}
-	_, err := tx.ExecContext(ctx, sqlSetDisputed, d, c.CaseID, d)
-	return err
+	return execLater(ctx, tx, sqlSetDisputed, d, c.CaseID, d)
 }
 
 // settleTx settles a case's final label after its raters changed outside
@@ -264,13 +281,17 @@ func fieldAsSeen(ctx context.Context, tx *sql.Tx, cr *CaseRecord, who, field str
 	return cr.Case.Field(field)
 }
 
-func (s *Store) editRaterLabel(ctx context.Context, tx *sql.Tx, cr *CaseRecord, who, field string, value json.RawMessage, at string) (old, nv json.RawMessage, err error) {
-	rs, err := loadRaters(ctx, tx, cr.Case.CaseID)
-	if err != nil {
+func (s *Store) editRaterLabel(ctx context.Context, tx *sql.Tx, cr *CaseRecord, known *CaseRaters, who, field string, value json.RawMessage, at string) (old, nv json.RawMessage, err error) {
+	var rs CaseRaters
+	if known != nil {
+		rs = *known
+	} else if rs, err = loadRaters(ctx, tx, cr.Case.CaseID); err != nil {
 		return nil, nil, err
 	}
 	mine := cr.Case
-	mine.Label = rs.viewFor(who, cr.Case.Label)
+	// A copy: setting the field must not write through to the rater's
+	// row or the case's label as rs and cr hold them.
+	mine.Label = cloneLabel(rs.viewFor(who, cr.Case.Label))
 	if old, err = mine.Field(field); err != nil {
 		return nil, nil, err
 	}
@@ -287,30 +308,51 @@ func (s *Store) editRaterLabel(ctx context.Context, tx *sql.Tx, cr *CaseRecord, 
 		return nil, nil, err
 	}
 	rs.set(row)
+	if known != nil {
+		*known = rs
+	}
 	return old, nv, settle(ctx, tx, &cr.Case, rs)
 }
 
 // confirmRater records who's status on their own row when they confirm
 // (or unconfirm) a case: confirming a label one never edited endorses it
 // as it stands, which makes it one's own.
-func (s *Store) confirmRater(ctx context.Context, tx *sql.Tx, caseID, who string, status model.Status, at string) error {
-	rs, err := loadRaters(ctx, tx, caseID)
-	if err != nil {
-		return err
+func (s *Store) confirmRater(ctx context.Context, tx *sql.Tx, st *editState, caseID, who string, status model.Status, at string) error {
+	var rs CaseRaters
+	if st != nil {
+		rs = st.rs
+	} else {
+		var err error
+		if rs, err = loadRaters(ctx, tx, caseID); err != nil {
+			return err
+		}
 	}
 	row := rs.Rater(who)
 	if row == nil {
 		if status != model.StatusConfirmed {
 			return nil
 		}
-		cr, err := s.loadCaseTx(ctx, tx, caseID)
-		if err != nil {
-			return err
+		var label model.Label
+		if st != nil {
+			label = cloneLabel(st.cr.Case.Label)
+		} else {
+			cr, err := s.loadCaseTx(ctx, tx, caseID)
+			if err != nil {
+				return err
+			}
+			label = cr.Case.Label
 		}
-		row = &model.RaterLabel{Rater: who, Kind: model.RaterHuman, Label: cr.Case.Label}
+		row = &model.RaterLabel{Rater: who, Kind: model.RaterHuman, Label: label}
 	}
 	row.Status, row.UpdatedAt = status, at
-	return putRaterTx(ctx, tx, caseID, *row)
+	if err := putRaterTx(ctx, tx, caseID, *row); err != nil {
+		return err
+	}
+	if st != nil {
+		rs.set(*row)
+		st.rs = rs
+	}
+	return nil
 }
 
 // editAdjudication is the "adjudication" pseudo-field of editCaseTx: value

@@ -70,16 +70,14 @@ func (s *Store) reservationTTL() time.Duration {
 // so a burst of keys on one trace writes it once.
 func (s *Store) followEditTx(ctx context.Context, tx *sql.Tx, traceID, who string, status model.Status, held int64) error {
 	if status == model.StatusConfirmed {
-		_, err := tx.ExecContext(ctx, sqlRelease, who, traceID)
-		return err
+		return execLater(ctx, tx, sqlRelease, who, traceID)
 	}
 	now := s.nowMS()
 	ttl := s.reservationTTL()
 	if held-now > (ttl - renewSlack(ttl)).Milliseconds() {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, s.reserveSQL(), who, now+ttl.Milliseconds(), traceID, now)
-	return err
+	return execLater(ctx, tx, s.reserveSQL(), who, now+ttl.Milliseconds(), traceID, now)
 }
 
 // renewSlack is how much of a reservation's time an edit may leave

@@ -1,0 +1,181 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Writes sent at commit. An edit of a shared case holds the trace's lock
+// from its first statement to its commit, and every statement in between
+// was a round trip to the server while the others waited. The writes
+// whose answer the edit does not need (the rater's row, the case, its
+// event, the reservation) are queued instead and sent together with the
+// COMMIT, in one round trip (a pgx batch: one pipeline, one Sync). Any
+// other statement on the connection sends the queue first, so statements
+// still run in the order they were written.
+
+// laterKey marks a context whose writes may wait for the commit (see
+// allowLater); laterDest carries where a queued write's one returned row
+// goes.
+type (
+	laterKey  struct{}
+	laterDest struct{}
+)
+
+// allowLater is ctx for a transaction on PostgreSQL whose writes made
+// through execLater and appendEvent may be sent at commit.
+func allowLater(ctx context.Context) context.Context {
+	return context.WithValue(ctx, laterKey{}, true)
+}
+
+func laterAllowed(ctx context.Context) bool {
+	ok, _ := ctx.Value(laterKey{}).(bool)
+	return ok
+}
+
+// execLater runs a write whose result nobody reads: at commit when ctx
+// allows it (allowLater), now otherwise.
+func execLater(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
+	if laterAllowed(ctx) {
+		ctx = context.WithValue(ctx, laterDest{}, []any{})
+	}
+	_, err := tx.ExecContext(ctx, query, args...)
+	return err
+}
+
+// queryRowLater runs a write returning one row scanned into dest: at
+// commit when ctx allows it (dest is filled in then), now otherwise.
+func queryRowLater(ctx context.Context, tx *sql.Tx, dest []any, query string, args ...any) error {
+	if !laterAllowed(ctx) {
+		return tx.QueryRowContext(ctx, query, args...).Scan(dest...)
+	}
+	_, err := tx.ExecContext(context.WithValue(ctx, laterDest{}, dest), query, args...)
+	return err
+}
+
+// laterStmt is a queued write: its SQL (rebound), arguments, and where
+// its returned row goes (none when empty).
+type laterStmt struct {
+	sql  string
+	args []any
+	dest []any
+}
+
+// queue takes a write marked to wait (execLater) inside a transaction; it
+// says false for anything else, which runs now.
+func (c *pgConn) queue(ctx context.Context, query string, args []driver.NamedValue) bool {
+	dest, ok := ctx.Value(laterDest{}).([]any)
+	if !ok || !c.inTx {
+		return false
+	}
+	vals := make([]any, len(args))
+	for i, a := range args {
+		vals[i] = a.Value
+	}
+	c.later = append(c.later, laterStmt{sql: rebind(query), args: vals, dest: dest})
+	return true
+}
+
+// flush sends the queued writes in one batch, then COMMIT in the same
+// batch when commit is set.
+func (c *pgConn) flush(ctx context.Context, commit bool) error {
+	if len(c.later) == 0 && !commit {
+		return nil
+	}
+	stmts := c.later
+	c.later = nil
+	b := &pgx.Batch{}
+	for _, st := range stmts {
+		b.Queue(st.sql, st.args...)
+	}
+	if commit {
+		b.Queue("COMMIT")
+	}
+	br := c.Conn.Conn().SendBatch(ctx, b)
+	var err error
+	for _, st := range stmts {
+		if len(st.dest) > 0 {
+			err = br.QueryRow().Scan(st.dest...)
+		} else {
+			_, err = br.Exec()
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err == nil && commit {
+		var tag interface{ String() string }
+		tag, err = br.Exec()
+		if err == nil && tag.String() == "ROLLBACK" {
+			err = pgx.ErrTxCommitRollback
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// discard drops the queued writes (a rollback).
+func (c *pgConn) discard() { c.later = nil }
+
+// beginReadsKey carries a *beginReads: reads a write transaction on one
+// trace makes first, sent with its BEGIN.
+type beginReadsKey struct{}
+
+// beginReads are the first reads of a transaction on one trace's case
+// (traceScope), sent in one batch with BEGIN and the locks, so that the
+// moment the trace's lock is granted the server reads on without waiting
+// for the client: queue adds the reads to the batch, read takes their
+// results, in order, once the locks are held. It runs again for each
+// try of the transaction.
+type beginReads struct {
+	queue func(b *pgx.Batch)
+	read  func(br pgx.BatchResults) error
+}
+
+// withBeginReads is ctx for a transaction whose BEGIN sends br's reads.
+func withBeginReads(ctx context.Context, br *beginReads) context.Context {
+	return context.WithValue(ctx, beginReadsKey{}, br)
+}
+
+// traceLockParam is traceLock with the key as a parameter (a batch is
+// prepared statements: one per trace would fill pgx's statement cache).
+const traceLockParam = `SELECT pg_advisory_xact_lock(hashtext('tracelab trace ' || current_schema()), $1::integer)`
+
+// beginWithReads begins a transaction on the case of one trace (key:
+// traceLockKey) as BeginTx does, with bw's reads in the same batch.
+func (c *pgConn) beginWithReads(ctx context.Context, iso string, key int32, bw *beginReads) (driver.Tx, error) {
+	conn := c.Conn.Conn()
+	b := &pgx.Batch{}
+	b.Queue("BEGIN" + iso)
+	b.Queue(caseWriterLock)
+	b.Queue(traceLockParam, key)
+	bw.queue(b)
+	br := conn.SendBatch(ctx, b)
+	var err error
+	for range 3 {
+		if _, err = br.Exec(); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = bw.read(br)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		// Whatever failed (the lock's wait, a read) did so inside the
+		// begun transaction: end it, as BeginTx does.
+		if !conn.IsClosed() && conn.PgConn().TxStatus() != 'I' {
+			_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+		return nil, err
+	}
+	c.inTx, c.later = true, nil
+	return pgTx{ctx: ctx, c: c}, nil
+}
