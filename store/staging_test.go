@@ -47,6 +47,12 @@ func TestStagedImportMatchesDirect(t *testing.T) {
 		{"dup replace.jsonl", changed + goodTraces, ImportOptions{Replace: true}},
 		{"traces then cases.jsonl", strings.Replace(samples, "emea-active-q2-017", "mixed-1", 1) + suite, ImportOptions{}},
 		{"empty.jsonl", "", ImportOptions{}},
+		// Step bodies over bigBody are written at once and copied one
+		// by one (copyBigBodies): new, unchanged, replaced, beside
+		// ordinary ones.
+		{"big.jsonl", bigTrace("t-big", "zebra") + goodTraces, ImportOptions{}},
+		{"big again.jsonl", bigTrace("t-big", "zebra"), ImportOptions{}},
+		{"big replace.jsonl", bigTrace("t-big", "okapi") + bigTrace("t-big2", "zebra"), ImportOptions{Replace: true}},
 	}
 	direct, staged := sqliteStore(t), sqliteStore(t)
 	direct.stage = false
@@ -68,6 +74,22 @@ func TestStagedImportMatchesDirect(t *testing.T) {
 	if n := countStaging(t, staged); n > 0 {
 		t.Errorf("%d staging database(s) left behind", n)
 	}
+	// The search index has the big bodies copied one by one: t-big2
+	// holds zebra, t-big (replaced) okapi.
+	for word, want := range map[string]int{"zebra": 1, "okapi": 1} {
+		for name, st := range map[string]*Store{"direct": direct, "staged": staged} {
+			if n, err := st.SearchTraceCount(ctx, word, Filter{}); err != nil || n != want {
+				t.Errorf("%s: search %q finds %d traces (%v), want %d", name, word, n, err, want)
+			}
+		}
+	}
+}
+
+// bigTrace is a one-line trace whose step body is over bigBody, a word
+// near its start.
+func bigTrace(id, word string) string {
+	return `{"trace_id":"` + id + `","server":"s1","question":"How big?","steps":[{"kind":"tool_call","id":"c1","tool":"run_sql","args":{}},{"kind":"tool_result","call_id":"c1","result":"` +
+		word + " " + strings.Repeat("lorem ipsum dolor sit amet ", bigBody/27+1) + `"},{"kind":"answer","text":"1"}]}` + "\n"
 }
 
 // assertForeignKeysHold fails when a row of st refers to a row it lacks.
