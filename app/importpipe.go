@@ -32,6 +32,10 @@ type importPipe struct {
 	// the writer asks once recs is closed.
 	readBytes func() int64
 	fresh     chan []*model.Trace // writer → scorer; nil without scoring
+	// unscored counts the batches sent to the scorer and not yet put;
+	// scored is signalled as each is (waitScored).
+	unscored atomic.Int64
+	scored   chan struct{}
 
 	records atomic.Int64 // records the writer took, for the progress callback
 
@@ -56,6 +60,7 @@ func newImportPipe(im *store.Importer, res *ImportResult, name string, opts Impo
 	p := &importPipe{im: im, res: res, name: name, opts: opts, recs: make(chan importRecord, 256)}
 	if scoring {
 		p.fresh = make(chan []*model.Trace, 1)
+		p.scored = make(chan struct{}, 1)
 	}
 	return p
 }
@@ -123,9 +128,20 @@ func (p *importPipe) write(ctx context.Context) error {
 	if p.readBytes != nil && p.readBytes() >= releaseAfter {
 		// The records read are garbage by now (the scorer keeps what it
 		// still scores). SQLite's copy of the staged rows holds a large
-		// body several times over in its own memory, which Go's heap does
-		// not count: give Go's free pages back first, so the two peaks do
-		// not add up (a 100 MB record: see the closing note of issue 27).
+		// body twice over in its own memory, which Go's heap does not
+		// count: give Go's free pages back first, so the two peaks do not
+		// add up (a 100 MB record: see the closing note of issue 27).
+		// When such a body was staged, the scorer's last traces are let
+		// go first too: the copy then no longer overlaps their scoring,
+		// but the decoded record is not held beside SQLite's copies.
+		p.mu.Lock()
+		big := p.im.BigBodies() > 0
+		p.mu.Unlock()
+		if big {
+			if err := p.waitScored(ctx); err != nil {
+				return err
+			}
+		}
 		debug.FreeOSMemory()
 	}
 	p.mu.Lock()
@@ -133,8 +149,22 @@ func (p *importPipe) write(ctx context.Context) error {
 	return p.im.EndOfFile(p.format)
 }
 
+// waitScored waits until the scorer has put every batch sent (at once
+// without scoring). A scorer that fails cancels ctx.
+func (p *importPipe) waitScored(ctx context.Context) error {
+	for p.scored != nil && p.unscored.Load() > 0 {
+		select {
+		case <-p.scored:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // send hands a batch of fresh traces to the scorer.
 func (p *importPipe) send(ctx context.Context, batch []*model.Trace) error {
+	p.unscored.Add(1)
 	select {
 	case p.fresh <- batch:
 		return nil
@@ -187,6 +217,11 @@ func (p *importPipe) score(ctx context.Context, sc *Engine) error {
 		p.mu.Unlock()
 		if err != nil {
 			return err
+		}
+		p.unscored.Add(-1)
+		select {
+		case p.scored <- struct{}{}:
+		default: // a signal waits already
 		}
 	}
 	return nil

@@ -530,6 +530,16 @@ func (w *writer) putBody(pk int64, steps []model.Step) error {
 	return w.bodies.flush()
 }
 
+// BigBodies is how many step bodies over bigBody the import has staged
+// so far: the caller may let go of what it holds of those traces before
+// EndOfFile copies them.
+func (im *Importer) BigBodies() int {
+	if im.w == nil {
+		return 0
+	}
+	return len(im.w.bigBodies)
+}
+
 // releaseBody is the body length past which putBody returns Go's free
 // memory first: one forced collection, small beside writing that much.
 const releaseBody = 32 << 20
