@@ -180,7 +180,7 @@ func floor(args []string) error {
 	insT, _ := tx.Prepare(`INSERT INTO traces (trace_id, server, question, answer, usd) VALUES (?, ?, ?, ?, ?) RETURNING id`)
 	insS, _ := tx.Prepare(`INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	sc.Buffer(make([]byte, 1<<20), 1<<30) // a line up to 1 GiB: bench/bigrecord.sh times one 100 MB record
 	steps := 0
 	for sc.Scan() {
 		var t model.Trace
