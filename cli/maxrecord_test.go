@@ -126,3 +126,33 @@ func TestProcessBigRecordCostsAFewTimesItsSize(t *testing.T) {
 		t.Errorf("the trace is listed %d times, want once", n)
 	}
 }
+
+// Under an address-space limit (prlimit --as) that holds what a record
+// costs to import, the record is imported: the estimate that refuses a
+// record the limit cannot hold lets this one through, and Go's soft
+// memory limit (set from the same limit) keeps the collector ahead of
+// it, so the import ends in neither a refusal nor Go's fatal "out of
+// memory".
+func TestProcessRecordWithinTheMemoryLimitIsImported(t *testing.T) {
+	pl, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("prlimit not found (util-linux): no address-space limit to run under")
+	}
+	dir := t.TempDir()
+	big := bigRecordFile(t, dir, 16)
+	// 3 GiB over the least address space `tracelab --version` starts
+	// in: an import's own start takes up to about 1 GiB more (its
+	// threads, Go's reservations), which leaves room for the 256 MB
+	// (16 times) a 16 MB record is expected to take, several times over.
+	limit := leastAddressSpace(t, pl, dir) + 3<<30
+	cmd := tracelabCmd(t, dir, "import", "--db", filepath.Join(dir, "t.db"), "--max-record", "1GB", big)
+	cmd.Args = append([]string{pl, "--as=" + strconv.FormatInt(limit, 10), "--"}, cmd.Args...)
+	cmd.Path = pl
+	p := finish(t, cmd)
+	if p.code != 0 || strings.Contains(p.err, "fatal error") || strings.Contains(p.err, "out of memory") {
+		t.Fatalf("under --as=%d: exit %d, stderr:\n%s", limit, p.code, p.err)
+	}
+	if n := strings.Count(tracelab(t, dir, "ls", "--db", filepath.Join(dir, "t.db")).out, "t-big"); n != 1 {
+		t.Errorf("the trace is listed %d times, want once", n)
+	}
+}
