@@ -485,7 +485,9 @@ func stagedColumns(ctx context.Context, tx *sql.Tx, table, exclude string) (stri
 }
 
 // copyBigBodies copies the staged step bodies big (staged ids; those
-// reconcile skipped stay out) into the database, one statement each.
+// reconcile skipped stay out, and so do those of a trace the file
+// replaced later, deleted from the staging database) into the database,
+// one statement each.
 // INSERT … SELECT into step_bodies, whose insert trigger fills the
 // search index, first copies every selected row into a temporary table
 // (SQLite does so for any INSERT … SELECT into a table with a trigger)
@@ -496,11 +498,12 @@ func stagedColumns(ctx context.Context, tx *sql.Tx, table, exclude string) (stri
 func (im *Importer) copyBigBodies(big []int64, offset int64) error {
 	ctx, tx := im.ctx, im.tx
 	for _, pk := range big {
-		var skip bool
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM temp.staged_skip WHERE pk = ?)`, pk).Scan(&skip); err != nil {
+		var lands bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM staged.step_bodies WHERE trace_pk = ?1)
+			AND NOT EXISTS (SELECT 1 FROM temp.staged_skip WHERE pk = ?1)`, pk).Scan(&lands); err != nil {
 			return err
 		}
-		if skip {
+		if !lands {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO main.step_bodies (trace_pk, body)
