@@ -180,7 +180,7 @@ func floor(args []string) error {
 	insT, _ := tx.Prepare(`INSERT INTO traces (trace_id, server, question, answer, usd) VALUES (?, ?, ?, ?, ?) RETURNING id`)
 	insS, _ := tx.Prepare(`INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	sc.Buffer(make([]byte, 1<<20), 1<<30) // a line up to 1 GiB: bench/bigrecord.sh times one 100 MB record
 	steps := 0
 	for sc.Scan() {
 		var t model.Trace
@@ -375,6 +375,7 @@ func profile(args []string) error {
 	in := fs.String("in", "", "file to import (op import)")
 	cpu := fs.String("cpuprofile", "cpu.pprof", "CPU profile to write")
 	mem := fs.String("memprofile", "", "heap profile to write after the operation")
+	maxRecord := fs.Int64("max-record", 0, "bytes one record may take (op import; 0 is the default cap)")
 	fs.Parse(args)
 	ctx := context.Background()
 	e, err := app.Open(ctx, *path, app.Files{Lexicon: *lexicon})
@@ -402,7 +403,7 @@ func profile(args []string) error {
 		_, err = e.Suite.Export(ctx, app.ExportOptions{Dir: *cpu + ".export", All: true})
 	case "import":
 		var res app.ImportResult
-		if res, err = e.Imports.File(ctx, *in, app.ImportOptions{Score: true}); err == nil {
+		if res, err = e.Imports.File(ctx, *in, app.ImportOptions{Score: true, MaxRecord: *maxRecord}); err == nil {
 			_, err = e.Imports.AfterImport(ctx, res.ToScore, false)
 		}
 	default:

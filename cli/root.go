@@ -33,6 +33,7 @@ type Program struct {
 // Main runs the command line on the process's arguments and returns the
 // exit status.
 func Main(p Program) int {
+	app.LimitGoMemory()
 	root := newRootCmd(p)
 	err := fang.Execute(context.Background(), root,
 		fang.WithVersion(p.Version),

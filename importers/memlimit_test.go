@@ -52,3 +52,14 @@ func TestProcessMemoryLimitIsKnown(t *testing.T) {
 		t.Errorf("limit %+v: free must be positive and under the total", lim)
 	}
 }
+
+// Go's soft memory limit is what Go's runtime holds plus three quarters
+// of what the process may still take; none without a known limit.
+func TestGoMemoryLimit(t *testing.T) {
+	if got := goMemoryLimit(MemoryLimit{}, 10<<20); got != 0 {
+		t.Errorf("no limit known: %d, want 0", got)
+	}
+	if got, want := goMemoryLimit(MemoryLimit{Free: 1 << 30, What: "ulimit -v", Total: 2 << 30}, 10<<20), int64(10<<20+768<<20); got != want {
+		t.Errorf("1 GiB free: %d, want %d", got, want)
+	}
+}

@@ -54,7 +54,13 @@ func (b *batch) flush() error {
 		return err
 	}
 	args := b.args
-	defer func() { b.args = b.args[:0] }()
+	defer func() {
+		// Drop the values too, not only the length: the array would
+		// otherwise keep the last rows' strings (a trace's step body of
+		// many megabytes) alive until later rows overwrite them.
+		clear(b.args)
+		b.args = b.args[:0]
+	}()
 	for len(args) > 0 {
 		n := len(args) / b.cols
 		if b.reuse != nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -572,6 +573,9 @@ type writer struct {
 	// queueFrom is the first id a bulk writer took (0: none yet): the
 	// queue columns of its traces are set at the end (refreshQueue).
 	queueFrom int64
+	// bigBodies are the staged traces whose step body is over bigBody
+	// bytes, in order: the copy moves each on its own (copyBigBodies).
+	bigBodies []int64
 }
 
 // analyzeAfter is how many traces a PostgreSQL import writes, at least,
@@ -613,6 +617,41 @@ func (w *writer) refreshQueue(file, format string) error {
 	w.queueFrom = 0
 	return err
 }
+
+// bigBody is the step body length past which a body is written at once,
+// not held in a batch, and copied out of the staging database on its
+// own. Well above any ordinary trace's body, so the batches of an
+// ordinary import are as they were.
+const bigBody = 4 << 20
+
+// putBody writes the step body of the trace pk. A big body is written at
+// once, so that Go holds it only while SQLite takes its copy: a batch
+// would keep it until 63 more bodies came, or the end of the file.
+func (w *writer) putBody(pk int64, steps []model.Step) error {
+	body := stepsBody(steps)
+	if err := w.bodies.add(pk, body); err != nil {
+		return err
+	}
+	if len(body) <= bigBody {
+		return nil
+	}
+	if w.ids != nil {
+		w.bigBodies = append(w.bigBodies, pk)
+	}
+	if len(body) > releaseBody {
+		// SQLite is about to take two copies of the body (the driver's
+		// copy of the bound string, the row it builds), in memory Go's
+		// heap does not count: collect what the parse left (the read
+		// line, the hash's buffer) and give it back first, so the two
+		// peaks do not add up.
+		debug.FreeOSMemory()
+	}
+	return w.bodies.flush()
+}
+
+// releaseBody is the body length past which putBody returns Go's free
+// memory first: one forced collection, small beside writing that much.
+const releaseBody = 32 << 20
 
 // staged makes the writer give the trace ids itself and write the trace
 // rows in batches: on a staging database, which nobody else writes.
@@ -938,7 +977,7 @@ func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *
 			return nil, nil, err
 		}
 	}
-	if err := w.bodies.add(pk, stepsBody(t.Steps)); err != nil {
+	if err := w.putBody(pk, t.Steps); err != nil {
 		return nil, nil, err
 	}
 	// A listing names each tool once; of a tool named twice only the

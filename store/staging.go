@@ -213,7 +213,7 @@ func (im *Importer) unstage(last bool) error {
 		return err
 	}
 	im.tx = tx
-	offset, skipped, err := im.copyStaged(w.replaces)
+	offset, skipped, err := im.copyStaged(w.replaces, w.bigBodies)
 	if err != nil {
 		return err
 	}
@@ -253,7 +253,10 @@ func detachStaging(conn *sql.Conn) {
 // they came, without its lock: another process may have written the
 // same ids since, so each staged trace whose id is stored now is decided
 // again here, as putTrace would have.
-func (im *Importer) copyStaged(replaces map[string]string) (offset int64, skipped map[string]bool, err error) {
+//
+// The step bodies over bigBody (big, the staged ids) are left out of
+// the one INSERT … SELECT and copied one by one (copyBigBodies).
+func (im *Importer) copyStaged(replaces map[string]string, big []int64) (offset int64, skipped map[string]bool, err error) {
 	ctx, tx := im.ctx, im.tx
 	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS staged_skip (pk INTEGER PRIMARY KEY)`); err != nil {
 		return 0, nil, err
@@ -284,6 +287,12 @@ func (im *Importer) copyStaged(replaces map[string]string) (offset int64, skippe
 	if !skips {
 		notSkipped = "IS NOT NULL" // every staged row lands
 	}
+	bodiesNotBig := ""
+	if len(big) > 0 {
+		// octet_length reads the length from the row's header, not the
+		// body from its pages.
+		bodiesNotBig = " AND octet_length(body) <= " + strconv.Itoa(bigBody)
+	}
 	copies := []struct{ table, pk, tail string }{
 		{"contracts", "", "WHERE true ON CONFLICT DO NOTHING"},
 		{"cases", "trace_pk", "WHERE trace_pk IS NOT NULL AND trace_pk " + notSkipped + ` AND NOT EXISTS (SELECT 1 FROM main.cases w
@@ -292,7 +301,7 @@ func (im *Importer) copyStaged(replaces map[string]string) (offset int64, skippe
 		{"score_state", "trace_pk", "WHERE trace_pk " + notSkipped},
 		{"traces", "id", "WHERE id " + notSkipped + " ORDER BY id"},
 		{"steps", "trace_pk", "WHERE trace_pk " + notSkipped},
-		{"step_bodies", "trace_pk", "WHERE trace_pk " + notSkipped},
+		{"step_bodies", "trace_pk", "WHERE trace_pk " + notSkipped + bodiesNotBig},
 		{"trace_contracts", "trace_pk", "WHERE trace_pk " + notSkipped},
 	}
 	for _, c := range copies {
@@ -320,6 +329,9 @@ func (im *Importer) copyStaged(replaces map[string]string) (offset int64, skippe
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return 0, nil, fmt.Errorf("copying the staged %s: %w", c.table, err)
 		}
+	}
+	if err := im.copyBigBodies(big, offset); err != nil {
+		return 0, nil, err
 	}
 	// Cases waiting for one of these traces (a suite imported first, or
 	// the cases of a replaced trace, unlinked by ON DELETE SET NULL).
@@ -470,4 +482,34 @@ func stagedColumns(ctx context.Context, tx *sql.Tx, table, exclude string) (stri
 		return "", fmt.Errorf("staging table %s has no columns", table)
 	}
 	return strings.Join(cols, ", "), nil
+}
+
+// copyBigBodies copies the staged step bodies big (staged ids; those
+// reconcile skipped stay out, and so do those of a trace the file
+// replaced later, deleted from the staging database) into the database,
+// one statement each.
+// INSERT … SELECT into step_bodies, whose insert trigger fills the
+// search index, first copies every selected row into a temporary table
+// (SQLite does so for any INSERT … SELECT into a table with a trigger)
+// and reads them back from it: four copies of a body in SQLite's memory
+// at once, rounded up to a power of two by modernc's allocator (a 100 MB
+// body: four 128 MiB regions, with strace). One row's VALUES with the
+// body as a subquery is inserted as it is read: two.
+func (im *Importer) copyBigBodies(big []int64, offset int64) error {
+	ctx, tx := im.ctx, im.tx
+	for _, pk := range big {
+		var lands bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM staged.step_bodies WHERE trace_pk = ?1)
+			AND NOT EXISTS (SELECT 1 FROM temp.staged_skip WHERE pk = ?1)`, pk).Scan(&lands); err != nil {
+			return err
+		}
+		if !lands {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO main.step_bodies (trace_pk, body)
+			VALUES (?1 + ?2, (SELECT body FROM staged.step_bodies WHERE trace_pk = ?1))`, pk, offset); err != nil {
+			return fmt.Errorf("copying the staged step body of a trace: %w", err)
+		}
+	}
+	return nil
 }
