@@ -28,6 +28,9 @@ type CaseRecord struct {
 	// case (new spans received live, see Importer.MarkReview); "" when
 	// nothing did. Confirming the case again clears it.
 	Review string
+	// Report is the report row of the linked trace where the case was
+	// read with one (CasesAfter) and the trace is scored; nil otherwise.
+	Report *ReportRow
 	// The gold and label as stored (JSON), when read from the database: a
 	// suggestion equal to them is known unchanged without encoding them.
 	goldJSON, labelJSON string
