@@ -83,14 +83,15 @@ func (s *Store) reportRows(ctx context.Context, q string, args ...any) (out []Re
 // reportScoreColumns are a ReportRow's columns after its trace's id,
 // server and run: the score s's and those of the trace's case c (see
 // reportScan).
-var reportScoreColumns = reportScoreColumnsOf("c")
+var reportScoreColumns = reportScoreColumnsOf("c.gold_origin", "c.status", "c.label")
 
-// reportScoreColumnsOf is reportScoreColumns with the trace's case named c.
-func reportScoreColumnsOf(c string) string {
+// reportScoreColumnsOf is reportScoreColumns with the trace's case's
+// gold_origin, status and label read from the expressions given.
+func reportScoreColumnsOf(origin, status, label string) string {
 	return `s.suggested_class, s.correct, s.grounded, s.needs_review,
 	s.grounding_precision, s.grounding_recall, s.definition_match, s.freshness_pass, s.policy_violations,
-	s.calls, s.clarifications, s.cost_usd, COALESCE(` + c + `.gold_origin = 'human', FALSE), COALESCE(` + c + `.status = 'confirmed', FALSE),
-	CASE WHEN ` + c + `.status = 'confirmed' THEN ` + c + `.label END`
+	s.calls, s.clarifications, s.cost_usd, COALESCE(` + origin + ` = 'human', FALSE), COALESCE(` + status + ` = 'confirmed', FALSE),
+	CASE WHEN ` + status + ` = 'confirmed' THEN ` + label + ` END`
 }
 
 // reportScan holds what one row's reportScoreColumns scan into. The
