@@ -124,6 +124,8 @@ func (x *exportStream) exposeOnly(ctx context.Context, res *ExportResult) error 
 func (x *exportStream) writeCases(ctx context.Context, w io.Writer, considered *int) error {
 	sum := sha256.New()
 	bw := bufio.NewWriterSize(io.MultiWriter(w, sum), 1<<16)
+	lines := model.NewCaseLines() // MarshalLine's lines, each distinct gold and label encoded once
+	var line []byte
 	err := x.eachPage(ctx, func(recs []store.CaseRecord) error {
 		if x.keep == nil {
 			*considered += len(recs)
@@ -139,8 +141,9 @@ func (x *exportStream) writeCases(ctx context.Context, w io.Writer, considered *
 			if tr, ok := x.raters[c.CaseID]; ok {
 				c.Labels, c.Adjudication = tr.Labels, tr.Adjudication
 			}
-			line, err := model.MarshalLine(c)
-			if err != nil {
+			gold, label := recs[i].StoredJSON()
+			var err error
+			if line, err = lines.Append(line[:0], c, gold, label); err != nil {
 				return err
 			}
 			if _, err := bw.Write(line); err != nil {

@@ -36,6 +36,17 @@ type CaseRecord struct {
 	goldJSON, labelJSON string
 }
 
+// StoredJSON returns the gold and label as the database holds them (JSON)
+// where Case.Gold and Case.Label were decoded from them, "" for one that
+// was not read from the database or was replaced since with SetGold.
+func (r *CaseRecord) StoredJSON() (gold, label string) { return r.goldJSON, r.labelJSON }
+
+// SetGold replaces the case's gold, which no longer is the stored text.
+func (r *CaseRecord) SetGold(g model.Gold) {
+	r.Case.Gold = g
+	r.goldJSON = ""
+}
+
 // Event is one entry of the append-only edit log.
 type Event struct {
 	ID     int64
