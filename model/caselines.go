@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 )
@@ -63,12 +64,10 @@ func (cl *CaseLines) Append(dst []byte, c *Case, goldKey, labelKey string) ([]by
 		return dst, err
 	}
 	dst = append(dst, label...)
-	dst = append(dst, `,"cost":`...)
-	cost, err := encodeValue(&c.Cost)
+	dst, err = appendCost(dst, c.Cost)
 	if err != nil {
 		return dst, err
 	}
-	dst = append(dst, cost...)
 	if len(c.Contracts) > 0 {
 		dst = append(dst, `,"contracts":{`...)
 		keys := make([]string, 0, len(c.Contracts))
@@ -92,6 +91,27 @@ func (cl *CaseLines) Append(dst []byte, c *Case, goldKey, labelKey string) ([]by
 		dst = append(dst[:start], esc...)
 	}
 	return dst, nil
+}
+
+// appendCost appends ,"cost":{...}: the counts as encoding/json writes
+// integers, and usd as it writes a float64 in the range it gives 'f'
+// format (0, or 1e-6 up to 1e21); any other through encoding/json.
+func appendCost(dst []byte, c Cost) ([]byte, error) {
+	if abs := math.Abs(c.USD); abs != 0 && (abs < 1e-6 || abs >= 1e21) || math.IsNaN(c.USD) {
+		b, err := encodeValue(&c)
+		return append(append(dst, `,"cost":`...), b...), err
+	}
+	dst = append(dst, `,"cost":{"input_tokens":`...)
+	dst = strconv.AppendInt(dst, c.InputTokens, 10)
+	dst = append(dst, `,"output_tokens":`...)
+	dst = strconv.AppendInt(dst, c.OutputTokens, 10)
+	dst = append(dst, `,"tool_calls":`...)
+	dst = strconv.AppendInt(dst, c.ToolCalls, 10)
+	dst = append(dst, `,"turns":`...)
+	dst = strconv.AppendInt(dst, c.Turns, 10)
+	dst = append(dst, `,"usd":`...)
+	dst = strconv.AppendFloat(dst, c.USD, 'f', -1, 64)
+	return append(dst, '}'), nil
 }
 
 // encodeOnce is v encoded as MarshalLine encodes it, once per key in memo

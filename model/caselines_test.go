@@ -43,7 +43,7 @@ func caseLinesCases() []Case {
 		c.Contracts = map[string]string{s: s, "z": s}
 		out = append(out, c)
 	}
-	for _, usd := range []float64{0, 1e-7, 123456789.125, 1e21, -0.5, math.SmallestNonzeroFloat64} {
+	for _, usd := range []float64{0, math.Copysign(0, -1), 1e-6, 1e-7, 123456789.125, 9.99e20, 1e21, -0.5, math.SmallestNonzeroFloat64, math.MaxFloat64} {
 		c := plain
 		c.Cost.USD = usd
 		out = append(out, c)
