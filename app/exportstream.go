@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"sync"
 
 	"github.com/tracelab-dev/tracelab/model"
 	"github.com/tracelab-dev/tracelab/scoring"
@@ -69,31 +70,61 @@ func (e *Engine) newExportStream(ctx context.Context, opts ExportOptions) (*expo
 	return x, nil
 }
 
-// eachPage calls fn with every page of the cases in case_id order.
+// eachPage calls fn with every page of the cases in case_id order. The
+// next page is read while fn writes this one: reading is most of an
+// export, writing the rest, and each has a core of its own on most
+// machines. One page is held ahead, never more.
 func (x *exportStream) eachPage(ctx context.Context, fn func([]store.CaseRecord) error) error {
-	after := ""
-	for {
-		recs, err := x.e.st.CasesAfter(ctx, x.opts.All, after, exportPage)
-		if err != nil {
-			return err
-		}
-		for _, r := range recs {
-			// cases.jsonl is sorted bytewise by case_id; a backend that
-			// sorted otherwise would write a suite in another order.
-			if r.Case.CaseID <= after {
-				return fmt.Errorf("export: the database listed case %q after %q, not in byte order", r.Case.CaseID, after)
+	type page struct {
+		recs []store.CaseRecord
+		err  error
+	}
+	pages := make(chan page, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
+	wg.Go(func() {
+		defer close(pages)
+		after := ""
+		for {
+			recs, err := x.e.st.CasesAfter(ctx, x.opts.All, after, exportPage)
+			if err == nil {
+				err = inOrder(recs, &after)
 			}
-			after = r.Case.CaseID
+			select {
+			case pages <- page{recs, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || len(recs) < exportPage {
+				return
+			}
 		}
-		if len(recs) > 0 {
-			if err := fn(recs); err != nil {
+	})
+	for p := range pages {
+		if p.err != nil {
+			return p.err
+		}
+		if len(p.recs) > 0 {
+			if err := fn(p.recs); err != nil {
 				return err
 			}
 		}
-		if len(recs) < exportPage {
-			return nil
-		}
 	}
+	return ctx.Err() // the reader stopped early only if ctx was cancelled
+}
+
+// inOrder checks that recs follow after and each other bytewise by
+// case_id, and moves after to the last: cases.jsonl is sorted so, and a
+// backend that sorted otherwise would write a suite in another order.
+func inOrder(recs []store.CaseRecord, after *string) error {
+	for _, r := range recs {
+		if r.Case.CaseID <= *after {
+			return fmt.Errorf("export: the database listed case %q after %q, not in byte order", r.Case.CaseID, *after)
+		}
+		*after = r.Case.CaseID
+	}
+	return nil
 }
 
 // exposeOnly runs suite.ExposeOnly over every case (a first pass reading
