@@ -64,14 +64,16 @@ func (s *Store) reportRows(ctx context.Context, q string, args ...any) (out []Re
 		return nil, 0, err
 	}
 	defer rows.Close()
+	var pk int64
+	var traceID, server, runID string
+	var sc reportScan
+	dests := append([]any{&pk, &traceID, &server, &runID}, sc.dests()...)
 	for rows.Next() {
-		var r ReportRow
-		var pk int64
-		var sc reportScan
-		if err := rows.Scan(append([]any{&pk, &r.TraceID, &r.Server, &r.RunID}, sc.dests()...)...); err != nil {
+		if err := rows.Scan(dests...); err != nil {
 			return nil, 0, err
 		}
 		last = max(last, pk)
+		r := ReportRow{TraceID: traceID, Server: server, RunID: runID}
 		if err := sc.fill(&r, decodeLabel); err != nil {
 			return nil, 0, err
 		}
@@ -86,25 +88,28 @@ func (s *Store) reportRows(ctx context.Context, q string, args ...any) (out []Re
 var reportScoreColumns = reportScoreColumnsOf("c.gold_origin", "c.status", "c.label")
 
 // reportScoreColumnsOf is reportScoreColumns with the trace's case's
-// gold_origin, status and label read from the expressions given.
+// gold_origin, status and label read from the expressions given. The
+// score's NOT NULL columns are read through COALESCE for the case pages,
+// which read them over a LEFT JOIN (NULL where the trace has no score).
 func reportScoreColumnsOf(origin, status, label string) string {
-	return `s.suggested_class, s.correct, s.grounded, s.needs_review,
+	return `COALESCE(s.suggested_class, ''), s.correct, s.grounded, COALESCE(s.needs_review, 0),
 	s.grounding_precision, s.grounding_recall, s.definition_match, s.freshness_pass, s.policy_violations,
-	s.calls, s.clarifications, s.cost_usd, COALESCE(` + origin + ` = 'human', FALSE), COALESCE(` + status + ` = 'confirmed', FALSE),
+	COALESCE(s.calls, 0), COALESCE(s.clarifications, 0), COALESCE(s.cost_usd, 0),
+	COALESCE(` + origin + ` = 'human', FALSE), COALESCE(` + status + ` = 'confirmed', FALSE),
 	CASE WHEN ` + status + ` = 'confirmed' THEN ` + label + ` END`
 }
 
-// reportScan holds what one row's reportScoreColumns scan into. The
-// score's own columns are read as nullable: a case page reads them over
-// a LEFT JOIN, NULL where the trace has no score.
+// reportScan holds what one row's reportScoreColumns scan into; fill
+// copies it out, so one reportScan serves every row of a query.
 type reportScan struct {
-	class                sql.NullString
+	class                string
 	correct, grounded    sql.NullBool
-	review               sql.NullBool
+	review               bool
 	def, fresh           sql.NullBool
 	prec, rec            sql.NullFloat64
-	viol, calls, clarif  sql.NullInt64
-	cost                 sql.NullFloat64
+	viol                 sql.NullInt64
+	calls, clarif        int
+	cost                 float64
 	humanGold, confirmed bool
 	label                sql.NullString
 }
@@ -118,20 +123,22 @@ func (sc *reportScan) dests() []any {
 // label (r.TraceID, r.Server and r.RunID are the caller's).
 func (sc *reportScan) fill(r *ReportRow, label func(string) (model.Label, error)) error {
 	m := &r.Metrics
-	r.SuggestedClass, r.NeedsReview = sc.class.String, sc.review.Bool
+	r.SuggestedClass, r.NeedsReview = sc.class, sc.review
 	r.Correct, r.Grounded = scanNullBool(sc.correct), scanNullBool(sc.grounded)
 	m.DefinitionMatch, m.FreshnessPass = scanNullBool(sc.def), scanNullBool(sc.fresh)
 	if sc.prec.Valid {
-		m.Precision = &sc.prec.Float64
+		v := sc.prec.Float64
+		m.Precision = &v
 	}
 	if sc.rec.Valid {
-		m.Recall = &sc.rec.Float64
+		v := sc.rec.Float64
+		m.Recall = &v
 	}
 	if sc.viol.Valid {
 		v := int(sc.viol.Int64)
 		m.PolicyViolations = &v
 	}
-	m.Calls, m.Clarifications, m.CostUSD = int(sc.calls.Int64), int(sc.clarif.Int64), sc.cost.Float64
+	m.Calls, m.Clarifications, m.CostUSD = sc.calls, sc.clarif, sc.cost
 	r.HumanGold, r.Confirmed = sc.humanGold, sc.confirmed
 	if sc.label.Valid {
 		l, err := label(sc.label.String)
