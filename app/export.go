@@ -108,27 +108,15 @@ func (su SuiteService) Export(ctx context.Context, opts ExportOptions) (ExportRe
 var writeFiles = store.WriteFilesAtomic
 
 // addReportRows counts recs in acc (report.json over exactly the cases
-// written), reading their traces' stored scores in one batch.
-func (e *Engine) addReportRows(ctx context.Context, acc *scoring.ReportAccumulator, recs []store.CaseRecord) error {
-	var ids []string
-	for _, r := range recs {
-		if r.TraceID != "" {
-			ids = append(ids, r.TraceID)
-		}
-	}
-	rows, err := e.st.ReportRowsOf(ctx, ids)
-	if err != nil {
-		return err
-	}
+// written), from the report row each case was read with (CasesAfter).
+func addReportRows(acc *scoring.ReportAccumulator, recs []store.CaseRecord) {
 	for i := range recs {
 		r := &recs[i]
-		row, ok := rows[r.TraceID]
-		if r.TraceID == "" || !ok {
-			continue // a case without its trace has nothing to count
+		if r.Report == nil {
+			continue // a case without its trace, or whose trace has no score, has nothing to count
 		}
-		cr := countedResult(row) // numbers.go: report's verdict
+		cr := countedResult(*r.Report) // numbers.go: report's verdict
 		cr.Score.CaseID = r.Case.CaseID
 		acc.Add(cr)
 	}
-	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"sync"
 
 	"github.com/tracelab-dev/tracelab/model"
 	"github.com/tracelab-dev/tracelab/scoring"
@@ -69,31 +70,61 @@ func (e *Engine) newExportStream(ctx context.Context, opts ExportOptions) (*expo
 	return x, nil
 }
 
-// eachPage calls fn with every page of the cases in case_id order.
+// eachPage calls fn with every page of the cases in case_id order. The
+// next page is read while fn writes this one: reading is most of an
+// export, writing the rest, and each has a core of its own on most
+// machines. One page is held ahead, never more.
 func (x *exportStream) eachPage(ctx context.Context, fn func([]store.CaseRecord) error) error {
-	after := ""
-	for {
-		recs, err := x.e.st.CasesAfter(ctx, x.opts.All, after, exportPage)
-		if err != nil {
-			return err
-		}
-		for _, r := range recs {
-			// cases.jsonl is sorted bytewise by case_id; a backend that
-			// sorted otherwise would write a suite in another order.
-			if r.Case.CaseID <= after {
-				return fmt.Errorf("export: the database listed case %q after %q, not in byte order", r.Case.CaseID, after)
+	type page struct {
+		recs []store.CaseRecord
+		err  error
+	}
+	pages := make(chan page, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
+	wg.Go(func() {
+		defer close(pages)
+		after := ""
+		for {
+			recs, err := x.e.st.CasesAfter(ctx, x.opts.All, after, exportPage)
+			if err == nil {
+				err = inOrder(recs, &after)
 			}
-			after = r.Case.CaseID
+			select {
+			case pages <- page{recs, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || len(recs) < exportPage {
+				return
+			}
 		}
-		if len(recs) > 0 {
-			if err := fn(recs); err != nil {
+	})
+	for p := range pages {
+		if p.err != nil {
+			return p.err
+		}
+		if len(p.recs) > 0 {
+			if err := fn(p.recs); err != nil {
 				return err
 			}
 		}
-		if len(recs) < exportPage {
-			return nil
-		}
 	}
+	return ctx.Err() // the reader stopped early only if ctx was cancelled
+}
+
+// inOrder checks that recs follow after and each other bytewise by
+// case_id, and moves after to the last: cases.jsonl is sorted so, and a
+// backend that sorted otherwise would write a suite in another order.
+func inOrder(recs []store.CaseRecord, after *string) error {
+	for _, r := range recs {
+		if r.Case.CaseID <= *after {
+			return fmt.Errorf("export: the database listed case %q after %q, not in byte order", r.Case.CaseID, *after)
+		}
+		*after = r.Case.CaseID
+	}
+	return nil
 }
 
 // exposeOnly runs suite.ExposeOnly over every case (a first pass reading
@@ -124,6 +155,8 @@ func (x *exportStream) exposeOnly(ctx context.Context, res *ExportResult) error 
 func (x *exportStream) writeCases(ctx context.Context, w io.Writer, considered *int) error {
 	sum := sha256.New()
 	bw := bufio.NewWriterSize(io.MultiWriter(w, sum), 1<<16)
+	lines := model.NewCaseLines() // MarshalLine's lines, each distinct gold and label encoded once
+	var line []byte
 	err := x.eachPage(ctx, func(recs []store.CaseRecord) error {
 		if x.keep == nil {
 			*considered += len(recs)
@@ -133,16 +166,15 @@ func (x *exportStream) writeCases(ctx context.Context, w io.Writer, considered *
 		if err := x.e.withScoredGold(ctx, recs); err != nil { // numbers.go
 			return err
 		}
-		if err := x.e.addReportRows(ctx, &x.acc, recs); err != nil { // export.go
-			return err
-		}
+		addReportRows(&x.acc, recs) // export.go
 		for i := range recs {
 			c := &recs[i].Case
 			if tr, ok := x.raters[c.CaseID]; ok {
 				c.Labels, c.Adjudication = tr.Labels, tr.Adjudication
 			}
-			line, err := model.MarshalLine(c)
-			if err != nil {
+			gold, label := recs[i].StoredJSON()
+			var err error
+			if line, err = lines.Append(line[:0], c, gold, label); err != nil {
 				return err
 			}
 			if _, err := bw.Write(line); err != nil {

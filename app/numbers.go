@@ -105,7 +105,7 @@ func (e *Engine) withScoredGold(ctx context.Context, recs []store.CaseRecord) er
 		if err != nil {
 			return fmt.Errorf("case %s: the suggested gold of %s: %w", r.Case.CaseID, r.TraceID, err)
 		}
-		r.Case.Gold = sugg.Gold
+		r.SetGold(sugg.Gold)
 	}
 	return nil
 }

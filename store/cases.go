@@ -28,9 +28,23 @@ type CaseRecord struct {
 	// case (new spans received live, see Importer.MarkReview); "" when
 	// nothing did. Confirming the case again clears it.
 	Review string
+	// Report is the report row of the linked trace where the case was
+	// read with one (CasesAfter) and the trace is scored; nil otherwise.
+	Report *ReportRow
 	// The gold and label as stored (JSON), when read from the database: a
 	// suggestion equal to them is known unchanged without encoding them.
 	goldJSON, labelJSON string
+}
+
+// StoredJSON returns the gold and label as the database holds them (JSON)
+// where Case.Gold and Case.Label were decoded from them, "" for one that
+// was not read from the database or was replaced since with SetGold.
+func (r *CaseRecord) StoredJSON() (gold, label string) { return r.goldJSON, r.labelJSON }
+
+// SetGold replaces the case's gold, which no longer is the stored text.
+func (r *CaseRecord) SetGold(g model.Gold) {
+	r.Case.Gold = g
+	r.goldJSON = ""
 }
 
 // Event is one entry of the append-only edit log.

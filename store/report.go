@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 
 	"github.com/tracelab-dev/tracelab/model"
@@ -25,11 +24,8 @@ type ReportRow struct {
 	Label *model.Label
 }
 
-// reportColumns are a ReportRow's columns, after the trace pk (see scanReportRow).
-const reportColumns = `t.trace_id, t.server, t.run_id, s.suggested_class, s.correct, s.grounded, s.needs_review,
-	s.grounding_precision, s.grounding_recall, s.definition_match, s.freshness_pass, s.policy_violations,
-	s.calls, s.clarifications, s.cost_usd, COALESCE(c.gold_origin = 'human', FALSE), COALESCE(c.status = 'confirmed', FALSE),
-	CASE WHEN c.status = 'confirmed' THEN c.label END
+// reportColumns are a ReportRow's columns, after the trace pk (see reportRows).
+var reportColumns = `t.trace_id, t.server, t.run_id, ` + reportScoreColumns + `
 	FROM traces t JOIN scores s ON s.trace_pk = t.id
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id`
 
@@ -41,9 +37,6 @@ var sqlEachReportRow = func() map[ScoreScope]string {
 	}
 	return m
 }()
-
-// sqlReportRowsOf reads the report rows of a list of traces.
-const sqlReportRowsOf = `SELECT t.id, ` + reportColumns + ` WHERE t.trace_id IN (?*)`
 
 // EachReportRow reads the report rows of the scored traces in scope, in
 // import order, a batch at a time.
@@ -64,26 +57,6 @@ func (s *Store) EachReportRow(ctx context.Context, scope ScoreScope, fn func([]R
 	}
 }
 
-// ReportRowsOf returns the report rows of the scored traces among ids, by
-// trace id.
-func (s *Store) ReportRowsOf(ctx context.Context, ids []string) (map[string]ReportRow, error) {
-	out := make(map[string]ReportRow, len(ids))
-	err := inLists(ids, func(list []any) error {
-		rows, _, err := s.reportRows(ctx, withList(sqlReportRowsOf, len(list)), list...)
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			out[r.TraceID] = r
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // reportRows runs one query of reportColumns; last is the greatest trace pk read.
 func (s *Store) reportRows(ctx context.Context, q string, args ...any) (out []ReportRow, last int64, err error) {
 	rows, err := s.db.QueryContext(ctx, q, args...)
@@ -91,40 +64,90 @@ func (s *Store) reportRows(ctx context.Context, q string, args ...any) (out []Re
 		return nil, 0, err
 	}
 	defer rows.Close()
+	var pk int64
+	var traceID, server, runID string
+	var sc reportScan
+	dests := append([]any{&pk, &traceID, &server, &runID}, sc.dests()...)
 	for rows.Next() {
-		var r ReportRow
-		var pk int64
-		var correct, grounded, def, fresh sql.NullBool
-		var prec, rec sql.NullFloat64
-		var viol sql.NullInt64
-		var label sql.NullString
-		m := &r.Metrics
-		if err := rows.Scan(&pk, &r.TraceID, &r.Server, &r.RunID, &r.SuggestedClass, &correct, &grounded, &r.NeedsReview,
-			&prec, &rec, &def, &fresh, &viol, &m.Calls, &m.Clarifications, &m.CostUSD, &r.HumanGold, &r.Confirmed,
-			&label); err != nil {
+		if err := rows.Scan(dests...); err != nil {
 			return nil, 0, err
 		}
 		last = max(last, pk)
-		r.Correct, r.Grounded = scanNullBool(correct), scanNullBool(grounded)
-		m.DefinitionMatch, m.FreshnessPass = scanNullBool(def), scanNullBool(fresh)
-		if prec.Valid {
-			m.Precision = &prec.Float64
-		}
-		if rec.Valid {
-			m.Recall = &rec.Float64
-		}
-		if viol.Valid {
-			v := int(viol.Int64)
-			m.PolicyViolations = &v
-		}
-		if label.Valid {
-			var l model.Label
-			if err := json.Unmarshal([]byte(label.String), &l); err != nil {
-				return nil, 0, fmt.Errorf("trace %s: label: %w", r.TraceID, err)
-			}
-			r.Label = &l
+		r := ReportRow{TraceID: traceID, Server: server, RunID: runID}
+		if err := sc.fill(&r, decodeLabel); err != nil {
+			return nil, 0, err
 		}
 		out = append(out, r)
 	}
 	return out, last, rows.Err()
 }
+
+// reportScoreColumns are a ReportRow's columns after its trace's id,
+// server and run: the score s's and those of the trace's case c (see
+// reportScan).
+var reportScoreColumns = reportScoreColumnsOf("c.gold_origin", "c.status", "c.label")
+
+// reportScoreColumnsOf is reportScoreColumns with the trace's case's
+// gold_origin, status and label read from the expressions given. The
+// score's NOT NULL columns are read through COALESCE for the case pages,
+// which read them over a LEFT JOIN (NULL where the trace has no score).
+func reportScoreColumnsOf(origin, status, label string) string {
+	return `COALESCE(s.suggested_class, ''), s.correct, s.grounded, COALESCE(s.needs_review, 0),
+	s.grounding_precision, s.grounding_recall, s.definition_match, s.freshness_pass, s.policy_violations,
+	COALESCE(s.calls, 0), COALESCE(s.clarifications, 0), COALESCE(s.cost_usd, 0),
+	COALESCE(` + origin + ` = 'human', FALSE), COALESCE(` + status + ` = 'confirmed', FALSE),
+	CASE WHEN ` + status + ` = 'confirmed' THEN ` + label + ` END`
+}
+
+// reportScan holds what one row's reportScoreColumns scan into; fill
+// copies it out, so one reportScan serves every row of a query.
+type reportScan struct {
+	class                string
+	correct, grounded    sql.NullBool
+	review               bool
+	def, fresh           sql.NullBool
+	prec, rec            sql.NullFloat64
+	viol                 sql.NullInt64
+	calls, clarif        int
+	cost                 float64
+	humanGold, confirmed bool
+	label                sql.NullString
+}
+
+func (sc *reportScan) dests() []any {
+	return []any{&sc.class, &sc.correct, &sc.grounded, &sc.review, &sc.prec, &sc.rec, &sc.def, &sc.fresh, &sc.viol,
+		&sc.calls, &sc.clarif, &sc.cost, &sc.humanGold, &sc.confirmed, &sc.label}
+}
+
+// fill sets r's score and case columns from sc, decoding the label with
+// label (r.TraceID, r.Server and r.RunID are the caller's).
+func (sc *reportScan) fill(r *ReportRow, label func(string) (model.Label, error)) error {
+	m := &r.Metrics
+	r.SuggestedClass, r.NeedsReview = sc.class, sc.review
+	r.Correct, r.Grounded = scanNullBool(sc.correct), scanNullBool(sc.grounded)
+	m.DefinitionMatch, m.FreshnessPass = scanNullBool(sc.def), scanNullBool(sc.fresh)
+	if sc.prec.Valid {
+		v := sc.prec.Float64
+		m.Precision = &v
+	}
+	if sc.rec.Valid {
+		v := sc.rec.Float64
+		m.Recall = &v
+	}
+	if sc.viol.Valid {
+		v := int(sc.viol.Int64)
+		m.PolicyViolations = &v
+	}
+	m.Calls, m.Clarifications, m.CostUSD = sc.calls, sc.clarif, sc.cost
+	r.HumanGold, r.Confirmed = sc.humanGold, sc.confirmed
+	if sc.label.Valid {
+		l, err := label(sc.label.String)
+		if err != nil {
+			return fmt.Errorf("trace %s: label: %w", r.TraceID, err)
+		}
+		r.Label = &l
+	}
+	return nil
+}
+
+func decodeLabel(s string) (model.Label, error) { return decodeJSON[model.Label](s) }
