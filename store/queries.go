@@ -219,6 +219,10 @@ func (s *Store) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Curso
 		indexed = q.Sort
 	}
 	where, args := q.Filter.whereSorted(s.d, indexed)
+	if b := searchPageOf(s.d, q); b != nil {
+		cond, cargs := s.d.queueSearchCondPage(q.Filter.Search, b)
+		where, args = " WHERE "+cond, cargs
+	}
 	expr := sortExpr(q.Sort)
 	dir, cmp := "ASC", ">"
 	if q.Desc {
@@ -265,6 +269,24 @@ func (s *Store) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Curso
 		next = &Cursor{Key: keys[len(keys)-1], PK: out[len(out)-1].pk}
 	}
 	return out, next, nil
+}
+
+// searchPageOf is the bound of queueSearchCondPage for a page of q: on
+// SQLite, in trace id order, under a filter that is a search alone (its
+// WHERE is the one the search makes); nil otherwise.
+func searchPageOf(d *dialect, q Query) *searchPageBound {
+	if d != sqliteDialect || sortExpr(q.Sort) != "t.id" || len(SearchTerms(q.Filter.Search)) == 0 {
+		return nil
+	}
+	where, _ := q.Filter.where(d)
+	if only, _ := (Filter{Search: q.Filter.Search}).where(d); where != only {
+		return nil
+	}
+	b := &searchPageBound{desc: q.Desc, limit: q.Limit + 1}
+	if q.After != nil {
+		b.after = q.After.PK
+	}
+	return b
 }
 
 // incompleteOf reads model.MetaIncomplete from a trace's metadata JSON:
