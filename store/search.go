@@ -170,9 +170,15 @@ func (d *dialect) queueSearchCondPage(text string, b *searchPageBound) (string, 
 	// characters one space (QuestionKey), so it holds text's key wherever
 	// the question holds text. The indexes narrow, the LIKE on the row
 	// decides.
+	keys := `SELECT id FROM traces WHERE question_key ` + like
+	if d == sqliteDialect {
+		// Each distinct question once (migration 0034), then its traces
+		// from the question key's index.
+		keys = `SELECT id FROM traces WHERE question_key IN (SELECT key FROM question_keys WHERE key ` + like + `)`
+	}
 	ids := `SELECT id FROM traces WHERE trace_id ` + like +
 		` UNION ALL SELECT c.id FROM traces c WHERE c.id IN (SELECT trace_pk FROM cases WHERE case_id ` + like + `) AND c.case_id ` + like +
-		` UNION ALL SELECT q.id FROM traces q WHERE q.id IN (SELECT id FROM traces WHERE question_key ` + like + `) AND q.question ` + like
+		` UNION ALL SELECT q.id FROM traces q WHERE q.id IN (` + keys + `) AND q.question ` + like
 	args := []any{pat, pat, pat, "%" + likeEscape(QuestionKey(text)) + "%", pat}
 	if terms := SearchTerms(text); len(terms) > 0 {
 		pk, from, where, margs := d.searchMatch(terms)
