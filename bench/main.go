@@ -228,8 +228,15 @@ func ops(args []string) error {
 	accept := fs.String("accept", "", "also time `a` on traces whose question contains this (one shared by many, e.g. \"EMEA last quarter\"), then the background rescore of their peers")
 	settle := fs.Bool("settle", false, "with -accept: let the background rescore finish before each timed `a`")
 	cpu := fs.String("cpuprofile", "", "with -accept: a CPU profile of the timed `a` repetitions (and the background rescore between them)")
+	dropFlag := fs.Bool("drop-cache", false, "also time the first rows and the report with the database's pages evicted from the OS page cache before each run (Linux)")
 	fs.Parse(args)
+	drop := *dropFlag
 	ctx := context.Background()
+	// The first rows come first: a fresh engine on a database no engine
+	// of this process has read yet.
+	if err := timeFirstRows(ctx, *path, *reps, drop); err != nil {
+		return err
+	}
 	e, err := app.Open(ctx, *path, app.Files{})
 	if err != nil {
 		return err
@@ -246,21 +253,20 @@ func ops(args []string) error {
 	var prep func() error // run untimed before each repetition
 	timeIt := func(name string, fn func(i int) error) error {
 		ds := make([]time.Duration, *reps)
+		cs := make([]time.Duration, *reps)
 		for i := range ds {
 			if prep != nil {
 				if err := prep(); err != nil {
 					return err
 				}
 			}
-			t0 := time.Now()
+			t0, c0 := time.Now(), cpuTime()
 			if err := fn(i); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			ds[i] = time.Since(t0)
+			ds[i], cs[i] = time.Since(t0), cpuTime()-c0
 		}
-		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-		fmt.Printf("%-28s median %7.1f ms  max %7.1f ms  peak RSS %4.0f MiB\n", name,
-			ms(ds[len(ds)/2]), ms(ds[len(ds)-1]), peakRSS())
+		printRow(name, ds, cs)
 		return nil
 	}
 	if err := timeIt("open trace", func(i int) error {
@@ -278,6 +284,22 @@ func ops(args []string) error {
 	}
 	if err := timeIt("header counts", func(int) error { _, err := e.Traces.Counts(ctx, app.Filter{}); return err }); err != nil {
 		return err
+	}
+	// The queue's `/`: the first page under a search (what shows first),
+	// for a word every trace holds, a phrase a few hundred questions
+	// hold, and a text no trace holds (each part of the search reads its
+	// index to the end).
+	for _, sq := range []struct{ name, text string }{
+		{"search page (common word)", "is_active"},
+		{"search page (rare phrase)", `"segment 2999"`},
+		{"search page (no match)", "nowhere_at_all"},
+	} {
+		if err := timeIt(sq.name, func(int) error {
+			_, _, err := e.Traces.ListTraces(ctx, app.Query{Filter: app.Filter{Search: sq.text}, Limit: firstPage})
+			return err
+		}); err != nil {
+			return err
+		}
 	}
 	classes := []string{"semantic", "none", "structural"}
 	if err := timeIt("filter apply (class)", func(i int) error {
@@ -359,10 +381,106 @@ func ops(args []string) error {
 		return nil
 	}
 	*reps = 3
-	return timeIt("report (R)", func(int) error { _, err := e.Suite.Report(ctx, false); return err })
+	if err := timeIt("report (R)", func(int) error { _, err := e.Suite.Report(ctx, false); return err }); err != nil {
+		return err
+	}
+	// The first R of a session: a fresh engine (and, with -drop-cache, a
+	// database the OS has no page of).
+	name := "report (R), fresh engine"
+	if drop {
+		name = "report (R), cold file"
+	}
+	return timeIt(name, func(int) error {
+		if drop {
+			if err := dropCache(*path); err != nil {
+				return err
+			}
+		}
+		fe, err := app.Open(ctx, *path, app.Files{})
+		if err != nil {
+			return err
+		}
+		defer fe.Close()
+		_, _, err = fe.Suite.ReportWithLabels(ctx, false)
+		return err
+	})
+}
+
+// firstPage is the workbench's queue page (tui.Options.PageSize's default).
+const firstPage = 200
+
+// timeFirstRows times what the workbench does from process start to its
+// first queue page with the header counts (cli's runTUI, then tui's
+// Init): open a fresh engine on the database, score what has no score,
+// then, at once as Bubble Tea runs Init's commands, the first page, the
+// header counts and the store's change mark (the watch's first look).
+// "first rows" is the time to the page and the counts both; the OS page
+// cache is warm (this process or another read the file before) unless
+// drop evicts the database's pages first.
+func timeFirstRows(ctx context.Context, path string, reps int, drop bool) error {
+	run := func(name string, evict bool) error {
+		ds := make([]time.Duration, reps)
+		cs := make([]time.Duration, reps)
+		for i := range ds {
+			if evict {
+				if err := dropCache(path); err != nil {
+					return err
+				}
+			}
+			t0, c0 := time.Now(), cpuTime()
+			e, err := app.Open(ctx, path, app.Files{})
+			if err != nil {
+				return err
+			}
+			if _, err := e.Scores.ScoreUnscored(ctx, nil, nil); err != nil {
+				e.Close()
+				return err
+			}
+			errs := make(chan error, 3)
+			go func() { _, _, err := e.Traces.ListTraces(ctx, app.Query{Limit: firstPage}); errs <- err }()
+			go func() { _, err := e.Traces.Counts(ctx, app.Filter{}); errs <- err }()
+			mark := make(chan error, 1)
+			go func() { _, err := e.Traces.ChangeMark(ctx); mark <- err }()
+			for range 2 {
+				if err == nil {
+					err = <-errs
+				} else {
+					<-errs
+				}
+			}
+			ds[i], cs[i] = time.Since(t0), cpuTime()-c0
+			if merr := <-mark; err == nil {
+				err = merr
+			}
+			e.Close()
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		printRow(name, ds, cs)
+		return nil
+	}
+	if err := run("first rows (fresh engine)", false); err != nil {
+		return err
+	}
+	if drop {
+		return run("first rows (cold file)", true)
+	}
+	return nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// printRow prints one timed row: the median and the greatest wall time,
+// and the median CPU time the process spent meanwhile (every goroutine's,
+// user and system), which a machine shared with other work inflates far
+// less than the wall time.
+func printRow(name string, wall, cpu []time.Duration) {
+	sort.Slice(wall, func(i, j int) bool { return wall[i] < wall[j] })
+	sort.Slice(cpu, func(i, j int) bool { return cpu[i] < cpu[j] })
+	fmt.Printf("%-28s median %7.1f ms  max %7.1f ms  cpu %7.1f ms  peak RSS %4.0f MiB\n", name,
+		ms(wall[len(wall)/2]), ms(wall[len(wall)-1]), ms(cpu[len(cpu)/2]), peakRSS())
+}
 
 // profile runs one engine operation over a database under the CPU
 // profiler (and writes a heap profile after it), so where the time of a

@@ -188,13 +188,13 @@ type copyTable struct {
 // copyOrder lists the source's tables so that each comes after the tables
 // it references (rows referencing their own table come in key order).
 // The full-text index is not copied: the destination's triggers build its
-// own as the traces and step bodies land. Nor is SQLite's trace_count
-// (0028): a SQLite destination's triggers count the traces as they land,
-// and PostgreSQL counts them with count(*).
+// own as the traces and step bodies land. Nor are SQLite's trace_count
+// (0028), queue_counts and question_keys (0034): a SQLite destination's
+// triggers fill them as the traces land, and PostgreSQL has none.
 func (s *Store) copyOrder(ctx context.Context) ([]copyTable, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT m.name, COALESCE(f."table", '') FROM sqlite_master m
 		LEFT JOIN pragma_foreign_key_list(m.name) f
-		WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name <> 'trace_count' AND `+notSearchIndex+` ORDER BY m.name`)
+		WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT IN ('trace_count', 'queue_counts', 'question_keys') AND `+notSearchIndex+` ORDER BY m.name`)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,6 @@ const (
 	sqlConfirmedOf    = `SELECT case_id FROM cases WHERE source_trace = ? AND status = 'confirmed'`
 	sqlClearReview    = `UPDATE cases SET review = '' WHERE source_trace = ? AND review <> ''`
 	sqlReviewOf       = `SELECT review FROM cases WHERE source_trace = ? AND review <> '' ORDER BY case_id`
-	sqlChangeMark     = `SELECT COALESCE(MAX(id), 0), COUNT(*) FROM traces`
 	sqlScoreCount     = `SELECT COUNT(*) FROM scores`
 )
 
@@ -166,7 +165,9 @@ func (s *Store) Review(ctx context.Context, traceID string) (string, error) {
 // workbench polls it to show live arrivals.
 func (s *Store) ChangeMark(ctx context.Context) ([3]int64, error) {
 	var m [3]int64
-	if err := s.db.QueryRowContext(ctx, sqlChangeMark).Scan(&m[0], &m[1]); err != nil {
+	// The number of traces is the one the dialect keeps (countTraces):
+	// count(*) read a whole index of traces on every poll, each second.
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE((SELECT MAX(id) FROM traces), 0), (`+s.d.countTraces+`)`).Scan(&m[0], &m[1]); err != nil {
 		return m, err
 	}
 	err := s.db.QueryRowContext(ctx, sqlScoreCount).Scan(&m[2])

@@ -219,6 +219,10 @@ func (s *Store) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Curso
 		indexed = q.Sort
 	}
 	where, args := q.Filter.whereSorted(s.d, indexed)
+	if b := searchPageOf(s.d, q); b != nil {
+		cond, cargs := s.d.queueSearchCondPage(q.Filter.Search, b)
+		where, args = " WHERE "+cond, cargs
+	}
 	expr := sortExpr(q.Sort)
 	dir, cmp := "ASC", ">"
 	if q.Desc {
@@ -267,6 +271,24 @@ func (s *Store) ListTraces(ctx context.Context, q Query) ([]TraceSummary, *Curso
 	return out, next, nil
 }
 
+// searchPageOf is the bound of queueSearchCondPage for a page of q: on
+// SQLite, in trace id order, under a filter that is a search alone (its
+// WHERE is the one the search makes); nil otherwise.
+func searchPageOf(d *dialect, q Query) *searchPageBound {
+	if d != sqliteDialect || sortExpr(q.Sort) != "t.id" || len(SearchTerms(q.Filter.Search)) == 0 {
+		return nil
+	}
+	where, _ := q.Filter.where(d)
+	if only, _ := (Filter{Search: q.Filter.Search}).where(d); where != only {
+		return nil
+	}
+	b := &searchPageBound{desc: q.Desc, limit: q.Limit + 1}
+	if q.After != nil {
+		b.after = q.After.PK
+	}
+	return b
+}
+
 // incompleteOf reads model.MetaIncomplete from a trace's metadata JSON:
 // the query only selects the metadata that may hold it (a LIKE both
 // dialects run), and the key must be a top-level one.
@@ -296,10 +318,23 @@ type Counts struct {
 	Disputed int // traces whose raters disagree, not adjudicated yet
 }
 
-// Counts counts the traces matching f by class and by status.
+// Counts counts the traces matching f by class and by status. On SQLite
+// the counts of the whole queue, or under a filter on class and status
+// alone, are the ones the triggers of migration 0034 keep: a few rows,
+// where counting read an index entry per trace.
 func (s *Store) Counts(ctx context.Context, f Filter) (Counts, error) {
 	where, args := f.where(s.d)
-	rows, err := s.db.QueryContext(ctx, sqlCounts+where+` GROUP BY 1, 2`, args...)
+	q := sqlCounts + where + ` GROUP BY 1, 2`
+	if s.d == sqliteDialect && keptCounts(s.d, f, where) {
+		// classExpr and statusExpr name the same columns in queue_counts.
+		q = sqlKeptCounts + where + ` GROUP BY 1, 2 HAVING sum(t.n) > 0`
+	}
+	return s.countsOf(ctx, q, args...)
+}
+
+// countsOf runs a counts query: class, status, traces, disputed ones.
+func (s *Store) countsOf(ctx context.Context, q string, args ...any) (Counts, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return Counts{}, err
 	}
@@ -317,6 +352,15 @@ func (s *Store) Counts(ctx context.Context, f Filter) (Counts, error) {
 		c.ByStatus[model.Status(status)] += n
 	}
 	return c, rows.Err()
+}
+
+// keptCounts says a filter's condition (where, of f) is on class and
+// status alone, which queue_counts can answer: f's condition is the one
+// its classes and statuses make. Any other part of a filter, present or
+// added later, adds a condition of its own.
+func keptCounts(d *dialect, f Filter, where string) bool {
+	only, _ := Filter{Classes: f.Classes, Statuses: f.Statuses}.where(d)
+	return where == only
 }
 
 // Distinct lists the distinct values of one filterable attribute
@@ -553,8 +597,10 @@ func loadContracts(ctx context.Context, db querier, pks []any, byPK map[int64]*m
 
 // Statements a Filter's WHERE clause is appended to.
 const (
-	sqlCounts   = `SELECT ` + classExpr + `, ` + statusExpr + `, count(*), COALESCE(sum(t.disputed), 0) FROM traces t`
-	sqlTraceIDs = `SELECT t.trace_id FROM traces t`
+	sqlCounts = `SELECT ` + classExpr + `, ` + statusExpr + `, count(*), COALESCE(sum(t.disputed), 0) FROM traces t`
+	// sqlKeptCounts is sqlCounts from the counts migration 0034 keeps.
+	sqlKeptCounts = `SELECT ` + classExpr + `, ` + statusExpr + `, sum(t.n), sum(t.disputed) FROM queue_counts t`
+	sqlTraceIDs   = `SELECT t.trace_id FROM traces t`
 )
 
 // loadTraceColumns are the columns loadBatchOf scans a trace from.

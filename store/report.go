@@ -29,11 +29,21 @@ var reportColumns = `t.trace_id, t.server, t.run_id, ` + reportScoreColumns + `
 	FROM traces t JOIN scores s ON s.trace_pk = t.id
 	LEFT JOIN cases c ON c.case_id = t.case_id AND c.trace_pk = t.id`
 
-// sqlEachReportRow pages through the report rows of one scope after a trace pk.
+// sqlEachReportRow pages through the report rows of one scope after a
+// trace pk. In a scope that needs a case, the pages go by the case's
+// trace_pk (the join makes it the trace's id, so the rows and their order
+// are the same): SQLite then reads them from the cases' index in order,
+// where ordering by t.id sorted every case in scope after the cursor for
+// each page of 1000 (the report's first run at a million traces read
+// each confirmed case's rows ten times).
 var sqlEachReportRow = func() map[ScoreScope]string {
 	m := map[ScoreScope]string{}
 	for scope, where := range scopeWhere {
-		m[scope] = `SELECT t.id, ` + reportColumns + ` WHERE t.id > ? AND ` + where + ` ORDER BY t.id LIMIT ?`
+		key := "c.trace_pk"
+		if scope == ScopeAll {
+			key = "t.id" // c may be NULL
+		}
+		m[scope] = `SELECT t.id, ` + reportColumns + ` WHERE ` + key + ` > ? AND ` + where + ` ORDER BY ` + key + ` LIMIT ?`
 	}
 	return m
 }()
