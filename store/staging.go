@@ -405,9 +405,10 @@ func (im *Importer) reconcile(replaces map[string]string) (skipped map[string]bo
 			res.Unchanged++
 			res.Steps -= k.steps
 			if _, ok := im.pending[k.id]; !ok { // it was scored: not any more
-				im.pending[k.id] = struct{}{}
 				res.Scored--
 			}
+			delete(im.pending, k.id) // nor written: the stored row is the other process's
+			res.Written--
 			skipped[k.id] = true
 			if _, err := tx.ExecContext(ctx, `INSERT INTO temp.staged_skip (pk) VALUES (?)`, k.stagedPK); err != nil {
 				return nil, err
@@ -431,15 +432,6 @@ func (im *Importer) reconcile(replaces map[string]string) (skipped map[string]bo
 			res.Replaced--
 			res.New++
 		}
-	}
-	if len(skipped) > 0 {
-		kept := res.Traces[:0]
-		for _, id := range res.Traces {
-			if !skipped[id] {
-				kept = append(kept, id)
-			}
-		}
-		res.Traces = kept
 	}
 	return skipped, nil
 }

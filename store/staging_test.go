@@ -223,13 +223,13 @@ func TestStagedTracesDecidedAgainAtCommit(t *testing.T) {
 		want     WriteStats
 		wantErr  string
 	}{
-		{name: "same content meanwhile", meantime: trace("a", "1"), want: WriteStats{Unchanged: 1, Traces: []string{}}},
+		{name: "same content meanwhile", meantime: trace("a", "1"), want: WriteStats{Unchanged: 1, Written: 0}},
 		{name: "other content meanwhile", meantime: trace("a", "2"),
 			wantErr: `mine.jsonl:7: trace "a" was imported by another process from other.jsonl:3 while this file was read`},
 		{name: "other content meanwhile, replace", meantime: trace("a", "2"), replace: true,
-			want: WriteStats{Replaced: 1, Steps: 1, Traces: []string{"a"}}},
+			want: WriteStats{Replaced: 1, Steps: 1, Written: 1}},
 		{name: "replaced meanwhile, replace", before: trace("a", "0"), meantime: trace("a", "2"), replace: true,
-			want: WriteStats{Replaced: 1, Steps: 1, Traces: []string{"a"}}},
+			want: WriteStats{Replaced: 1, Steps: 1, Written: 1}},
 	}
 	for _, c := range cases {
 		for _, atEnd := range []bool{false, true} {
