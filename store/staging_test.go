@@ -327,3 +327,20 @@ func TestOrphanStagingRemoved(t *testing.T) {
 		t.Errorf("a running import's staging database was removed: %v", err)
 	}
 }
+
+// The staging database writes its pages of 64 KiB (openStaging): each
+// page is one system call when it is written and when the copy reads it.
+func TestStagingPageSize(t *testing.T) {
+	st := sqliteStore(t)
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "staging")
+	sdb, err := openStaging(ctx, st, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	var size int
+	if err := sdb.db.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&size); err != nil || size != 65536 {
+		t.Fatalf("page size %d (%v), want 65536", size, err)
+	}
+}
