@@ -55,9 +55,9 @@ type ImportResult struct {
 	Unchanged int // already present with identical content
 	Replaced  int
 	Steps     int
-	Traces    []string // trace ids written (new or replaced)
-	// Scored is how many of Traces were scored and stored by the import
-	// itself (with ImportOptions.Score); ToScore lists the others.
+	Written   int // traces written (new or replaced)
+	// Scored is how many of the Written traces were scored and stored by
+	// the import itself (with ImportOptions.Score); ToScore lists the others.
 	Scored  int
 	ToScore []string
 	Labels  int // rater labels added or changed
@@ -211,7 +211,7 @@ func importInto(ctx context.Context, st *store.Store, sc *Engine, r io.Reader, n
 // setStats copies what the importer wrote so far into the result.
 func (r *ImportResult) setStats(im *store.Importer) {
 	s := im.Stats
-	r.New, r.Unchanged, r.Replaced, r.Steps, r.Traces = s.New, s.Unchanged, s.Replaced, s.Steps, s.Traces
+	r.New, r.Unchanged, r.Replaced, r.Steps, r.Written = s.New, s.Unchanged, s.Replaced, s.Steps, s.Written
 	r.Labels, r.Scored = s.Labels, s.Scored
 	r.ToScore = im.Unscored()
 }

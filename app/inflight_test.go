@@ -116,13 +116,13 @@ func importAndScore(t *testing.T, loc string, steps []importStep, during bool) (
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !during && (res.Scored != 0 || len(res.ToScore) != len(res.Traces)) {
-			t.Fatalf("an import without Score scored %d traces, left %d of %d", res.Scored, len(res.ToScore), len(res.Traces))
+		if !during && (res.Scored != 0 || len(res.ToScore) != res.Written) {
+			t.Fatalf("an import without Score scored %d traces, left %d of %d", res.Scored, len(res.ToScore), res.Written)
 		}
 		scored += res.Scored
 		later = later || len(res.ToScore) > 0
-		if res.Scored+len(res.ToScore) != len(res.Traces) {
-			t.Fatalf("%d scored + %d to score != %d written", res.Scored, len(res.ToScore), len(res.Traces))
+		if res.Scored+len(res.ToScore) != res.Written {
+			t.Fatalf("%d scored + %d to score != %d written", res.Scored, len(res.ToScore), res.Written)
 		}
 		if _, err := e.Imports.AfterImport(ctx, res.ToScore, false); err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ package scoring
 import (
 	"cmp"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
 	"sort"
@@ -176,6 +177,13 @@ type sqlCache struct {
 	// only in literals: most of an agent's statements, which rarely
 	// repeat byte for byte.
 	tmpl *templateCache
+	// seen holds the hashes of the keys analyzed once: an analysis is
+	// kept in m only when its text comes a second time. Where statements
+	// never repeat (a corpus of 100k traces whose every statement is
+	// distinct) m stayed full of analyses never asked for again, 25 MB of
+	// the import's live heap, which the collector marked on every cycle
+	// and let the heap grow twice over.
+	seen map[uint64]struct{}
 }
 
 type sqlCacheKey struct {
@@ -183,11 +191,15 @@ type sqlCacheKey struct {
 	sql    string
 }
 
+// sqlSeenSeed hashes the keys of sqlCache.seen.
+var sqlSeenSeed = maphash.MakeSeed()
+
 // defaultSQLCache serves AnalyzeSQL.
 var defaultSQLCache = newSQLCache(1 << 14)
 
 func newSQLCache(max int) *sqlCache {
-	return &sqlCache{m: map[sqlCacheKey]*SQLAnalysis{}, max: max, tmpl: newTemplateCache(templateTrees, templateSeen)}
+	return &sqlCache{m: map[sqlCacheKey]*SQLAnalysis{}, max: max, tmpl: newTemplateCache(templateTrees, templateSeen),
+		seen: map[uint64]struct{}{}}
 }
 
 func (c *sqlCache) analyze(sql string, idx *schemaIndex) *SQLAnalysis {
@@ -199,11 +211,19 @@ func (c *sqlCache) analyze(sql string, idx *schemaIndex) *SQLAnalysis {
 		return a
 	}
 	a = analyzeText(sql, idx, c.tmpl)
+	h := maphash.String(sqlSeenSeed, sql) ^ idx.key
 	c.mu.Lock()
-	if len(c.m) >= c.max {
-		clear(c.m) // simple bound: start over rather than grow without limit
+	if _, again := c.seen[h]; !again {
+		if len(c.seen) >= 4*c.max {
+			clear(c.seen) // bounded as m is
+		}
+		c.seen[h] = struct{}{}
+	} else {
+		if len(c.m) >= c.max {
+			clear(c.m) // simple bound: start over rather than grow without limit
+		}
+		c.m[key] = a
 	}
-	c.m[key] = a
 	c.mu.Unlock()
 	return a
 }

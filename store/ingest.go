@@ -28,9 +28,12 @@ type WriteStats struct {
 	Unchanged int // already present with identical content
 	Replaced  int
 	Steps     int
-	Traces    []string // trace ids written (new or replaced)
-	Labels    int      // rater labels added or changed (cases imported with a labeler)
-	Scored    int      // scores put with PutScores (final after Commit)
+	// Written counts the traces written (new or replaced). Their ids are
+	// not kept: a list of every id grew with the file, and no caller
+	// needed more than its length (Unscored lists those still to score).
+	Written int
+	Labels  int // rater labels added or changed (cases imported with a labeler)
+	Scored  int // scores put with PutScores (final after Commit)
 }
 
 // Importer writes the records of one file in one transaction: the engine
@@ -51,11 +54,12 @@ type Importer struct {
 	w       *writer
 	stage   *staging // set while the rows go to a staging database
 	staged  string   // the staging database's file, removed when the import ends
-	// pending is the traces written and not scored yet: what Unscored
-	// returns. The scorer follows the writer closely, so it stays small,
-	// where a set of every scored id grew with the file (18 MB of ids at
-	// 300k traces, doubled by the GC's headroom).
-	pending map[string]struct{}
+	// pending is the traces written and not scored yet, each with its
+	// place among the writes (Stats.Written when it was written): what
+	// Unscored returns, in that order. The scorer follows the writer
+	// closely, so it stays small, where a set of every scored id grew with
+	// the file (18 MB of ids at 300k traces, doubled by the GC's headroom).
+	pending map[string]int
 	encodes []string  // of those, the ones whose score says they teach through contracts (0025)
 	format  string    // the file's format, once EndOfFile or Commit knows it
 	ended   bool      // EndOfFile was called: no trace or case may follow
@@ -76,7 +80,7 @@ func (im *Importer) SetLabeler(name string) { im.labeler = name }
 // trace or case seen again with other content replaces the old one.
 // Nothing is locked yet: the first record decides where rows go.
 func (s *Store) BeginImport(ctx context.Context, file string, replace bool) (*Importer, error) {
-	return &Importer{s: s, ctx: ctx, file: file, replace: replace, at: s.stamp(), pending: map[string]struct{}{}}, nil
+	return &Importer{s: s, ctx: ctx, file: file, replace: replace, at: s.stamp(), pending: map[string]int{}}, nil
 }
 
 // start opens where the rows go: a file that starts with traces is staged
@@ -183,10 +187,10 @@ func (im *Importer) PutRow(row *TraceRow) (fresh *model.Trace, _ *RecordError, e
 		return nil, nil, err
 	}
 	t := row.t
-	written := len(im.Stats.Traces)
+	written := im.Stats.Written
 	fresh, rerr, err := im.w.putTrace(row, im.replace, &im.Stats)
-	if len(im.Stats.Traces) > written {
-		im.pending[t.TraceID] = struct{}{}
+	if _, ok := im.pending[t.TraceID]; im.Stats.Written > written && !ok {
+		im.pending[t.TraceID] = written
 	}
 	if rerr != nil {
 		rerr.File = im.file
@@ -402,17 +406,18 @@ func (im *Importer) setEncodes() error {
 	return err
 }
 
-// Unscored lists the traces written (Stats.Traces) that PutScores wrote
-// no score for: after Commit, what is left to score.
+// Unscored lists the traces written (Stats.Written) that PutScores wrote
+// no score for, in the order they were written: after Commit, what is
+// left to score.
 func (im *Importer) Unscored() []string {
-	var out []string
-	listed := make(map[string]bool, len(im.pending))
-	for _, id := range im.Stats.Traces {
-		if _, ok := im.pending[id]; ok && !listed[id] {
-			listed[id] = true
-			out = append(out, id)
-		}
+	if len(im.pending) == 0 {
+		return nil
 	}
+	out := make([]string, 0, len(im.pending))
+	for id := range im.pending {
+		out = append(out, id)
+	}
+	sort.Slice(out, func(i, j int) bool { return im.pending[out[i]] < im.pending[out[j]] })
 	return out
 }
 
@@ -431,7 +436,7 @@ func (im *Importer) Commit(format, sha string, rejected int) (err error) {
 	if err := im.w.refreshQueue(im.file, format); err != nil {
 		return err
 	}
-	if err := im.w.analyze(len(im.Stats.Traces)); err != nil {
+	if err := im.w.analyze(im.Stats.Written); err != nil {
 		return err
 	}
 	if err := im.setEncodes(); err != nil {
@@ -561,8 +566,9 @@ type writer struct {
 	// scoreRows (with scoreState) and machineCases write what PutScores puts.
 	scoreRows, scoreState, machineCases *batch
 	// Set while staging (see staged): the ids of the traces written so
-	// far, the last id given, and the batch their rows go in.
-	ids       map[string]int64
+	// far (as a filter: the staging table knows them exactly), the last
+	// id given, and the batch their rows go in.
+	ids       *idFilter
 	lastPK    int64
 	traceRows *batch
 	// Set in bulk mode (see bulk): what Prefetch found of the traces
@@ -635,7 +641,7 @@ func (w *writer) putBody(pk int64, steps []model.Step) error {
 	if len(body) <= bigBody {
 		return nil
 	}
-	if w.ids != nil {
+	if w.ids != nil && w.known == nil { // staged, not bulk
 		w.bigBodies = append(w.bigBodies, pk)
 	}
 	if len(body) > releaseBody {
@@ -656,7 +662,7 @@ const releaseBody = 32 << 20
 // staged makes the writer give the trace ids itself and write the trace
 // rows in batches: on a staging database, which nobody else writes.
 func (w *writer) staged() {
-	w.ids = map[string]int64{}
+	w.ids = newIDFilter()
 	w.traceRows = newBatch(w.ctx, w.tx, sqlStagedTracesHead, 24, "")
 	for _, b := range []*batch{w.steps, w.bodies, w.traceContracts, w.scoreRows, w.machineCases} {
 		b.parent = w.traceRows
@@ -888,9 +894,9 @@ func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *
 	var oldSHA, oldFile string
 	var oldLine int
 	err := sql.ErrNoRows
-	if _, seen := w.ids[t.TraceID]; seen || w.ids == nil {
+	if w.ids == nil || w.ids.mayHold(t.TraceID) {
 		// Written earlier in this transaction (a staged import knows
-		// which ids it wrote, and looks only those up).
+		// which ids it may have written, and looks only those up).
 		if err = w.traceRows.flush(); err != nil {
 			return nil, nil, err
 		}
@@ -961,7 +967,7 @@ func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *
 			w.lastPK++
 			pk = w.lastPK
 		}
-		w.ids[t.TraceID] = pk
+		w.ids.add(t.TraceID)
 		if err := w.traceRows.add(append([]any{pk}, cols...)...); err != nil {
 			return nil, nil, err
 		}
@@ -1025,7 +1031,7 @@ func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *
 	}
 	res.New++
 	res.Steps += len(t.Steps)
-	res.Traces = append(res.Traces, t.TraceID)
+	res.Written++
 	if replacing || linked {
 		return nil, nil, nil
 	}

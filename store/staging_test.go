@@ -271,13 +271,13 @@ func TestStagedTracesDecidedAgainAtCommit(t *testing.T) {
 		want     WriteStats
 		wantErr  string
 	}{
-		{name: "same content meanwhile", meantime: trace("a", "1"), want: WriteStats{Unchanged: 1, Traces: []string{}}},
+		{name: "same content meanwhile", meantime: trace("a", "1"), want: WriteStats{Unchanged: 1, Written: 0}},
 		{name: "other content meanwhile", meantime: trace("a", "2"),
 			wantErr: `mine.jsonl:7: trace "a" was imported by another process from other.jsonl:3 while this file was read`},
 		{name: "other content meanwhile, replace", meantime: trace("a", "2"), replace: true,
-			want: WriteStats{Replaced: 1, Steps: 1, Traces: []string{"a"}}},
+			want: WriteStats{Replaced: 1, Steps: 1, Written: 1}},
 		{name: "replaced meanwhile, replace", before: trace("a", "0"), meantime: trace("a", "2"), replace: true,
-			want: WriteStats{Replaced: 1, Steps: 1, Traces: []string{"a"}}},
+			want: WriteStats{Replaced: 1, Steps: 1, Written: 1}},
 	}
 	for _, c := range cases {
 		for _, atEnd := range []bool{false, true} {
@@ -373,5 +373,22 @@ func TestOrphanStagingRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("a running import's staging database was removed: %v", err)
+	}
+}
+
+// The staging database writes its pages of 64 KiB (openStaging): each
+// page is one system call when it is written and when the copy reads it.
+func TestStagingPageSize(t *testing.T) {
+	st := sqliteStore(t)
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "staging")
+	sdb, err := openStaging(ctx, st, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	var size int
+	if err := sdb.db.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&size); err != nil || size != 65536 {
+		t.Fatalf("page size %d (%v), want 65536", size, err)
 	}
 }
