@@ -40,6 +40,8 @@ var releasedMigrations = map[string]string{
 	"migrations/0025_contract_teachers.sql":          "ac02781a19f2ca537683592e8167ff02e420e90b85400fa2a48e0397cd748e6e",
 	"migrations/0026_queue_class_rule.sql":           "7406e9b820d00e409e17ca485505b315fa69ec793a8d2c4f9466312bfe462fd9",
 	"migrations/0028_stale_indexed.sql":              "b349c312eb87ee24dffc5153c2e40c762afd7312ffb8959bfc3ffe75b41e4583",
+	"migrations/0032_import_queue.sql":               "2821cd836f1fe74325398d02a8bc46797914241672362ffb014967a4d678a922",
+	"migrations/0034_queue_counts.sql":               "216654014fc4754093d72469729e39d372b323f07c410a5823a6b2544fb0d4b5",
 	"migrations/postgres/0001_init.sql":              "87bb1e7c44988ac8fdc075f6d35b2d79c340248661e3605682a4ba9cad7f4a08",
 	"migrations/postgres/0002_drift.sql":             "e52cbce1323da39774221cda9066f4f14f4d2edd00c1edb7fd2717a3aab109fd",
 	"migrations/postgres/0003_scores_current.sql":    "9f4cd94eab7a5892d2a18d6e9fe73aaa4b17ba1076568dd402943167214ea0e1",
@@ -63,6 +65,8 @@ var releasedMigrations = map[string]string{
 	"migrations/postgres/0025_contract_teachers.sql": "d739aed2ec8fac3eaa51232785bf1ef243194564a301e6975fd5ff05195b53f0",
 	"migrations/postgres/0026_queue_class_rule.sql":  "6bdac4eb14f068a29562550c2b267c274afa72028605e9b7773d8ca6a2f49b7c",
 	"migrations/postgres/0028_stale_indexed.sql":     "33eeb68edd6bbf17fd7339c477ad9077402861db793768a512bc6e6cc7324f58",
+	"migrations/postgres/0032_import_queue.sql":      "c96930c7dbe5b0bf1ecf2b2e4b858945828c1a40636ad6a0fa5b706d86c79cfb",
+	"migrations/postgres/0034_queue_counts.sql":      "3c5c5c35d1012d5658d3dfa715f5d6bb90381e098f90a34e8a40295a5d6d7499",
 }
 
 // lastReleasedMigration is the highest number pinned above: every
