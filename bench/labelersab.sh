@@ -20,25 +20,10 @@ W=${3:-$(mktemp -d /tmp/tracelab-labab.XXXXXX)}
 L=${L:-8}
 ROUNDS=${ROUNDS:-3}
 mkdir -p "$W"
-pgbin() {
-	command -v "$1" 2>/dev/null && return
-	local d
-	d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -n | tail -1)
-	[ -n "$d" ] && [ -x "$d/$1" ] && { echo "$d/$1"; return; }
-	echo "bench/labelersab.sh: $1 not found (apt-get install postgresql)" >&2
-	exit 2
-}
-as=()
-[ "$(id -u)" = 0 ] && as=(runuser -u postgres --)
+. "$(dirname "$0")/pgserver.sh"
 S=$W/pg
-rm -rf "$S"
-mkdir -p "$S"
-[ ${#as[@]} -gt 0 ] && chown postgres "$S"
-"${as[@]}" "$(pgbin initdb)" -D "$S/data" --auth=trust --username=postgres --encoding=UTF8 --no-sync >/dev/null
 # 50 labelers each open an engine of their own (a pool each).
-"${as[@]}" "$(pgbin pg_ctl)" -D "$S/data" -l "$S/log" -w -t 60 \
-	-o "-k $S -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" start >/dev/null
-trap "${as[*]} '$(pgbin pg_ctl)' -D '$S/data' -m immediate -w stop >/dev/null 2>&1 || true" EXIT
+pg_private "$S" -c max_connections=300
 PM=$(head -1 "$S/data/postmaster.pid")
 srvcpu() { awk '{print ($14+$15+$16+$17)/100}' "/proc/$PM/stat"; }
 echo "# old=$OLD new=$NEW $(date -u +%FT%TZ) labelers=$L rounds=$ROUNDS in $W"

@@ -24,31 +24,12 @@ BENCH=${BENCH:-$W/bench}
 [ -x "$TL" ] || go build -o "$TL" .
 [ -x "$BENCH" ] || go build -o "$BENCH" ./bench
 
-# pgbin NAME: a PostgreSQL program, on PATH or in the newest
-# /usr/lib/postgresql/*/bin (as pgtest.Bin looks).
-pgbin() {
-	command -v "$1" 2>/dev/null && return
-	local d
-	d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -n | tail -1)
-	[ -n "$d" ] && [ -x "$d/$1" ] && { echo "$d/$1"; return; }
-	echo "bench/pg.sh: $1 not found (apt-get install postgresql)" >&2
-	exit 2
-}
-as=()
-[ "$(id -u)" = 0 ] && as=(runuser -u postgres --)
-cleanup=()
-trap 'for c in "${cleanup[@]}"; do eval "$c"; done' EXIT
+. "$(dirname "$0")/pgserver.sh"
 if [ -z "${PG:-}" ]; then
 	# A private server like store/pgtest's: unix socket only, no fsync
 	# (what the tests and bench labelers use), stopped on exit.
 	S=$W/pg
-	rm -rf "$S"
-	mkdir -p "$S"
-	[ ${#as[@]} -gt 0 ] && chown postgres "$S"
-	"${as[@]}" "$(pgbin initdb)" -D "$S/data" --auth=trust --username=postgres --encoding=UTF8 --no-sync >/dev/null
-	"${as[@]}" "$(pgbin pg_ctl)" -D "$S/data" -l "$S/log" -w -t 60 \
-		-o "-k $S -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null
-	cleanup+=("${as[*]} '$(pgbin pg_ctl)' -D '$S/data' -m immediate -w stop >/dev/null 2>&1 || true")
+	pg_private "$S"
 	"${as[@]}" "$(pgbin createdb)" -h "$S" bench
 	PGURL="postgres://postgres@/bench?host=$S"
 	where="a private server (fsync off) in $S"
