@@ -44,10 +44,34 @@ func openPostgres(dsn string, opts Options) (*sql.DB, error) {
 	// (pganswer.go).
 	cfg.DialFunc = answerDial(cfg.DialFunc, answerWaitFor(wait))
 	c := stdlib.GetConnector(*cfg, stdlib.OptionAfterConnect(func(_ context.Context, conn *pgx.Conn) error {
+		if err := supportedServer(conn.PgConn().ParameterStatus("server_version")); err != nil {
+			return err
+		}
 		registerBoolIntegers(conn.TypeMap())
 		return nil
 	}))
 	return sql.OpenDB(pgConnector{c}), nil
+}
+
+// minServerMajor is the oldest PostgreSQL the migrations run on: they use
+// jsonb_path_query and ANALYZE (SKIP_LOCKED), both new in 12.
+const minServerMajor = 12
+
+// supportedServer refuses a server older than minServerMajor by name,
+// where its first migration would have failed with a syntax error.
+// version is the server_version the server reports at startup ("15.4
+// (Debian 15.4-2)", "16beta1"); one that does not start with a number is
+// let through, so an unusual build is never refused on a guess.
+func supportedServer(version string) error {
+	digits := version
+	if i := strings.IndexFunc(version, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+		digits = version[:i]
+	}
+	major, err := strconv.Atoi(digits)
+	if err != nil || major >= minServerMajor {
+		return nil
+	}
+	return fmt.Errorf("this server runs PostgreSQL %s; tracelab needs %d or newer", version, minServerMajor)
 }
 
 // DefaultConnectTimeout bounds connecting to a PostgreSQL server (the
