@@ -244,6 +244,11 @@ func TestDriftExitCodes(t *testing.T) {
 	base := write("base.json", `{"tools":[{"name":"workspace.read","inputSchema":{"type":"object"}}]}`)
 	risky := write("risky.json", `{"tools":[{"name":"workspace.read","description":"now with a description","inputSchema":{"type":"object"}}]}`)
 	notListing := write("bad.json", `{"name":"x"}`)
+	// A sparse file one byte past the cap: refused by its size, unread.
+	huge := write("huge.json", "[")
+	if err := os.Truncate(huge, maxListing+1); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -273,12 +278,17 @@ func TestDriftExitCodes(t *testing.T) {
 		{"bad fail-on", []string{"--fail-on", "ignore", base, same}, 2, "--fail-on"},
 		{"bad traces", []string{"--traces", notListing, base, risky}, 2, "not a supported trace format"},
 		{"stdin", []string{"-", same}, 0, "No tool contract drift"},
+		{"stdin past the listing cap", []string{"-", same}, 2, "stdin: over 64 MiB, more than any tool listing"},
+		{"file past the listing cap", []string{huge, same}, 2, "huge.json: 64 MiB, more than any tool listing (at most 64 MiB)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			stdin := ""
-			if tt.name == "stdin" {
+			switch tt.name {
+			case "stdin":
 				stdin = `[{"name":"workspace.read","inputSchema":{"type":"object"}}]`
+			case "stdin past the listing cap":
+				stdin = "[" + strings.Repeat(" ", int(maxListing)) + "]"
 			}
 			out, code, err := runDriftCmd(t, stdin, tt.args...)
 			if code != tt.code {
