@@ -112,6 +112,16 @@ type cassetteInteraction struct {
 // encoding, a body past it is refused, not read into memory.
 const maxBodyBytes = 64 << 20
 
+// maxCassetteInflate caps what all the compressed bodies of one cassette
+// inflate to together: a cassette under the record cap could hold a
+// thousand small bodies that each inflate to maxBodyBytes, and take
+// minutes. Real cassettes' bodies are kilobytes.
+const maxCassetteInflate = 16 * maxBodyBytes
+
+// inflateBudget is what the compressed bodies of one cassette may still
+// inflate to.
+type inflateBudget struct{ left int64 }
+
 // parseCassette reads a cassette and emits one record per conversation.
 func parseCassette(ctx context.Context, r io.Reader, file string, emit Emit) error {
 	data, err := readWhole(ctx, r, file, "VCR cassette")
@@ -123,6 +133,7 @@ func parseCassette(ctx context.Context, r io.Reader, file string, emit Emit) err
 		return &LineError{File: file, Msg: "invalid VCR cassette YAML: " + err.Error()}
 	}
 	merge := &prefixMerger{emit: emit}
+	budget := &inflateBudget{left: maxCassetteInflate}
 	for i, node := range c.Interactions {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -140,14 +151,14 @@ func parseCassette(ctx context.Context, r io.Reader, file string, emit Emit) err
 			}
 			continue
 		}
-		req, lerr := in.Request.body(file, path+".request")
+		req, lerr := in.Request.body(file, path+".request", budget)
 		if lerr != nil {
 			if err := merge.add(Record{Line: node.Line, Err: lerr}, ""); err != nil {
 				return err
 			}
 			continue
 		}
-		resp, lerr := in.Response.body(file, path+".response")
+		resp, lerr := in.Response.body(file, path+".response", budget)
 		if lerr != nil {
 			if err := merge.add(Record{Line: node.Line, Err: lerr}, ""); err != nil {
 				return err
@@ -167,7 +178,7 @@ func parseCassette(ctx context.Context, r io.Reader, file string, emit Emit) err
 // body is a recorded body as JSON: parsed_body as written, else body (or
 // body.string) decoded as its Content-Encoding says; JSON text stays JSON,
 // other text (SSE) becomes a JSON string, no body is null.
-func (h *cassetteHalf) body(file, path string) (json.RawMessage, *LineError) {
+func (h *cassetteHalf) body(file, path string, budget *inflateBudget) (json.RawMessage, *LineError) {
 	if h.ParsedBody.Kind != 0 {
 		var v any
 		if err := h.ParsedBody.Decode(&v); err != nil {
@@ -197,7 +208,7 @@ func (h *cassetteHalf) body(file, path string) (json.RawMessage, *LineError) {
 	if err := node.Decode(&s); err != nil {
 		return nil, &LineError{File: file, Line: node.Line, Path: bodyPath, Msg: "expected the body as a string: " + err.Error()}
 	}
-	text, err := decodeBody([]byte(s), headerValue(h.Headers, "content-encoding"))
+	text, err := decodeBody([]byte(s), headerValue(h.Headers, "content-encoding"), budget)
 	if err != nil {
 		return nil, &LineError{File: file, Line: node.Line, Path: bodyPath, Msg: err.Error()}
 	}
@@ -238,9 +249,10 @@ func headerValue(h map[string]any, name string) string {
 
 // decodeBody undoes a Content-Encoding (gzip, br, zstd; gzip and zstd are
 // also recognised by their magic bytes when the header was not recorded),
-// refusing a body that inflates past maxBodyBytes. A body that says it is
-// compressed but does not decode is an error, never dropped.
-func decodeBody(b []byte, encoding string) ([]byte, error) {
+// refusing a body that inflates past maxBodyBytes or past what budget
+// has left, which it spends. A body that says it is compressed but does
+// not decode is an error, never dropped.
+func decodeBody(b []byte, encoding string, budget *inflateBudget) ([]byte, error) {
 	enc := strings.ToLower(strings.TrimSpace(encoding))
 	switch {
 	case bytes.HasPrefix(b, []byte("\x1f\x8b")):
@@ -272,13 +284,19 @@ func decodeBody(b []byte, encoding string) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("body has Content-Encoding %q, which is not read (gzip, br and zstd are)", encoding)
 	}
-	out, err := io.ReadAll(io.LimitReader(r, maxBodyBytes+1))
+	limit := min(int64(maxBodyBytes), budget.left)
+	out, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s body: %v", enc, err)
 	}
-	if len(out) > maxBodyBytes {
+	if int64(len(out)) > limit {
+		if limit < maxBodyBytes {
+			budget.left = 0
+			return nil, fmt.Errorf("%s body: the cassette's compressed bodies inflate past %d MiB together, the cap on one cassette", enc, maxCassetteInflate>>20)
+		}
 		return nil, fmt.Errorf("%s body inflates past %d MiB, the cap on a recorded body", enc, maxBodyBytes>>20)
 	}
+	budget.left -= int64(len(out))
 	return out, nil
 }
 

@@ -38,12 +38,13 @@ func compress(t *testing.T, enc string, data []byte) []byte {
 }
 
 func TestDecodeBody(t *testing.T) {
+	fresh := func() *inflateBudget { return &inflateBudget{left: maxCassetteInflate} }
 	body := []byte(`{"id":"x","object":"chat.completion"}`)
 	for _, tt := range []struct{ enc, header string }{
 		{"gzip", "gzip"}, {"gzip", ""}, {"br", "br"}, {"zstd", "zstd"}, {"zstd", ""}, {"", ""}, {"", "br"},
 	} {
 		t.Run(tt.enc+"/"+tt.header, func(t *testing.T) {
-			got, err := decodeBody(compress(t, tt.enc, body), tt.header)
+			got, err := decodeBody(compress(t, tt.enc, body), tt.header, fresh())
 			if err != nil || !bytes.Equal(got, body) {
 				t.Errorf("got %q, %v; want %q", got, err, body)
 			}
@@ -51,15 +52,39 @@ func TestDecodeBody(t *testing.T) {
 	}
 	big := bytes.Repeat([]byte(" "), maxBodyBytes+1)
 	for _, enc := range []string{"gzip", "br", "zstd"} {
-		if _, err := decodeBody(compress(t, enc, big), enc); err == nil || !strings.Contains(err.Error(), "cap") {
+		if _, err := decodeBody(compress(t, enc, big), enc, fresh()); err == nil || !strings.Contains(err.Error(), "cap") {
 			t.Errorf("%s: %d bytes inflated: err %v, want the cap named", enc, len(big), err)
 		}
 	}
-	if _, err := decodeBody([]byte("not brotli at all"), "br"); err == nil {
+	if _, err := decodeBody([]byte("not brotli at all"), "br", fresh()); err == nil {
 		t.Error("a corrupt br body decoded without error")
 	}
-	if _, err := decodeBody(body, "compress"); err == nil || !strings.Contains(err.Error(), "compress") {
+	if _, err := decodeBody(body, "compress", fresh()); err == nil || !strings.Contains(err.Error(), "compress") {
 		t.Errorf("unknown encoding: %v", err)
+	}
+}
+
+// The compressed bodies of one cassette share one budget: once spent,
+// every further compressed body is refused at once (no inflating), and
+// bodies kept as text, already counted by the record cap, still read.
+func TestDecodeBodyBudget(t *testing.T) {
+	body := bytes.Repeat([]byte("x"), 1000)
+	budget := &inflateBudget{left: 2500}
+	for i := range 2 {
+		if _, err := decodeBody(compress(t, "gzip", body), "gzip", budget); err != nil {
+			t.Fatalf("body %d within the budget: %v", i, err)
+		}
+	}
+	if budget.left != 500 {
+		t.Errorf("budget left %d after two 1000-byte bodies, want 500", budget.left)
+	}
+	for _, enc := range []string{"gzip", "br", "zstd"} {
+		if _, err := decodeBody(compress(t, enc, body), enc, budget); err == nil || !strings.Contains(err.Error(), "together, the cap on one cassette") {
+			t.Errorf("%s past the cassette's budget: %v", enc, err)
+		}
+	}
+	if got, err := decodeBody(body, "", budget); err != nil || !bytes.Equal(got, body) {
+		t.Errorf("a plain body after the budget is spent: %v", err)
 	}
 }
 
