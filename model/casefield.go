@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 )
 
@@ -71,6 +72,12 @@ func (c *Case) SetField(name string, value json.RawMessage) error {
 	}
 	next := *c
 	np, _ := next.field(name)
+	// next shares c's pointers and slices, and json.Unmarshal writes
+	// through a non-nil pointer and into a slice's backing array: cleared
+	// first, the value is decoded into new memory, so neither c (when the
+	// value is refused) nor a case c was copied from (an edit tried on a
+	// copy) changes.
+	reflect.ValueOf(np).Elem().SetZero()
 	if err := json.Unmarshal(value, np); err != nil {
 		return fmt.Errorf("%s: %v", name, err)
 	}
