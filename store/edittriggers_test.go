@@ -68,6 +68,15 @@ func TestEditRewritesTraceOnlyWhenQueueMoves(t *testing.T) {
 		if s, _, _ := row("t2"); s != "confirmed" || teaches != 1 {
 			t.Errorf("confirmed: status %s, teaches %d, want confirmed, 1", s, teaches)
 		}
+		if _, err := st.UndoTrace(ctx, "t2", "ana"); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.db.QueryRowContext(ctx, `SELECT teaches FROM traces WHERE trace_id = 't2'`).Scan(&teaches); err != nil {
+			t.Fatal(err)
+		}
+		if s, _, _ := row("t2"); s != "suggested" || teaches != 0 {
+			t.Errorf("confirm undone: status %s, teaches %d, want suggested, 0", s, teaches)
+		}
 
 		// The suite's case: confirmed by the import with an empty label.
 		if s, _, _ := row("t1"); s != "pending" {

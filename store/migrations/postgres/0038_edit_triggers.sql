@@ -11,6 +11,10 @@
 --     columns differs, or when its first case is confirmed by an import
 --     (traces_label_pending decides 'pending' from the label, which can
 --     change while every queue column stays);
+--   - the refresh sets teaches (0011) with the queue columns, from the
+--     same first case, so a confirm writes the trace once: cases_teaches,
+--     which fires after it, then finds the value in place (and
+--     traces_teaches, for a moved case_id, too);
 --   - traces_teaches fires only when the trace's case changed.
 -- The values written are 0032's, from the same score and first case.
 
@@ -19,22 +23,23 @@ BEGIN
     IF pk IS NULL OR tracelab_queue_deferred(pk) IS TRUE THEN
         RETURN;
     END IF;
-    UPDATE traces SET (case_id, case_status, label_class, queue_class, score_ok) =
-        (q.case_id, q.case_status, q.label_class, q.queue_class, q.score_ok)
+    UPDATE traces SET (case_id, case_status, label_class, queue_class, score_ok, teaches) =
+        (q.case_id, q.case_status, q.label_class, q.queue_class, q.score_ok, q.teaches)
     FROM (SELECT t.id, COALESCE(f.case_id, '') AS case_id, COALESCE(f.status, 'none') AS case_status,
             COALESCE(f.class, '') AS label_class,
             tracelab_queue_class(COALESCE(f.class, ''), t.suggested_class) AS queue_class,
             COALESCE((SELECT (s.content_sha = t.content_sha AND s.gold_sha = COALESCE(f.gold_sha, 'none'))::int
                 FROM scores s WHERE s.trace_pk = t.id), 0) AS score_ok,
-            COALESCE(f.imported, FALSE) AS imported
+            COALESCE(f.teaches, 0) AS teaches, COALESCE(f.imported, FALSE) AS imported
         FROM traces t LEFT JOIN LATERAL (SELECT c.case_id, c.status, c.gold_sha,
+                (c.gold_origin = 'human' OR c.status = 'confirmed')::int AS teaches,
                 COALESCE(c.label::jsonb ->> 'failure_class', '') AS class,
                 c.status = 'confirmed' AND c.confirmed_by LIKE 'import:%' AS imported
             FROM cases c WHERE c.trace_pk = t.id ORDER BY c.case_id LIMIT 1) f ON TRUE
         WHERE t.id = pk) q
     WHERE traces.id = q.id AND (q.imported OR (traces.case_id, traces.case_status, traces.label_class,
-        traces.queue_class, traces.score_ok) IS DISTINCT FROM
-        (q.case_id, q.case_status, q.label_class, q.queue_class, q.score_ok));
+        traces.queue_class, traces.score_ok, traces.teaches) IS DISTINCT FROM
+        (q.case_id, q.case_status, q.label_class, q.queue_class, q.score_ok, q.teaches));
 END $$;
 
 DROP TRIGGER cases_queue_update ON cases;
