@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"sync"
@@ -34,6 +35,7 @@ func labelers(args []string) error {
 	traces := fs.Int("traces", 400, "traces in the queue")
 	hot := fs.Int("hot", 25, "edits per labeler of the one hot case")
 	ttl := fs.Duration("reserve-for", app.DefaultReservationTTL, "reservation time")
+	cpu := fs.String("cpuprofile", "", "a CPU profile of this process during the PostgreSQL runs (the queue and the hot case)")
 	fs.Parse(args)
 	dir, err := os.MkdirTemp("", "tracelab-labelers")
 	if err != nil {
@@ -58,6 +60,13 @@ func labelers(args []string) error {
 	for _, tg := range targets {
 		if err := prepareQueue(tg.db, corpus); err != nil {
 			return fmt.Errorf("%s: %w", tg.name, err)
+		}
+		if *cpu != "" && tg.name == "postgres" {
+			stop, err := startCPUProfile(*cpu)
+			if err != nil {
+				return err
+			}
+			defer stop()
 		}
 		queue, next, err := runTeam(tg.db, *n, *ttl, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
 			return labelQueue(ctx, e, who, rec)
@@ -87,6 +96,19 @@ func labelers(args []string) error {
 		hotRun.print(tg.name, "hot")
 	}
 	return nil
+}
+
+// startCPUProfile writes a CPU profile to path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func classOf(i int) *model.FailureClass {

@@ -22,9 +22,11 @@ const (
 	sqlCaseOfTrace  = `SELECT case_id FROM cases WHERE trace_pk = ? ORDER BY case_id LIMIT 1`
 	// The machine's empty case for a trace; ON CONFLICT DO NOTHING so two
 	// writers racing to create it both end up reading the one that won.
+	// Its row comes back when this one created it.
 	sqlInsSuggestedCase = `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
 		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, gold_sha)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'suggested', 'machine', ?, ?, ?, 'machine') ON CONFLICT DO NOTHING`
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'suggested', 'machine', ?, ?, ?, 'machine') ON CONFLICT DO NOTHING
+		RETURNING case_id`
 	sqlWriteCase = `UPDATE cases SET gold = ?, label = ?, content_sha = ?, gold_origin = ?, gold_sha = ?,
 		updated_by = ?, updated_at = ? WHERE case_id = ?`
 )
@@ -34,33 +36,45 @@ const (
 // trace has none yet. It inserts-or-ignores and then reads, so concurrent
 // writers agree on one case.
 func (s *Store) caseIDForTrace(ctx context.Context, tx *sql.Tx, traceID, who string) (string, error) {
+	caseID, _, err := s.caseOfTraceTx(ctx, tx, traceID, who)
+	return caseID, err
+}
+
+// caseOfTraceTx is caseIDForTrace, and says whether it created the case
+// (in tx: nothing else refers to it yet).
+func (s *Store) caseOfTraceTx(ctx context.Context, tx *sql.Tx, traceID, who string) (string, bool, error) {
 	var pk int64
 	var user, role, question, caseID string
 	err := tx.QueryRowContext(ctx, sqlTraceForCase+s.d.lockRow, traceID).Scan(&pk, &user, &role, &question, &caseID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("trace %q: %w", traceID, ErrNotFound)
+		return "", false, fmt.Errorf("trace %q: %w", traceID, ErrNotFound)
 	}
 	if err != nil || caseID != "" {
-		return caseID, err
+		return caseID, false, err
 	}
 	err = tx.QueryRowContext(ctx, sqlCaseOfTrace, pk).Scan(&caseID)
 	if err == nil {
-		return caseID, nil
+		return caseID, false, nil
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
-		return "", err
+		return "", false, err
 	}
 	c := model.Case{CaseID: traceID, SourceTrace: traceID, UserRole: role, AsUser: user, Question: question}
-	if _, err := tx.ExecContext(ctx, sqlInsSuggestedCase, c.CaseID, pk, traceID, role, user, question,
-		mustJSON(c.Gold), mustJSON(c.Label), mustJSON(c.Cost), contentSHA(&c), who, s.stamp()); err != nil {
-		return "", err
+	err = tx.QueryRowContext(ctx, sqlInsSuggestedCase, c.CaseID, pk, traceID, role, user, question,
+		mustJSON(c.Gold), mustJSON(c.Label), mustJSON(c.Cost), contentSHA(&c), who, s.stamp()).Scan(&caseID)
+	if err == nil {
+		return caseID, true, nil
 	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", false, err
+	}
+	// Not inserted: another writer's case of this trace won, or case_id =
+	// trace_id is taken by a case of another trace.
 	err = tx.QueryRowContext(ctx, sqlCaseOfTrace, pk).Scan(&caseID)
 	if errors.Is(err, sql.ErrNoRows) {
-		// case_id = trace_id is taken by a case of another trace.
-		return "", fmt.Errorf("trace %q: case id %q belongs to another trace", traceID, traceID)
+		return "", false, fmt.Errorf("trace %q: case id %q belongs to another trace", traceID, traceID)
 	}
-	return caseID, err
+	return caseID, false, err
 }
 
 // sqlLockCase locks a trace's row and its first case's (dialect.lockRow)
@@ -81,12 +95,23 @@ func (s *Store) lockCaseOfTrace(ctx context.Context, tx *sql.Tx, traceID, who st
 	if !errors.Is(err, sql.ErrNoRows) {
 		return cr, held, err
 	}
-	caseID, err := s.caseIDForTrace(ctx, tx, traceID, who)
-	if err != nil {
-		return nil, 0, err
-	}
-	cr, err = s.loadCaseTx(ctx, tx, caseID)
+	cr, _, err = s.newCaseOfTrace(ctx, tx, traceID, who)
 	return cr, 0, err
+}
+
+// newCaseOfTrace is lockCaseOfTrace for a trace whose case sqlLockCase
+// did not find (none yet, most likely: it is created): the case and its
+// raters, read unless the case was created here and so has none.
+func (s *Store) newCaseOfTrace(ctx context.Context, tx *sql.Tx, traceID, who string) (*CaseRecord, *CaseRaters, error) {
+	caseID, created, err := s.caseOfTraceTx(ctx, tx, traceID, who)
+	if err != nil {
+		return nil, nil, err
+	}
+	cr, err := s.loadCaseTx(ctx, tx, caseID)
+	if err != nil || !created {
+		return cr, nil, err
+	}
+	return cr, &CaseRaters{CaseID: caseID}, nil
 }
 
 // extraScan scans a row whose last columns, after those its reader

@@ -68,6 +68,17 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 		var err error
 		if pre != nil && pre.cr != nil {
 			cr, held, rs = pre.cr, pre.held, pre.rs
+		} else if pre != nil {
+			// The reads sent with the BEGIN found no case: make it.
+			var made *CaseRaters
+			if cr, made, err = s.newCaseOfTrace(ctx, tx, traceID, who); err != nil {
+				return err
+			}
+			if made != nil {
+				rs = *made
+			} else if rs, err = loadRaters(ctx, tx, cr.Case.CaseID); err != nil {
+				return err
+			}
 		} else {
 			if cr, held, err = s.lockCaseOfTrace(ctx, tx, traceID, who); err != nil {
 				return err

@@ -101,6 +101,25 @@ func (s *Store) reserveTx(ctx context.Context, tx *sql.Tx, traceID, who string) 
 	return s.holderTx(ctx, tx, traceID, now)
 }
 
+// takeTx is reserveTx for a trace NextInQueue picked: it says whether
+// who holds the trace now, from the reservation's own statement, so that
+// a trace someone else took the moment before is let go (the
+// transaction ended) one round trip after the pick, not three; the
+// release of who's other trace waits for the commit when ctx allows it.
+func (s *Store) takeTx(ctx context.Context, tx *sql.Tx, traceID, who string) (bool, error) {
+	ttl := s.reservationTTL()
+	now := s.nowMS()
+	var got string
+	err := tx.QueryRowContext(ctx, s.reserveSQL()+` RETURNING labeler`, who, now+ttl.Milliseconds(), traceID, now).Scan(&got)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && got != who {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, execLater(ctx, tx, sqlReleaseOthers, who, traceID)
+}
+
 // reserveSQL is sqlReserve locking the trace's row in the dialect's way,
 // so every reservation of a trace is written under its lock.
 func (s *Store) reserveSQL() string {
@@ -160,7 +179,34 @@ type Next struct {
 // reserves it for who, in one transaction: two labelers asking at once
 // never get the same trace. ErrQueueDone when there is none.
 func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string) (Next, error) {
+	for try := 0; ; try++ {
+		n, err := s.nextInQueueTx(ctx, q, after, who)
+		if !errors.Is(err, errPickTaken) {
+			return n, err
+		}
+		// Another labeler reserved the trace between the pick's snapshot
+		// and its lock. The pick's lock on it lasts until the transaction
+		// ends, and that labeler's first edit of it waits for the lock: so
+		// end it, and pick again in a new one, whose snapshot sees the
+		// reservation.
+		if try == nextTries {
+			return Next{}, fmt.Errorf("next in queue: %w", err)
+		}
+	}
+}
+
+// errPickTaken is a trace NextInQueue picked as free that another
+// labeler reserved the moment before.
+var errPickTaken = errors.New("the trace picked as free was reserved by another labeler")
+
+// nextInQueueTx is one try of NextInQueue, in one transaction.
+func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (Next, error) {
 	var out Next
+	if s.d == postgresDialect {
+		// The release of what who held before goes with the COMMIT
+		// (pglater.go).
+		ctx = allowLater(ctx)
+	}
 	err := s.inCaseTx(ctx, func(tx *sql.Tx) error {
 		where, args := q.Filter.where(s.d)
 		where = andWhere(where, `t.case_status <> 'confirmed' AND (r.trace_pk IS NULL OR r.labeler = ?)`)
@@ -188,7 +234,7 @@ func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string) (Ne
 		orderBy := fmt.Sprintf(" ORDER BY %s %s, t.id %s LIMIT 1", expr, dir, dir)
 		order := orderBy + s.d.skipLocked
 		orderWait := orderBy + strings.TrimSuffix(s.d.skipLocked, " SKIP LOCKED")
-		for try := 0; ; try++ {
+		for {
 			now := s.nowMS()
 			a := append(append([]any{now}, args...), who)
 			var id string
@@ -218,26 +264,23 @@ func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string) (Ne
 			if err != nil {
 				return err
 			}
-			r, err := s.reserveTx(ctx, tx, id, who)
+			took, err := s.takeTx(ctx, tx, id, who)
 			if err != nil {
 				return err
 			}
-			if r.Labeler == who {
-				out.TraceID = id
-				return nil
+			if !took {
+				return fmt.Errorf("%w: %s", errPickTaken, id)
 			}
-			// Another labeler reserved it between the pick's snapshot
-			// and its lock; the next pick's snapshot sees that.
-			if try == nextTries {
-				return fmt.Errorf("next in queue: %s was free but is held by %s", id, r.Labeler)
-			}
+			out.TraceID = id
+			return nil
 		}
 	})
 	return out, err
 }
 
-// nextTries bounds how often NextInQueue picks again after a trace it
-// picked was reserved by someone else the moment before.
+// nextTries bounds how often NextInQueue picks again (in a new
+// transaction) after a trace it picked was reserved by someone else the
+// moment before.
 const nextTries = 8
 
 // andWhere adds a condition to a WHERE clause ("" : none yet).

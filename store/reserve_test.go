@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -381,6 +382,48 @@ func TestUndoKeepsATeammatesLaterEdit(t *testing.T) {
 					t.Errorf("definition %q scope %q, want %q %q", g.Definition, g.PolicyScope, c.definition, c.scope)
 				}
 			})
+		}
+	})
+}
+
+// takeTx, NextInQueue's reservation of the trace it picked, says false
+// for a trace another labeler holds (NextInQueue then ends its
+// transaction, letting go of the trace's row, and picks again), and
+// taking a trace lets go of the one the labeler held before, at the
+// commit.
+func TestTakeSaysWhoHoldsIt(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		st, _ := openQueue(t, b, 3)
+		st.SetReservationTTL(time.Minute)
+		for trace, who := range map[string]string{"q000": "ana", "q001": "bo"} {
+			if _, err := st.Reserve(ctx, trace, who); err != nil {
+				t.Fatal(err)
+			}
+		}
+		txCtx := ctx
+		if b.name == "postgres" {
+			txCtx = allowLater(ctx)
+		}
+		var took [2]bool
+		err := st.inCaseTx(txCtx, func(tx *sql.Tx) error {
+			var err error
+			if took[0], err = st.takeTx(txCtx, tx, "q001", "ana"); err != nil {
+				return err
+			}
+			took[1], err = st.takeTx(txCtx, tx, "q002", "ana")
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took != [2]bool{false, true} {
+			t.Errorf("took bo's q001 and the free q002: %v, want [false true]", took)
+		}
+		for trace, want := range map[string]string{"q000": "", "q001": "bo", "q002": "ana"} {
+			if h, err := st.Holder(ctx, trace); err != nil || h.Labeler != want {
+				t.Errorf("%s held by %q (%v), want %q", trace, h.Labeler, err, want)
+			}
 		}
 	})
 }
