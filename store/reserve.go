@@ -202,6 +202,7 @@ var errPickTaken = errors.New("the trace picked as free was reserved by another 
 // nextInQueueTx is one try of NextInQueue, in one transaction.
 func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (Next, error) {
 	var out Next
+	var done bool // nothing was free
 	if s.d == postgresDialect {
 		// The release of what who held before goes with the COMMIT
 		// (pglater.go).
@@ -256,10 +257,15 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 				continue
 			}
 			if errors.Is(err, sql.ErrNoRows) {
-				if _, err := tx.ExecContext(ctx, sqlReleaseAll, who); err != nil { // moved on, to nothing
+				// Moved on, to nothing: what who held goes back to the
+				// queue. The transaction commits that (an error returned
+				// here would roll it back) and the caller hears
+				// ErrQueueDone after.
+				if _, err := tx.ExecContext(ctx, sqlReleaseAll, who); err != nil {
 					return err
 				}
-				return ErrQueueDone
+				done = true
+				return nil
 			}
 			if err != nil {
 				return err
@@ -275,6 +281,9 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 			return nil
 		}
 	})
+	if err == nil && done {
+		return out, ErrQueueDone
+	}
 	return out, err
 }
 

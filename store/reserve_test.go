@@ -165,6 +165,29 @@ func TestNextInQueue(t *testing.T) {
 	})
 }
 
+// A labeler whose `n` finds nothing free has moved on, to nothing: the
+// trace they held goes back to the queue for the others.
+func TestNextInQueueDoneLetsGo(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		st, _ := openQueue(t, b, 3)
+		st.SetReservationTTL(time.Hour)
+		if got, err := st.NextInQueue(ctx, Query{}, "", "ana"); err != nil || got.TraceID != "q000" {
+			t.Fatalf("ana got %+v %v, want q000", got, err)
+		}
+		none := Query{Filter: Filter{TraceIDs: []string{"nowhere"}}}
+		if _, err := st.NextInQueue(ctx, none, "q000", "ana"); !errors.Is(err, ErrQueueDone) {
+			t.Fatalf("ana under a filter nothing passes: err %v, want ErrQueueDone", err)
+		}
+		if h, _ := st.Holder(ctx, "q000"); h.Labeler != "" {
+			t.Errorf("q000 still held by %q after ana's queue was done", h.Labeler)
+		}
+		if got, err := st.NextInQueue(ctx, Query{}, "", "bo"); err != nil || got.TraceID != "q000" {
+			t.Errorf("bo got %+v %v, want q000, which ana let go", got, err)
+		}
+	})
+}
+
 // Labelers each with their own connection (as separate processes would
 // be) take traces at once: each trace is handed to one of them.
 func TestNextInQueueNeverHandsOutATraceTwice(t *testing.T) {
