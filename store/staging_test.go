@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +70,15 @@ func TestStagedImportMatchesDirect(t *testing.T) {
 		}
 		if a, b := snapshot(t, direct), snapshot(t, staged); a != b {
 			t.Fatalf("%s: the databases differ:\n%s", s.name, firstDiff(a, b))
+		}
+		// The copy fills the search index in bulk where the direct
+		// writer's trigger fills it row by row, and drops and creates
+		// that trigger again (quietInsertTriggers).
+		if a, b := searchIndex(t, direct), searchIndex(t, staged); a != b {
+			t.Fatalf("%s: the search indexes differ:\n%s", s.name, firstDiff(a, b))
+		}
+		if a, b := schemaText(t, direct), schemaText(t, staged); a != b {
+			t.Fatalf("%s: the schemas differ:\n%s", s.name, firstDiff(a, b))
 		}
 		assertForeignKeysHold(t, staged, s.name)
 	}
@@ -390,5 +401,93 @@ func TestStagingPageSize(t *testing.T) {
 	var size int
 	if err := sdb.db.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&size); err != nil || size != 65536 {
 		t.Fatalf("page size %d (%v), want 65536", size, err)
+	}
+}
+
+// searchIndex lists every token of the full-text index: term, trace,
+// column and position.
+func searchIndex(t *testing.T, st *Store) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := st.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_tokens USING fts5vocab(main, step_search, instance)`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, `DROP TABLE temp.search_tokens`)
+	rows, err := conn.QueryContext(ctx, `SELECT term, doc, col, offset FROM temp.search_tokens ORDER BY doc, offset, term`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var term, col string
+		var doc, offset int64
+		if err := rows.Scan(&term, &doc, &col, &offset); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%d %s %d %s\n", doc, col, offset, term)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// schemaText is the database's schema as sqlite_master holds it, by name.
+func schemaText(t *testing.T, st *Store) string {
+	t.Helper()
+	rows, err := st.db.Query(`SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var typ, name, table, def string
+		if err := rows.Scan(&typ, &name, &table, &def); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s %s on %s: %s\n", typ, name, table, def)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// The copy drops the insert triggers of cases, scores and step_bodies
+// while it copies (quietTriggers), doing their work itself: one that a
+// migration adds to these tables would silently not fire for a staged
+// import. This fails until it is decided there.
+func TestQuietTriggersAreAllTheInsertTriggers(t *testing.T) {
+	st := sqliteStore(t)
+	rows, err := st.db.Query(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('cases', 'scores', 'step_bodies') ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	insert := regexp.MustCompile(`(?is)^CREATE\s+TRIGGER\s+\S+\s+(BEFORE\s+|AFTER\s+|INSTEAD\s+OF\s+)?INSERT\s+ON\b`)
+	var got []string
+	for rows.Next() {
+		var name, def string
+		if err := rows.Scan(&name, &def); err != nil {
+			t.Fatal(err)
+		}
+		if insert.MatchString(def) {
+			got = append(got, name)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := append([]string(nil), quietTriggers...)
+	sort.Strings(want)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("insert triggers on cases, scores and step_bodies: %v; the copy quiets %v", got, want)
 	}
 }
