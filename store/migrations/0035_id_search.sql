@@ -34,8 +34,14 @@ CREATE TRIGGER traces_id_search_insert AFTER INSERT ON traces BEGIN
         CASE WHEN octet_length(NEW.trace_id) > 1024 OR octet_length(NEW.case_id) > 1024 THEN 'long' END);
 END;
 
+-- A trace written straight into the file (not staged: live intake, a
+-- folder the import cannot write) gets its machine case after its row,
+-- and so its case id after its index row; the case id is the trace id
+-- then, which the row already holds: only a change of what the row
+-- indexes rewrites it.
 CREATE TRIGGER traces_id_search_update AFTER UPDATE OF trace_id, case_id ON traces
-WHEN OLD.trace_id IS NOT NEW.trace_id OR OLD.case_id IS NOT NEW.case_id BEGIN
+WHEN OLD.trace_id IS NOT NEW.trace_id OR (OLD.case_id IS NOT NEW.case_id
+    AND NOT (OLD.case_id IN ('', OLD.trace_id) AND NEW.case_id IN ('', NEW.trace_id))) BEGIN
     DELETE FROM id_search WHERE rowid = OLD.id;
     INSERT INTO id_search (rowid, trace_id, case_id, long) VALUES (NEW.id,
         CASE WHEN octet_length(NEW.trace_id) <= 1024 THEN NEW.trace_id END,
