@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -135,11 +136,11 @@ func (d *dialect) stepSearchCond(text string) (string, []any) {
 // queueSearchCond is the queue's `/` for Filter.where: trace t has text
 // in its question, trace id or case id (a substring, ASCII case ignored),
 // or holds its terms in its question or steps. Each part is found from an
-// index (the trace id's, the cases' (trace_pk, case_id), the question
-// key's and the full-text one) and the page is read from the ids they
-// give: an OR of LIKEs on t's own columns read every trace row, answer
-// and metadata included, to fill a page (130-700 ms for a rare text at
-// 100,000 traces).
+// index (on SQLite the ids' trigrams, else the trace id's and the cases'
+// (trace_pk, case_id); the question key's; the full-text one) and the
+// page is read from the ids they give: an OR of LIKEs on t's own columns
+// read every trace row, answer and metadata included, to fill a page
+// (130-700 ms for a rare text at 100,000 traces).
 func (d *dialect) queueSearchCond(text string) (string, []any) {
 	return d.queueSearchCondPage(text, nil)
 }
@@ -156,13 +157,17 @@ type searchPageBound struct {
 // queueSearchCondPage is queueSearchCond for one page in trace id order
 // when b is set (SQLite only): the full-text part gives only the first
 // b.limit ids of the traces holding the terms past the page's start, in
-// the page's order. A page then reads as many of the index's ids as it
-// shows, where a word every trace holds made it read (and keep) every
-// trace's id: half a second at a million traces. The page keeps its
-// rows: each part still gives every id of the page's first b.limit it
-// holds. Only for a filter that is the search alone: another condition
-// could drop the ids given and leave the page short.
+// the page's order, and so does the id part where the trigram index
+// answers it. A page then reads as many of the index's ids as it shows,
+// where a word every trace holds made it read (and keep) every trace's
+// id: half a second at a million traces. The page keeps its rows: each
+// part still gives every id of the page's first b.limit it holds. Only
+// for a filter that is the search alone: another condition could drop
+// the ids given and leave the page short.
 func (d *dialect) queueSearchCondPage(text string, b *searchPageBound) (string, []any) {
+	if d != sqliteDialect {
+		b = nil
+	}
 	pat := "%" + likeEscape(text) + "%"
 	like := d.like + ` ? ESCAPE '\'`
 	// t.case_id is the trace's first case, one of its rows in cases; the
@@ -170,36 +175,85 @@ func (d *dialect) queueSearchCondPage(text string, b *searchPageBound) (string, 
 	// characters one space (QuestionKey), so it holds text's key wherever
 	// the question holds text. The indexes narrow, the LIKE on the row
 	// decides.
+	ids, args := d.idsHolding(text, pat, b)
 	keys := `SELECT id FROM traces WHERE question_key ` + like
 	if d == sqliteDialect {
 		// Each distinct question once (migration 0034), then its traces
 		// from the question key's index.
 		keys = `SELECT id FROM traces WHERE question_key IN (SELECT key FROM question_keys WHERE key ` + like + `)`
 	}
-	ids := `SELECT id FROM traces WHERE trace_id ` + like +
-		` UNION ALL SELECT c.id FROM traces c WHERE c.id IN (SELECT trace_pk FROM cases WHERE case_id ` + like + `) AND c.case_id ` + like +
-		` UNION ALL SELECT q.id FROM traces q WHERE q.id IN (` + keys + `) AND q.question ` + like
-	args := []any{pat, pat, pat, "%" + likeEscape(QuestionKey(text)) + "%", pat}
+	ids += ` UNION ALL SELECT q.id FROM traces q WHERE q.id IN (` + keys + `) AND q.question ` + like
+	args = append(args, "%"+likeEscape(QuestionKey(text))+"%", pat)
 	if terms := SearchTerms(text); len(terms) > 0 {
 		pk, from, where, margs := d.searchMatch(terms)
-		args = append(args, margs...)
-		if b != nil && d == sqliteDialect {
-			cmp, dir := " > ?", ""
-			if b.desc {
-				cmp, dir = " < ?", " DESC"
-			}
-			if b.after != 0 || !b.desc {
-				where += " AND " + pk + cmp
-				args = append(args, b.after)
-			}
-			ids += ` UNION ALL SELECT pk FROM (SELECT ` + pk + ` AS pk FROM ` + from + ` WHERE ` + where +
-				` ORDER BY ` + pk + dir + ` LIMIT ?)`
-			args = append(args, b.limit)
-		} else {
-			ids += ` UNION ALL SELECT ` + pk + ` FROM ` + from + ` WHERE ` + where
-		}
+		part, pargs := b.ids(pk, from, where, margs)
+		ids += ` UNION ALL ` + part
+		args = append(args, pargs...)
 	}
 	return "t.id IN (" + ids + ")", args
+}
+
+// idsHolding is the query of the traces whose trace id or case id (the
+// trace's first case's) holds text, its LIKE pattern pat, with its
+// parameters; b as in queueSearchCondPage (SQLite only).
+func (d *dialect) idsHolding(text, pat string, b *searchPageBound) (string, []any) {
+	if d == sqliteDialect && idSearchable(text) {
+		return idsByTrigrams(text, pat, b)
+	}
+	return d.idsByScan(pat)
+}
+
+// idsByScan reads every trace id and every case id for pat.
+func (d *dialect) idsByScan(pat string) (string, []any) {
+	like := d.like + ` ? ESCAPE '\'`
+	q := `SELECT id FROM traces WHERE trace_id ` + like +
+		` UNION ALL SELECT c.id FROM traces c WHERE c.id IN (SELECT trace_pk FROM cases WHERE case_id ` + like + `) AND c.case_id ` + like
+	return q, []any{pat, pat, pat}
+}
+
+// idsByTrigrams finds the ids holding text's trigrams from the index of
+// migration 0035 (SQLite), then keeps those whose row's LIKE holds:
+// what idsByScan gives, when idSearchable(text).
+func idsByTrigrams(text, pat string, b *searchPageBound) (string, []any) {
+	return b.ids("id_search.rowid", "id_search JOIN traces i ON i.id = id_search.rowid",
+		`id_search MATCH ? AND (i.trace_id LIKE ? ESCAPE '\' OR i.case_id LIKE ? ESCAPE '\')`, []any{idMatch(text), pat, pat})
+}
+
+// ids is the query of the trace ids pk from from where where holds
+// (parameters args): with a bound, only the first b.limit past the
+// page's start, in the page's order (pk is an index's rowid, which reads
+// them in that order); without one, every one.
+func (b *searchPageBound) ids(pk, from, where string, args []any) (string, []any) {
+	if b == nil {
+		return `SELECT ` + pk + ` FROM ` + from + ` WHERE ` + where, args
+	}
+	args = slices.Clone(args)
+	cmp, dir := " > ?", ""
+	if b.desc {
+		cmp, dir = " < ?", " DESC"
+	}
+	if b.after != 0 || !b.desc {
+		where += " AND " + pk + cmp
+		args = append(args, b.after)
+	}
+	return `SELECT pk FROM (SELECT ` + pk + ` AS pk FROM ` + from + ` WHERE ` + where +
+		` ORDER BY ` + pk + dir + ` LIMIT ?)`, append(args, b.limit)
+}
+
+// idSearchable says the trigram index of migration 0035 finds every id
+// holding text (ASCII case ignored): text has a trigram (three
+// characters or more), and SQLite's LIKE reads it as written, which it
+// does not past a NUL (the pattern ends there) and may not in bytes that
+// are not UTF-8. A shorter text reads every id.
+func idSearchable(text string) bool {
+	return utf8.RuneCountInString(text) >= 3 && utf8.ValidString(text) && !strings.ContainsRune(text, 0)
+}
+
+// idMatch is the FTS5 query of the ids holding text: text as one quoted
+// string (a phrase of its trigrams, consecutive: a substring, case
+// folded), or a row whose ids were too long to index (column long).
+func idMatch(text string) string {
+	return `"` + strings.ReplaceAll(text, `"`, `""`) + `" OR long : "long"`
 }
 
 // searchPage is how many candidate traces a search reads at a time.
