@@ -42,6 +42,8 @@ var releasedMigrations = map[string]string{
 	"migrations/0028_stale_indexed.sql":              "b349c312eb87ee24dffc5153c2e40c762afd7312ffb8959bfc3ffe75b41e4583",
 	"migrations/0032_import_queue.sql":               "2821cd836f1fe74325398d02a8bc46797914241672362ffb014967a4d678a922",
 	"migrations/0034_queue_counts.sql":               "216654014fc4754093d72469729e39d372b323f07c410a5823a6b2544fb0d4b5",
+	"migrations/0035_id_search.sql":                  "83bd9e9d75803c1f0b2d39a8946a5b2d2211f613ea88e6bc7aed36b1ad6f1684",
+	"migrations/0038_edit_triggers.sql":              "89bc7f719c40b24b62c69154efbe92d530241110db71fa7b38cd973dfc44b820",
 	"migrations/postgres/0001_init.sql":              "87bb1e7c44988ac8fdc075f6d35b2d79c340248661e3605682a4ba9cad7f4a08",
 	"migrations/postgres/0002_drift.sql":             "e52cbce1323da39774221cda9066f4f14f4d2edd00c1edb7fd2717a3aab109fd",
 	"migrations/postgres/0003_scores_current.sql":    "9f4cd94eab7a5892d2a18d6e9fe73aaa4b17ba1076568dd402943167214ea0e1",
@@ -67,6 +69,8 @@ var releasedMigrations = map[string]string{
 	"migrations/postgres/0028_stale_indexed.sql":     "33eeb68edd6bbf17fd7339c477ad9077402861db793768a512bc6e6cc7324f58",
 	"migrations/postgres/0032_import_queue.sql":      "c96930c7dbe5b0bf1ecf2b2e4b858945828c1a40636ad6a0fa5b706d86c79cfb",
 	"migrations/postgres/0034_queue_counts.sql":      "3c5c5c35d1012d5658d3dfa715f5d6bb90381e098f90a34e8a40295a5d6d7499",
+	"migrations/postgres/0035_id_search.sql":         "40122a0c87bd3cbaeed828a86bc8f54f86e30ddb543d5120b8c086ae10ce64af",
+	"migrations/postgres/0038_edit_triggers.sql":     "2112174eaf82a5e4a65b842402c2778048954a2a133f7b7e3df300e9d5cd092e",
 }
 
 // lastReleasedMigration is the highest number pinned above: every
