@@ -139,3 +139,23 @@ func LimitGoMemory() int64 {
 	}
 	return limit
 }
+
+// InFlightBudget is the most bytes of records an import should hold
+// decoded at once under the record cap maxRecord (0: DefaultMaxRecord)
+// and the process's memory lim: the cap, at least DefaultMaxRecord so
+// small records flow as many at a time as before, but no more than the
+// largest record lim leaves room for (the record limit of a parse, see
+// limitFor). A record of the cap's size takes at most all of it, and the
+// parser waits for room before it decodes the next big line (Options.Room),
+// so at most one such record is decoded at once, beside the line the
+// parser reads.
+func InFlightBudget(maxRecord int64, lim MemoryLimit) int64 {
+	if maxRecord <= 0 {
+		maxRecord = DefaultMaxRecord
+	}
+	b := max(maxRecord, DefaultMaxRecord)
+	if m := recordBudget(lim, perByte(lim)); m < b {
+		b = max(m, 1)
+	}
+	return b
+}
