@@ -21,10 +21,14 @@ import (
 // copyBigBodies, app/importpipe.go), the resident peak is 4.5 and 5.2
 // times (bench/bigrecord.sh), but the address space hardly moved
 // (VmPeak 2644 against 2776 MB, 2724 against 2930): modernc's allocator
-// keeps the regions it frees mapped. The costs are left as they were.
+// keeps the regions it frees mapped. Several such records one after the
+// other cost more address space than one: a file of six 16 MB records,
+// under a limit that left 15.6 times a record free, ended in Go's fatal
+// "out of memory" in 3 of 8 runs even with one record decoded at a time
+// (app/budget.go); at 20 times, in none of 16 runs near the edge.
 const (
 	residentPerByte = 10
-	addressPerByte  = 16
+	addressPerByte  = 20
 )
 
 // MemoryLimit is the most memory this process may use and what sets it:
