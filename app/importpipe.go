@@ -31,8 +31,11 @@ type importPipe struct {
 	// readBytes is how much of the file the parser read (nil: unknown);
 	// the writer asks once recs is closed.
 	readBytes func() int64
-	fresh     chan []*model.Trace // writer → scorer; nil without scoring
-	freshDone bool                // fresh is closed (the writer's)
+	fresh     chan freshBatch // writer → scorer; nil without scoring
+	freshDone bool            // fresh is closed (the writer's)
+	// budget bounds the bytes of the records taken from the file and
+	// not yet done with (budget.go).
+	budget *byteBudget
 	// scored is closed when the scorer ends, scoreErr (set before) saying
 	// how; the writer waits for it before the copy (awaitScores).
 	scored   chan struct{}
@@ -54,13 +57,22 @@ const releaseAfter = 32 << 20
 // importRecord is a record with its trace's row, prepared by the parser.
 type importRecord struct {
 	importers.Record
-	row *store.TraceRow
+	row   *store.TraceRow
+	bytes int64 // taken from the budget for it
+}
+
+// freshBatch is a batch of fresh traces for the scorer, with the bytes
+// they took from the budget, given back once they are scored.
+type freshBatch struct {
+	ts    []*model.Trace
+	bytes int64
 }
 
 func newImportPipe(im *store.Importer, res *ImportResult, name string, opts ImportOptions, scoring bool) *importPipe {
-	p := &importPipe{im: im, res: res, name: name, opts: opts, recs: make(chan importRecord, 256)}
+	p := &importPipe{im: im, res: res, name: name, opts: opts, recs: make(chan importRecord, 256),
+		budget: newByteBudget(importers.InFlightBudget(opts.MaxRecord, importers.ProcessMemoryLimit()))}
 	if scoring {
-		p.fresh = make(chan []*model.Trace, 1)
+		p.fresh = make(chan freshBatch, 1)
 		p.scored = make(chan struct{})
 	}
 	return p
@@ -69,9 +81,20 @@ func newImportPipe(im *store.Importer, res *ImportResult, name string, opts Impo
 // parse reads the file into recs. An empty file is no error: its format
 // is "empty".
 func (p *importPipe) parse(ctx context.Context, r io.Reader) error {
-	f, err := importers.ParseWith(ctx, r, p.name, importers.Options{Format: p.opts.Format, MaxRecord: p.opts.MaxRecord}, func(rec importers.Record) error {
+	f, err := importers.ParseWith(ctx, r, p.name, importers.Options{Format: p.opts.Format, MaxRecord: p.opts.MaxRecord, Room: p.budget.room}, func(rec importers.Record) error {
+		var n int64
+		if rec.Trace != nil {
+			// Taken before the row is prepared: the row's metadata
+			// is a copy.
+			n = p.budget.weigh(traceBytes(rec.Trace))
+			if err := p.budget.acquire(ctx, n); err != nil {
+				return err
+			}
+		}
+		r := p.prepare(rec)
+		r.bytes = n
 		select {
-		case p.recs <- p.prepare(rec):
+		case p.recs <- r:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
@@ -93,7 +116,7 @@ func (p *importPipe) prepare(rec importers.Record) importRecord {
 	rec.Trace.Source = model.Source{File: p.name, Line: rec.Line}
 	p.unnamed.note(rec.Trace)
 	applyDefaults(rec.Trace, p.opts.Defaults)
-	return importRecord{rec, store.PrepareTrace(rec.Trace)}
+	return importRecord{Record: rec, row: store.PrepareTrace(rec.Trace)}
 }
 
 // write puts every record, then, when the file was read whole and will be
@@ -103,9 +126,26 @@ func (p *importPipe) write(ctx context.Context) error {
 	if p.fresh != nil {
 		defer p.endFresh() // whatever happens: the scorer ends
 	}
-	var batch []*model.Trace
+	var batch freshBatch
 	group := make([]importRecord, 0, cap(p.recs))
-	for rec := range p.recs {
+	for {
+		var rec importRecord
+		ok := true
+		select {
+		case rec, ok = <-p.recs:
+		case <-p.budget.starved:
+			// The parser waits for bytes, which the batch may hold.
+			if len(batch.ts) > 0 {
+				if err := p.send(ctx, batch); err != nil {
+					return err
+				}
+				batch = freshBatch{}
+			}
+			continue
+		}
+		if !ok {
+			break
+		}
 		// The records the parser has ready are put as a group, which the
 		// store looks up in one query (Prefetch) where each lookup is a
 		// round trip to a server.
@@ -131,17 +171,19 @@ func (p *importPipe) write(ctx context.Context) error {
 				return err
 			}
 			if t == nil || p.fresh == nil {
+				p.budget.release(rec.bytes)
 				continue
 			}
-			if batch = append(batch, t); len(batch) >= inflightBatch {
+			batch.ts, batch.bytes = append(batch.ts, t), batch.bytes+rec.bytes
+			if len(batch.ts) >= inflightBatch {
 				if err := p.send(ctx, batch); err != nil {
 					return err
 				}
-				batch = nil
+				batch = freshBatch{}
 			}
 		}
 	}
-	if len(batch) > 0 {
+	if len(batch.ts) > 0 {
 		if err := p.send(ctx, batch); err != nil {
 			return err
 		}
@@ -214,7 +256,7 @@ func (p *importPipe) awaitScores(ctx context.Context) (ok bool, _ error) {
 }
 
 // send hands a batch of fresh traces to the scorer.
-func (p *importPipe) send(ctx context.Context, batch []*model.Trace) error {
+func (p *importPipe) send(ctx context.Context, batch freshBatch) error {
 	select {
 	case p.fresh <- batch:
 		return nil
@@ -261,8 +303,8 @@ func (p *importPipe) score(ctx context.Context, sc *Engine) (err error) {
 		close(p.scored)
 	}()
 	book := peerBook{}
-	for ts := range p.fresh {
-		b := sc.scoreFresh(ctx, ts, book)
+	for fb := range p.fresh {
+		b := sc.scoreFresh(ctx, fb.ts, book)
 		if b.err != nil {
 			return b.err
 		}
@@ -272,6 +314,7 @@ func (p *importPipe) score(ctx context.Context, sc *Engine) (err error) {
 		if err != nil {
 			return err
 		}
+		p.budget.release(fb.bytes)
 	}
 	return nil
 }

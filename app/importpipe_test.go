@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,8 +58,9 @@ func TestImportScoresBeforeTheCopy(t *testing.T) {
 		}
 	}()
 	fresh := 0
-	for ts := range p.fresh {
-		fresh += len(ts)
+	for fb := range p.fresh {
+		fresh += len(fb.ts)
+		p.budget.release(fb.bytes)
 	}
 	if want := strings.Count(strings.TrimSpace(string(body)), "\n") + 1; fresh != want {
 		t.Fatalf("%d fresh traces sent to the scorer, want every one of the file's %d", fresh, want)
@@ -77,5 +79,74 @@ func TestImportScoresBeforeTheCopy(t *testing.T) {
 	res.setStats(im)
 	if res.New != fresh || res.Scored != 0 || len(res.ToScore) != fresh {
 		t.Errorf("after the commit: %d new, %d scored, %d left to score; want %d, 0, %d", res.New, res.Scored, len(res.ToScore), fresh, fresh)
+	}
+}
+
+// TestImportBoundsTheBytesInFlight: records whose bytes outrun the
+// import's byte budget wait for it (the parser waits, it does not fail),
+// a batch for the scorer that is not full is handed on when the parser
+// waits for the bytes it holds (else the import would stall: the batch
+// waits for more traces, the parser for the batch to be scored), and
+// every trace is written and scored (issue 27 item 10).
+func TestImportBoundsTheBytesInFlight(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		budget       int64
+		big, small   int // records of 1 MB and of a few hundred bytes, interleaved
+		wantWaits    bool
+		wantImported int
+	}{
+		{"big records past the budget", 3 << 20, 8, 40, true, 48},
+		{"only big records, one at a time", 1 << 20, 5, 0, true, 5},
+		{"small records within the budget", 3 << 20, 0, 500, false, 500},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a stall fails, not hangs
+			defer cancel()
+			e, err := Open(ctx, filepath.Join(t.TempDir(), "t.db"), Files{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			var file strings.Builder
+			stride := (tt.big + tt.small) / max(tt.big, 1) // a big record every stride
+			for i := range tt.big + tt.small {
+				text := "probably fine"
+				if tt.big > 0 && i%stride == 0 && i/stride < tt.big {
+					text = strings.Repeat("lorem ipsum ", 1<<20/12)
+				}
+				fmt.Fprintf(&file, `{"trace_id":"t-%d","server":"s","question":"q","steps":[{"kind":"reasoning","text":%q},{"kind":"answer","text":"1"}]}`+"\n", i, text)
+			}
+			const name = "many.jsonl"
+			im, err := e.st.BeginImport(ctx, name, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer im.Rollback()
+			res := ImportResult{File: name}
+			p := newImportPipe(im, &res, name, ImportOptions{Score: true, MaxRecord: 2 << 20}, true)
+			p.budget = newByteBudget(tt.budget)
+			g, gctx := errgroup.WithContext(ctx)
+			g.Go(func() error { return p.parse(gctx, strings.NewReader(file.String())) })
+			g.Go(func() error { return p.write(gctx) })
+			g.Go(func() error { return p.score(gctx, e) })
+			if err := g.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			if err := im.Commit(p.format, "sha", 0); err != nil {
+				t.Fatal(err)
+			}
+			res.setStats(im)
+			if res.New != tt.wantImported || res.Scored != tt.wantImported || len(res.Bad) > 0 {
+				t.Errorf("%d new, %d scored, %d bad; want %d new and scored", res.New, res.Scored, len(res.Bad), tt.wantImported)
+			}
+			if waits := p.budget.waits.Load(); (waits > 0) != tt.wantWaits {
+				t.Errorf("the parser waited for bytes %d times; want waits: %v", waits, tt.wantWaits)
+			}
+			// Every byte taken was given back.
+			if !p.budget.sem.TryAcquire(tt.budget) {
+				t.Errorf("bytes still taken from the budget after the import")
+			}
+		})
 	}
 }

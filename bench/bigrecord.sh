@@ -6,6 +6,9 @@
 # The records, one line each, about 100 MB:
 #   str   a trace whose one tool result is a 100 MB string
 #   vals  a trace whose one tool result holds 2.7 million small JSON values
+# and a file of several:
+#   many  six traces, one a line, each a 25 MB string in one tool result
+#         (the ratio is to one record: what the import holds at once)
 # each imported with scoring, and str also with --no-score. After the
 # rounds, the sha256 of every build's stored step bodies and scores (they
 # must agree; needs python3).
@@ -32,18 +35,27 @@ sys.stdout.write(sys.argv[1] + "\"" + "lorem ipsum dolor sit amet " * (100*1000*
 import sys
 sys.stdout.write(sys.argv[1] + "{\"rows\":[" + ",".join("{\"id\":%d,\"v\":\"abcdefghijklmn\"}" % i for i in range(2700000)) + "]}},{\"kind\":\"answer\",\"text\":\"1\"}]}\n")' "$head" >"$W/vals.jsonl"
 
-# timed LABEL FILE CMD...: wall, CPU, peak RSS and RSS over FILE's size.
+[ -s "$W/many.jsonl" ] || python3 -c '
+import sys
+for i in range(6):
+    sys.stdout.write(sys.argv[1].replace("t-big", "t-big-%d" % i) + "\"" + ("lorem ipsum dolor sit amet %d " % i) * (25*1000*1000//29) + "\"},{\"kind\":\"answer\",\"text\":\"1\"}]}\n")' "$head" >"$W/many.jsonl"
+
+# record FILE: the size of FILE's longest line, the record the ratios are to.
+record() { python3 -c 'import sys; print(max(len(l) for l in open(sys.argv[1], "rb")))' "$1"; }
+
+# timed LABEL FILE CMD...: wall, CPU, peak RSS and RSS over the size of
+# FILE's biggest record.
 timed() {
 	local label=$1 file=$2; shift 2
 	rm -f "$W/run.db" "$W/run.db"-* "$W"/.run.db.staging*
 	/usr/bin/time -o "$W/time" -f '%e %U %S %M' "$@" >"$W/out" 2>"$W/err" || { echo "$label FAILED: $(tail -1 "$W/err")"; return 0; }
 	set -- $(tail -1 "$W/time")
 	printf '%-34s %7.2f s (cpu %6.2f s)  peak RSS %4.0f MiB  %4.1fx the record\n' "$label" "$1" "$(echo "$2+$3" | bc -l)" \
-		"$(echo "$4/1024" | bc -l)" "$(echo "$4*1024/$(stat -c %s "$file")" | bc -l)"
+		"$(echo "$4/1024" | bc -l)" "$(echo "$4*1024/$(record "$file")" | bc -l)"
 }
 
 for r in $(seq "$RUNS"); do
-	for f in str vals; do
+	for f in str vals many; do
 		timed "round $r floor $f" "$W/$f.jsonl" "$BENCH" floor -in "$W/$f.jsonl" -db "$W/run.db"
 		for bin in "$@"; do
 			timed "round $r $(basename "$bin") $f" "$W/$f.jsonl" "$bin" --db "$W/run.db" import --max-record 200MB "$W/$f.jsonl"
@@ -55,7 +67,7 @@ for r in $(seq "$RUNS"); do
 done
 
 # What each build stored: the same bodies and scores.
-for f in str vals; do
+for f in str vals many; do
 	for bin in "$@"; do
 		rm -f "$W/run.db" "$W/run.db"-*
 		"$bin" --db "$W/run.db" import --max-record 200MB "$W/$f.jsonl" >/dev/null 2>&1

@@ -156,7 +156,21 @@ type Options struct {
 	// MaxRecord caps the bytes of one record (a JSONL line, an element of
 	// a top-level array, a whole JSON document); 0 means DefaultMaxRecord.
 	MaxRecord int64
+	// Room, when set, is called with the size of a big line (a JSONL
+	// record of roomFrom bytes or more) before the line is decoded, and
+	// as it is read each time it doubles, and returns once the caller
+	// has room for that much: the caller bounds the bytes of the records
+	// it holds decoded (app's byte budget), and a line read and decoded
+	// while it had none would be one more on top.
+	Room func(ctx context.Context, n int64) error
 }
+
+// roomFrom is the size from which a line waits for Room before it is
+// decoded; smaller ones are not worth the wait's cost.
+const roomFrom = 1 << 20
+
+// roomKey carries Options.Room to lines, as maxRecordKey the cap.
+type roomKey struct{}
 
 // DefaultMaxRecord is the record cap: far above any real trace, far below
 // what takes a machine down (a record costs a few times its size to read).
@@ -221,6 +235,9 @@ func ParseWith(ctx context.Context, r io.Reader, file string, opts Options, emit
 	}
 	lim := limitFor(maxRecord, ProcessMemoryLimit())
 	ctx = context.WithValue(ctx, maxRecordKey{}, lim)
+	if opts.Room != nil {
+		ctx = context.WithValue(ctx, roomKey{}, opts.Room)
+	}
 	br := bufio.NewReaderSize(r, HeadSize)
 	head, err := br.Peek(HeadSize)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -362,14 +379,24 @@ func lines(ctx context.Context, r io.Reader, fn func(n int, line []byte) error) 
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
 	lim := recordLimitOf(ctx)
+	room, _ := ctx.Value(roomKey{}).(func(context.Context, int64) error)
 	n := 0
 	var pieces [][]byte
 	size := int64(0)
+	nextRoom := int64(roomFrom) // the size of a long line at which it next waits for room
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if size += int64(len(chunk)); size > lim.max {
 				return &LineError{Line: n + 1, Msg: lim.over(size + skipLine(br))}
+			}
+			if room != nil && size >= nextRoom {
+				// A long line waits for room as it grows, each time
+				// it doubles: what is read of it is held too.
+				if rerr := room(ctx, size); rerr != nil {
+					return rerr
+				}
+				nextRoom = 2 * size
 			}
 			pieces = append(pieces, bytes.Clone(chunk))
 			continue
@@ -387,7 +414,7 @@ func lines(ctx context.Context, r io.Reader, fn func(n int, line []byte) error) 
 				line = append(line, p...)
 			}
 			line = append(line, chunk...)
-			pieces, size = nil, 0
+			pieces, size, nextRoom = nil, 0, roomFrom
 		}
 		if len(line) > 0 || err == nil {
 			n++
@@ -400,6 +427,11 @@ func lines(ctx context.Context, r io.Reader, fn func(n int, line []byte) error) 
 				line = stripBOM(line)
 			}
 			if t := bytes.TrimSpace(line); len(t) > 0 {
+				if room != nil && len(t) >= roomFrom {
+					if rerr := room(ctx, int64(len(t))); rerr != nil {
+						return rerr
+					}
+				}
 				if ferr := fn(n, t); ferr != nil {
 					return ferr
 				}

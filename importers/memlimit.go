@@ -21,10 +21,14 @@ import (
 // copyBigBodies, app/importpipe.go), the resident peak is 4.5 and 5.2
 // times (bench/bigrecord.sh), but the address space hardly moved
 // (VmPeak 2644 against 2776 MB, 2724 against 2930): modernc's allocator
-// keeps the regions it frees mapped. The costs are left as they were.
+// keeps the regions it frees mapped. Several such records one after the
+// other cost more address space than one: a file of six 16 MB records,
+// under a limit that left 15.6 times a record free, ended in Go's fatal
+// "out of memory" in 3 of 8 runs even with one record decoded at a time
+// (app/budget.go); at 20 times, in none of 16 runs near the edge.
 const (
 	residentPerByte = 10
-	addressPerByte  = 16
+	addressPerByte  = 20
 )
 
 // MemoryLimit is the most memory this process may use and what sets it:
@@ -138,4 +142,24 @@ func LimitGoMemory() int64 {
 		debug.SetMemoryLimit(limit)
 	}
 	return limit
+}
+
+// InFlightBudget is the most bytes of records an import should hold
+// decoded at once under the record cap maxRecord (0: DefaultMaxRecord)
+// and the process's memory lim: the cap, at least DefaultMaxRecord so
+// small records flow as many at a time as before, but no more than the
+// largest record lim leaves room for (the record limit of a parse, see
+// limitFor). A record of the cap's size takes at most all of it, and the
+// parser waits for room before it decodes the next big line (Options.Room),
+// so at most one such record is decoded at once, beside the line the
+// parser reads.
+func InFlightBudget(maxRecord int64, lim MemoryLimit) int64 {
+	if maxRecord <= 0 {
+		maxRecord = DefaultMaxRecord
+	}
+	b := max(maxRecord, DefaultMaxRecord)
+	if m := recordBudget(lim, perByte(lim)); m < b {
+		b = max(m, 1)
+	}
+	return b
 }

@@ -25,8 +25,8 @@ func TestRecordLimit(t *testing.T) {
 			"the cap on one record"},
 		{"resident limit below the cap", 200_000_000, MemoryLimit{Free: 1_000_000_000, What: "the cgroup's memory.max"}, 300_000_000, 100_000_000,
 			"record is 300.0 MB, over 100.0 MB, the most this process can import within its memory (1000.0 MB free under the cgroup's memory.max; a record takes about 10 times its size): raise that limit or split the record"},
-		{"address space counts more per byte", 200_000_000, MemoryLimit{Free: 1_600_000_000, What: "ulimit -v"}, 0, 100_000_000,
-			"record is over 100.0 MB, the most this process can import within its memory (1600.0 MB free under ulimit -v; a record takes about 16 times its size)"},
+		{"address space counts more per byte", 200_000_000, MemoryLimit{Free: 2_000_000_000, What: "ulimit -v"}, 0, 100_000_000,
+			"record is over 100.0 MB, the most this process can import within its memory (2000.0 MB free under ulimit -v; a record takes about 20 times its size)"},
 		{"nothing free", 64 << 20, MemoryLimit{Free: 0, What: "ulimit -v"}, 0, 1, "(0.0 MB free under ulimit -v"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

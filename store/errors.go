@@ -6,6 +6,7 @@ import "errors"
 const (
 	sqliteBusy     = 5
 	sqliteLocked   = 6
+	sqliteNoMem    = 7
 	sqliteReadOnly = 8
 	sqliteIOErr    = 10
 	sqliteCorrupt  = 11

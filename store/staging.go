@@ -516,6 +516,9 @@ func (im *Importer) copyBigBodies(big []int64, offset int64) error {
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO main.step_bodies (trace_pk, body)
 			VALUES (?1 + ?2, (SELECT body FROM staged.step_bodies WHERE trace_pk = ?1))`, pk, offset); err != nil {
+			if sqliteCode(err) == sqliteNoMem {
+				return im.bodyOutOfMemory(pk, err)
+			}
 			return fmt.Errorf("copying the staged step body of a trace: %w", err)
 		}
 	}
@@ -587,4 +590,20 @@ func (im *Importer) quietInsertTriggers() (restore func() error, err error) {
 		}
 		return nil
 	}, nil
+}
+
+// bodyOutOfMemory is the refusal of an import whose staged step body
+// (staged trace pk) SQLite had no memory to copy: which trace, its line
+// and size, and what to change, where a bare "out of memory (7)" said
+// none of it. Asked after the failure, so it may fail in turn: then the
+// error says what it can.
+func (im *Importer) bodyOutOfMemory(pk int64, err error) error {
+	var id string
+	var line, size int64
+	if qerr := im.tx.QueryRowContext(im.ctx, `SELECT st.trace_id, st.source_line, octet_length(b.body)
+		FROM staged.traces st JOIN staged.step_bodies b ON b.trace_pk = st.id WHERE st.id = ?1`, pk).Scan(&id, &line, &size); qerr != nil {
+		return fmt.Errorf("copying the staged step body of a trace: %w: the process is short of memory for a record this big; raise its memory limit (ulimit -v, the cgroup's memory.max) or lower --max-record to refuse such records", err)
+	}
+	return fmt.Errorf("line %d: trace %q: its step bodies (%.1f MB) do not fit in the memory this process has left to copy them into the database (%w): raise its memory limit (ulimit -v, the cgroup's memory.max), or import it on its own; a --max-record below %.1f MB refuses records this big",
+		line, id, float64(size)/1e6, err, float64(size)/1e6)
 }
