@@ -68,3 +68,41 @@ func TestSuggestGoldKeepsTheTracesOwnPeriod(t *testing.T) {
 		}
 	}
 }
+
+// mayBeRelative only skips the regexp where it could not match: every
+// question the regexp matches passes it, whatever the case, including
+// the letters (?i) folds from outside ASCII.
+func TestMayBeRelativeKeepsEveryMatch(t *testing.T) {
+	for _, q := range []string{
+		"What was revenue this quarter?", "LAST WEEK's signups", "previous\tMonth", "current  YEAR",
+		"Yesterday's tickets", "how many TODAY", "this wee\u212a", "ye\u017fterday", "la\u017ft week",
+		"this week", "last\u00a0month", "No period here", "", "weekly totals for this team",
+	} {
+		if relativePhrase.MatchString(q) && !mayBeRelative(q) {
+			t.Errorf("%q matches the relative phrase but mayBeRelative skips it", q)
+		}
+	}
+	for _, q := range []string{"How many active customers do we have?", "Top 10 accounts by revenue", "open tickets for Acme"} {
+		if mayBeRelative(q) {
+			t.Errorf("%q holds no unit word, yet mayBeRelative passes it", q)
+		}
+	}
+}
+
+func FuzzMayBeRelative(f *testing.F) {
+	for _, s := range []string{"this wee\u212a", "ye\u017fterday", "LAST quarter", "today", "no"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		if relativePhrase.MatchString(q) && !mayBeRelative(q) {
+			t.Errorf("%q matches the relative phrase but mayBeRelative skips it", q)
+		}
+	})
+}
+
+func BenchmarkRelativeWindow(b *testing.B) {
+	qs := []string{"How many active customers did we have at the end of the segment 2999?", "What was revenue last quarter?"}
+	for i := 0; i < b.N; i++ {
+		RelativeWindow(qs[i%2], "2026-07-03T09:12:00Z", "")
+	}
+}
