@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 
 	"github.com/tracelab-dev/tracelab/importers"
@@ -103,6 +105,42 @@ func (d DriftService) ContractHistory(ctx context.Context, server string) ([]Con
 // ReadToolListing parses a tools/list payload (or a bare array of tools).
 func ReadToolListing(data []byte) ([]model.ToolContract, error) {
 	return importers.ParseToolListing(data)
+}
+
+// MaxListing caps the bytes of one tool listing read from a file or a
+// stream: a listing is one JSON document, like a trace record, so it gets
+// the record cap; a stream that never ends, or a file far past any
+// listing, is refused before it fills memory.
+const MaxListing = importers.DefaultMaxRecord
+
+// listingExpected says what a refused listing should have been.
+const listingExpected = "expected one tools/list result or a JSON array of tools"
+
+// ReadListing reads the tool listing r holds (name says where from, for
+// errors), refusing one over MaxListing.
+func ReadListing(name string, r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxListing+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(data)) > MaxListing {
+		return nil, fmt.Errorf("%s: over %d MiB, more than any tool listing; %s", name, MaxListing>>20, listingExpected)
+	}
+	return data, nil
+}
+
+// ReadListingFile is ReadListing on a file, refusing a large regular
+// file by its size before reading it.
+func ReadListingFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxListing {
+		return nil, fmt.Errorf("%s: %d MiB, more than any tool listing (at most %d MiB); %s", name, fi.Size()>>20, MaxListing>>20, listingExpected)
+	}
+	return ReadListing(name, f)
 }
 
 // ListingNextCursor is the nextCursor of a paginated tools/list payload.

@@ -14,7 +14,6 @@ import (
 
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/cireport"
-	"github.com/tracelab-dev/tracelab/importers"
 	"github.com/tracelab-dev/tracelab/model"
 )
 
@@ -209,43 +208,11 @@ func loadDriftSide(ctx context.Context, load driftContractLoader, stdin io.Reade
 	if arg != "-" {
 		return load(ctx, arg)
 	}
-	data, err := readListing("stdin", stdin)
+	data, err := app.ReadListing("stdin", stdin)
 	if err != nil {
 		return nil, err
 	}
 	return parseDriftListing("stdin", data, stderr)
-}
-
-// maxListing caps the bytes of one tool listing, a file's or stdin's: a
-// listing is one JSON document, like a trace record, so it gets the
-// record cap; a stream that never ends, or a file far past any listing,
-// is refused before it fills memory.
-const maxListing = importers.DefaultMaxRecord
-
-// readListing reads the listing r holds, refusing one over maxListing.
-func readListing(name string, r io.Reader) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxListing+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if int64(len(data)) > maxListing {
-		return nil, fmt.Errorf("%s: over %d MiB, more than any tool listing; expected one tools/list result or a JSON array of tools", name, maxListing>>20)
-	}
-	return data, nil
-}
-
-// readListingFile is readListing on a file, refusing a large one by its
-// size before reading it.
-func readListingFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxListing {
-		return nil, fmt.Errorf("%s: %d MiB, more than any tool listing (at most %d MiB); expected one tools/list result or a JSON array of tools", name, fi.Size()>>20, maxListing>>20)
-	}
-	return readListing(name, f)
 }
 
 // parseDriftListing parses a listing and warns when it is one page of many:
@@ -304,7 +271,7 @@ func driftSourceLoader(db *driftDB, stderr io.Writer) driftContractLoader {
 			return nil, err
 		}
 		if !isDB {
-			data, err := readListingFile(arg)
+			data, err := app.ReadListingFile(arg)
 			if err != nil {
 				return nil, err
 			}

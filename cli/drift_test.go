@@ -14,6 +14,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/cireport"
 	"github.com/tracelab-dev/tracelab/importers"
 	"github.com/tracelab-dev/tracelab/scoring"
@@ -246,7 +247,7 @@ func TestDriftExitCodes(t *testing.T) {
 	notListing := write("bad.json", `{"name":"x"}`)
 	// A sparse file one byte past the cap: refused by its size, unread.
 	huge := write("huge.json", "[")
-	if err := os.Truncate(huge, maxListing+1); err != nil {
+	if err := os.Truncate(huge, app.MaxListing+1); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -288,7 +289,7 @@ func TestDriftExitCodes(t *testing.T) {
 			case "stdin":
 				stdin = `[{"name":"workspace.read","inputSchema":{"type":"object"}}]`
 			case "stdin past the listing cap":
-				stdin = "[" + strings.Repeat(" ", int(maxListing)) + "]"
+				stdin = "[" + strings.Repeat(" ", int(app.MaxListing)) + "]"
 			}
 			out, code, err := runDriftCmd(t, stdin, tt.args...)
 			if code != tt.code {
