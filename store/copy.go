@@ -185,6 +185,13 @@ type copyTable struct {
 	orderBy string
 }
 
+// sqliteOnlyColumns are the columns SQLite's triggers derive that
+// PostgreSQL does not have, as table.column; the copy leaves them out, as
+// it does SQLite's derived tables (copyOrder): scores.confirmed (0041),
+// which the file's report of the confirmed cases reads, where PostgreSQL
+// joins the cases.
+var sqliteOnlyColumns = map[string]bool{"scores.confirmed": true}
+
 // copyOrder lists the source's tables so that each comes after the tables
 // it references (rows referencing their own table come in key order).
 // The full-text index is not copied: the destination's triggers build its
@@ -258,6 +265,9 @@ func (s *Store) copyOrder(ctx context.Context) ([]copyTable, error) {
 			if err := cr.Scan(&name, &n); err != nil {
 				cr.Close()
 				return nil, err
+			}
+			if sqliteOnlyColumns[t+"."+name] {
+				continue
 			}
 			ct.cols = append(ct.cols, name)
 			if n > 0 {

@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/tracelab-dev/tracelab/model"
@@ -18,13 +16,7 @@ import (
 func TestKeptCountsMatchTheTraces(t *testing.T) {
 	st := sqliteStore(t)
 	ctx := context.Background()
-	var lines strings.Builder
-	for i := range 12 {
-		fmt.Fprintf(&lines, `{"trace_id":"t%d","server":"s%d","question":"How many %d?","steps":[{"kind":"answer","text":"1"}]}`+"\n", i, i%2, i)
-	}
-	if _, err := importString(t, st, "a.jsonl", lines.String(), ImportOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	importNumberedTraces(t, st, 12)
 	filters := []Filter{{}, {Classes: []string{"none"}}, {Classes: []string{"semantic", "policy"}},
 		{Statuses: []model.Status{model.StatusConfirmed}}, {Statuses: []model.Status{model.StatusNone, model.StatusSuggested}},
 		{Classes: []string{"semantic"}, Statuses: []model.Status{model.StatusConfirmed, model.StatusNone}}}

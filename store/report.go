@@ -48,12 +48,37 @@ var sqlEachReportRow = func() map[ScoreScope]string {
 	return m
 }()
 
+// sqlEachConfirmedRow is sqlEachReportRow[ScopeConfirmed] on SQLite (R's
+// and `report`'s scope): the same rows from the partial covering indexes
+// of migration 0041, which hold the confirmed cases, their traces and
+// their scores and nothing else, so that a report over a file the OS has
+// not cached reads a few hundred pages, not each row's own (24,000 at a
+// million traces). A confirmed case's trace has case_status 'confirmed'
+// or 'pending' (a confirmed case whose label is unset, 0005) and its
+// score confirmed = 1, as the triggers of 0003, 0005 and 0041 keep them;
+// TestConfirmedReportRowsAreEveryConfirmedCase holds the two queries to
+// the same rows. CROSS JOIN keeps the cases outermost, read in trace
+// order, and INDEXED BY the indexes (a statement naming one that is
+// missing fails, never reads the tables instead).
+var sqlEachConfirmedRow = `SELECT t.id, t.trace_id, t.server, t.run_id, ` + reportScoreColumns + `
+	FROM cases c INDEXED BY cases_confirmed_report
+	CROSS JOIN traces t INDEXED BY traces_confirmed_report
+	CROSS JOIN scores s INDEXED BY scores_confirmed_report
+	WHERE c.status = 'confirmed' AND c.trace_pk > ?
+		AND t.id = c.trace_pk AND t.case_id = c.case_id AND t.case_status IN ('confirmed', 'pending')
+		AND s.trace_pk = t.id AND s.confirmed = 1
+	ORDER BY c.trace_pk LIMIT ?`
+
 // EachReportRow reads the report rows of the scored traces in scope, in
 // import order, a batch at a time.
 func (s *Store) EachReportRow(ctx context.Context, scope ScoreScope, fn func([]ReportRow) error) error {
+	q := sqlEachReportRow[scope]
+	if scope == ScopeConfirmed && s.d == sqliteDialect {
+		q = sqlEachConfirmedRow
+	}
 	var after int64
 	for {
-		out, last, err := s.reportRows(ctx, sqlEachReportRow[scope], after, eachScoreBatch)
+		out, last, err := s.reportRows(ctx, q, after, eachScoreBatch)
 		if err != nil || len(out) == 0 {
 			return err
 		}
