@@ -31,6 +31,10 @@ type Group struct {
 	// scored against gold suggested from their peers (see markAfterEditTx
 	// and stale.go).
 	Peers int64
+	// Case is the case as the action's transaction left it, its label the
+	// settled one as stored, for the caller to show without reading it
+	// again; nil when the action did not say (the caller reads it).
+	Case *CaseRecord
 }
 
 // ErrNothingToRedo is returned by RedoGroup when who has undone nothing
@@ -136,6 +140,7 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 			if humanGold && cr.GoldOrigin != "human" {
 				// The origin changed: keep that, with no group; the gold
 				// now teaches its question's other traces.
+				g.Case = st.cr
 				g.Peers, err = markAfterEditTx(ctx, tx, traceID, cr, nil, true, cr.Status)
 				return err
 			}
@@ -174,10 +179,15 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 		if g.Peers, err = markAfterEditTx(ctx, tx, traceID, cr, eventFields(g.Events), humanGold, status); err != nil {
 			return err
 		}
+		g.Case = st.cr // as the writes leave it (editStateTx keeps st so)
 		return s.followEditTx(ctx, tx, traceID, who, status, held)
 	})
 	if errors.Is(err, errNoChange) {
+		// Rolled back, with the case it may have made: the caller reads.
 		return Group{}, nil
+	}
+	if err != nil {
+		g.Case = nil
 	}
 	for i := range g.Events {
 		g.Events[i].Group = g.ID // groupInBatch until the commit
