@@ -216,18 +216,10 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 		if q.Desc {
 			dir, cmp = "DESC", "<"
 		}
-		var key any
-		var pk int64
-		if after != "" {
-			err := tx.QueryRowContext(ctx, fmt.Sprintf(sqlSortKeyOf, expr), after).Scan(&key, &pk)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-			if errors.Is(err, sql.ErrNoRows) {
-				after = "" // a trace no longer there: start at the top
-			}
-		}
 		pick := sqlPickFree + where
+		// The trace after which to look is compared by its sort key read
+		// in the pick itself (a row subquery), not in a round trip before.
+		pickAfter := andWhere(pick, fmt.Sprintf("(%s, t.id) %s ("+sqlSortKeyOf+")", expr, cmp, expr))
 		// The pick locks the trace it returns and passes over those other
 		// labelers are taking or editing (dialect.skipLocked), so labelers
 		// asking at once get different traces without waiting in line; on
@@ -241,8 +233,17 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 			var id string
 			err := sql.ErrNoRows
 			if after != "" {
-				err = tx.QueryRowContext(ctx, andWhere(pick, fmt.Sprintf("(%s, t.id) %s (?, ?)", expr, cmp))+order,
-					append(a, key, pk)...).Scan(&id)
+				err = tx.QueryRowContext(ctx, pickAfter+order, append(a, after)...).Scan(&id)
+				if errors.Is(err, sql.ErrNoRows) {
+					// Nothing after it: wrapped to the top, unless it is
+					// no longer there (then the top is where to start).
+					var one int
+					if err := tx.QueryRowContext(ctx, sqlTraceThere, after).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+						after = ""
+					} else if err != nil {
+						return err
+					}
+				}
 			}
 			if errors.Is(err, sql.ErrNoRows) {
 				err = tx.QueryRowContext(ctx, pick+order, a...).Scan(&id)
@@ -364,8 +365,9 @@ const (
 	sqlHolder     = `SELECT r.labeler, r.expires_ms FROM reservations r JOIN traces t ON t.id = r.trace_pk
 		WHERE t.trace_id = ? AND r.expires_ms > ?`
 	// %s: the sort expression (sortExpr), as in summarySelect.
-	sqlSortKeyOf = `SELECT %s, t.id FROM traces t LEFT JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id = ?`
-	sqlPickFree  = `SELECT t.trace_id FROM traces t LEFT JOIN scores s ON s.trace_pk = t.id
+	sqlSortKeyOf  = `SELECT %s, t.id FROM traces t LEFT JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id = ?`
+	sqlTraceThere = `SELECT 1 FROM traces WHERE trace_id = ?`
+	sqlPickFree   = `SELECT t.trace_id FROM traces t LEFT JOIN scores s ON s.trace_pk = t.id
 		LEFT JOIN reservations r ON r.trace_pk = t.id AND r.expires_ms > ?`
 	sqlLastEvent   = `SELECT MAX(e.id) FROM events e JOIN traces t ON t.case_id = e.case_id WHERE t.trace_id = ?`
 	sqlEventsSince = `SELECT e.id, e.case_id, e.at, e.who, e.field, e.old, e.new, COALESCE(e.undoes, 0), COALESCE(e.grp, 0)
