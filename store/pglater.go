@@ -147,17 +147,21 @@ func withBeginReads(ctx context.Context, br *beginReads) context.Context {
 const traceLockParam = `SELECT pg_advisory_xact_lock(hashtext('tracelab trace ' || current_schema()), $1::integer)`
 
 // beginWithReads begins a transaction on the case of one trace (key:
-// traceLockKey) as BeginTx does, with bw's reads in the same batch.
+// traceLockKey; 0: on cases it locks the rows of itself, caseScope) as
+// BeginTx does, with bw's reads in the same batch.
 func (c *pgConn) beginWithReads(ctx context.Context, iso string, key int32, bw *beginReads) (driver.Tx, error) {
 	conn := c.Conn.Conn()
 	b := &pgx.Batch{}
 	b.Queue("BEGIN" + iso)
 	b.Queue(caseWriterLock)
-	b.Queue(traceLockParam, key)
+	if key != 0 {
+		b.Queue(traceLockParam, key)
+	}
+	begin := b.Len() // BEGIN and the locks, before the reads
 	bw.queue(b)
 	br := conn.SendBatch(ctx, b)
 	var err error
-	for range 3 {
+	for range begin {
 		if _, err = br.Exec(); err != nil {
 			break
 		}
