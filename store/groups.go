@@ -80,6 +80,7 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 			}
 			if cr != nil {
 				rs = CaseRaters{CaseID: cr.Case.CaseID} // made here: none
+				held = pre.trace.held
 			} else {
 				var made *CaseRaters
 				if cr, made, err = s.newCaseOfTrace(ctx, tx, traceID, who); err != nil {
@@ -395,6 +396,7 @@ type lockedCase struct {
 type caselessTrace struct {
 	pk                          int64
 	user, role, question, first string
+	held                        int64 // as lockedCase.held
 }
 
 // sqlTraceWithoutCase locks and reads a trace that has no case its row
@@ -402,7 +404,8 @@ type caselessTrace struct {
 // case, so sent with every edit's BEGIN it costs an index look-up, and
 // spares a trace's first edit two round trips under its lock.
 const sqlTraceWithoutCase = `SELECT t.id, t.as_user, t.user_role, t.question,
-		COALESCE((SELECT c.case_id FROM cases c WHERE c.trace_pk = t.id ORDER BY c.case_id LIMIT 1), '')
+		COALESCE((SELECT c.case_id FROM cases c WHERE c.trace_pk = t.id ORDER BY c.case_id LIMIT 1), ''),
+		COALESCE((SELECT r.expires_ms FROM reservations r WHERE r.trace_pk = t.id AND r.labeler = ?), 0)
 	FROM traces t WHERE t.trace_id = ?
 		AND NOT EXISTS (SELECT 1 FROM cases c WHERE c.case_id = t.case_id AND c.trace_pk = t.id)`
 
@@ -436,7 +439,7 @@ func (s *Store) lockCaseReads(traceID, who string, into **lockedCase) *beginRead
 		queue: func(b *pgx.Batch) {
 			b.Queue(rebind(sqlLockCase+s.d.lockRow), who, traceID)
 			b.Queue(rebind(sqlRatersOfTrace), traceID)
-			b.Queue(rebind(sqlTraceWithoutCase+s.d.lockRow), traceID)
+			b.Queue(rebind(sqlTraceWithoutCase+s.d.lockRow), who, traceID)
 		},
 		read: func(br pgx.BatchResults) error {
 			*into = nil
@@ -472,7 +475,7 @@ func (s *Store) lockCaseReads(traceID, who string, into **lockedCase) *beginRead
 			}
 			if rows.Next() {
 				tr := &caselessTrace{}
-				if err = rows.Scan(&tr.pk, &tr.user, &tr.role, &tr.question, &tr.first); err == nil {
+				if err = rows.Scan(&tr.pk, &tr.user, &tr.role, &tr.question, &tr.first, &tr.held); err == nil {
 					lc.trace = tr
 				}
 			}
