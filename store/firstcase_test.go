@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/tracelab-dev/tracelab/model"
 )
 
 // TestFirstEditMakesTheCase: a trace's first edit makes its case (on
@@ -37,6 +39,21 @@ func TestFirstEditMakesTheCase(t *testing.T) {
 		}
 		if evs, err := st.Events(ctx, "q001"); err != nil || len(evs) == 0 {
 			t.Fatalf("events of the new case: %v %v", evs, err)
+		}
+
+		// A first edit that sets only the status keeps the new case's
+		// content hash as made: the hash of the trace's empty case.
+		if _, err := st.EditGroup(ctx, "q000", "ann", false, func(*CaseRecord) ([]FieldChange, error) {
+			return []FieldChange{{Field: "status", Value: json.RawMessage(`"confirmed"`)}}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var sha string
+		if err := st.db.QueryRowContext(ctx, `SELECT content_sha FROM cases WHERE case_id = 'q000'`).Scan(&sha); err != nil {
+			t.Fatal(err)
+		}
+		if want := contentSHA(&model.Case{CaseID: "q000", SourceTrace: "q000", Question: "question 0"}); sha != want {
+			t.Errorf("content hash of a case made by a confirm: %s, want %s", sha, want)
 		}
 
 		// q002's case id is taken by a case that belongs to no trace.

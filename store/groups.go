@@ -73,9 +73,9 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 		if pre != nil && pre.cr != nil {
 			cr, held, rs = pre.cr, pre.held, pre.rs
 		} else if pre != nil {
-			// The reads sent with the BEGIN found no case: make it, in
-			// one round trip when they found its trace without one.
-			if cr, err = s.insertFirstCase(ctx, tx, pre.trace, traceID, who); err != nil {
+			// The reads sent with the BEGIN found no case: make it, with
+			// the COMMIT when they found its trace without one.
+			if cr, err = s.firstCase(ctx, tx, pre.trace, who); err != nil {
 				return err
 			}
 			if cr != nil {
@@ -390,56 +390,75 @@ type lockedCase struct {
 	trace *caselessTrace
 }
 
-// caselessTrace is a trace whose row sqlLockCase found no case for:
-// what its first case is made of, and the first case that names it by
-// its key ("" : none, the case to make).
+// caselessTrace is a trace whose row sqlLockCase found no case for: its
+// first case as it will be made (cr), unless the first case that names
+// the trace by its key (first) or a case with the trace's id (taken) is
+// there already; and until when who holds the trace (as lockedCase.held).
 type caselessTrace struct {
-	pk                          int64
-	user, role, question, first string
-	held                        int64 // as lockedCase.held
+	cr          *CaseRecord
+	pk          int64
+	first       string
+	taken       bool
+	held        int64
+	gold, label string // cr's gold and label as written
+	cost, at    string // and cost and time
 }
 
 // sqlTraceWithoutCase locks and reads a trace that has no case its row
-// points to (sqlLockCase's join finds none): nothing for a trace with a
-// case, so sent with every edit's BEGIN it costs an index look-up, and
-// spares a trace's first edit two round trips under its lock.
-const sqlTraceWithoutCase = `SELECT t.id, t.as_user, t.user_role, t.question,
-		COALESCE((SELECT c.case_id FROM cases c WHERE c.trace_pk = t.id ORDER BY c.case_id LIMIT 1), ''),
+// points to (sqlLockCase's join finds none), as the case its first edit
+// makes would read (caseColumns: the parameters are gold, label, cost,
+// updated_by, updated_at), then the trace's key, its first case by that
+// key, whether its id is a case's id already, and who's reservation. It
+// returns nothing for a trace with a case, so sent with every edit's
+// BEGIN it costs index look-ups, and spares a trace's first edit the
+// round trips that read the trace, looked its case up and made it.
+const sqlTraceWithoutCase = `SELECT t.trace_id, t.trace_id, t.user_role, t.as_user, t.question, ?, ?, ?,
+		'suggested', 'machine', ?, ?, '', '', '',
+		t.trace_id, t.server, t.input_tokens, t.output_tokens, t.usd, t.tool_calls, t.turns, NULL,
+		(SELECT json_group_object(tc.name, tc.fingerprint) FROM trace_contracts tc WHERE tc.trace_pk = t.id),
+		t.id, COALESCE((SELECT c.case_id FROM cases c WHERE c.trace_pk = t.id ORDER BY c.case_id LIMIT 1), ''),
+		EXISTS (SELECT 1 FROM cases c WHERE c.case_id = t.trace_id),
 		COALESCE((SELECT r.expires_ms FROM reservations r WHERE r.trace_pk = t.id AND r.labeler = ?), 0)
 	FROM traces t WHERE t.trace_id = ?
 		AND NOT EXISTS (SELECT 1 FROM cases c WHERE c.case_id = t.case_id AND c.trace_pk = t.id)`
 
-// sqlInsFirstCase is sqlInsSuggestedCase returning the case as
-// sqlLoadCaseTx reads it (PostgreSQL: a data-modifying WITH); no row when
-// the insert did nothing.
-const sqlInsFirstCase = `WITH c AS (` + sqlInsSuggestedCaseAll + `)
-	SELECT ` + caseColumns + ` FROM c LEFT JOIN traces t ON t.id = c.trace_pk`
+// sqlInsFirstCase makes a trace's first case; no ON CONFLICT: the reads
+// with the BEGIN found its id free under the trace's lock, and the
+// edit's writes that follow name the case by that id.
+const sqlInsFirstCase = `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
+		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, gold_sha)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'suggested', 'machine', ?, ?, ?, 'machine')`
 
-// insertFirstCase makes the first case of a trace the BEGIN's reads found
-// without one (tr) and returns it as stored, in one round trip; nil when
-// it cannot so (tr nil, the trace has a case by its key, or the insert
-// did nothing): the caller takes the long way, newCaseOfTrace.
-func (s *Store) insertFirstCase(ctx context.Context, tx *sql.Tx, tr *caselessTrace, traceID, who string) (*CaseRecord, error) {
-	if tr == nil || tr.first != "" {
+// firstCase is the first case of a trace the BEGIN's reads found without
+// one (tr), made with the edit's writes at the COMMIT (pglater.go): no
+// round trip now. nil when it cannot be so (tr nil, the trace has a case
+// by its key, or its id is taken): the caller takes the long way,
+// newCaseOfTrace.
+func (s *Store) firstCase(ctx context.Context, tx *sql.Tx, tr *caselessTrace, who string) (*CaseRecord, error) {
+	if tr == nil || tr.first != "" || tr.taken || !laterAllowed(ctx) {
 		return nil, nil
 	}
-	c := model.Case{CaseID: traceID, SourceTrace: traceID, UserRole: tr.role, AsUser: tr.user, Question: tr.question}
-	cr, err := scanCase(tx.QueryRowContext(ctx, sqlInsFirstCase, c.CaseID, tr.pk, traceID, tr.role, tr.user, tr.question,
-		mustJSON(c.Gold), mustJSON(c.Label), mustJSON(c.Cost), contentSHA(&c), who, s.stamp()))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+	// Hashed as caseOfTraceTx hashes a new case: no server, cost or
+	// contracts (the record shows the trace's, as a read would).
+	r := tr.cr.Case
+	c := model.Case{CaseID: r.CaseID, SourceTrace: r.SourceTrace, UserRole: r.UserRole, AsUser: r.AsUser, Question: r.Question}
+	if err := execLater(ctx, tx, sqlInsFirstCase, c.CaseID, tr.pk, c.SourceTrace, c.UserRole, c.AsUser, c.Question,
+		tr.gold, tr.label, tr.cost, contentSHA(&c), who, tr.at); err != nil {
+		return nil, err
 	}
-	return cr, err
+	return tr.cr, nil
 }
 
 // lockCaseReads are lockCaseOfTrace's read and the raters', sent with the
 // BEGIN of an edit on PostgreSQL (beginReads); into gets what they read.
 func (s *Store) lockCaseReads(traceID, who string, into **lockedCase) *beginReads {
+	var tr caselessTrace
 	return &beginReads{
 		queue: func(b *pgx.Batch) {
 			b.Queue(rebind(sqlLockCase+s.d.lockRow), who, traceID)
 			b.Queue(rebind(sqlRatersOfTrace), traceID)
-			b.Queue(rebind(sqlTraceWithoutCase+s.d.lockRow), who, traceID)
+			tr = caselessTrace{gold: mustJSON(model.Gold{}), label: mustJSON(model.Label{}), cost: mustJSON(model.Cost{}), at: s.stamp()}
+			b.Queue(rebind(sqlTraceWithoutCase+s.d.lockRow), tr.gold, tr.label, tr.cost, who, tr.at, who, traceID)
 		},
 		read: func(br pgx.BatchResults) error {
 			*into = nil
@@ -474,9 +493,9 @@ func (s *Store) lockCaseReads(traceID, who string, into **lockedCase) *beginRead
 				return err
 			}
 			if rows.Next() {
-				tr := &caselessTrace{}
-				if err = rows.Scan(&tr.pk, &tr.user, &tr.role, &tr.question, &tr.first, &tr.held); err == nil {
-					lc.trace = tr
+				t := tr
+				if t.cr, err = scanCase(extraScan{rows, []any{&t.pk, &t.first, &t.taken, &t.held}}); err == nil {
+					lc.trace = &t
 				}
 			}
 			rows.Close()
