@@ -127,8 +127,9 @@ func (c *pgConn) discard() { c.later = nil }
 type beginReadsKey struct{}
 
 // beginReads are the first reads of a transaction on one trace's case
-// (traceScope), sent in one batch with BEGIN and the locks, so that the
-// moment the trace's lock is granted the server reads on without waiting
+// (traceScope), or of one that locks the rows it reads itself (caseScope:
+// n's first pick), sent in one batch with BEGIN and the locks, so that
+// the moment the locks are granted the server reads on without waiting
 // for the client: queue adds the reads to the batch, read takes their
 // results, in order, once the locks are held. It runs again for each
 // try of the transaction.
