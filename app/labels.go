@@ -123,8 +123,8 @@ func (e *Engine) actLocked(ctx context.Context, traceID, who string, humanGold b
 	return e.afterAction(ctx, traceID, g, humanGold, peers)
 }
 
-// afterAction reloads the case and, when the action moved gold (or
-// rescore says so), rescores the trace.
+// afterAction reloads the case (unless the action returned it) and, when
+// the action moved gold (or rescore says so), rescores the trace.
 func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group, rescore bool, peers *peerMemo) (ActionResult, error) {
 	res := ActionResult{Group: g.ID, Action: g.Action, PeersStale: g.Peers > 0}
 	if res.PeersStale {
@@ -136,9 +136,13 @@ func (e *Engine) afterAction(ctx context.Context, traceID string, g store.Group,
 		res.Changed = append(res.Changed, ev.Field)
 		rescore = rescore || strings.HasPrefix(ev.Field, "gold.")
 	}
+	// The case as the action's transaction left it, where the store says
+	// (an edit): reading it again was one more round trip for every key.
 	var err error
-	if res.Case, err = e.st.CaseForTrace(ctx, traceID); err != nil {
-		return res, err
+	if res.Case = g.Case; res.Case == nil {
+		if res.Case, err = e.st.CaseForTrace(ctx, traceID); err != nil {
+			return res, err
+		}
 	}
 	if !rescore {
 		return res, nil

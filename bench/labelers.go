@@ -36,6 +36,7 @@ func labelers(args []string) error {
 	hot := fs.Int("hot", 25, "edits per labeler of the one hot case")
 	ttl := fs.Duration("reserve-for", app.DefaultReservationTTL, "reservation time")
 	cpu := fs.String("cpuprofile", "", "a CPU profile of this process during the PostgreSQL runs (the queue and the hot case)")
+	poll := fs.Duration("poll", 0, "each labeler also polls the trace they have open for others' edits this often, as the workbench's trace screen does (2s); 0: not")
 	fs.Parse(args)
 	dir, err := os.MkdirTemp("", "tracelab-labelers")
 	if err != nil {
@@ -68,8 +69,11 @@ func labelers(args []string) error {
 			}
 			defer stop()
 		}
+		polls := &pollTimes{}
 		queue, next, err := runTeam(tg.db, *n, *ttl, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
-			return labelQueue(ctx, e, who, rec)
+			open, stop := startPolling(ctx, e, who, *poll, polls)
+			defer stop()
+			return labelQueue(ctx, e, who, rec, open)
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", tg.name, err)
@@ -79,6 +83,9 @@ func labelers(args []string) error {
 			return err
 		}
 		hotRun, _, err := runTeam(tg.db, *n, *ttl, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
+			open, stop := startPolling(ctx, e, who, *poll, polls)
+			defer stop()
+			open(hotID)
 			for i := 0; i < *hot; i++ {
 				t0 := time.Now()
 				if _, err := e.Labels.SetClass(ctx, hotID, who, classOf(i)); err != nil {
@@ -94,6 +101,8 @@ func labelers(args []string) error {
 		queue.print(tg.name, "queue")
 		next.print(tg.name, "n")
 		hotRun.print(tg.name, "hot")
+		polls.wall = queue.wall + hotRun.wall
+		polls.print(tg.name, "poll")
 	}
 	return nil
 }
@@ -171,7 +180,7 @@ func firstTrace(db string) (string, error) {
 // labelQueue is one labeler: n, four edits, again, until the queue is
 // empty. The time of n is recorded as a negative duration so runTeam
 // keeps it apart from the edits.
-func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
+func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Duration), open func(string)) error {
 	after := ""
 	for i := 0; ; i++ {
 		t0 := time.Now()
@@ -183,6 +192,7 @@ func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Du
 			return err
 		}
 		rec(-time.Since(t0))
+		open(n.TraceID)
 		for _, act := range []func() (app.ActionResult, error){
 			func() (app.ActionResult, error) { return e.Labels.SetClass(ctx, n.TraceID, who, classOf(i)) },
 			func() (app.ActionResult, error) { return e.Labels.ToggleCorrect(ctx, n.TraceID, who) },
@@ -199,11 +209,68 @@ func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Du
 	}
 }
 
+// startPolling runs, until stop, what the workbench's trace screen does
+// every `every` while a trace is open (tui/team.go): ask for the edits
+// others made since the last look and, when there are some, read the
+// case and its raters again. open names the trace the labeler has open
+// now. Each look's time goes to polls. every <= 0: nothing runs.
+func startPolling(ctx context.Context, e *app.Engine, who string, every time.Duration, polls *pollTimes) (open func(string), stop func()) {
+	if every <= 0 {
+		return func(string) {}, func() {}
+	}
+	var mu sync.Mutex
+	cur := ""
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		id, since := "", int64(-1)
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			mu.Lock()
+			if cur != id {
+				id, since = cur, -1
+			}
+			mu.Unlock()
+			if id == "" {
+				continue
+			}
+			t0 := time.Now()
+			evs, last, err := e.Queue.ChangesSince(ctx, id, who, since)
+			if err == nil && len(evs) > 0 {
+				if _, err = e.Traces.CaseForTrace(ctx, id); err == nil {
+					_, err = e.Raters.Of(ctx, id)
+				}
+			}
+			if err != nil {
+				continue // the workbench shows it on the status line and polls on
+			}
+			since = last
+			polls.add(time.Since(t0))
+		}
+	}()
+	return func(id string) { mu.Lock(); cur = id; mu.Unlock() }, func() { close(done); <-finished }
+}
+
 // latencies are the durations of one kind of operation over a run.
 type latencies struct {
 	ds   []time.Duration
 	wall time.Duration
 }
+
+// pollTimes are latencies added to from many goroutines.
+type pollTimes struct {
+	mu sync.Mutex
+	latencies
+}
+
+func (p *pollTimes) add(d time.Duration) { p.mu.Lock(); p.ds = append(p.ds, d); p.mu.Unlock() }
 
 func (l latencies) print(backend, load string) {
 	if len(l.ds) == 0 {

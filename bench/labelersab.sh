@@ -11,6 +11,7 @@
 #
 #   bench/labelersab.sh OLD NEW [WORKDIR]        # OLD, NEW: builds of ./bench
 #   L=50 ROUNDS=3 bench/labelersab.sh OLD NEW
+#   ARGS="-poll 2s" bench/labelersab.sh OLD NEW  # flags for both builds
 #
 # Nothing here runs under `go test`.
 set -euo pipefail
@@ -26,14 +27,14 @@ S=$W/pg
 pg_private "$S" -c max_connections=300
 PM=$(head -1 "$S/data/postmaster.pid")
 srvcpu() { awk '{print ($14+$15+$16+$17)/100}' "/proc/$PM/stat"; }
-echo "# old=$OLD new=$NEW $(date -u +%FT%TZ) labelers=$L rounds=$ROUNDS in $W"
+echo "# old=$OLD new=$NEW $(date -u +%FT%TZ) labelers=$L rounds=$ROUNDS args=${ARGS:-} in $W"
 for r in $(seq 1 "$ROUNDS"); do
 	for b in old new; do
 		bin=$OLD; [ $b = new ] && bin=$NEW
 		db=ab_${b}_$r
 		"${as[@]}" "$(pgbin createdb)" -h "$S" "$db"
 		l0=$(cut -d' ' -f1 /proc/loadavg) c0=$(srvcpu)
-		/usr/bin/time -o "$W/time" -f '%e %U %S' "$bin" labelers -labelers "$L" -pg "postgres://postgres@/$db?host=$S" >"$W/out" 2>&1 ||
+		/usr/bin/time -o "$W/time" -f '%e %U %S' "$bin" labelers -labelers "$L" ${ARGS:-} -pg "postgres://postgres@/$db?host=$S" >"$W/out" 2>&1 ||
 			{ echo "$b round $r FAILED: $(tail -1 "$W/out")"; continue; }
 		c1=$(srvcpu) l1=$(cut -d' ' -f1 /proc/loadavg)
 		set -- $(cat "$W/time")

@@ -23,11 +23,8 @@ const (
 	// The machine's empty case for a trace; ON CONFLICT DO NOTHING so two
 	// writers racing to create it both end up reading the one that won.
 	// Its row comes back when this one created it.
-	sqlInsSuggestedCase = `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
-		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, gold_sha)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'suggested', 'machine', ?, ?, ?, 'machine') ON CONFLICT DO NOTHING
-		RETURNING case_id`
-	sqlWriteCase = `UPDATE cases SET gold = ?, label = ?, content_sha = ?, gold_origin = ?, gold_sha = ?,
+	sqlInsSuggestedCase = sqlInsFirstCase + ` ON CONFLICT DO NOTHING RETURNING case_id`
+	sqlWriteCase        = `UPDATE cases SET gold = ?, label = ?, content_sha = ?, gold_origin = ?, gold_sha = ?,
 		updated_by = ?, updated_at = ? WHERE case_id = ?`
 )
 

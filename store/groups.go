@@ -31,6 +31,10 @@ type Group struct {
 	// scored against gold suggested from their peers (see markAfterEditTx
 	// and stale.go).
 	Peers int64
+	// Case is the case as the action's transaction left it, its label the
+	// settled one as stored, for the caller to show without reading it
+	// again; nil when the action did not say (the caller reads it).
+	Case *CaseRecord
 }
 
 // ErrNothingToRedo is returned by RedoGroup when who has undone nothing
@@ -69,15 +73,24 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 		if pre != nil && pre.cr != nil {
 			cr, held, rs = pre.cr, pre.held, pre.rs
 		} else if pre != nil {
-			// The reads sent with the BEGIN found no case: make it.
-			var made *CaseRaters
-			if cr, made, err = s.newCaseOfTrace(ctx, tx, traceID, who); err != nil {
+			// The reads sent with the BEGIN found no case: make it, with
+			// the COMMIT when they found its trace without one.
+			if cr, err = s.firstCase(ctx, tx, pre.trace, who); err != nil {
 				return err
 			}
-			if made != nil {
-				rs = *made
-			} else if rs, err = loadRaters(ctx, tx, cr.Case.CaseID); err != nil {
-				return err
+			if cr != nil {
+				rs = CaseRaters{CaseID: cr.Case.CaseID} // made here: none
+				held = pre.trace.held
+			} else {
+				var made *CaseRaters
+				if cr, made, err = s.newCaseOfTrace(ctx, tx, traceID, who); err != nil {
+					return err
+				}
+				if made != nil {
+					rs = *made
+				} else if rs, err = loadRaters(ctx, tx, cr.Case.CaseID); err != nil {
+					return err
+				}
 			}
 		} else {
 			if cr, held, err = s.lockCaseOfTrace(ctx, tx, traceID, who); err != nil {
@@ -136,6 +149,7 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 			if humanGold && cr.GoldOrigin != "human" {
 				// The origin changed: keep that, with no group; the gold
 				// now teaches its question's other traces.
+				g.Case = st.cr
 				g.Peers, err = markAfterEditTx(ctx, tx, traceID, cr, nil, true, cr.Status)
 				return err
 			}
@@ -174,10 +188,15 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 		if g.Peers, err = markAfterEditTx(ctx, tx, traceID, cr, eventFields(g.Events), humanGold, status); err != nil {
 			return err
 		}
+		g.Case = st.cr // as the writes leave it (editStateTx keeps st so)
 		return s.followEditTx(ctx, tx, traceID, who, status, held)
 	})
 	if errors.Is(err, errNoChange) {
+		// Rolled back, with the case it may have made: the caller reads.
 		return Group{}, nil
+	}
+	if err != nil {
+		g.Case = nil
 	}
 	for i := range g.Events {
 		g.Events[i].Group = g.ID // groupInBatch until the commit
@@ -362,20 +381,84 @@ const sqlRevertCase = `SELECT case_id FROM traces WHERE trace_id = ?`
 const sqlLastWriter = `SELECT who FROM events WHERE case_id = ? AND field = ? ORDER BY id DESC LIMIT 1`
 
 // lockedCase is a case read with its trace's lock (lockCaseOfTrace) and
-// its raters; cr is nil when the trace has no case yet.
+// its raters; cr is nil when the trace has no case yet, and then trace
+// is the trace as sqlTraceWithoutCase read it (nil: not found so).
 type lockedCase struct {
-	cr   *CaseRecord
-	held int64
-	rs   CaseRaters
+	cr    *CaseRecord
+	held  int64
+	rs    CaseRaters
+	trace *caselessTrace
+}
+
+// caselessTrace is a trace whose row sqlLockCase found no case for: its
+// first case as it will be made (cr), unless the first case that names
+// the trace by its key (first) or a case with the trace's id (taken) is
+// there already; and until when who holds the trace (as lockedCase.held).
+type caselessTrace struct {
+	cr          *CaseRecord
+	pk          int64
+	first       string
+	taken       bool
+	held        int64
+	gold, label string // cr's gold and label as written
+	cost, at    string // and cost and time
+}
+
+// sqlTraceWithoutCase locks and reads a trace that has no case its row
+// points to (sqlLockCase's join finds none), as the case its first edit
+// makes would read (caseColumns: the parameters are gold, label, cost,
+// updated_by, updated_at), then the trace's key, its first case by that
+// key, whether its id is a case's id already, and who's reservation. It
+// returns nothing for a trace with a case, so sent with every edit's
+// BEGIN it costs index look-ups, and spares a trace's first edit the
+// round trips that read the trace, looked its case up and made it.
+const sqlTraceWithoutCase = `SELECT t.trace_id, t.trace_id, t.user_role, t.as_user, t.question, ?, ?, ?,
+		'suggested', 'machine', ?, ?, '', '', '',
+		t.trace_id, t.server, t.input_tokens, t.output_tokens, t.usd, t.tool_calls, t.turns, NULL,
+		(SELECT json_group_object(tc.name, tc.fingerprint) FROM trace_contracts tc WHERE tc.trace_pk = t.id),
+		t.id, COALESCE((SELECT c.case_id FROM cases c WHERE c.trace_pk = t.id ORDER BY c.case_id LIMIT 1), ''),
+		EXISTS (SELECT 1 FROM cases c WHERE c.case_id = t.trace_id),
+		COALESCE((SELECT r.expires_ms FROM reservations r WHERE r.trace_pk = t.id AND r.labeler = ?), 0)
+	FROM traces t WHERE t.trace_id = ?
+		AND NOT EXISTS (SELECT 1 FROM cases c WHERE c.case_id = t.case_id AND c.trace_pk = t.id)`
+
+// sqlInsFirstCase makes a trace's first case; no ON CONFLICT: the reads
+// with the BEGIN found its id free under the trace's lock, and the
+// edit's writes that follow name the case by that id.
+const sqlInsFirstCase = `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
+		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, gold_sha)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'suggested', 'machine', ?, ?, ?, 'machine')`
+
+// firstCase is the first case of a trace the BEGIN's reads found without
+// one (tr), made with the edit's writes at the COMMIT (pglater.go): no
+// round trip now. nil when it cannot be so (tr nil, the trace has a case
+// by its key, or its id is taken): the caller takes the long way,
+// newCaseOfTrace.
+func (s *Store) firstCase(ctx context.Context, tx *sql.Tx, tr *caselessTrace, who string) (*CaseRecord, error) {
+	if tr == nil || tr.first != "" || tr.taken || !laterAllowed(ctx) {
+		return nil, nil
+	}
+	// Hashed as caseOfTraceTx hashes a new case: no server, cost or
+	// contracts (the record shows the trace's, as a read would).
+	r := tr.cr.Case
+	c := model.Case{CaseID: r.CaseID, SourceTrace: r.SourceTrace, UserRole: r.UserRole, AsUser: r.AsUser, Question: r.Question}
+	if err := execLater(ctx, tx, sqlInsFirstCase, c.CaseID, tr.pk, c.SourceTrace, c.UserRole, c.AsUser, c.Question,
+		tr.gold, tr.label, tr.cost, contentSHA(&c), who, tr.at); err != nil {
+		return nil, err
+	}
+	return tr.cr, nil
 }
 
 // lockCaseReads are lockCaseOfTrace's read and the raters', sent with the
 // BEGIN of an edit on PostgreSQL (beginReads); into gets what they read.
 func (s *Store) lockCaseReads(traceID, who string, into **lockedCase) *beginReads {
+	var tr caselessTrace
 	return &beginReads{
 		queue: func(b *pgx.Batch) {
 			b.Queue(rebind(sqlLockCase+s.d.lockRow), who, traceID)
 			b.Queue(rebind(sqlRatersOfTrace), traceID)
+			tr = caselessTrace{gold: mustJSON(model.Gold{}), label: mustJSON(model.Label{}), cost: mustJSON(model.Cost{}), at: s.stamp()}
+			b.Queue(rebind(sqlTraceWithoutCase+s.d.lockRow), tr.gold, tr.label, tr.cost, who, tr.at, who, traceID)
 		},
 		read: func(br pgx.BatchResults) error {
 			*into = nil
@@ -403,6 +486,22 @@ func (s *Store) lockCaseReads(traceID, who string, into **lockedCase) *beginRead
 			}
 			lc.rs, err = scanRaters(rows, caseID)
 			rows.Close()
+			if err != nil {
+				return err
+			}
+			if rows, err = br.Query(); err != nil {
+				return err
+			}
+			if rows.Next() {
+				t := tr
+				if t.cr, err = scanCase(extraScan{rows, []any{&t.pk, &t.first, &t.taken, &t.held}}); err == nil {
+					lc.trace = &t
+				}
+			}
+			rows.Close()
+			if err == nil {
+				err = rows.Err()
+			}
 			if err != nil {
 				return err
 			}

@@ -239,7 +239,7 @@ func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx,
 	if conn.IsClosed() {
 		return nil, driver.ErrBadConn // as stdlib's BeginTx: the pool takes another
 	}
-	if bw, ok := ctx.Value(beginReadsKey{}).(*beginReads); ok && scoped && key != 0 {
+	if bw, ok := ctx.Value(beginReadsKey{}).(*beginReads); ok && scoped {
 		return c.beginWithReads(ctx, iso, key, bw)
 	}
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN" + iso + "; " + lock})

@@ -127,8 +127,9 @@ func (c *pgConn) discard() { c.later = nil }
 type beginReadsKey struct{}
 
 // beginReads are the first reads of a transaction on one trace's case
-// (traceScope), sent in one batch with BEGIN and the locks, so that the
-// moment the trace's lock is granted the server reads on without waiting
+// (traceScope), or of one that locks the rows it reads itself (caseScope:
+// n's first pick), sent in one batch with BEGIN and the locks, so that
+// the moment the locks are granted the server reads on without waiting
 // for the client: queue adds the reads to the batch, read takes their
 // results, in order, once the locks are held. It runs again for each
 // try of the transaction.
@@ -147,17 +148,21 @@ func withBeginReads(ctx context.Context, br *beginReads) context.Context {
 const traceLockParam = `SELECT pg_advisory_xact_lock(hashtext('tracelab trace ' || current_schema()), $1::integer)`
 
 // beginWithReads begins a transaction on the case of one trace (key:
-// traceLockKey) as BeginTx does, with bw's reads in the same batch.
+// traceLockKey; 0: on cases it locks the rows of itself, caseScope) as
+// BeginTx does, with bw's reads in the same batch.
 func (c *pgConn) beginWithReads(ctx context.Context, iso string, key int32, bw *beginReads) (driver.Tx, error) {
 	conn := c.Conn.Conn()
 	b := &pgx.Batch{}
 	b.Queue("BEGIN" + iso)
 	b.Queue(caseWriterLock)
-	b.Queue(traceLockParam, key)
+	if key != 0 {
+		b.Queue(traceLockParam, key)
+	}
+	begin := b.Len() // BEGIN and the locks, before the reads
 	bw.queue(b)
 	br := conn.SendBatch(ctx, b)
 	var err error
-	for range 3 {
+	for range begin {
 		if _, err = br.Exec(); err != nil {
 			break
 		}

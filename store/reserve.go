@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/tracelab-dev/tracelab/model"
 )
 
@@ -199,52 +200,87 @@ func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string) (Ne
 // labeler reserved the moment before.
 var errPickTaken = errors.New("the trace picked as free was reserved by another labeler")
 
-// nextInQueueTx is one try of NextInQueue, in one transaction.
+// nextInQueueTx is one try of NextInQueue, in one transaction. On
+// PostgreSQL it is two round trips when a trace is free: its first pick
+// goes with the BEGIN (beginReads), and the reservation, with the release
+// of what who held before, with the COMMIT (pglater.go), in one statement
+// that releases only when the reservation was taken.
 func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (Next, error) {
 	var out Next
 	var done bool // nothing was free
+	where, args := q.Filter.where(s.d)
+	where = andWhere(where, `t.case_status <> 'confirmed' AND (r.trace_pk IS NULL OR r.labeler = ?)`)
+	expr := sortExpr(q.Sort)
+	dir, cmp := "ASC", ">"
+	if q.Desc {
+		dir, cmp = "DESC", "<"
+	}
+	pick := sqlPickFree + where
+	// The trace after which to look is compared by its sort key read in
+	// the pick itself (a row subquery), not in a round trip before.
+	pickAfter := andWhere(pick, fmt.Sprintf("(%s, t.id) %s ("+sqlSortKeyOf+")", expr, cmp, expr))
+	// The pick locks the trace it returns and passes over those other
+	// labelers are taking or editing (dialect.skipLocked), so labelers
+	// asking at once get different traces without waiting in line; on
+	// SQLite the one writer does that.
+	orderBy := fmt.Sprintf(" ORDER BY %s %s, t.id %s LIMIT 1", expr, dir, dir)
+	pickArgs := func() []any { return append(append([]any{s.nowMS()}, args...), who) }
+	var first *string // the first pick's trace, read with the BEGIN ("" : none)
+	var taken string  // who holds the picked trace after the COMMIT
 	if s.d == postgresDialect {
 		// The release of what who held before goes with the COMMIT
 		// (pglater.go).
 		ctx = allowLater(ctx)
-	}
-	err := s.inCaseTx(ctx, func(tx *sql.Tx) error {
-		where, args := q.Filter.where(s.d)
-		where = andWhere(where, `t.case_status <> 'confirmed' AND (r.trace_pk IS NULL OR r.labeler = ?)`)
-		expr := sortExpr(q.Sort)
-		dir, cmp := "ASC", ">"
-		if q.Desc {
-			dir, cmp = "DESC", "<"
-		}
-		var key any
-		var pk int64
+		firstSQL, firstArgs := pick, pickArgs()
 		if after != "" {
-			err := tx.QueryRowContext(ctx, fmt.Sprintf(sqlSortKeyOf, expr), after).Scan(&key, &pk)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-			if errors.Is(err, sql.ErrNoRows) {
-				after = "" // a trace no longer there: start at the top
-			}
+			firstSQL, firstArgs = pickAfter, append(firstArgs, after)
 		}
-		pick := sqlPickFree + where
-		// The pick locks the trace it returns and passes over those other
-		// labelers are taking or editing (dialect.skipLocked), so labelers
-		// asking at once get different traces without waiting in line; on
-		// SQLite the one writer does that.
-		orderBy := fmt.Sprintf(" ORDER BY %s %s, t.id %s LIMIT 1", expr, dir, dir)
+		ctx = withBeginReads(ctx, &beginReads{
+			queue: func(b *pgx.Batch) { b.Queue(rebind(firstSQL+orderBy+s.d.skipLocked), firstArgs...) },
+			read: func(br pgx.BatchResults) error {
+				var id string
+				err := br.QueryRow().Scan(&id)
+				if errors.Is(err, pgx.ErrNoRows) {
+					err = nil
+				}
+				first = &id
+				return err
+			},
+		})
+	}
+	picked := ""
+	err := s.inCaseTx(ctx, func(tx *sql.Tx) error {
+		picked, taken = "", ""
+		after := after
 		order := orderBy + s.d.skipLocked
 		orderWait := orderBy + strings.TrimSuffix(s.d.skipLocked, " SKIP LOCKED")
 		for {
-			now := s.nowMS()
-			a := append(append([]any{now}, args...), who)
+			a := pickArgs()
 			var id string
 			err := sql.ErrNoRows
-			if after != "" {
-				err = tx.QueryRowContext(ctx, andWhere(pick, fmt.Sprintf("(%s, t.id) %s (?, ?)", expr, cmp))+order,
-					append(a, key, pk)...).Scan(&id)
+			// Whether to pick from the top when nothing comes after
+			// `after`: not when the BEGIN's pick was that one already.
+			top := first == nil || after != ""
+			if first != nil {
+				// Read with the BEGIN: the pick after `after`, or from the
+				// top when there is none.
+				if id, first = *first, nil; id != "" {
+					err = nil
+				}
+			} else if after != "" {
+				err = tx.QueryRowContext(ctx, pickAfter+order, append(a, after)...).Scan(&id)
 			}
-			if errors.Is(err, sql.ErrNoRows) {
+			if after != "" && errors.Is(err, sql.ErrNoRows) {
+				// Nothing after it: wrapped to the top, unless it is no
+				// longer there (then the top is where to start).
+				var one int
+				if err := tx.QueryRowContext(ctx, sqlTraceThere, after).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+					after = ""
+				} else if err != nil {
+					return err
+				}
+			}
+			if errors.Is(err, sql.ErrNoRows) && top {
 				err = tx.QueryRowContext(ctx, pick+order, a...).Scan(&id)
 				out.Wrapped = after != ""
 			}
@@ -270,6 +306,11 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 			if err != nil {
 				return err
 			}
+			picked = id
+			if laterAllowed(ctx) {
+				// Whether it was taken is known at the COMMIT.
+				return s.takeLater(ctx, tx, id, who, &taken)
+			}
 			took, err := s.takeTx(ctx, tx, id, who)
 			if err != nil {
 				return err
@@ -277,14 +318,34 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 			if !took {
 				return fmt.Errorf("%w: %s", errPickTaken, id)
 			}
-			out.TraceID = id
+			taken = who
 			return nil
 		}
 	})
 	if err == nil && done {
 		return out, ErrQueueDone
 	}
+	if err == nil && taken != who {
+		// Another labeler reserved it the moment before: the COMMIT
+		// wrote nothing (the release goes only with the reservation).
+		return out, fmt.Errorf("%w: %s", errPickTaken, picked)
+	}
+	if err == nil {
+		out.TraceID = picked
+	}
 	return out, err
+}
+
+// takeLater is takeTx sent with the COMMIT (PostgreSQL): one statement
+// reserves the trace for who and, only when that took it, releases what
+// who held before; holder gets who holds it then ("" : nobody took it).
+func (s *Store) takeLater(ctx context.Context, tx *sql.Tx, traceID, who string, holder *string) error {
+	ttl := s.reservationTTL()
+	now := s.nowMS()
+	return queryRowLater(ctx, tx, []any{holder}, `WITH took AS (`+s.reserveSQL()+` RETURNING labeler),
+		released AS (`+sqlReleaseOthers+` AND EXISTS (SELECT 1 FROM took WHERE took.labeler = ?))
+		SELECT COALESCE((SELECT labeler FROM took), '')`,
+		who, now+ttl.Milliseconds(), traceID, now, who, traceID, who)
 }
 
 // nextTries bounds how often NextInQueue picks again (in a new
@@ -364,8 +425,9 @@ const (
 	sqlHolder     = `SELECT r.labeler, r.expires_ms FROM reservations r JOIN traces t ON t.id = r.trace_pk
 		WHERE t.trace_id = ? AND r.expires_ms > ?`
 	// %s: the sort expression (sortExpr), as in summarySelect.
-	sqlSortKeyOf = `SELECT %s, t.id FROM traces t LEFT JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id = ?`
-	sqlPickFree  = `SELECT t.trace_id FROM traces t LEFT JOIN scores s ON s.trace_pk = t.id
+	sqlSortKeyOf  = `SELECT %s, t.id FROM traces t LEFT JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id = ?`
+	sqlTraceThere = `SELECT 1 FROM traces WHERE trace_id = ?`
+	sqlPickFree   = `SELECT t.trace_id FROM traces t LEFT JOIN scores s ON s.trace_pk = t.id
 		LEFT JOIN reservations r ON r.trace_pk = t.id AND r.expires_ms > ?`
 	sqlLastEvent   = `SELECT MAX(e.id) FROM events e JOIN traces t ON t.case_id = e.case_id WHERE t.trace_id = ?`
 	sqlEventsSince = `SELECT e.id, e.case_id, e.at, e.who, e.field, e.old, e.new, COALESCE(e.undoes, 0), COALESCE(e.grp, 0)
