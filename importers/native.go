@@ -24,12 +24,12 @@ func init() {
 }
 
 func parseNative(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	return linesOwned(ctx, r, func(n int, line []byte, owned bool) error {
-		parse := ParseNativeTrace
-		if owned {
-			parse = parseNativeOwned
+	shared, owned := perRecord(file, emit, ParseNativeTrace, setTrace), perRecord(file, emit, parseNativeOwned, setTrace)
+	return linesOwned(ctx, r, func(n int, line []byte, own bool) error {
+		if own {
+			return owned(n, line)
 		}
-		return perRecord(file, emit, parse, setTrace)(n, line)
+		return shared(n, line)
 	})
 }
 
