@@ -174,6 +174,9 @@ func importInto(ctx context.Context, st *store.Store, sc *Engine, r io.Reader, n
 	defer im.Rollback() // no-op after Commit
 	im.SetLabeler(opts.Labeler)
 	p := newImportPipe(im, &res, name, opts, sc != nil)
+	if f, ok := r.(io.ReaderAt); ok {
+		p.at = f // a file: a long line is measured in it (importers.Options.At)
+	}
 	cr := &countingReader{r: r, h: h}
 	p.readBytes = func() int64 { return cr.n }
 	if opts.Progress != nil {

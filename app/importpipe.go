@@ -31,6 +31,9 @@ type importPipe struct {
 	// readBytes is how much of the file the parser read (nil: unknown);
 	// the writer asks once recs is closed.
 	readBytes func() int64
+	// at reads the file at an offset, when the parser reads one from its
+	// start (importers.Options.At); nil otherwise.
+	at        io.ReaderAt
 	fresh     chan freshBatch // writer → scorer; nil without scoring
 	freshDone bool            // fresh is closed (the writer's)
 	// budget bounds the bytes of the records taken from the file and
@@ -81,7 +84,7 @@ func newImportPipe(im *store.Importer, res *ImportResult, name string, opts Impo
 // parse reads the file into recs. An empty file is no error: its format
 // is "empty".
 func (p *importPipe) parse(ctx context.Context, r io.Reader) error {
-	f, err := importers.ParseWith(ctx, r, p.name, importers.Options{Format: p.opts.Format, MaxRecord: p.opts.MaxRecord, Room: p.budget.room}, func(rec importers.Record) error {
+	f, err := importers.ParseWith(ctx, r, p.name, importers.Options{Format: p.opts.Format, MaxRecord: p.opts.MaxRecord, Room: p.budget.room, At: p.at}, func(rec importers.Record) error {
 		var n int64
 		if rec.Trace != nil {
 			// Taken before the row is prepared: the row's metadata

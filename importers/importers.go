@@ -163,6 +163,12 @@ type Options struct {
 	// it holds decoded (app's byte budget), and a line read and decoded
 	// while it had none would be one more on top.
 	Room func(ctx context.Context, n int64) error
+	// At, when set, reads the input at an offset: the file the reader
+	// reads from its start. A line longer than the reader's buffer is
+	// then measured there first and read into one buffer made at its
+	// size (measureLine); without it the line is gathered in pieces and
+	// joined.
+	At io.ReaderAt
 }
 
 // roomFrom is the size from which a line waits for Room before it is
@@ -269,6 +275,9 @@ func ParseWith(ctx context.Context, r io.Reader, file string, opts Options, emit
 		}
 		br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first), br), HeadSize)
 	}
+	if opts.At != nil {
+		ctx = context.WithValue(ctx, inputAtKey{}, inputAt{r: opts.At, br: br})
+	}
 	perr := f.Parse(ctx, br, file, func(r Record) error {
 		return emit(finishRecord(file, r))
 	})
@@ -371,21 +380,41 @@ func eolLen(b []byte) int64 {
 // lines calls fn for every non-blank line of r with its 1-based number.
 // A line may be as long as the record cap of ctx; one past it stops the
 // read with a LineError naming its line. The reader holds one line at a
-// time, gathered in pieces and joined once, so a long line costs about
-// twice its size, not the four or five a doubling buffer costs.
+// time. A line longer than the reader's buffer is read into one buffer
+// made at its size, measured in the file first when the parse has the
+// file (Options.At, measureLine); otherwise it is gathered in pieces and
+// joined once, which costs twice its size at the join, not the four or
+// five a doubling buffer costs.
 func lines(ctx context.Context, r io.Reader, fn func(n int, line []byte) error) error {
+	return linesOwned(ctx, r, func(n int, line []byte, _ bool) error { return fn(n, line) })
+}
+
+// linesOwned is lines telling fn whether the line is in a buffer made for
+// it, which lines neither keeps nor reuses (owned): a long line. A short
+// one is in the reader's buffer, overwritten by the next read.
+func linesOwned(ctx context.Context, r io.Reader, fn func(n int, line []byte, owned bool) error) error {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
 	lim := recordLimitOf(ctx)
 	room, _ := ctx.Value(roomKey{}).(func(context.Context, int64) error)
+	// The file under br, when br reads it from its start: pos is where
+	// br is in it.
+	at, _ := ctx.Value(inputAtKey{}).(inputAt)
+	if at.br != br {
+		at = inputAt{}
+	}
+	var pos int64
 	n := 0
 	var pieces [][]byte
+	var long []byte // a long line, in the one buffer measureLine sized
 	size := int64(0)
 	nextRoom := int64(roomFrom) // the size of a long line at which it next waits for room
 	for {
 		chunk, err := br.ReadSlice('\n')
+		start := pos
+		pos += int64(len(chunk))
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if size += int64(len(chunk)); size > lim.max {
 				return &LineError{Line: n + 1, Msg: lim.over(size + skipLine(br))}
@@ -398,23 +427,46 @@ func lines(ctx context.Context, r io.Reader, fn func(n int, line []byte) error) 
 				}
 				nextRoom = 2 * size
 			}
-			pieces = append(pieces, bytes.Clone(chunk))
+			switch {
+			case long != nil:
+				long = append(long, chunk...)
+			case pieces == nil && at.r != nil:
+				if m := measureLine(at.r, start, chunk, lim.max); m > 0 {
+					if room != nil && m >= nextRoom {
+						// The whole line is taken at once: it waits
+						// for room for all of it, once.
+						if rerr := room(ctx, m); rerr != nil {
+							return rerr
+						}
+						nextRoom = 2 * m
+					}
+					long = append(make([]byte, 0, m), chunk...)
+					break
+				}
+				fallthrough
+			default:
+				pieces = append(pieces, bytes.Clone(chunk))
+			}
 			continue
 		}
-		line := chunk
-		if pieces == nil && int64(len(line)) > lim.max {
+		line, owned := chunk, pieces != nil || long != nil
+		if !owned && int64(len(line)) > lim.max {
 			return &LineError{Line: n + 1, Msg: lim.over(int64(len(line)) - eolLen(line))}
 		}
-		if pieces != nil {
+		if pieces != nil || long != nil {
 			if size += int64(len(chunk)); size > lim.max {
 				return &LineError{Line: n + 1, Msg: lim.over(size - eolLen(chunk))}
 			}
-			line = make([]byte, 0, size)
-			for _, p := range pieces {
-				line = append(line, p...)
+			if long != nil {
+				line = append(long, chunk...)
+			} else {
+				line = make([]byte, 0, size)
+				for _, p := range pieces {
+					line = append(line, p...)
+				}
+				line = append(line, chunk...)
 			}
-			line = append(line, chunk...)
-			pieces, size, nextRoom = nil, 0, roomFrom
+			pieces, long, size, nextRoom = nil, nil, 0, roomFrom
 		}
 		if len(line) > 0 || err == nil {
 			n++
@@ -432,7 +484,7 @@ func lines(ctx context.Context, r io.Reader, fn func(n int, line []byte) error) 
 						return rerr
 					}
 				}
-				if ferr := fn(n, t); ferr != nil {
+				if ferr := fn(n, t, owned); ferr != nil {
 					return ferr
 				}
 			}
@@ -444,4 +496,49 @@ func lines(ctx context.Context, r io.Reader, fn func(n int, line []byte) error) 
 			return err
 		}
 	}
+}
+
+// inputAtKey carries Options.At to lines, with the reader that reads it
+// from its start: lines measures a line in the file only when it reads
+// that reader.
+type inputAtKey struct{}
+
+type inputAt struct {
+	r  io.ReaderAt
+	br *bufio.Reader
+}
+
+// measureLine is the length of the line that starts at offset start of
+// r, line end included, read there in blocks, never held; head is what
+// the reader read of the line so far. 0 when r does not hold head at
+// start (r is not the file the reader reads, or not from its start), when
+// it cannot be read at an offset (a pipe), or when the line is over max:
+// the caller then reads the line as if r were not there.
+func measureLine(r io.ReaderAt, start int64, head []byte, max int64) int64 {
+	block := make([]byte, 64<<10)
+	for off := 0; off < len(head); {
+		n, err := r.ReadAt(block[:min(len(block), len(head)-off)], start+int64(off))
+		if n == 0 || !bytes.Equal(block[:n], head[off:off+n]) {
+			return 0
+		}
+		off += n
+		if err != nil && off < len(head) {
+			return 0
+		}
+	}
+	size := int64(len(head))
+	for size <= max+2 { // a line end of two bytes is not in the cap
+		n, err := r.ReadAt(block, start+size)
+		if i := bytes.IndexByte(block[:n], '\n'); i >= 0 {
+			return size + int64(i) + 1
+		}
+		size += int64(n)
+		if errors.Is(err, io.EOF) {
+			return size
+		}
+		if err != nil {
+			return 0
+		}
+	}
+	return 0
 }

@@ -24,7 +24,13 @@ func init() {
 }
 
 func parseNative(ctx context.Context, r io.Reader, file string, emit Emit) error {
-	return lines(ctx, r, perRecord(file, emit, ParseNativeTrace, setTrace))
+	shared, owned := perRecord(file, emit, ParseNativeTrace, setTrace), perRecord(file, emit, parseNativeOwned, setTrace)
+	return linesOwned(ctx, r, func(n int, line []byte, own bool) error {
+		if own {
+			return owned(n, line)
+		}
+		return shared(n, line)
+	})
 }
 
 // nativeTrace is the wire shape; tools are kept raw so their fingerprint
@@ -36,10 +42,21 @@ type nativeTrace struct {
 
 // ParseNativeTrace reads and validates one native trace line.
 func ParseNativeTrace(file string, line int, data []byte) (*model.Trace, *LineError) {
+	return parseNativeTrace(file, line, data, decodeNative)
+}
+
+// parseNativeOwned is ParseNativeTrace for a line no one else holds or
+// will change: the trace may keep a big raw value in it
+// (decodeNativeInPlace).
+func parseNativeOwned(file string, line int, data []byte) (*model.Trace, *LineError) {
+	return parseNativeTrace(file, line, data, decodeNativeInPlace)
+}
+
+func parseNativeTrace(file string, line int, data []byte, decode func([]byte) (nativeTrace, bool)) (*model.Trace, *LineError) {
 	if len(data) == 0 || data[0] != '{' {
 		return nil, &LineError{File: file, Line: line, Msg: "expected a JSON object (one trace per line)"}
 	}
-	nt, ok := decodeNative(data)
+	nt, ok := decode(data)
 	if !ok {
 		if lerr := decodeLine(file, line, data, &nt); lerr != nil {
 			return nil, lerr

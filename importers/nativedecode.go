@@ -1,6 +1,8 @@
 package importers
 
 import (
+	"encoding/json"
+
 	jsonv2 "github.com/go-json-experiment/json"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 )
@@ -24,3 +26,33 @@ func decodeNative(data []byte) (nt nativeTrace, ok bool) {
 }
 
 var v1Options = jsonv1.DefaultOptionsV1()
+
+// decodeNativeInPlace is decodeNative for a line the reader made for it
+// and keeps no more (lines' owned): a raw value (a result, arguments, a
+// tool) of at least half the line and 64 KiB is kept in the line, not
+// copied out of it, as encoding/json's RawMessage would (issue 27 item
+// 10: a 100 MB result was held twice, in its line and in its copy, until
+// the line was let go). Only such a value: a small one kept in place
+// would hold the whole line for as long as the trace lives.
+func decodeNativeInPlace(data []byte) (nt nativeTrace, ok bool) {
+	return decodeNativeFrom(data, inPlaceFrom)
+}
+
+// decodeNativeFrom is decodeNativeInPlace keeping raw values from length
+// from in the line (tests take every one of half the line).
+func decodeNativeFrom(data []byte, from int) (nt nativeTrace, ok bool) {
+	inPlace := jsonv2.WithUnmarshalers(jsonv2.UnmarshalFunc(func(b []byte, v *json.RawMessage) error {
+		if len(b) < from || 2*len(b) < len(data) {
+			return v.UnmarshalJSON(b) // copied, as ever
+		}
+		*v = b[:len(b):len(b)]
+		return nil
+	}))
+	if err := jsonv2.Unmarshal(data, &nt, v1Options, inPlace); err != nil {
+		return nativeTrace{}, false
+	}
+	return nt, true
+}
+
+// inPlaceFrom is the least length of a raw value kept in its line.
+const inPlaceFrom = 64 << 10

@@ -120,6 +120,10 @@ func assertDecodeAsUnmarshal(t testing.TB, data []byte) bool {
 	case ok && !reflect.DeepEqual(got, want):
 		t.Fatalf("%.120s: read as\n%#v\njson.Unmarshal reads\n%#v", data, got, want)
 	}
+	// Kept in its line, a raw value is the same (decodeNativeInPlace).
+	if inPlace, ok2 := decodeNativeFrom(data, 0); ok2 != ok || ok && !reflect.DeepEqual(inPlace, want) {
+		t.Fatalf("%.120s: in place read %v as\n%#v\njson.Unmarshal reads\n%#v", data, ok2, inPlace, want)
+	}
 	return ok
 }
 

@@ -34,21 +34,31 @@ func MarshalV1(v any) ([]byte, error) {
 	return b, nil
 }
 
-var jsonV1 = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv2.WithMarshalers(
-	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, n json.Number) error {
-		b, err := json.Marshal(n)
-		if err != nil {
-			return err
-		}
-		return enc.WriteValue(jsontext.Value(b))
-	})))
+var jsonV1 = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv2.WithMarshalers(numberV1))
+
+var numberV1 = jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, n json.Number) error {
+	b, err := json.Marshal(n)
+	if err != nil {
+		return err
+	}
+	return enc.WriteValue(jsontext.Value(b))
+})
 
 // HashV1 writes json.Marshal(v) into h as MarshalV1 does, streamed: h
-// never holds the whole encoding. Where the library wrote U+FFFD, h is
-// reset and given encoding/json's encoding instead.
+// never holds the whole encoding, and a big raw value is read in place,
+// never copied (hashraw.go). Where the library wrote U+FFFD, h is reset
+// and given encoding/json's encoding instead.
 func HashV1(h hash.Hash, v any) error {
 	w := fffdWatch{w: h}
-	if err := jsonv2.MarshalWrite(&w, v, jsonV1); err != nil {
+	s := splicers.Get().(*rawSplicer)
+	s.reset(&w)
+	err := jsonv2.MarshalWrite(s, v, s.opts)
+	if err == nil && len(s.pending) > 0 {
+		err = errSplice // a value noted and never reached
+	}
+	s.reset(nil)
+	splicers.Put(s)
+	if err != nil {
 		return err
 	}
 	if !w.seen {

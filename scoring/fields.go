@@ -282,7 +282,7 @@ func traceCalls(t *model.Trace) []*call {
 			}
 			c.result = i
 			if len(s.Result) > 0 {
-				c.resVal, _ = dec.decode(s.Result)
+				c.resVal, _ = dec.decodeInPlace(s.Result)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tracelab-dev/tracelab/model"
 )
@@ -26,6 +27,22 @@ func decodeValue(data []byte) (any, error) {
 
 // decode is decodeValue reusing d's stack.
 func (d *valueDecoder) decode(data []byte) (any, error) {
+	d.inPlace = false
+	return d.read(data)
+}
+
+// decodeInPlace is decode for data no one changes while the value is in
+// use (a step's result, which scoring only reads): a long string with
+// nothing to unescape is data's own bytes, not a copy of them. A 25 MB
+// string result cost the scorer 25 MB more (issue 27 item 10). The
+// value holds data for as long as it lives; short strings are copied, as
+// the decoder keeps them from trace to trace (short).
+func (d *valueDecoder) decodeInPlace(data []byte) (any, error) {
+	d.inPlace = true
+	return d.read(data)
+}
+
+func (d *valueDecoder) read(data []byte) (any, error) {
 	d.b, d.i, d.rangeErr = data, 0, nil
 	d.space()
 	v, ok := d.value(0)
@@ -61,7 +78,13 @@ type valueDecoder struct {
 	// ("name", "type", a column's or a table's name), and a decoder that
 	// scores many traces (decoders) allocates each once.
 	short map[string]any
+	// inPlace: a long string is b's own bytes (decodeInPlace).
+	inPlace bool
 }
+
+// inPlaceFrom is the least length of a string decodeInPlace leaves in
+// its data.
+const inPlaceFrom = 4 << 10
 
 // maxShort is the longest string a decoder keeps in short, and
 // maxShortStrings how many it keeps.
@@ -261,6 +284,9 @@ func (d *valueDecoder) str() (any, bool) {
 			s := d.b[start:d.i]
 			d.i++
 			if ascii || utf8.Valid(s) {
+				if d.inPlace && len(s) >= inPlaceFrom {
+					return unsafe.String(&s[0], len(s)), true
+				}
 				if len(s) > maxShort {
 					return string(s), true
 				}

@@ -1,9 +1,11 @@
 package scoring
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -20,6 +22,50 @@ func sameAsEncodingJSON(t *testing.T, data []byte) {
 	got, gerr := d.decode(data)
 	if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
 		t.Fatalf("decodeValue(%q) = %#v, %v; encoding/json gives %#v, %v", data, got, gerr, want, werr)
+	}
+	// In place, with a long string inside or around the value.
+	pad := strings.Repeat("p", inPlaceFrom)
+	for _, in := range [][]byte{data, []byte(`["` + pad + `",` + string(data) + `,"` + pad + `"]`)} {
+		var want any
+		werr := json.Unmarshal(in, &want)
+		got, gerr := d.decodeInPlace(bytes.Clone(in))
+		if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("decodeInPlace(%.200q) = %#v, %v; encoding/json gives %#v, %v", in, got, gerr, want, werr)
+		}
+	}
+}
+
+// TestDecodeInPlaceKeepsLongStrings: a result of a long string, or of
+// rows of long strings, costs the decoder no copy of them; escaped
+// strings, which must be unescaped, and short ones are copied.
+func TestDecodeInPlaceKeepsLongStrings(t *testing.T) {
+	long := strings.Repeat("lorem ipsum ", 1<<17) // 1.5 MiB
+	tests := []struct {
+		name string
+		in   string
+		max  uint64 // bytes the decode may allocate
+	}{
+		{"one long string", `"` + long + `"`, 4 << 10},
+		{"rows of long strings", `{"rows":[{"a":"` + long + `","b":"` + long + `"}]}`, 8 << 10},
+		{"an escaped long string", `"\n` + long + `"`, 3 * uint64(len(long))},
+	}
+	for _, tt := range tests {
+		var d valueDecoder
+		var want any
+		if err := json.Unmarshal([]byte(tt.in), &want); err != nil {
+			t.Fatal(err)
+		}
+		in := []byte(tt.in)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got, err := d.decodeInPlace(in)
+		runtime.ReadMemStats(&after)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: decodeInPlace is not encoding/json (%v)", tt.name, err)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > tt.max || tt.max > 8<<10 && n < uint64(len(long)) {
+			t.Errorf("%s: %d bytes allocated, want at most %d", tt.name, n, tt.max)
+		}
 	}
 }
 

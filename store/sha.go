@@ -20,9 +20,8 @@ import (
 // distinct it was not 1.5x faster than this: CPU 12.26 s against 15.34 s
 // and 14.69 s against 16.29 s in two rounds (1.25x, 1.11x;
 // bench/importab.sh at 81c847b, TRACELAB_JSONLIB unset against =sha).
-// It hashed a large argument
-// or result in place; the library copies it once into its buffer
-// (TestPutTraceHeapPerRecord).
+// A large argument or result is hashed in place, as the hand-written
+// encoder did (model/hashraw.go, TestPutTraceHeapPerRecord).
 func traceSHA(t *model.Trace) string {
 	h := sha256.New()
 	if err := model.HashV1(h, t); err != nil {
