@@ -491,3 +491,51 @@ func TestQuietTriggersAreAllTheInsertTriggers(t *testing.T) {
 		t.Errorf("insert triggers on cases, scores and step_bodies: %v; the copy quiets %v", got, want)
 	}
 }
+
+// The copy fills the search index with a larger hash (bulkSearchHash)
+// and leaves the index's settings as they were: none, or one a user made.
+func TestStagedCopyLeavesSearchSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		before string // a hashsize set before the import; "" none
+	}{
+		{"no setting", ""},
+		{"a setting of its own", "2097152"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := sqliteStore(t)
+			ctx := context.Background()
+			if tc.before != "" {
+				if _, err := st.db.ExecContext(ctx, `INSERT INTO step_search (step_search, rank) VALUES ('hashsize', ?)`, tc.before); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := importReader(ctx, st, strings.NewReader(goodTraces), "good.jsonl", ImportOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			rows, err := st.db.QueryContext(ctx, `SELECT k || '=' || v FROM step_search_config WHERE k <> 'version' ORDER BY k`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var kv string
+				if err := rows.Scan(&kv); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, kv)
+			}
+			rows.Close()
+			want := ""
+			if tc.before != "" {
+				want = "hashsize=" + tc.before
+			}
+			if strings.Join(got, " ") != want {
+				t.Errorf("search settings after the import: %q, want %q", got, want)
+			}
+			if n, err := st.SearchTraceCount(ctx, "fiscal", Filter{}); err != nil || n != 1 {
+				t.Errorf("search fiscal finds %d traces (%v), want 1", n, err)
+			}
+		})
+	}
+}
