@@ -116,6 +116,11 @@ func (im *Importer) startDirect() error {
 	}
 	if !im.live && im.s.d == postgresDialect {
 		w.bulk()
+		if w.search, err = startBulkSearch(im.ctx, im.s, tx, w.traceRows); err != nil {
+			w.close()
+			tx.Rollback()
+			return err
+		}
 	}
 	im.tx, im.w = tx, w
 	return nil
@@ -586,6 +591,9 @@ type writer struct {
 	// bigBodies are the staged traces whose step body is over bigBody
 	// bytes, in order: the copy moves each on its own (copyBigBodies).
 	bigBodies []int64
+	// search, set in bulk mode, writes the search rows of the bodies put
+	// (pgsearch.go).
+	search *bulkSearch
 }
 
 // analyzeAfter is how many traces a PostgreSQL import writes, at least,
@@ -640,6 +648,9 @@ const bigBody = 4 << 20
 func (w *writer) putBody(pk int64, steps []model.Step) error {
 	body := stepsBody(steps)
 	if err := w.bodies.add(pk, body); err != nil {
+		return err
+	}
+	if err := w.search.add(pk, body); err != nil {
 		return err
 	}
 	if len(body) <= bigBody {
@@ -830,6 +841,9 @@ func closeAll(sts ...*sql.Stmt) {
 // flush writes every buffered row: a case before the score of its
 // trace, as SaveScores writes them (the queue triggers read both).
 func (w *writer) flush() error {
+	if err := w.search.flush(); err != nil {
+		return err
+	}
 	for _, b := range []*batch{w.traceRows, w.steps, w.bodies, w.traceContracts, w.machineCases, w.scoreRows, w.scoreState} {
 		if err := b.flush(); err != nil {
 			return err
@@ -844,6 +858,7 @@ func (w *writer) close() {
 	}
 	w.closed = true
 	closeAll(w.findTrace, w.insTrace, w.insContract, w.link)
+	w.search.close()
 	if w.cases != nil {
 		w.cases.close()
 	}
