@@ -642,15 +642,16 @@ func (w *writer) refreshQueue(file, format string) error {
 // ordinary import are as they were.
 const bigBody = 4 << 20
 
-// putBody writes the step body of the trace pk. A big body is written at
-// once, so that Go holds it only while SQLite takes its copy: a batch
-// would keep it until 63 more bodies came, or the end of the file.
-func (w *writer) putBody(pk int64, steps []model.Step) error {
+// putBody writes the step body of the trace pk (a bulk writer's search
+// rows too, with its question's). A big body is written at once, so that
+// Go holds it only while SQLite takes its copy: a batch would keep it
+// until 63 more bodies came, or the end of the file.
+func (w *writer) putBody(pk int64, question string, steps []model.Step) error {
 	body := stepsBody(steps)
 	if err := w.bodies.add(pk, body); err != nil {
 		return err
 	}
-	if err := w.search.add(pk, body); err != nil {
+	if err := w.search.add(pk, question, body); err != nil {
 		return err
 	}
 	if len(body) <= bigBody {
@@ -1002,7 +1003,7 @@ func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *
 			return nil, nil, err
 		}
 	}
-	if err := w.putBody(pk, t.Steps); err != nil {
+	if err := w.putBody(pk, t.Question, t.Steps); err != nil {
 		return nil, nil, err
 	}
 	// A listing names each tool once; of a tool named twice only the

@@ -9,8 +9,8 @@
 -- A bulk import (store/pgsearch.go) sets tracelab.bulk_search to 'on' for
 -- its transaction and inserts the same rows itself, computed by the same
 -- functions on another connection while this one writes the import's
--- rows: the trigger leaves the bodies of that transaction alone. Every
--- other writer keeps the per-row trigger.
+-- rows: the two triggers leave the traces and bodies of that transaction
+-- alone. Every other writer keeps the per-row triggers.
 CREATE OR REPLACE FUNCTION step_bodies_search() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF current_setting('tracelab.bulk_search', TRUE) = 'on' THEN
@@ -19,5 +19,15 @@ BEGIN
     INSERT INTO step_search (trace_pk, idx, kind, text, tsv)
     SELECT NEW.trace_pk, r.idx, r.kind, r.text, search_vector(r.text)
     FROM (SELECT * FROM step_search_rows(NEW.body) OFFSET 0) r;
+    RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION traces_search() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF current_setting('tracelab.bulk_search', TRUE) = 'on' THEN
+        RETURN NULL;
+    END IF;
+    INSERT INTO step_search (trace_pk, idx, kind, text, tsv)
+    VALUES (NEW.id, -1, 'question', NEW.question, search_vector(NEW.question));
     RETURN NULL;
 END $$;
