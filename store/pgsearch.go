@@ -76,8 +76,12 @@ type bulkSearch struct {
 
 // startBulkSearch turns the search triggers off for tx and starts the
 // search connection; parent is the batch of the trace rows the
-// search rows reference.
+// search rows reference. A pool of one connection (tx holds it) has none
+// to give: the triggers index the rows then, and the result is nil.
 func startBulkSearch(ctx context.Context, s *Store, tx *sql.Tx, parent *batch) (*bulkSearch, error) {
+	if s.db.Stats().MaxOpenConnections == 1 {
+		return nil, nil
+	}
 	if _, err := tx.ExecContext(ctx, sqlBulkSearchOn); err != nil {
 		return nil, err
 	}

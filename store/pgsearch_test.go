@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tracelab-dev/tracelab/importers"
 	"github.com/tracelab-dev/tracelab/model"
@@ -101,15 +102,22 @@ func TestBulkSearchRowsMatchTrigger(t *testing.T) {
 	big := replacingTraces(searchJobs*batchRows+70, 3)
 	tests := []struct {
 		name, body string
-		rows       int
+		rows       int  // each trace's question and steps
+		oneConn    bool // the store's pool holds one connection: the triggers index
 	}{
-		{"kinds of text", searchTextCorpus, 4 + 8 + 6 + 3},
-		{"many traces, one replaced", big, (searchJobs*batchRows + 70) * 4},
+		{"kinds of text", searchTextCorpus, 5 + 9 + 7, false},
+		{"many traces, one replaced", big, (searchJobs*batchRows + 70) * 4, false},
+		{"a pool of one connection", big, (searchJobs*batchRows + 70) * 4, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			bulk, live := backends[1].open(t), backends[1].open(t)
-			if res, err := importString(t, bulk, "a.jsonl", tc.body, ImportOptions{Replace: true}); err != nil {
+			if tc.oneConn {
+				bulk.db.SetMaxOpenConns(1) // no second connection to be had while the import's is held
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if res, err := importReader(ctx, bulk, strings.NewReader(tc.body), "a.jsonl", ImportOptions{Replace: true}); err != nil {
 				for _, b := range res.Bad {
 					t.Error(b)
 				}
@@ -148,7 +156,7 @@ func TestBulkSearchRowsMatchTrigger(t *testing.T) {
 	liveImport(t, bulk, s4)
 	liveImport(t, live, s4)
 	got, want := indexRows(t, bulk), indexRows(t, live)
-	if len(got) != 4+8+6+3+5 || !reflect.DeepEqual(got, want) {
+	if len(got) != 5+9+7+5 || !reflect.DeepEqual(got, want) {
 		t.Errorf("after a replace and a live trace, %d rows, the index differs:\n%s", len(got), diffLines(got, want))
 	}
 	ctx := context.Background()
