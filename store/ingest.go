@@ -116,11 +116,6 @@ func (im *Importer) startDirect() error {
 	}
 	if !im.live && im.s.d == postgresDialect {
 		w.bulk()
-		if w.search, err = startBulkSearch(im.ctx, im.s, tx, w.traceRows); err != nil {
-			w.close()
-			tx.Rollback()
-			return err
-		}
 	}
 	im.tx, im.w = tx, w
 	return nil
@@ -591,9 +586,6 @@ type writer struct {
 	// bigBodies are the staged traces whose step body is over bigBody
 	// bytes, in order: the copy moves each on its own (copyBigBodies).
 	bigBodies []int64
-	// search, set in bulk mode, writes the search rows of the bodies put
-	// (pgsearch.go).
-	search *bulkSearch
 }
 
 // analyzeAfter is how many traces a PostgreSQL import writes, at least,
@@ -642,16 +634,12 @@ func (w *writer) refreshQueue(file, format string) error {
 // ordinary import are as they were.
 const bigBody = 4 << 20
 
-// putBody writes the step body of the trace pk (a bulk writer's search
-// rows too, with its question's). A big body is written at once, so that
-// Go holds it only while SQLite takes its copy: a batch would keep it
-// until 63 more bodies came, or the end of the file.
-func (w *writer) putBody(pk int64, question string, steps []model.Step) error {
+// putBody writes the step body of the trace pk. A big body is written at
+// once, so that Go holds it only while SQLite takes its copy: a batch
+// would keep it until 63 more bodies came, or the end of the file.
+func (w *writer) putBody(pk int64, steps []model.Step) error {
 	body := stepsBody(steps)
 	if err := w.bodies.add(pk, body); err != nil {
-		return err
-	}
-	if err := w.search.add(pk, question, body); err != nil {
 		return err
 	}
 	if len(body) <= bigBody {
@@ -842,9 +830,6 @@ func closeAll(sts ...*sql.Stmt) {
 // flush writes every buffered row: a case before the score of its
 // trace, as SaveScores writes them (the queue triggers read both).
 func (w *writer) flush() error {
-	if err := w.search.flush(); err != nil {
-		return err
-	}
 	for _, b := range []*batch{w.traceRows, w.steps, w.bodies, w.traceContracts, w.machineCases, w.scoreRows, w.scoreState} {
 		if err := b.flush(); err != nil {
 			return err
@@ -859,7 +844,6 @@ func (w *writer) close() {
 	}
 	w.closed = true
 	closeAll(w.findTrace, w.insTrace, w.insContract, w.link)
-	w.search.close()
 	if w.cases != nil {
 		w.cases.close()
 	}
@@ -1003,7 +987,7 @@ func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *
 			return nil, nil, err
 		}
 	}
-	if err := w.putBody(pk, t.Question, t.Steps); err != nil {
+	if err := w.putBody(pk, t.Steps); err != nil {
 		return nil, nil, err
 	}
 	// A listing names each tool once; of a tool named twice only the
