@@ -1,0 +1,194 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tracelab-dev/tracelab/importers"
+	"github.com/tracelab-dev/tracelab/model"
+)
+
+// searchTextCorpus is traces whose steps hold what the index's text
+// depends on: empty and missing fields, documents and text that is not
+// JSON, numbers as written, keys out of order, a repeated key, escapes,
+// in one trace and across traces. (From h/pgimp's test of its Go reader.)
+const searchTextCorpus = `{"trace_id":"s1","server":"w","run_id":"r1","started_at":"2026-07-03T09:12:00Z","question":"How many active customers in EMEA?","outcome":"pass","steps":[{"kind":"user","text":"How many active customers in EMEA?"},{"kind":"tool_call","id":"c1","tool":"run_sql","args":{"sql":"SELECT count(*)\nFROM customers c\nWHERE c.is_active AND c.region_code = 'EMEA'"}},{"kind":"tool_result","call_id":"c1","result":{"rows":[{"count":1284}],"bb":1,"a":{"z":[1,2,{"k":"v"}],"y":null},"bb":2.50}},{"kind":"answer","text":"1,284 customers"}]}
+{"trace_id":"s2","server":"w","run_id":"r1","started_at":"2026-07-03T09:13:00Z","question":"","outcome":"failure","steps":[{"kind":"user","text":"look it up"},{"kind":"reasoning","text":""},{"kind":"tool_call","id":"c1","tool":"lookup","args":{"x":1.5E-2,"face":"\ud83d\ude00"}},{"kind":"tool_result","call_id":"c1","result":"plain"},{"kind":"tool_call","id":"c2","tool":"lookup","args":{}},{"kind":"tool_result","call_id":"c2","result":[]},{"kind":"tool_call","id":"c3","tool":"lookup","args":{"nul":"a\u0000b"}},{"kind":"tool_result","call_id":"c3","result":null}]}
+{"trace_id":"s3","server":"v","run_id":"r2","started_at":"2026-07-03T09:14:00Z","question":"caf\u00e9 \u003c tables \u0026 views","outcome":"pass","steps":[{"kind":"tool_call","id":"c1","tool":"describe_table","args":{"table":"customers"}},{"kind":"tool_result","call_id":"c1","result":{"table":"customers","columns":[{"name":"is_active","type":"boolean"},{"name":"region_code","type":"text"}]}},{"kind":"tool_call","id":"c2","tool":"run_sql","args":{"n":-0}},{"kind":"tool_result","call_id":"c2","result":"not json {"},{"kind":"tool_call","id":"c3","tool":"run_sql","args":{"sql":"SELECT 1e3"}},{"kind":"tool_result","call_id":"c3","result":{"":"","é":true}}]}
+`
+
+// replacingTraces is n traces of three steps, each with its own words, and
+// the trace of index again (same id, other content) after the others.
+func replacingTraces(n, again int) string {
+	var b strings.Builder
+	line := func(i int, word string) {
+		fmt.Fprintf(&b, `{"trace_id":"m%04d","server":"w","run_id":"r9","started_at":"2026-07-03T10:00:00Z","question":"q%d %s?","outcome":"pass","steps":[{"kind":"user","text":"q%d"},{"kind":"tool_call","id":"c1","tool":"run_sql","args":{"sql":"SELECT %s_%d FROM t%d"}},{"kind":"tool_result","call_id":"c1","result":{"rows":[{"n":%d}]}}]}`+"\n",
+			i, i, word, i, word, i, i, i)
+	}
+	for i := range n {
+		line(i, "first")
+	}
+	line(again, "second")
+	return b.String()
+}
+
+// indexRows is the index's rows by trace id, each as trace:idx:kind, its
+// text and its tsvector.
+func indexRows(t *testing.T, st *Store) []string {
+	t.Helper()
+	return queryStrings(t, st, `SELECT t.trace_id || ':' || s.idx || ':' || s.kind || E'\n' || s.text || E'\n' || s.tsv::text
+		FROM step_search s JOIN traces t ON t.id = s.trace_pk ORDER BY t.trace_id, s.idx`)
+}
+
+// sqlIndexFromBodies is what 0018's functions give from the stored bodies
+// and questions, written as 0018's trigger was (the text's expression in
+// the vector's too), in indexRows' form.
+const sqlIndexFromBodies = `SELECT trace_id || ':' || idx || ':' || kind || E'\n' || text || E'\n' || search_vector(text)::text FROM (
+	SELECT t.trace_id, r.idx, r.kind, r.text FROM step_bodies b JOIN traces t ON t.id = b.trace_pk, step_search_rows(b.body) r
+	UNION ALL SELECT trace_id, -1, 'question', question FROM traces) x ORDER BY trace_id, idx`
+
+func queryStrings(t *testing.T, st *Store, q string) []string {
+	t.Helper()
+	out, err := queryColumn[string](context.Background(), st.db, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// liveImport writes the traces of body through a live batch, whose rows
+// the trigger of 0018 (0039's) indexes one by one.
+func liveImport(t *testing.T, st *Store, body string) {
+	t.Helper()
+	ctx := context.Background()
+	im, err := st.BeginLive(ctx, "live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer im.Rollback()
+	_, err = importers.Parse(ctx, strings.NewReader(body), "live.jsonl", "", func(rec importers.Record) error {
+		if rec.Trace == nil {
+			t.Fatalf("record %d: %+v", rec.Line, rec.Err)
+		}
+		rec.Trace.Source = model.Source{File: "live", Line: rec.Line}
+		_, rerr, err := im.PutRow(PrepareTrace(rec.Trace))
+		if rerr != nil {
+			t.Fatalf("record %d: %v", rec.Line, rerr)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := im.Commit("jsonl", "", 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The index rows of a bulk import on PostgreSQL (the import's writer,
+// 64-row batches) must be the rows of a live batch (one statement a
+// trace), and both the rows 0018's functions give from the stored
+// bodies, written as 0018's trigger was (0039 computes each text once),
+// text and tsvector alike; search must answer the same. The big file
+// replaces one of its own traces; a trace replaced by a later import is
+// indexed as its new content, and a write after the import (a live
+// batch) is indexed too.
+func TestBulkSearchRowsMatchTrigger(t *testing.T) {
+	big := replacingTraces(330, 3)
+	tests := []struct {
+		name, body string
+		rows       int // each trace's question and steps
+	}{
+		{"kinds of text", searchTextCorpus, 5 + 9 + 7},
+		{"many traces, one replaced", big, 330 * 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bulk, live := backends[1].open(t), backends[1].open(t)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if res, err := importReader(ctx, bulk, strings.NewReader(tc.body), "a.jsonl", ImportOptions{Replace: true}); err != nil {
+				for _, b := range res.Bad {
+					t.Error(b)
+				}
+				t.Fatal(err)
+			}
+			liveImport(t, live, tc.body)
+			got, want := indexRows(t, bulk), indexRows(t, live)
+			if len(got) != tc.rows {
+				t.Errorf("%d rows in the bulk import's index, want %d", len(got), tc.rows)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("bulk import's index differs from the trigger's:\n%s", diffLines(got, want))
+			}
+			if fromBodies := queryStrings(t, bulk, sqlIndexFromBodies); !reflect.DeepEqual(got, fromBodies) {
+				t.Errorf("bulk import's index differs from 0018's functions over the bodies:\n%s", diffLines(got, fromBodies))
+			}
+			if fromBodies := queryStrings(t, live, sqlIndexFromBodies); !reflect.DeepEqual(want, fromBodies) {
+				t.Errorf("the trigger's index differs from 0018's functions over the bodies:\n%s", diffLines(want, fromBodies))
+			}
+		})
+	}
+
+	// A replacing import, then a live trace into the same database.
+	bulk, live := backends[1].open(t), backends[1].open(t)
+	if _, err := importString(t, bulk, "a.jsonl", searchTextCorpus, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	liveImport(t, live, searchTextCorpus)
+	s1 := strings.SplitN(searchTextCorpus, "\n", 2)[0]
+	replaced := strings.Replace(s1, "1,284 customers", "1,285 customers after all", 1) + "\n"
+	if _, err := importString(t, bulk, "b.jsonl", replaced, ImportOptions{Replace: true}); err != nil {
+		t.Fatal(err)
+	}
+	liveImport(t, live, replaced)
+	s4 := strings.ReplaceAll(s1, `"s1"`, `"s4"`) + "\n"
+	liveImport(t, bulk, s4)
+	liveImport(t, live, s4)
+	got, want := indexRows(t, bulk), indexRows(t, live)
+	if len(got) != 5+9+7+5 || !reflect.DeepEqual(got, want) {
+		t.Errorf("after a replace and a live trace, %d rows, the index differs:\n%s", len(got), diffLines(got, want))
+	}
+	ctx := context.Background()
+	for _, q := range []string{"is_active", "region_code", "1284", "1,285", "customers", "plain", "café", "lookup", "json", "views", "face", "nul"} {
+		a, err := bulk.Search(ctx, SearchQuery{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := live.Search(ctx, SearchQuery{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a) == 0 || !reflect.DeepEqual(hitKeys(a), hitKeys(b)) {
+			t.Errorf("%q: bulk %v, trigger %v", q, hitKeys(a), hitKeys(b))
+		}
+	}
+}
+
+// diffLines lists the lines only one side holds.
+func diffLines(got, want []string) string {
+	in := func(s []string) map[string]bool {
+		m := map[string]bool{}
+		for _, x := range s {
+			m[x] = true
+		}
+		return m
+	}
+	g, w := in(got), in(want)
+	var b strings.Builder
+	for _, x := range got {
+		if !w[x] {
+			b.WriteString("+ " + strings.ReplaceAll(x, "\n", " | ") + "\n")
+		}
+	}
+	for _, x := range want {
+		if !g[x] {
+			b.WriteString("- " + strings.ReplaceAll(x, "\n", " | ") + "\n")
+		}
+	}
+	return b.String()
+}
