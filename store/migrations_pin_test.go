@@ -44,6 +44,7 @@ var releasedMigrations = map[string]string{
 	"migrations/0034_queue_counts.sql":               "216654014fc4754093d72469729e39d372b323f07c410a5823a6b2544fb0d4b5",
 	"migrations/0035_id_search.sql":                  "83bd9e9d75803c1f0b2d39a8946a5b2d2211f613ea88e6bc7aed36b1ad6f1684",
 	"migrations/0038_edit_triggers.sql":              "89bc7f719c40b24b62c69154efbe92d530241110db71fa7b38cd973dfc44b820",
+	"migrations/0039_search_once.sql":                "4d5bb99c2cc77db11ec73b44b95622d88c774339c6694c7cc8f5cc71c9af7b97",
 	"migrations/0041_cold_reads.sql":                 "e41658bbd4aa190559b4d5a06e33d8be09032d3b4377ceaf2a8a4035173f910c",
 	"migrations/postgres/0001_init.sql":              "87bb1e7c44988ac8fdc075f6d35b2d79c340248661e3605682a4ba9cad7f4a08",
 	"migrations/postgres/0002_drift.sql":             "e52cbce1323da39774221cda9066f4f14f4d2edd00c1edb7fd2717a3aab109fd",
@@ -72,6 +73,7 @@ var releasedMigrations = map[string]string{
 	"migrations/postgres/0034_queue_counts.sql":      "3c5c5c35d1012d5658d3dfa715f5d6bb90381e098f90a34e8a40295a5d6d7499",
 	"migrations/postgres/0035_id_search.sql":         "40122a0c87bd3cbaeed828a86bc8f54f86e30ddb543d5120b8c086ae10ce64af",
 	"migrations/postgres/0038_edit_triggers.sql":     "2112174eaf82a5e4a65b842402c2778048954a2a133f7b7e3df300e9d5cd092e",
+	"migrations/postgres/0039_search_once.sql":       "6dd9fc25ccebce358fc9f337c97d306ddfc9bb4b6bfef139e8f7f44f42d074c4",
 	"migrations/postgres/0041_cold_reads.sql":        "67d710f06de3bc963fec22f98b9c69e16395ebcec7dfd89db09e4385afd41c11",
 }
 
