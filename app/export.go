@@ -47,7 +47,7 @@ type ExportResult struct {
 func (su SuiteService) Export(ctx context.Context, opts ExportOptions) (ExportResult, error) {
 	e := su.e
 	res := ExportResult{CasesPath: filepath.Join(opts.Dir, "cases.jsonl"), ReportPath: filepath.Join(opts.Dir, "report.json")}
-	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.scoreStale(ctx, nil, nil); err != nil {
 		return res, err
 	}
 	x, err := e.newExportStream(ctx, opts)

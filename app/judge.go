@@ -120,7 +120,7 @@ func (j JudgeService) Run(ctx context.Context, opts JudgeOptions) (JudgeResult, 
 	if opts.MaxOutput <= 0 {
 		opts.MaxOutput = DefaultJudgeMaxOutput
 	}
-	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.scoreStale(ctx, nil, nil); err != nil {
 		return res, err
 	}
 	ids := opts.TraceIDs

@@ -153,7 +153,7 @@ func (js JudgeService) RunModel(ctx context.Context, opts ModelJudgeOptions) (Mo
 		return ModelJudgeResult{}, err
 	}
 	res := ModelJudgeResult{Rater: j.rater, Model: opts.Model, PromptSHA256: j.prompt.SHA256}
-	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.scoreStale(ctx, nil, nil); err != nil {
 		return res, err
 	}
 	ids := opts.TraceIDs

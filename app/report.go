@@ -46,7 +46,7 @@ func (su SuiteService) ReportDetail(ctx context.Context, all bool) (ReportDetail
 // report scores what is stale and aggregates the stored scores in scope,
 // keeping each counted case when withCases.
 func (e *Engine) report(ctx context.Context, all, withCases bool) (ReportDetail, error) {
-	if _, err := e.Scores.ScoreStale(ctx, nil); err != nil {
+	if _, err := e.scoreStale(ctx, nil, nil); err != nil {
 		return ReportDetail{}, err
 	}
 	scope := countScope(all) // numbers.go
