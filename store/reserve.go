@@ -78,7 +78,7 @@ func (s *Store) followEditTx(ctx context.Context, tx *sql.Tx, traceID, who strin
 	if held-now > (ttl - renewSlack(ttl)).Milliseconds() {
 		return nil
 	}
-	return execLater(ctx, tx, s.reserveSQL(), who, now+ttl.Milliseconds(), traceID, now)
+	return execLater(ctx, tx, s.reserveSQL(), s.reserveArgs(traceID, who, now)...)
 }
 
 // renewSlack is how much of a reservation's time an edit may leave
@@ -88,12 +88,11 @@ func renewSlack(ttl time.Duration) time.Duration { return min(ttl/10, 10*time.Se
 // reserveTx is Reserve in tx, which holds or takes the trace's row lock:
 // its first statement locks it (inCaseTx).
 func (s *Store) reserveTx(ctx context.Context, tx *sql.Tx, traceID, who string) (Reservation, error) {
-	ttl := s.reservationTTL()
 	now := s.nowMS()
 	// One statement locks the trace and takes it when free or expired, or
 	// renews one's own; a row another labeler holds is left alone (ON
 	// CONFLICT … WHERE).
-	if _, err := tx.ExecContext(ctx, s.reserveSQL(), who, now+ttl.Milliseconds(), traceID, now); err != nil {
+	if _, err := tx.ExecContext(ctx, s.reserveSQL(), s.reserveArgs(traceID, who, now)...); err != nil {
 		return Reservation{}, err
 	}
 	if _, err := tx.ExecContext(ctx, sqlReleaseOthers, who, traceID); err != nil {
@@ -108,10 +107,8 @@ func (s *Store) reserveTx(ctx context.Context, tx *sql.Tx, traceID, who string) 
 // transaction ended) one round trip after the pick, not three; the
 // release of who's other trace waits for the commit when ctx allows it.
 func (s *Store) takeTx(ctx context.Context, tx *sql.Tx, traceID, who string) (bool, error) {
-	ttl := s.reservationTTL()
-	now := s.nowMS()
 	var got string
-	err := tx.QueryRowContext(ctx, s.reserveSQL()+` RETURNING labeler`, who, now+ttl.Milliseconds(), traceID, now).Scan(&got)
+	err := tx.QueryRowContext(ctx, s.reserveSQL()+` RETURNING labeler`, s.reserveArgs(traceID, who, s.nowMS())...).Scan(&got)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && got != who {
 		return false, nil
 	}
@@ -125,6 +122,12 @@ func (s *Store) takeTx(ctx context.Context, tx *sql.Tx, traceID, who string) (bo
 // so every reservation of a trace is written under its lock.
 func (s *Store) reserveSQL() string {
 	return sqlReserveTrace + s.d.lockRow + sqlReserveConflict
+}
+
+// reserveArgs are reserveSQL's parameters: who takes traceID, at now
+// (ms), for the reservation's time.
+func (s *Store) reserveArgs(traceID, who string, now int64) []any {
+	return []any{who, now + s.reservationTTL().Milliseconds(), traceID, now}
 }
 
 func (s *Store) holderTx(ctx context.Context, tx *sql.Tx, traceID string, now int64) (Reservation, error) {
@@ -340,12 +343,10 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 // reserves the trace for who and, only when that took it, releases what
 // who held before; holder gets who holds it then ("" : nobody took it).
 func (s *Store) takeLater(ctx context.Context, tx *sql.Tx, traceID, who string, holder *string) error {
-	ttl := s.reservationTTL()
-	now := s.nowMS()
 	return queryRowLater(ctx, tx, []any{holder}, `WITH took AS (`+s.reserveSQL()+` RETURNING labeler),
 		released AS (`+sqlReleaseOthers+` AND EXISTS (SELECT 1 FROM took WHERE took.labeler = ?))
 		SELECT COALESCE((SELECT labeler FROM took), '')`,
-		who, now+ttl.Milliseconds(), traceID, now, who, traceID, who)
+		append(s.reserveArgs(traceID, who, s.nowMS()), who, traceID, who)...)
 }
 
 // nextTries bounds how often NextInQueue picks again (in a new
