@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -65,22 +66,13 @@ var splicers = sync.Pool{New: func() any {
 // marshalRaw notes a big raw value and writes `null` in its place; a
 // short or doubtful one goes the library's way (errors.ErrUnsupported).
 func (s *rawSplicer) marshalRaw(enc *jsontext.Encoder, v json.RawMessage) error {
-	if len(v) < rawSpliceFrom || v == nil || !utf8.Valid(v) || hasFFFD(v) || !jsontext.Value(v).IsValid(enc.Options()) {
+	if len(v) < rawSpliceFrom || v == nil || !utf8.Valid(v) || bytes.Contains(v, []byte("\uFFFD")) || !jsontext.Value(v).IsValid(enc.Options()) {
 		return errors.ErrUnsupported
 	}
 	// The encoder may flush within WriteToken, so the splice is noted
 	// first, at the end of what it has written so far.
 	s.pending = append(s.pending, rawSplice{at: enc.OutputOffset(), raw: v})
 	return enc.WriteToken(jsontext.Null)
-}
-
-func hasFFFD(b []byte) bool {
-	for i := 0; i+2 < len(b); i++ {
-		if b[i] == 0xEF && b[i+1] == 0xBF && b[i+2] == 0xBD {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *rawSplicer) reset(w io.Writer) {
