@@ -74,15 +74,23 @@ for f in str vals many; do
 		printf '%-5s %-20s %s\n' "$f" "$(basename "$bin")" "$(python3 -c '
 import hashlib, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-for name, q in (("bodies", "SELECT t.trace_id, typeof(b.body), b.body FROM step_bodies b JOIN traces t ON t.id = b.trace_pk ORDER BY 1"),
-                ("scores", "SELECT t.trace_id, s.* FROM scores s JOIN traces t ON t.id = s.trace_pk ORDER BY 1")):
-    h = hashlib.sha256()
-    cur = db.execute(q)
-    # scores.confirmed (0041) is derived from the case, and older builds lack it.
-    keep = [i for i, d in enumerate(cur.description) if d[0] != "confirmed"]
-    for row in cur:
-        h.update(repr(tuple(row[i] for i in keep)).encode())
-    print(name, h.hexdigest()[:16], end="  ")' "$W/run.db")"
+# A body over 4 MiB is stored in parts since 0045: the whole body is hashed.
+parts = db.execute("SELECT count(*) FROM sqlite_master WHERE name = ?", ("step_body_parts",)).fetchone()[0]
+def whole(pk, body):
+    if not parts:
+        return body
+    return body + "".join(p for (p,) in db.execute("SELECT part FROM step_body_parts WHERE trace_pk = ? ORDER BY seq", (pk,)))
+h = hashlib.sha256()
+for tid, pk, kind, body in db.execute("SELECT t.trace_id, b.trace_pk, typeof(b.body), b.body FROM step_bodies b JOIN traces t ON t.id = b.trace_pk ORDER BY 1"):
+    h.update(repr((tid, kind, whole(pk, body))).encode())
+print("bodies", h.hexdigest()[:16], end="  ")
+h = hashlib.sha256()
+cur = db.execute("SELECT t.trace_id, s.* FROM scores s JOIN traces t ON t.id = s.trace_pk ORDER BY 1")
+# scores.confirmed (0041) is derived from the case, and older builds lack it.
+keep = [i for i, d in enumerate(cur.description) if d[0] != "confirmed"]
+for row in cur:
+    h.update(repr(tuple(row[i] for i in keep)).encode())
+print("scores", h.hexdigest()[:16], end="  ")' "$W/run.db")"
 	done
 done
 rm -f "$W/run.db" "$W/run.db"-*

@@ -26,6 +26,13 @@ import (
 // under a limit that left 15.6 times a record free, ended in Go's fatal
 // "out of memory" in 3 of 8 runs even with one record decoded at a time
 // (app/budget.go); at 20 times, in none of 16 runs near the edge.
+// With a body over 4 MiB written to SQLite a mebibyte at a time
+// (store/bodyparts.go), one 100 MB record peaks at 1.7 and 1.8 times its
+// size resident and 2.5 and 2.8 times in address space over the start.
+// The estimate stays: near the edge what the import's start and the
+// records in flight take is not per byte (threads, Go's arenas, SQLite's
+// cache), and at 6 times, six 25 MB records under a limit 1 GiB over the
+// least start ended in Go's fatal "out of memory".
 const (
 	residentPerByte = 10
 	addressPerByte  = 20

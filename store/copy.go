@@ -183,6 +183,18 @@ type copyTable struct {
 	name    string
 	cols    []string
 	orderBy string
+	// from, when set, is what the source (SQLite) reads for each of cols:
+	// step_bodies' whole bodies (bodyparts.go; PostgreSQL stores every
+	// body whole).
+	from []string
+}
+
+// read is the select list of t's columns on the database of dialect d.
+func (t copyTable) read(d *dialect) string {
+	if t.from != nil && d == sqliteDialect {
+		return strings.Join(t.from, ", ")
+	}
+	return strings.Join(t.cols, ", ")
 }
 
 // sqliteOnlyColumns are the columns SQLite's triggers derive that
@@ -201,7 +213,8 @@ var sqliteOnlyColumns = map[string]bool{"scores.confirmed": true}
 func (s *Store) copyOrder(ctx context.Context) ([]copyTable, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT m.name, COALESCE(f."table", '') FROM sqlite_master m
 		LEFT JOIN pragma_foreign_key_list(m.name) f
-		WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT IN ('trace_count', 'queue_counts', 'question_keys') AND `+notSearchIndex+` ORDER BY m.name`)
+		WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT IN ('trace_count', 'queue_counts', 'question_keys', 'step_body_parts')
+		AND `+notSearchIndex+` ORDER BY m.name`)
 	if err != nil {
 		return nil, err
 	}
@@ -281,6 +294,19 @@ func (s *Store) copyOrder(ctx context.Context) ([]copyTable, error) {
 		for n := 1; n <= len(pkAt); n++ {
 			pk = append(pk, pkAt[n])
 		}
+		if t == "step_bodies" {
+			ct.from = make([]string, len(ct.cols))
+			for i, c := range ct.cols {
+				switch c {
+				case "body":
+					ct.from[i] = sqlWholeBody
+				case "parts":
+					ct.from[i] = "0"
+				default:
+					ct.from[i] = c
+				}
+			}
+		}
 		ct.orderBy = "rowid"
 		if len(pk) > 0 {
 			ct.orderBy = strings.Join(pk, ", ")
@@ -292,7 +318,7 @@ func (s *Store) copyOrder(ctx context.Context) ([]copyTable, error) {
 
 // copyTable copies one table's rows into tx, batchRows at a time.
 func (s *Store) copyTable(ctx context.Context, tx *sql.Tx, t copyTable, total int64, progress CopyProgress) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+strings.Join(t.cols, ", ")+` FROM `+t.name+` ORDER BY `+t.orderBy)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+t.read(s.d)+` FROM `+t.name+` ORDER BY `+t.orderBy)
 	if err != nil {
 		return err
 	}
@@ -373,7 +399,7 @@ func (s *Store) compare(ctx context.Context, source CopyReport, tables []copyTab
 // hashes makes the hash independent of the order the backend returns
 // rows in and of each backend's collations.
 func (s *Store) tableStat(ctx context.Context, t copyTable) (int64, string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+strings.Join(t.cols, ", ")+` FROM `+t.name)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+t.read(s.d)+` FROM `+t.name)
 	if err != nil {
 		return 0, "", err
 	}

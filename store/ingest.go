@@ -564,6 +564,9 @@ type writer struct {
 	inDB     *sql.Stmt
 	replaces map[string]string
 	nulOK    bool // the database stores U+0000 in text (dialect.nulInText)
+	// bodyParts says a body over bigBody is stored in parts (SQLite,
+	// bodyparts.go; PostgreSQL's search trigger reads every body whole).
+	bodyParts bool
 	// fresh holds the traces of this import PutScores may score (see
 	// PutNewTrace) until their score is put.
 	fresh map[string]freshTrace
@@ -636,27 +639,36 @@ const bigBody = 4 << 20
 
 // putBody writes the step body of the trace pk. A big body is written at
 // once, so that Go holds it only while SQLite takes its copy: a batch
-// would keep it until 63 more bodies came, or the end of the file.
+// would keep it until 63 more bodies came, or the end of the file. On
+// SQLite it is written in parts, encoded a part at a time (bodyparts.go).
 func (w *writer) putBody(pk int64, steps []model.Step) error {
-	body := stepsBody(steps)
-	if err := w.bodies.add(pk, body); err != nil {
-		return err
-	}
-	if len(body) <= bigBody {
-		return nil
-	}
-	if w.ids != nil && w.known == nil { // staged, not bulk
-		w.bigBodies = append(w.bigBodies, pk)
-	}
-	if len(body) > releaseBody {
-		// SQLite is about to take two copies of the body (the driver's
-		// copy of the bound string, the row it builds), in memory Go's
-		// heap does not count: collect what the parse left (the read
-		// line, the hash's buffer) and give it back first, so the two
-		// peaks do not add up.
+	n := stepsBodyLen(steps)
+	if n > releaseBody {
+		// Collect what the parse left (the read line, the hash's buffer)
+		// and give it back first, so that its peak and the write's do not
+		// add up.
 		debug.FreeOSMemory()
 	}
+	if n > bigBody && w.bodyParts {
+		start, err := w.putBodyParts(pk, steps, n)
+		if err == nil {
+			w.noteBig(pk, start)
+		}
+		return err
+	}
+	if err := w.bodies.add(pk, stepsBody(steps)); err != nil || n <= bigBody {
+		return err
+	}
+	w.noteBig(pk, n)
 	return w.bodies.flush()
+}
+
+// noteBig notes the staged trace pk whose step_bodies row holds n bytes,
+// when that is over bigBody: the copy out of staging moves it on its own.
+func (w *writer) noteBig(pk int64, n int) {
+	if n > bigBody && w.ids != nil && w.known == nil { // staged, not bulk
+		w.bigBodies = append(w.bigBodies, pk)
+	}
 }
 
 // releaseBody is the body length past which putBody returns Go's free
@@ -766,6 +778,7 @@ func (im *Importer) newWriter(tx *sql.Tx) (*writer, error) {
 	w, err := newWriter(im.ctx, tx, im.at, im.reuse)
 	if err == nil {
 		w.nulOK = im.s.d.nulInText
+		w.bodyParts = im.s.d == sqliteDialect
 	}
 	return w, err
 }

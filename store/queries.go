@@ -517,20 +517,37 @@ func loadBatchOf(ctx context.Context, db querier, ids []string, cases bool) ([]*
 		return nil, nil, err
 	}
 	var body string
+	var parts int
+	var inParts map[int64]bodyStart // read once the rows are closed
 	for srows.Next() {
-		if err := srows.Scan(&pk, &body); err != nil {
+		if err := srows.Scan(&pk, &body, &parts); err != nil {
 			srows.Close()
 			return nil, nil, err
 		}
-		t := byPK[pk]
-		if t.Steps, err = decodeStepsBody(body, t.Steps); err != nil {
+		if parts > 0 {
+			if inParts == nil {
+				inParts = map[int64]bodyStart{}
+			}
+			inParts[pk] = bodyStart{body, parts}
+			continue
+		}
+		if err := decodeInto(byPK[pk], body); err != nil {
 			srows.Close()
-			return nil, nil, fmt.Errorf("trace %s: %w", t.TraceID, err)
+			return nil, nil, err
 		}
 	}
 	srows.Close()
 	if err := srows.Err(); err != nil {
 		return nil, nil, err
+	}
+	whole, err := wholeBodies(ctx, db, inParts)
+	if err != nil {
+		return nil, nil, err
+	}
+	for pk, body := range whole {
+		if err := decodeInto(byPK[pk], body); err != nil {
+			return nil, nil, err
+		}
 	}
 	names, err := loadContracts(ctx, db, pks, byPK)
 	if err != nil {
@@ -547,6 +564,14 @@ func loadBatchOf(ctx context.Context, db querier, ids []string, cases bool) ([]*
 	}
 	linked, err := linkedCases(ctx, db, links, names)
 	return out, linked, err
+}
+
+// decodeInto appends the steps of body to t's.
+func decodeInto(t *model.Trace, body string) (err error) {
+	if t.Steps, err = decodeStepsBody(body, t.Steps); err != nil {
+		return fmt.Errorf("trace %s: %w", t.TraceID, err)
+	}
+	return nil
 }
 
 // loadContracts adds to the traces of byPK (by row id, pks) the tool
@@ -614,7 +639,7 @@ const (
 	// sqlLoadTracesLinked is sqlLoadTraces with what the trace's case
 	// reads from it (see linkedCases).
 	sqlLoadTracesLinked = `SELECT ` + loadTraceColumns + `, case_id, tool_calls, turns FROM traces WHERE trace_id IN (?*)`
-	sqlLoadSteps        = `SELECT trace_pk, body FROM step_bodies WHERE trace_pk IN (?*)`
+	sqlLoadSteps        = `SELECT trace_pk, body, parts FROM step_bodies WHERE trace_pk IN (?*)`
 	sqlLoadContracts    = `SELECT trace_pk, name, fingerprint FROM trace_contracts
 		WHERE trace_pk IN (?*) ORDER BY trace_pk, name`
 	sqlContractBodies = `SELECT fingerprint, body FROM contracts WHERE fingerprint IN (?*)`

@@ -302,7 +302,7 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 // FTS5 table drives it in rowid order: a word every trace holds then
 // costs a page, not a pass over the whole index.
 func (d *dialect) searchCandidates(terms []string, where string) (string, []any) {
-	const sel = `SELECT t.id, t.trace_id, t.question, b.body FROM `
+	const sel = `SELECT t.id, t.trace_id, t.question, b.body, b.parts FROM `
 	if d == sqliteDialect {
 		return sel + `step_search JOIN traces t ON t.id = step_search.rowid JOIN step_bodies b ON b.trace_pk = t.id
 			WHERE step_search MATCH ? AND step_search.rowid > ?` + where + ` ORDER BY step_search.rowid LIMIT ?`, []any{ftsQuery(terms)}
@@ -323,7 +323,11 @@ func (s *Store) searchPage(ctx context.Context, query string, args []any, fn fun
 	for rows.Next() {
 		var pk int64
 		var id, question, body string
-		if err := rows.Scan(&pk, &id, &question, &body); err != nil {
+		var parts int
+		if err := rows.Scan(&pk, &id, &question, &body, &parts); err != nil {
+			return n, err
+		}
+		if body, err = wholeBody(ctx, s.db, pk, body, parts); err != nil {
 			return n, err
 		}
 		n++
@@ -343,10 +347,15 @@ func (s *Store) SearchSteps(ctx context.Context, traceID, text string) ([]int, e
 		return nil, nil
 	}
 	var question, body string
-	err := s.db.QueryRowContext(ctx, `SELECT t.question, b.body FROM traces t JOIN step_bodies b ON b.trace_pk = t.id
-		WHERE t.trace_id = ?`, traceID).Scan(&question, &body)
+	var pk int64
+	var parts int
+	err := s.db.QueryRowContext(ctx, `SELECT t.id, t.question, b.body, b.parts FROM traces t JOIN step_bodies b ON b.trace_pk = t.id
+		WHERE t.trace_id = ?`, traceID).Scan(&pk, &question, &body, &parts)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("trace %q: %w", traceID, ErrNotFound)
+	}
+	if err == nil {
+		body, err = wholeBody(ctx, s.db, pk, body, parts)
 	}
 	if err != nil {
 		return nil, err

@@ -306,6 +306,7 @@ func (im *Importer) copyStaged(replaces map[string]string, big []int64) (offset 
 		{"traces", "id", "WHERE id " + notSkipped + " ORDER BY id"},
 		{"steps", "trace_pk", "WHERE trace_pk " + notSkipped},
 		{"step_bodies", "trace_pk", "WHERE trace_pk " + notSkipped + bodiesNotBig},
+		{"step_body_parts", "trace_pk", "WHERE trace_pk " + notSkipped},
 		{"trace_contracts", "trace_pk", "WHERE trace_pk " + notSkipped},
 	}
 	restore, err := im.quietInsertTriggers()
@@ -521,8 +522,9 @@ func (im *Importer) copyBigBodies(big []int64, offset int64) error {
 		if !lands {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO main.step_bodies (trace_pk, body)
-			VALUES (?1 + ?2, (SELECT body FROM staged.step_bodies WHERE trace_pk = ?1))`, pk, offset); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO main.step_bodies (trace_pk, body, parts)
+			VALUES (?1 + ?2, (SELECT body FROM staged.step_bodies WHERE trace_pk = ?1),
+				(SELECT parts FROM staged.step_bodies WHERE trace_pk = ?1))`, pk, offset); err != nil {
 			if sqliteCode(err) == sqliteNoMem {
 				return im.bodyOutOfMemory(pk, err)
 			}

@@ -23,7 +23,7 @@ import (
 // are escaped only where JSON needs it (quote, backslash, control bytes),
 // other bytes, valid UTF-8 or not, go through as they are, so every string
 // comes back byte for byte; and most strings have no escape and are read
-// as substrings of the body. appendJSONString is tracelab's one
+// as substrings of the body. bodyOut.jsonString is tracelab's one
 // hand-written JSON string escaper (issue 25).
 //
 // Kept for what it keeps, not for speed: go-json-experiment/json's
@@ -76,34 +76,68 @@ func stepsBodyLen(steps []model.Step) int {
 
 // appendStepsBody appends the body of steps to dst.
 func appendStepsBody(dst []byte, steps []model.Step) []byte {
-	dst = append(dst, '[')
+	o := bodyOut{b: dst}
+	o.steps(steps)
+	return o.b
+}
+
+// bodyOut is where a body is encoded: one buffer that grows, or, for a
+// body stored in parts (bodyparts.go), a buffer of at most room bytes
+// that spill empties as it fills. Escapes are appended past room; only
+// put spills, so b may exceed room by an escape sequence.
+type bodyOut struct {
+	b     []byte
+	room  int          // 0: no limit
+	spill func() error // takes bytes off the front of b
+	err   error        // spill's first error; nothing is put after it
+}
+
+// steps encodes the body of steps.
+func (o *bodyOut) steps(steps []model.Step) {
+	o.b = append(o.b, '[')
 	for i := range steps {
 		st := &steps[i]
 		if i > 0 {
-			dst = append(dst, ',')
+			o.b = append(o.b, ',')
 		}
-		dst = append(dst, '[')
-		dst = appendJSONString(dst, string(st.Kind))
+		o.b = append(o.b, '[')
+		o.jsonString(string(st.Kind))
 		for _, s := range []string{st.ID, st.CallID, st.Text, st.Tool} {
-			dst = appendJSONString(append(dst, ','), s)
+			o.b = append(o.b, ',')
+			o.jsonString(s)
 		}
 		for _, raw := range [][]byte{st.Args, st.Result} {
-			dst = append(dst, ',')
+			o.b = append(o.b, ',')
 			if len(raw) == 0 {
-				dst = append(dst, "null"...)
+				o.b = append(o.b, "null"...)
 			} else {
-				dst = appendJSONString(dst, rawText(raw))
+				o.jsonString(rawText(raw))
 			}
 		}
-		dst = appendJSONString(append(dst, ','), st.AsOf)
-		dst = appendBool(append(dst, ','), st.IsError)
+		o.b = append(o.b, ',')
+		o.jsonString(st.AsOf)
+		o.b = appendBool(append(o.b, ','), st.IsError)
 		for _, s := range []string{st.Credential, st.NextCursor} {
-			dst = appendJSONString(append(dst, ','), s)
+			o.b = append(o.b, ',')
+			o.jsonString(s)
 		}
-		dst = appendBool(append(dst, ','), st.HasMore)
-		dst = append(dst, ']')
+		o.b = appendBool(append(o.b, ','), st.HasMore)
+		o.b = append(o.b, ']')
 	}
-	return append(dst, ']')
+	o.b = append(o.b, ']')
+}
+
+// put appends s, spilling as the buffer fills.
+func (o *bodyOut) put(s string) {
+	for o.room > 0 && len(o.b)+len(s) > o.room && o.err == nil {
+		n := max(o.room-len(o.b), 0)
+		o.b = append(o.b, s[:n]...)
+		s = s[n:]
+		o.err = o.spill()
+	}
+	if o.err == nil {
+		o.b = append(o.b, s...)
+	}
 }
 
 func appendBool(dst []byte, b bool) []byte {
@@ -115,7 +149,7 @@ func appendBool(dst []byte, b bool) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// jsonStringLen is the length of appendJSONString's encoding of s.
+// jsonStringLen is the length of bodyOut.jsonString's encoding of s.
 func jsonStringLen(s string) int {
 	n := 2 + len(s)
 	for i := 0; i < len(s); i++ {
@@ -129,33 +163,33 @@ func jsonStringLen(s string) int {
 	return n
 }
 
-// appendJSONString appends s as a JSON string, escaping only the quote,
-// the backslash and the bytes below 0x20.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
+// jsonString appends s as a JSON string, escaping only the quote, the
+// backslash and the bytes below 0x20.
+func (o *bodyOut) jsonString(s string) {
+	o.b = append(o.b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		dst = append(dst, s[start:i]...)
+		o.put(s[start:i])
 		switch c {
 		case '"', '\\':
-			dst = append(dst, '\\', c)
+			o.b = append(o.b, '\\', c)
 		case '\n':
-			dst = append(dst, '\\', 'n')
+			o.b = append(o.b, '\\', 'n')
 		case '\r':
-			dst = append(dst, '\\', 'r')
+			o.b = append(o.b, '\\', 'r')
 		case '\t':
-			dst = append(dst, '\\', 't')
+			o.b = append(o.b, '\\', 't')
 		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			o.b = append(o.b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
 		start = i + 1
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	o.put(s[start:])
+	o.b = append(o.b, '"')
 }
 
 // decodeStepsBody appends the steps of body to steps. Strings without
@@ -332,7 +366,7 @@ func (d *bodyDecoder) rawOrNull() ([]byte, error) {
 }
 
 // unquote appends the string whose text begins at start, its bytes as
-// they are (see appendJSONString), to dst.
+// they are (see bodyOut.jsonString), to dst.
 func (d *bodyDecoder) unquote(dst []byte, start int) ([]byte, error) {
 	b := unsafe.Slice(unsafe.StringData(d.s), len(d.s)) // read only
 	out, next, ok := model.AppendUnquoted(dst, b, start, false)
