@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -24,7 +25,10 @@ import (
 // hot case at once, the worst case for contention. Each database given
 // (-db, -pg) gets the same generated corpus and the same run, printed
 // side by side: edits per second and the latency of one edit (p50, p99,
-// max), and of taking the next trace.
+// max), and of taking the next trace. The labelers act with no pause
+// (a saturation test) unless -think gives them a person's pauses: rows
+// of their own, to be reported beside the saturation rows, never
+// instead of them.
 //
 //	go run ./bench labelers -db /tmp/team.db -pg postgres://localhost/tracelab_bench
 func labelers(args []string) error {
@@ -37,6 +41,7 @@ func labelers(args []string) error {
 	ttl := fs.Duration("reserve-for", app.DefaultReservationTTL, "reservation time")
 	cpu := fs.String("cpuprofile", "", "a CPU profile of this process during the PostgreSQL runs (the queue and the hot case)")
 	poll := fs.Duration("poll", 0, "each labeler also polls the trace they have open for others' edits this often, as the workbench's trace screen does (2s); 0: not")
+	think := fs.Duration("think", 0, "each labeler thinks before each action for a random time (exponential, this mean), as a person does; 0: none, a saturation test")
 	fs.Parse(args)
 	dir, err := os.MkdirTemp("", "tracelab-labelers")
 	if err != nil {
@@ -57,6 +62,10 @@ func labelers(args []string) error {
 	fmt.Printf("%d labelers on %d traces. queue: the edits (class, correct, grounded, confirm: one engine action each)\n"+
 		"while they label the queue; n: their next-in-queue takes in that run; hot: %d edits each of one case, all at once\n",
 		*n, *traces, *hot)
+	if *think > 0 {
+		// Its own rows, never to be read as the saturation test's.
+		fmt.Printf("think: each labeler thinks before each action, exponential with mean %v (not in the latencies)\n", *think)
+	}
 	fmt.Printf("%-9s %-6s %7s %8s %9s %9s %9s %9s\n", "backend", "load", "ops", "wall s", "ops/s", "p50 ms", "p99 ms", "max ms")
 	for _, tg := range targets {
 		if err := prepareQueue(tg.db, corpus); err != nil {
@@ -73,7 +82,7 @@ func labelers(args []string) error {
 		queue, next, err := runTeam(tg.db, *n, *ttl, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
 			open, stop := startPolling(ctx, e, who, *poll, polls)
 			defer stop()
-			return labelQueue(ctx, e, who, rec, open)
+			return labelQueue(ctx, e, who, rec, open, *think)
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", tg.name, err)
@@ -87,6 +96,7 @@ func labelers(args []string) error {
 			defer stop()
 			open(hotID)
 			for i := 0; i < *hot; i++ {
+				thinkFor(*think)
 				t0 := time.Now()
 				if _, err := e.Labels.SetClass(ctx, hotID, who, classOf(i)); err != nil {
 					return err
@@ -178,11 +188,12 @@ func firstTrace(db string) (string, error) {
 }
 
 // labelQueue is one labeler: n, four edits, again, until the queue is
-// empty. The time of n is recorded as a negative duration so runTeam
-// keeps it apart from the edits.
-func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Duration), open func(string)) error {
+// empty, thinking before each (thinkFor). The time of n is recorded as a
+// negative duration so runTeam keeps it apart from the edits.
+func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Duration), open func(string), think time.Duration) error {
 	after := ""
 	for i := 0; ; i++ {
+		thinkFor(think)
 		t0 := time.Now()
 		n, err := e.Queue.Next(ctx, who, app.Query{Filter: app.Filter{QueuedOnly: true}}, after)
 		if errors.Is(err, app.ErrQueueDone) {
@@ -199,6 +210,7 @@ func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Du
 			func() (app.ActionResult, error) { return e.Labels.ToggleGrounded(ctx, n.TraceID, who) },
 			func() (app.ActionResult, error) { return e.Labels.ConfirmLabel(ctx, n.TraceID, who, true) },
 		} {
+			thinkFor(think)
 			t0 := time.Now()
 			if _, err := act(); err != nil {
 				return fmt.Errorf("%s: %w", n.TraceID, err)
@@ -206,6 +218,16 @@ func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Du
 			rec(time.Since(t0))
 		}
 		after = n.TraceID
+	}
+}
+
+// thinkFor waits as a person between two actions: a random time,
+// exponential with the given mean (so most pauses are short and a few
+// long, and the labelers drift apart instead of acting in step); 0: no
+// wait.
+func thinkFor(mean time.Duration) {
+	if mean > 0 {
+		time.Sleep(time.Duration(rand.ExpFloat64() * float64(mean)))
 	}
 }
 
