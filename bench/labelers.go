@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -41,6 +41,7 @@ func labelers(args []string) error {
 	ttl := fs.Duration("reserve-for", app.DefaultReservationTTL, "reservation time")
 	cpu := fs.String("cpuprofile", "", "a CPU profile of this process during the PostgreSQL runs (the queue and the hot case)")
 	poll := fs.Duration("poll", 0, "each labeler also polls the trace they have open for others' edits this often, as the workbench's trace screen does (2s); 0: not")
+	skip := fs.Int("skip", 0, "also print the rows without each labeler's first this many actions (their n and edits; in the hot run, edits), marked *: the first ones run on new connections; 0: not")
 	think := fs.Duration("think", 0, "each labeler thinks before each action for a random time (exponential, this mean), as a person does; 0: none, a saturation test")
 	fs.Parse(args)
 	dir, err := os.MkdirTemp("", "tracelab-labelers")
@@ -65,6 +66,10 @@ func labelers(args []string) error {
 	if *think > 0 {
 		// Its own rows, never to be read as the saturation test's.
 		fmt.Printf("think: each labeler thinks before each action, exponential with mean %v (not in the latencies)\n", *think)
+	}
+	if *skip > 0 {
+		// A diagnosis beside the rows, never instead of them.
+		fmt.Printf("*: without each labeler's first %d actions, which run on its engine's new connections (a new server process, statements prepared, catalogs read), all labelers at once\n", *skip)
 	}
 	fmt.Printf("%-9s %-6s %7s %8s %9s %9s %9s %9s\n", "backend", "load", "ops", "wall s", "ops/s", "p50 ms", "p99 ms", "max ms")
 	for _, tg := range targets {
@@ -111,6 +116,11 @@ func labelers(args []string) error {
 		queue.print(tg.name, "queue")
 		next.print(tg.name, "n")
 		hotRun.print(tg.name, "hot")
+		if *skip > 0 {
+			queue.from(*skip).print(tg.name, "queue*")
+			next.from(*skip).print(tg.name, "n*")
+			hotRun.from(*skip).print(tg.name, "hot*")
+		}
 		polls.wall = queue.wall + hotRun.wall
 		polls.print(tg.name, "poll")
 	}
@@ -280,10 +290,24 @@ func startPolling(ctx context.Context, e *app.Engine, who string, every time.Dur
 	return func(id string) { mu.Lock(); cur = id; mu.Unlock() }, func() { close(done); <-finished }
 }
 
-// latencies are the durations of one kind of operation over a run.
+// latencies are the durations of one kind of operation over a run, and
+// for each which of its labeler's actions it was (0: the first; none
+// for polls).
 type latencies struct {
 	ds   []time.Duration
+	nth  []int
 	wall time.Duration
+}
+
+// from is l without each labeler's first k actions.
+func (l latencies) from(k int) latencies {
+	out := latencies{wall: l.wall}
+	for i, d := range l.ds {
+		if l.nth[i] >= k {
+			out.ds = append(out.ds, d)
+		}
+	}
+	return out
 }
 
 // pollTimes are latencies added to from many goroutines.
@@ -298,14 +322,16 @@ func (l latencies) print(backend, load string) {
 	if len(l.ds) == 0 {
 		return
 	}
-	sort.Slice(l.ds, func(i, j int) bool { return l.ds[i] < l.ds[j] })
+	l.ds = slices.Clone(l.ds) // sorted apart from nth
+	slices.Sort(l.ds)
 	pct := func(p float64) float64 { return ms(l.ds[min(len(l.ds)-1, int(p*float64(len(l.ds))))]) }
 	fmt.Printf("%-9s %-6s %7d %8.2f %9.0f %9.2f %9.2f %9.2f\n", backend, load, len(l.ds), l.wall.Seconds(),
 		float64(len(l.ds))/l.wall.Seconds(), pct(0.50), pct(0.99), ms(l.ds[len(l.ds)-1]))
 }
 
 // runTeam runs work for n labelers at once, each on its own engine, and
-// returns the edits' latencies and (negative records) the n's.
+// returns the edits' latencies and (negative records) the n's, each
+// numbered among its labeler's actions.
 func runTeam(db string, n int, ttl time.Duration, work func(context.Context, *app.Engine, string, func(time.Duration)) error) (latencies, latencies, error) {
 	ctx := context.Background()
 	engines := make([]*app.Engine, n)
@@ -327,13 +353,15 @@ func runTeam(db string, n int, ttl time.Duration, work func(context.Context, *ap
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			nth := 0
 			errs <- work(ctx, e, fmt.Sprintf("labeler%d", i), func(d time.Duration) {
 				mu.Lock()
 				if d < 0 {
-					nexts.ds = append(nexts.ds, -d)
+					nexts.ds, nexts.nth = append(nexts.ds, -d), append(nexts.nth, nth)
 				} else {
-					edits.ds = append(edits.ds, d)
+					edits.ds, edits.nth = append(edits.ds, d), append(edits.nth, nth)
 				}
+				nth++
 				mu.Unlock()
 			})
 		}()
