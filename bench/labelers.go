@@ -5,10 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -24,7 +25,10 @@ import (
 // hot case at once, the worst case for contention. Each database given
 // (-db, -pg) gets the same generated corpus and the same run, printed
 // side by side: edits per second and the latency of one edit (p50, p99,
-// max), and of taking the next trace.
+// max), and of taking the next trace. The labelers act with no pause
+// (a saturation test) unless -think gives them a person's pauses: rows
+// of their own, to be reported beside the saturation rows, never
+// instead of them.
 //
 //	go run ./bench labelers -db /tmp/team.db -pg postgres://localhost/tracelab_bench
 func labelers(args []string) error {
@@ -37,6 +41,8 @@ func labelers(args []string) error {
 	ttl := fs.Duration("reserve-for", app.DefaultReservationTTL, "reservation time")
 	cpu := fs.String("cpuprofile", "", "a CPU profile of this process during the PostgreSQL runs (the queue and the hot case)")
 	poll := fs.Duration("poll", 0, "each labeler also polls the trace they have open for others' edits this often, as the workbench's trace screen does (2s); 0: not")
+	skip := fs.Int("skip", 0, "also print the rows without each labeler's first this many actions (their n and edits; in the hot run, edits), marked *: the first ones run on new connections; 0: not")
+	think := fs.Duration("think", 0, "each labeler thinks before each action for a random time (exponential, this mean), as a person does; 0: none, a saturation test")
 	fs.Parse(args)
 	dir, err := os.MkdirTemp("", "tracelab-labelers")
 	if err != nil {
@@ -57,6 +63,14 @@ func labelers(args []string) error {
 	fmt.Printf("%d labelers on %d traces. queue: the edits (class, correct, grounded, confirm: one engine action each)\n"+
 		"while they label the queue; n: their next-in-queue takes in that run; hot: %d edits each of one case, all at once\n",
 		*n, *traces, *hot)
+	if *think > 0 {
+		// Its own rows, never to be read as the saturation test's.
+		fmt.Printf("think: each labeler thinks before each action, exponential with mean %v (not in the latencies)\n", *think)
+	}
+	if *skip > 0 {
+		// A diagnosis beside the rows, never instead of them.
+		fmt.Printf("*: without each labeler's first %d actions, which run on its engine's new connections (a new server process, statements prepared, catalogs read), all labelers at once\n", *skip)
+	}
 	fmt.Printf("%-9s %-6s %7s %8s %9s %9s %9s %9s\n", "backend", "load", "ops", "wall s", "ops/s", "p50 ms", "p99 ms", "max ms")
 	for _, tg := range targets {
 		if err := prepareQueue(tg.db, corpus); err != nil {
@@ -73,7 +87,7 @@ func labelers(args []string) error {
 		queue, next, err := runTeam(tg.db, *n, *ttl, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
 			open, stop := startPolling(ctx, e, who, *poll, polls)
 			defer stop()
-			return labelQueue(ctx, e, who, rec, open)
+			return labelQueue(ctx, e, who, rec, open, *think)
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", tg.name, err)
@@ -87,6 +101,7 @@ func labelers(args []string) error {
 			defer stop()
 			open(hotID)
 			for i := 0; i < *hot; i++ {
+				thinkFor(*think)
 				t0 := time.Now()
 				if _, err := e.Labels.SetClass(ctx, hotID, who, classOf(i)); err != nil {
 					return err
@@ -101,6 +116,11 @@ func labelers(args []string) error {
 		queue.print(tg.name, "queue")
 		next.print(tg.name, "n")
 		hotRun.print(tg.name, "hot")
+		if *skip > 0 {
+			queue.from(*skip).print(tg.name, "queue*")
+			next.from(*skip).print(tg.name, "n*")
+			hotRun.from(*skip).print(tg.name, "hot*")
+		}
 		polls.wall = queue.wall + hotRun.wall
 		polls.print(tg.name, "poll")
 	}
@@ -178,11 +198,12 @@ func firstTrace(db string) (string, error) {
 }
 
 // labelQueue is one labeler: n, four edits, again, until the queue is
-// empty. The time of n is recorded as a negative duration so runTeam
-// keeps it apart from the edits.
-func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Duration), open func(string)) error {
+// empty, thinking before each (thinkFor). The time of n is recorded as a
+// negative duration so runTeam keeps it apart from the edits.
+func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Duration), open func(string), think time.Duration) error {
 	after := ""
 	for i := 0; ; i++ {
+		thinkFor(think)
 		t0 := time.Now()
 		n, err := e.Queue.Next(ctx, who, app.Query{Filter: app.Filter{QueuedOnly: true}}, after)
 		if errors.Is(err, app.ErrQueueDone) {
@@ -199,6 +220,7 @@ func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Du
 			func() (app.ActionResult, error) { return e.Labels.ToggleGrounded(ctx, n.TraceID, who) },
 			func() (app.ActionResult, error) { return e.Labels.ConfirmLabel(ctx, n.TraceID, who, true) },
 		} {
+			thinkFor(think)
 			t0 := time.Now()
 			if _, err := act(); err != nil {
 				return fmt.Errorf("%s: %w", n.TraceID, err)
@@ -206,6 +228,16 @@ func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Du
 			rec(time.Since(t0))
 		}
 		after = n.TraceID
+	}
+}
+
+// thinkFor waits as a person between two actions: a random time,
+// exponential with the given mean (so most pauses are short and a few
+// long, and the labelers drift apart instead of acting in step); 0: no
+// wait.
+func thinkFor(mean time.Duration) {
+	if mean > 0 {
+		time.Sleep(time.Duration(rand.ExpFloat64() * float64(mean)))
 	}
 }
 
@@ -258,10 +290,24 @@ func startPolling(ctx context.Context, e *app.Engine, who string, every time.Dur
 	return func(id string) { mu.Lock(); cur = id; mu.Unlock() }, func() { close(done); <-finished }
 }
 
-// latencies are the durations of one kind of operation over a run.
+// latencies are the durations of one kind of operation over a run, and
+// for each which of its labeler's actions it was (0: the first; none
+// for polls).
 type latencies struct {
 	ds   []time.Duration
+	nth  []int
 	wall time.Duration
+}
+
+// from is l without each labeler's first k actions.
+func (l latencies) from(k int) latencies {
+	out := latencies{wall: l.wall}
+	for i, d := range l.ds {
+		if l.nth[i] >= k {
+			out.ds = append(out.ds, d)
+		}
+	}
+	return out
 }
 
 // pollTimes are latencies added to from many goroutines.
@@ -276,14 +322,16 @@ func (l latencies) print(backend, load string) {
 	if len(l.ds) == 0 {
 		return
 	}
-	sort.Slice(l.ds, func(i, j int) bool { return l.ds[i] < l.ds[j] })
+	l.ds = slices.Clone(l.ds) // sorted apart from nth
+	slices.Sort(l.ds)
 	pct := func(p float64) float64 { return ms(l.ds[min(len(l.ds)-1, int(p*float64(len(l.ds))))]) }
 	fmt.Printf("%-9s %-6s %7d %8.2f %9.0f %9.2f %9.2f %9.2f\n", backend, load, len(l.ds), l.wall.Seconds(),
 		float64(len(l.ds))/l.wall.Seconds(), pct(0.50), pct(0.99), ms(l.ds[len(l.ds)-1]))
 }
 
 // runTeam runs work for n labelers at once, each on its own engine, and
-// returns the edits' latencies and (negative records) the n's.
+// returns the edits' latencies and (negative records) the n's, each
+// numbered among its labeler's actions.
 func runTeam(db string, n int, ttl time.Duration, work func(context.Context, *app.Engine, string, func(time.Duration)) error) (latencies, latencies, error) {
 	ctx := context.Background()
 	engines := make([]*app.Engine, n)
@@ -305,13 +353,15 @@ func runTeam(db string, n int, ttl time.Duration, work func(context.Context, *ap
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			nth := 0
 			errs <- work(ctx, e, fmt.Sprintf("labeler%d", i), func(d time.Duration) {
 				mu.Lock()
 				if d < 0 {
-					nexts.ds = append(nexts.ds, -d)
+					nexts.ds, nexts.nth = append(nexts.ds, -d), append(nexts.nth, nth)
 				} else {
-					edits.ds = append(edits.ds, d)
+					edits.ds, edits.nth = append(edits.ds, d), append(edits.nth, nth)
 				}
+				nth++
 				mu.Unlock()
 			})
 		}()

@@ -43,6 +43,16 @@ func openPostgres(dsn string, opts Options) (*sql.DB, error) {
 	// No statement waits for ever on a server that stopped answering
 	// (pganswer.go).
 	cfg.DialFunc = answerDial(cfg.DialFunc, answerWaitFor(wait))
+	if wrap := opts.wrapConn; wrap != nil {
+		dial := cfg.DialFunc
+		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return wrap(c), nil
+		}
+	}
 	c := stdlib.GetConnector(*cfg, stdlib.OptionAfterConnect(func(_ context.Context, conn *pgx.Conn) error {
 		if err := supportedServer(conn.PgConn().ParameterStatus("server_version")); err != nil {
 			return err

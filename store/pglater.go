@@ -184,3 +184,52 @@ func (c *pgConn) beginWithReads(ctx context.Context, iso string, key int32, bw *
 	c.inTx, c.later = true, nil
 	return pgTx{ctx: ctx, c: c}, nil
 }
+
+// oneTrip runs a write transaction of one statement on one case, which
+// locks the rows it reads itself (caseScope), in one round trip: BEGIN,
+// the writer lock taken shared, the statement and COMMIT in one batch.
+// dest gets the statement's one row. n's pick and reservation are such a
+// statement: sent as BEGIN with the pick and then the reservation with
+// COMMIT (beginReads, pglater.go), every n waited for the client between
+// the two, with the picked trace's row locked.
+func (s *Store) oneTrip(ctx context.Context, dest []any, query string, args ...any) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error { return dc.(*pgConn).oneTrip(ctx, dest, query, args) })
+}
+
+func (c *pgConn) oneTrip(ctx context.Context, dest []any, query string, args []any) error {
+	conn := c.Conn.Conn()
+	b := &pgx.Batch{}
+	b.Queue("BEGIN" + isolationSQL[sql.LevelReadCommitted]) // as BeginTx: see there
+	b.Queue(caseWriterLock)
+	b.Queue(rebind(query), args...)
+	b.Queue("COMMIT")
+	br := conn.SendBatch(ctx, b)
+	_, err := br.Exec()
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if err == nil {
+		err = br.QueryRow().Scan(dest...)
+	}
+	if err == nil {
+		var tag interface{ String() string }
+		tag, err = br.Exec()
+		if err == nil && tag.String() == "ROLLBACK" {
+			err = pgx.ErrTxCommitRollback
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil && !conn.IsClosed() && conn.PgConn().TxStatus() != 'I' {
+		// A failed statement left the transaction open and aborted: end
+		// it, or the pool hands the connection out in it.
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+	}
+	return err
+}

@@ -95,7 +95,7 @@ func (s *Store) reserveTx(ctx context.Context, tx *sql.Tx, traceID, who string) 
 	if _, err := tx.ExecContext(ctx, s.reserveSQL(), s.reserveArgs(traceID, who, now)...); err != nil {
 		return Reservation{}, err
 	}
-	if _, err := tx.ExecContext(ctx, sqlReleaseOthers, who, traceID); err != nil {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(sqlReleaseOthers, "?"), who, traceID); err != nil {
 		return Reservation{}, err
 	}
 	return s.holderTx(ctx, tx, traceID, now)
@@ -115,13 +115,13 @@ func (s *Store) takeTx(ctx context.Context, tx *sql.Tx, traceID, who string) (bo
 	if err != nil {
 		return false, err
 	}
-	return true, execLater(ctx, tx, sqlReleaseOthers, who, traceID)
+	return true, execLater(ctx, tx, fmt.Sprintf(sqlReleaseOthers, "?"), who, traceID)
 }
 
 // reserveSQL is sqlReserve locking the trace's row in the dialect's way,
 // so every reservation of a trace is written under its lock.
 func (s *Store) reserveSQL() string {
-	return sqlReserveTrace + s.d.lockRow + sqlReserveConflict
+	return fmt.Sprintf(sqlReserveTrace, "?") + s.d.lockRow + sqlReserveConflict
 }
 
 // reserveArgs are reserveSQL's parameters: who takes traceID, at now
@@ -204,10 +204,13 @@ func (s *Store) NextInQueue(ctx context.Context, q Query, after, who string) (Ne
 var errPickTaken = errors.New("the trace picked as free was reserved by another labeler")
 
 // nextInQueueTx is one try of NextInQueue, in one transaction. On
-// PostgreSQL it is two round trips when a trace is free: its first pick
-// goes with the BEGIN (beginReads), and the reservation, with the release
-// of what who held before, with the COMMIT (pglater.go), in one statement
-// that releases only when the reservation was taken.
+// PostgreSQL it is one round trip when the first pick finds a trace
+// free: the pick, the reservation and the release of what who held
+// before are one statement (takeSQL, which releases only when the
+// reservation was taken) sent with BEGIN and COMMIT (oneTrip). When that
+// pick finds nothing (and so wrote nothing) a second transaction looks
+// further, its first pick going with the BEGIN (beginReads) and the
+// reservation with the COMMIT (pglater.go).
 func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (Next, error) {
 	var out Next
 	var done bool // nothing was free
@@ -231,13 +234,32 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 	var first *string // the first pick's trace, read with the BEGIN ("" : none)
 	var taken string  // who holds the picked trace after the COMMIT
 	if s.d == postgresDialect {
-		// The release of what who held before goes with the COMMIT
-		// (pglater.go).
-		ctx = allowLater(ctx)
 		firstSQL, firstArgs := pick, pickArgs()
 		if after != "" {
 			firstSQL, firstArgs = pickAfter, append(firstArgs, after)
 		}
+		// The first pick and its take in one statement and one round
+		// trip (oneTrip), when the pick finds a trace free; the rest
+		// (wrapping to the top, waiting for traces locked at that
+		// instant, the release when nothing is free) below.
+		var id sql.NullString
+		var holder string
+		err := s.oneTrip(ctx, []any{&id, &holder}, s.takeSQL(firstSQL+orderBy+s.d.skipLocked),
+			append(firstArgs, s.takeArgs("", who, s.nowMS())...)...)
+		switch {
+		case err != nil && !retryable(err):
+			return out, err
+		case err == nil && id.Valid && holder == who:
+			out.TraceID = id.String
+			return out, nil
+		case err == nil && id.Valid:
+			// Another labeler reserved it the moment before: nothing
+			// was written.
+			return out, fmt.Errorf("%w: %s", errPickTaken, id.String)
+		}
+		// The release of what who held before goes with the COMMIT
+		// (pglater.go).
+		ctx = allowLater(ctx)
 		ctx = withBeginReads(ctx, &beginReads{
 			queue: func(b *pgx.Batch) { b.Queue(rebind(firstSQL+orderBy+s.d.skipLocked), firstArgs...) },
 			read: func(br pgx.BatchResults) error {
@@ -340,13 +362,36 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 }
 
 // takeLater is takeTx sent with the COMMIT (PostgreSQL): one statement
-// reserves the trace for who and, only when that took it, releases what
-// who held before; holder gets who holds it then ("" : nobody took it).
+// (takeSQL) reserves the trace for who and, only when that took it,
+// releases what who held before; holder gets who holds it then ("" :
+// nobody took it).
 func (s *Store) takeLater(ctx context.Context, tx *sql.Tx, traceID, who string, holder *string) error {
-	return queryRowLater(ctx, tx, []any{holder}, `WITH took AS (`+s.reserveSQL()+` RETURNING labeler),
-		released AS (`+sqlReleaseOthers+` AND EXISTS (SELECT 1 FROM took WHERE took.labeler = ?))
-		SELECT COALESCE((SELECT labeler FROM took), '')`,
-		append(s.reserveArgs(traceID, who, s.nowMS()), who, traceID, who)...)
+	return queryRowLater(ctx, tx, []any{holder}, s.takeSQL(""), s.takeArgs(traceID, who, s.nowMS())...)
+}
+
+// takeSQL is takeLater's statement, which returns who holds the trace
+// after it. With pick (a query of one trace_id that locks its trace,
+// NextInQueue's) the trace is the one pick finds, returned first (NULL:
+// none, and nothing is written): n's pick and take in one statement.
+func (s *Store) takeSQL(pick string) string {
+	with, trace, out := "WITH ", "?", ""
+	if pick != "" {
+		with, trace, out = "WITH pick AS ("+pick+"), ", "(SELECT trace_id FROM pick)", "(SELECT trace_id FROM pick), "
+	}
+	return with + `took AS (` + fmt.Sprintf(sqlReserveTrace, trace) + s.d.lockRow + sqlReserveConflict + ` RETURNING labeler),
+		released AS (` + fmt.Sprintf(sqlReleaseOthers, trace) + ` AND EXISTS (SELECT 1 FROM took WHERE took.labeler = ?))
+		SELECT ` + out + `COALESCE((SELECT labeler FROM took), '')`
+}
+
+// takeArgs are takeSQL's parameters (after the pick's): who takes
+// traceID ("" : the pick's trace) at now (ms).
+func (s *Store) takeArgs(traceID, who string, now int64) []any {
+	args := s.reserveArgs(traceID, who, now)
+	if traceID == "" {
+		// The pick names the trace: no parameter for it.
+		return []any{args[0], args[1], args[3], who, who}
+	}
+	return append(args, who, traceID, who)
 }
 
 // nextTries bounds how often NextInQueue picks again (in a new
@@ -414,12 +459,13 @@ func (s *Store) inReadTx(ctx context.Context, fn func(*sql.Tx) error) error {
 
 // The SQL of this file, one constant per statement.
 const (
+	// %s in these two: the trace's id ("?", or takeSQL's pick).
 	sqlReserveTrace = `INSERT INTO reservations (trace_pk, labeler, expires_ms)
-		SELECT id, ?, ? FROM traces WHERE trace_id = ? AND case_status <> 'confirmed'`
+		SELECT id, ?, ? FROM traces WHERE trace_id = %s AND case_status <> 'confirmed'`
 	sqlReserveConflict = ` ON CONFLICT (trace_pk) DO UPDATE SET labeler = excluded.labeler, expires_ms = excluded.expires_ms
 		WHERE reservations.expires_ms <= ? OR reservations.labeler = excluded.labeler`
 	sqlReleaseOthers = `DELETE FROM reservations WHERE labeler = ?
-		AND trace_pk <> COALESCE((SELECT id FROM traces WHERE trace_id = ?), 0)`
+		AND trace_pk <> COALESCE((SELECT id FROM traces WHERE trace_id = %s), 0)`
 	sqlRelease = `DELETE FROM reservations WHERE labeler = ?
 		AND trace_pk = (SELECT id FROM traces WHERE trace_id = ?)`
 	sqlReleaseAll = `DELETE FROM reservations WHERE labeler = ?`

@@ -12,6 +12,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/url"
 	"path"
 	"sort"
@@ -68,6 +69,9 @@ type Options struct {
 	// upTo stops the migrations at this version (0: the newest), for
 	// tests that write a database as an older tracelab did.
 	upTo int
+	// wrapConn wraps each PostgreSQL connection's network connection
+	// (nil: none), for tests that count round trips.
+	wrapConn func(net.Conn) net.Conn
 }
 
 // DefaultLockWait is long enough for a few large imports of other

@@ -1,0 +1,74 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"sync/atomic"
+	"testing"
+)
+
+// tripConn counts the requests sent on a connection: a write after an
+// answer (or the first write) starts one, so a batch is one however many
+// writes it takes. pgx's pings of an idle connection are not counted.
+type tripConn struct {
+	net.Conn
+	trips   *atomic.Int64
+	waiting atomic.Bool // a request was sent and no byte of its answer read
+}
+
+func (c *tripConn) Write(b []byte) (int, error) {
+	if !bytes.Contains(b, []byte("-- ping")) && !c.waiting.Swap(true) {
+		c.trips.Add(1)
+	}
+	return c.Conn.Write(b)
+}
+
+func (c *tripConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 {
+		c.waiting.Store(false)
+	}
+	return n, err
+}
+
+// TestNextInQueueIsOneRoundTrip: on PostgreSQL, an n that finds a trace
+// free is one round trip (oneTrip), from the top of the queue or after
+// the trace the labeler had: with 50 labelers on two cores each round
+// trip waited for the server and the client to be scheduled, and the
+// second one with the picked trace locked. The queue's order and the
+// reservations are TestNextInQueue's.
+func TestNextInQueueIsOneRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	base, _ := openQueue(t, backends[1], 6)
+	var trips atomic.Int64
+	st := backends[1].openAt(t, base.Path(), Options{wrapConn: func(c net.Conn) net.Conn {
+		return &tripConn{Conn: c, trips: &trips}
+	}})
+	st.db.SetMaxOpenConns(1) // the connection made and its statements prepared once, below
+	for _, tc := range []struct {
+		name, after string
+	}{
+		{"from the top", ""},
+		{"after a trace", "q001"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The first n of this shape prepares its statements.
+			if _, err := st.NextInQueue(ctx, Query{}, tc.after, "ann"); err != nil {
+				t.Fatal(err)
+			}
+			before := trips.Load()
+			n, err := st.NextInQueue(ctx, Query{}, tc.after, "ann")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := trips.Load() - before; got != 1 {
+				t.Errorf("n took %d round trips, want 1", got)
+			}
+			r, err := st.Holder(ctx, n.TraceID)
+			if err != nil || r.Labeler != "ann" {
+				t.Errorf("%s after n: held by %q (%v), want ann", n.TraceID, r.Labeler, err)
+			}
+		})
+	}
+}
