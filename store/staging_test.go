@@ -679,10 +679,20 @@ func TestLandTracesDoesWhatTheTriggersDo(t *testing.T) {
 		for i, r := range rows { // scores first, as the copy puts them
 			exec(`INSERT INTO scores (trace_pk, detail, suggested_class) VALUES (?, '{}', ?)`, i+1, r.suggested)
 		}
+		// The copy lands each trace with the class of the view's rule
+		// (queueClassRule); the trigger gives it after the insert.
+		class := `'none'`
+		if land {
+			rule, err := queueClassRule(ctx, tx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			class = strings.NewReplacer("label_class", "?6", "suggested_class", "?7").Replace(rule)
+		}
 		for i, r := range rows {
 			exec(`INSERT INTO traces (id, trace_id, question, content_sha, imported_at, case_id, case_status, label_class,
-				suggested_class, disputed, question_key) VALUES (?, ?, 'q', 'sha', 'now', ?, ?, ?, ?, ?, ?)`,
-				i+1, r.id, r.caseID, r.status, r.label, r.suggested, r.disputed, "key "+r.label)
+				suggested_class, disputed, question_key, queue_class) VALUES (?1, ?2, 'q', 'sha', 'now', ?3, ?4, ?6, ?7, ?5, ?8, `+class+`)`,
+				i+1, r.id, r.caseID, r.status, r.disputed, r.label, r.suggested, "key "+r.label)
 		}
 		if land {
 			if err := im.landTraces(0); err != nil {
@@ -699,5 +709,33 @@ func TestLandTracesDoesWhatTheTriggersDo(t *testing.T) {
 	}
 	if a, b := kept(false), kept(true); a != b {
 		t.Fatalf("landTraces leaves other rows than the triggers:\n%s", firstDiff(a, b))
+	}
+}
+
+// The copy reads the queue class rule from the view's definition
+// (queueClassRule); a migration that gives the view another shape fails
+// here, and every staged import with it, until the reading follows.
+func TestQueueClassRuleIsRead(t *testing.T) {
+	st := sqliteStore(t)
+	ctx := context.Background()
+	tx, err := st.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	rule, err := queueClassRule(ctx, tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ label, suggested, want string }{
+		{"", "", "none"}, {"", "semantic", "semantic"}, {"policy", "", "policy"}, {"policy", "semantic", "policy"},
+	} {
+		var got string
+		if err := tx.QueryRowContext(ctx, `SELECT `+rule+` FROM (SELECT ? AS label_class, ? AS suggested_class)`, c.label, c.suggested).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("label %q, suggested %q: the rule read gives %q, want %q", c.label, c.suggested, got, c.want)
+		}
 	}
 }
