@@ -328,12 +328,7 @@ func (im *Importer) copyStaged(replaces map[string]string, big []int64) (offset 
 			if err != nil {
 				return 0, nil, err
 			}
-			// The queue class is the rule's over the landed columns, so
-			// the inner select names them as the table does.
-			q = `INSERT INTO main.traces (id, ` + cols + `) SELECT id, ` + strings.Replace(cols, "queue_class", rule+" AS queue_class", 1) +
-				` FROM (SELECT traces.id + ?1 AS id, ` + landedColumns(cols, im.format != "") +
-				` FROM staged.traces LEFT JOIN main.cases c ON c.trace_pk = traces.id + ?1
-				LEFT JOIN staged.scores s ON s.trace_pk = traces.id ` + c.tail + `)`
+			q = copyTracesSQL(cols, rule, c.tail, im.format != "")
 			args = append(args, offset)
 			if im.format != "" {
 				args = append(args, im.format)
@@ -375,6 +370,20 @@ func (im *Importer) copyStaged(replaces map[string]string, big []int64) (offset 
 	_, err = tx.ExecContext(ctx, `UPDATE main.cases SET trace_pk = (SELECT t.id FROM main.traces t WHERE t.trace_id = cases.source_trace)
 		WHERE trace_pk IS NULL AND source_trace IN (SELECT trace_id FROM staged.traces)`)
 	return offset, skipped, err
+}
+
+// copyTracesSQL copies the staged traces (their columns cols, those the
+// tail selects) into the database, each at its staged id plus ?1, as
+// they land (landedColumns). The queue class is the rule's over the
+// landed columns, so the inner select names them as the table does. Not
+// the id: the tail's ORDER BY id is then the staged rowid's order, in
+// which the rows are read (an alias of the landed id had them sorted:
+// 46 MiB more at a million traces, TestCopyTracesReadsInOrder).
+func copyTracesSQL(cols, rule, tail string, withFormat bool) string {
+	return `INSERT INTO main.traces (id, ` + cols + `) SELECT landed_id, ` + strings.Replace(cols, "queue_class", rule+" AS queue_class", 1) +
+		` FROM (SELECT traces.id + ?1 AS landed_id, ` + landedColumns(cols, withFormat) +
+		` FROM staged.traces LEFT JOIN main.cases c ON c.trace_pk = traces.id + ?1
+		LEFT JOIN staged.scores s ON s.trace_pk = traces.id ` + tail + `)`
 }
 
 // landedColumns is the select list of a staged trace's columns cols as

@@ -739,3 +739,58 @@ func TestQueueClassRuleIsRead(t *testing.T) {
 		}
 	}
 }
+
+// The copy of the staged traces reads them in their order and sorts
+// nothing: a sort of a million landed rows held 46 MiB more.
+func TestCopyTracesReadsInOrder(t *testing.T) {
+	st := sqliteStore(t)
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "staging")
+	sdb, err := openStaging(ctx, st, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdb.Close()
+	conn, err := st.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS staged`, path); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, `DETACH DATABASE staged`)
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	cols, err := stagedColumns(ctx, tx, "traces", "id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule, err := queueClassRule(ctx, tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.QueryContext(ctx, `EXPLAIN QUERY PLAN `+copyTracesSQL(cols, rule, "WHERE id IS NOT NULL ORDER BY id", true), 0, "native")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) == 0 || plan[0] != "SCAN staged.traces" || strings.Contains(strings.Join(plan, "\n"), "TEMP B-TREE") {
+		t.Errorf("the copy of the traces plans:\n%s\nwant a scan of staged.traces in its order and no sort", strings.Join(plan, "\n"))
+	}
+}
