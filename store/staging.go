@@ -339,6 +339,9 @@ func (im *Importer) copyStaged(replaces map[string]string, big []int64) (offset 
 			args = append(args, offset)
 		}
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			if c.table == "step_body_parts" && sqliteCode(err) == sqliteNoMem {
+				return 0, nil, im.partsOutOfMemory(err)
+			}
 			return 0, nil, fmt.Errorf("copying the staged %s: %w", c.table, err)
 		}
 		if c.table == "traces" {
@@ -732,6 +735,19 @@ func (im *Importer) bulkSearchHash(table string) (restore func() error, err erro
 	}, nil
 }
 
+// partsOutOfMemory is the refusal of an import whose staged step bodies
+// in parts SQLite had no memory to copy (one statement copies them all):
+// bodyOutOfMemory's, naming the biggest of them, where a bare "copying
+// the staged step_body_parts: out of memory (7)" named none.
+func (im *Importer) partsOutOfMemory(err error) error {
+	var pk int64
+	if qerr := im.tx.QueryRowContext(im.ctx, `SELECT trace_pk FROM staged.step_body_parts
+		GROUP BY trace_pk ORDER BY sum(octet_length(part)) DESC LIMIT 1`).Scan(&pk); qerr != nil {
+		pk = 0 // bodyOutOfMemory then says what it can
+	}
+	return im.bodyOutOfMemory(pk, err)
+}
+
 // bodyOutOfMemory is the refusal of an import whose staged step body
 // (staged trace pk) SQLite had no memory to copy: which trace, its line
 // and size, and what to change, where a bare "out of memory (7)" said
@@ -741,6 +757,7 @@ func (im *Importer) bodyOutOfMemory(pk int64, err error) error {
 	var id string
 	var line, size int64
 	if qerr := im.tx.QueryRowContext(im.ctx, `SELECT st.trace_id, st.source_line, octet_length(b.body)
+		+ COALESCE((SELECT sum(octet_length(p.part)) FROM staged.step_body_parts p WHERE p.trace_pk = st.id), 0)
 		FROM staged.traces st JOIN staged.step_bodies b ON b.trace_pk = st.id WHERE st.id = ?1`, pk).Scan(&id, &line, &size); qerr != nil {
 		return fmt.Errorf("copying the staged step body of a trace: %w: the process is short of memory for a record this big; raise its memory limit (ulimit -v, the cgroup's memory.max) or lower --max-record to refuse such records", err)
 	}

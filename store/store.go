@@ -117,7 +117,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 		}
 		return st, err
 	}
-	if err := sizePages(ctx, path); err != nil {
+	if err := sizePages(ctx, path, opts); err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	st, err := open(ctx, path, opts, readWrite, "journal_mode(WAL)", "synchronous(NORMAL)")
@@ -145,19 +145,25 @@ const newPageSize = 16384
 // empty), pages of newPageSize. SQLite fixes the size when it first
 // writes the file, which setting WAL does, and the driver runs the DSN's
 // pragmas sorted by name (journal_mode before page_size): so here, on a
-// connection of its own, before the pool opens. A database that exists
-// keeps the size it was made with.
-func sizePages(ctx context.Context, path string) error {
+// connection of its own, before the pool opens, waiting for the lock as
+// any other connection would (processes that open one new database at
+// once). A database that exists keeps the size it was made with.
+func sizePages(ctx context.Context, path string, opts Options) error {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
 		return nil
 	}
-	db, err := sql.Open("sqlite", fileURI(path))
+	db, err := sql.Open("sqlite", sqliteDSN(path, opts, readWrite))
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	_, err = db.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size = %d; PRAGMA journal_mode = WAL`, newPageSize))
-	return err
+	if _, err = db.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size = %d`, newPageSize)); err != nil {
+		return fmt.Errorf("setting the page size: %w", err)
+	}
+	if _, err = db.ExecContext(ctx, `PRAGMA journal_mode = WAL`); err != nil {
+		return fmt.Errorf("setting WAL: %w", err)
+	}
+	return nil
 }
 
 type access int
