@@ -155,14 +155,25 @@ func floor(args []string) error {
 	fs := flag.NewFlagSet("floor", flag.ExitOnError)
 	in := fs.String("in", "corpus.jsonl", "trace file")
 	path := fs.String("db", "floor.db", "database to create")
+	pageSize := fs.Int("page-size", 0, "page size of the new file (0: SQLite's default, 4096; tracelab makes its files with 16384)")
 	fs.Parse(args)
 	os.Remove(*path)
 	start := time.Now()
-	db, err := sql.Open("sqlite", "file:"+*path+"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	db, err := sql.Open("sqlite", "file:"+*path+"?_pragma=synchronous(NORMAL)")
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	db.SetMaxOpenConns(1) // the pragmas below hold for the one connection
+	if *pageSize > 0 {
+		// Before WAL, which writes the file's first page and so fixes its size.
+		if _, err := db.Exec(fmt.Sprintf(`PRAGMA page_size = %d`, *pageSize)); err != nil {
+			return err
+		}
+	}
+	if _, err := db.Exec(`PRAGMA journal_mode = WAL`); err != nil {
+		return err
+	}
 	if _, err := db.Exec(`CREATE TABLE traces (id INTEGER PRIMARY KEY, trace_id TEXT NOT NULL UNIQUE, server TEXT, question TEXT, answer TEXT, usd REAL);
 		CREATE TABLE steps (trace_pk INTEGER NOT NULL, idx INTEGER NOT NULL, kind TEXT, call_id TEXT, text TEXT, tool TEXT, args TEXT, result TEXT, as_of TEXT);
 		CREATE UNIQUE INDEX steps_order ON steps(trace_pk, idx)`); err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"os"
@@ -84,6 +85,49 @@ func TestMigrateFromEmptyFile(t *testing.T) {
 	v2, _ := st2.SchemaVersion(context.Background())
 	if v2 != v {
 		t.Errorf("version changed on reopen: %d -> %d", v, v2)
+	}
+}
+
+// A database tracelab makes has its pages of newPageSize; one made
+// before keeps its own, and opening it changes nothing of it.
+func TestPageSizeOfNewDatabases(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	pageSize := func(path string) int {
+		t.Helper()
+		st, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if _, err := importString(t, st, "t.jsonl", goodTraces, ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var size int
+		if err := st.db.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&size); err != nil {
+			t.Fatal(err)
+		}
+		return size
+	}
+	fresh := filepath.Join(dir, "fresh.db")
+	if got := pageSize(fresh); got != 16384 {
+		t.Errorf("a new database has pages of %d bytes, want 16384", got)
+	}
+	if got := pageSize(fresh); got != 16384 {
+		t.Errorf("reopened: pages of %d bytes, want 16384", got)
+	}
+	// A database of SQLite's default size, as earlier releases made them.
+	old := filepath.Join(dir, "old.db")
+	db, err := sql.Open("sqlite", "file:"+old+"?_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE x (a); DROP TABLE x`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if got := pageSize(old); got != 4096 {
+		t.Errorf("an existing 4 KiB database has pages of %d bytes after tracelab opened it, want 4096", got)
 	}
 }
 
