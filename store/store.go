@@ -133,12 +133,14 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 // is also a system call when the copy out of staging spills it to the
 // WAL and again when the commit checkpoints it, and those calls were
 // most of an import's last, single-threaded seconds. Importing bench's
-// 100k corpus into a new file (wall seconds of the copy and commit, one
-// run each): 4 KiB 11.0 s, 8 KiB 9.0 s, 16 KiB 8.2 s, 64 KiB 7.3 s; the
-// file 606, 556, 541 and 536 MiB. 16 KiB takes most of it while a
-// labeler's edit still writes small pages to the WAL and a cold open
-// reads little it does not need (bench ops gave the same figures at 4
-// and 16 KiB).
+// 100k corpus into a new file (one run each, the copy's statements and
+// the commit timed apart): copy and commit 12.3 s at 4 KiB, 10.2 s at
+// 8 KiB, 8.9 s at 16 KiB, 8.1 s at 32 KiB, 7.7 s at 64 KiB; the whole
+// import 21.7, 19.6, 18.7, 16.4 and 15.7 s; the file 606, 556, 541, 530
+// and 536 MiB. 16 KiB takes most of it while a labeler's edit still
+// writes small pages to the WAL and a cold open reads little it does
+// not need (bench ops gave the same figures at 4 and 16 KiB, at 100k and
+// at 1M).
 const newPageSize = 16384
 
 // sizePages gives the database at path, when it is new (missing or
