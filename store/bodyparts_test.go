@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -255,41 +254,22 @@ func TestBodyPartsAtTheirEdges(t *testing.T) {
 // its line and its whole size, start and parts, as bodyOutOfMemory does
 // for one body copied alone: not a bare "out of memory (7)".
 func TestPartsOutOfMemoryNamesTheBiggestBody(t *testing.T) {
-	st := sqliteStore(t)
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "staging")
-	sdb, err := openStaging(ctx, st, path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	part := strings.Repeat("y", 600_000)
-	for _, q := range []struct {
-		sql  string
-		args []any
-	}{
-		{`INSERT INTO traces (id, trace_id, question, content_sha, imported_at, source_line) VALUES (1, 't-small', 'q', 's', 'now', 2), (2, 't-big', 'q', 's', 'now', 3)`, nil},
-		{`INSERT INTO step_bodies (trace_pk, body, parts) VALUES (1, 'x', 1), (2, ?, 2)`, []any{strings.Repeat("x", 100_000)}},
-		{`INSERT INTO step_body_parts (trace_pk, seq, part) VALUES (1, 0, 'z'), (2, 0, ?1), (2, 1, ?1)`, []any{part}},
-	} {
-		if _, err := sdb.db.ExecContext(ctx, q.sql, q.args...); err != nil {
-			t.Fatal(err)
+	tx := attachStaging(t, sqliteStore(t), func(sdb *Store) {
+		for _, q := range []struct {
+			sql  string
+			args []any
+		}{
+			{`INSERT INTO traces (id, trace_id, question, content_sha, imported_at, source_line) VALUES (1, 't-small', 'q', 's', 'now', 2), (2, 't-big', 'q', 's', 'now', 3)`, nil},
+			{`INSERT INTO step_bodies (trace_pk, body, parts) VALUES (1, 'x', 1), (2, ?, 2)`, []any{strings.Repeat("x", 100_000)}},
+			{`INSERT INTO step_body_parts (trace_pk, seq, part) VALUES (1, 0, 'z'), (2, 0, ?1), (2, 1, ?1)`, []any{part}},
+		} {
+			if _, err := sdb.db.ExecContext(ctx, q.sql, q.args...); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	sdb.Close()
-	conn, err := st.db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS staged`, path); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.ExecContext(ctx, `DETACH DATABASE staged`)
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
+	})
 	im := &Importer{ctx: ctx, tx: tx}
 	got := im.partsOutOfMemory(errors.New("out of memory (7)")).Error()
 	if want := `line 3: trace "t-big": its step bodies (1.3 MB) do not fit in the memory`; !strings.HasPrefix(got, want) {

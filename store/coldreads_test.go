@@ -114,7 +114,7 @@ func importNumberedTraces(t *testing.T, st *Store, n int) {
 // and nothing else: no table row, no sort.
 func TestConfirmedReportReadsOnlyItsIndexes(t *testing.T) {
 	st := sqliteStore(t)
-	p := queryPlan(t, st, sqlEachConfirmedRow, 0, eachScoreBatch)
+	p := queryPlan(t, st.db, sqlEachConfirmedRow, 0, eachScoreBatch)
 	for _, want := range []string{"SEARCH c USING COVERING INDEX cases_confirmed_report",
 		"SEARCH t USING COVERING INDEX traces_confirmed_report", "SEARCH s USING COVERING INDEX scores_confirmed_report"} {
 		if !strings.Contains(p, want) {
@@ -134,7 +134,7 @@ func TestFilteredPageReadsInTraceOrder(t *testing.T) {
 	for _, f := range []Filter{{Classes: []string{"semantic"}}, {Statuses: []model.Status{model.StatusConfirmed}}} {
 		where, args := f.whereSorted(st.d, "")
 		q := fmt.Sprintf(summarySelect, sortExpr(SortImported)) + where + ` ORDER BY t.id ASC, t.id ASC LIMIT ?`
-		p := queryPlan(t, st, q, append(append([]any{int64(0)}, args...), 101)...)
+		p := queryPlan(t, st.db, q, append(append([]any{int64(0)}, args...), 101)...)
 		if strings.Contains(p, "TEMP B-TREE") || !strings.Contains(p, "SEARCH t USING INDEX traces_") {
 			t.Errorf("filter %+v: the page sorts or reads no index:\n%s", f, p)
 		}

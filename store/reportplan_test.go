@@ -12,7 +12,7 @@ import (
 func TestReportPagesReadCasesInOrder(t *testing.T) {
 	st := sqliteStore(t)
 	for _, scope := range []ScoreScope{ScopeConfirmed, ScopeHumanGold, ScopeCases} {
-		p := queryPlan(t, st, sqlEachReportRow[scope], 0, eachScoreBatch)
+		p := queryPlan(t, st.db, sqlEachReportRow[scope], 0, eachScoreBatch)
 		if strings.Contains(p, "TEMP B-TREE") || !strings.Contains(p, "SEARCH c USING") {
 			t.Errorf("scope %d: the report's page sorts or does not start from the cases:\n%s", scope, p)
 		}

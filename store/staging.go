@@ -622,8 +622,8 @@ func (im *Importer) landTraces(offset int64) error {
 
 // sqlLandTraces are the insert triggers of traces (migrations 0034,
 // 0035, 0041 and the count and question keys before them), written once
-// more for all the traces over id ?1. TestStagedImportMatchesDirect
-// holds what they leave to what the triggers leave.
+// more for all the traces over id ?1. TestLandTracesDoesWhatTheTriggersDo
+// holds each to the trigger it replaces.
 var sqlLandTraces = []string{
 	`UPDATE main.trace_count SET n = n + (SELECT count(*) FROM main.traces WHERE id > ?1)`,
 	`INSERT INTO main.queue_counts (queue_class, case_status, n, disputed)

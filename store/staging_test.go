@@ -459,25 +459,8 @@ func keptRows(t *testing.T, st *Store) string {
 		`SELECT t.trace_id, s.confirmed FROM scores s JOIN traces t ON t.id = s.trace_pk ORDER BY t.trace_id`,
 		`SELECT trace_id, queue_class FROM traces ORDER BY trace_id`,
 	} {
-		rows, err := st.db.Query(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
+		for _, vals := range scanRows(t, st, q) {
 			fmt.Fprintln(&b, vals...)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
 		}
 	}
 	return b.String()
@@ -743,28 +726,8 @@ func TestQueueClassRuleIsRead(t *testing.T) {
 // The copy of the staged traces reads them in their order and sorts
 // nothing: a sort of a million landed rows held 46 MiB more.
 func TestCopyTracesReadsInOrder(t *testing.T) {
-	st := sqliteStore(t)
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "staging")
-	sdb, err := openStaging(ctx, st, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sdb.Close()
-	conn, err := st.db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS staged`, path); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.ExecContext(ctx, `DETACH DATABASE staged`)
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
+	tx := attachStaging(t, sqliteStore(t), nil)
 	cols, err := stagedColumns(ctx, tx, "traces", "id")
 	if err != nil {
 		t.Fatal(err)
@@ -773,24 +736,43 @@ func TestCopyTracesReadsInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := tx.QueryContext(ctx, `EXPLAIN QUERY PLAN `+copyTracesSQL(cols, rule, "WHERE id IS NOT NULL ORDER BY id", true), 0, "native")
+	plan := queryPlan(t, tx, copyTracesSQL(cols, rule, "WHERE id IS NOT NULL ORDER BY id", true), 0, "native")
+	if !strings.HasPrefix(plan, "SCAN staged.traces\n") || strings.Contains(plan, "TEMP B-TREE") {
+		t.Errorf("the copy of the traces plans:\n%s\nwant a scan of staged.traces in its order and no sort", plan)
+	}
+}
+
+// attachStaging makes a staging database for st, fills it (fill, on the
+// staging store; nil: empty) and attaches it as the copy does, to a
+// connection of st's; it returns a transaction on that connection, rolled
+// back and detached when the test ends.
+func attachStaging(t *testing.T, st *Store, fill func(*Store)) *sql.Tx {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "staging")
+	sdb, err := openStaging(ctx, st, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
+	if fill != nil {
+		fill(sdb)
 	}
-	if err := rows.Err(); err != nil {
+	sdb.Close()
+	conn, err := st.db.Conn(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan) == 0 || plan[0] != "SCAN staged.traces" || strings.Contains(strings.Join(plan, "\n"), "TEMP B-TREE") {
-		t.Errorf("the copy of the traces plans:\n%s\nwant a scan of staged.traces in its order and no sort", strings.Join(plan, "\n"))
+	t.Cleanup(func() { conn.Close() })
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS staged`, path); err != nil {
+		t.Fatal(err)
 	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		tx.Rollback()
+		conn.ExecContext(ctx, `DETACH DATABASE staged`)
+	})
+	return tx
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -232,15 +233,19 @@ func TestMarkTakersStaleMarksTheQuestionOnce(t *testing.T) {
 // teachers, not through every trace that asks it (traces_question).
 func TestPeersOfAQuestionUseTheTeachersIndex(t *testing.T) {
 	st := sqliteStore(t)
-	if p := queryPlan(t, st, withList(sqlPeers+sqlPeersOfQuestions, 1)+` ORDER BY t.id`, sharedKey); !strings.Contains(p, "traces_teachers") {
+	if p := queryPlan(t, st.db, withList(sqlPeers+sqlPeersOfQuestions, 1)+` ORDER BY t.id`, sharedKey); !strings.Contains(p, "traces_teachers") {
 		t.Errorf("plan of the peers of a question:\n%s\nwant it through traces_teachers", p)
 	}
 }
 
-// queryPlan is SQLite's plan of q, one step a line.
-func queryPlan(t *testing.T, st *Store, q string, args ...any) string {
+// queryPlan is SQLite's plan of q on db (the store's pool, or a
+// transaction on a connection with a staging database attached), one
+// step a line.
+func queryPlan(t *testing.T, db interface {
+	Query(string, ...any) (*sql.Rows, error)
+}, q string, args ...any) string {
 	t.Helper()
-	rows, err := st.db.Query(`EXPLAIN QUERY PLAN `+q, args...)
+	rows, err := db.Query(`EXPLAIN QUERY PLAN `+q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +291,7 @@ func TestCountsReadOnlyAnIndex(t *testing.T) {
 	st := sqliteStore(t)
 	for _, f := range []Filter{{}, {Classes: []string{"policy"}}, {Statuses: []model.Status{model.StatusConfirmed}}} {
 		where, args := f.where(st.d)
-		if p := queryPlan(t, st, sqlCounts+where+` GROUP BY 1, 2`, args...); !strings.Contains(p, "COVERING INDEX") {
+		if p := queryPlan(t, st.db, sqlCounts+where+` GROUP BY 1, 2`, args...); !strings.Contains(p, "COVERING INDEX") {
 			t.Errorf("counts with filter %+v read the table:\n%s", f, p)
 		}
 	}

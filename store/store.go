@@ -159,10 +159,17 @@ func sizePages(ctx context.Context, path string, opts Options) error {
 		return err
 	}
 	defer db.Close()
-	if _, err = db.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size = %d`, newPageSize)); err != nil {
+	// One connection for both: page_size holds for the connection it
+	// is set on, and the pool may hand the second statement another.
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err = conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size = %d`, newPageSize)); err != nil {
 		return fmt.Errorf("setting the page size: %w", err)
 	}
-	if _, err = db.ExecContext(ctx, `PRAGMA journal_mode = WAL`); err != nil {
+	if _, err = conn.ExecContext(ctx, `PRAGMA journal_mode = WAL`); err != nil {
 		return fmt.Errorf("setting WAL: %w", err)
 	}
 	return nil

@@ -24,20 +24,7 @@ func snapshot(t *testing.T, st *Store) string {
 	t.Helper()
 	var b strings.Builder
 	for _, table := range []string{"traces", "steps", "contracts", "trace_contracts", "cases", "events", "imports", "scores", "glossary"} {
-		rows, err := st.db.Query("SELECT * FROM " + table)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
+		for _, vals := range scanRows(t, st, "SELECT * FROM "+table) {
 			b.WriteString(table)
 			for _, v := range vals {
 				b.WriteString("|")
@@ -48,9 +35,38 @@ func snapshot(t *testing.T, st *Store) string {
 			}
 			b.WriteString("\n")
 		}
-		rows.Close()
 	}
 	return b.String()
+}
+
+// scanRows is every row q selects from st, each its columns' values.
+func scanRows(t *testing.T, st *Store, q string) [][]any {
+	t.Helper()
+	rows, err := st.db.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]any
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, vals)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func jsonish(v any) string { b, _ := json.Marshal(v); return string(b) }
