@@ -776,3 +776,64 @@ func attachStaging(t *testing.T, st *Store, fill func(*Store)) *sql.Tx {
 	})
 	return tx
 }
+
+// A suite imported while a file of traces is staged holds a case that
+// waits for one of its traces: the machine's case of that trace, staged
+// before the suite came, stays out of the copy, and the waiting case is
+// linked to the trace instead (the copy's condition notWaitedFor).
+func TestStagedMachineCaseGivesWayToAWaitingCase(t *testing.T) {
+	ctx := context.Background()
+	for _, waits := range []bool{false, true} {
+		t.Run(fmt.Sprintf("a case waits: %v", waits), func(t *testing.T) {
+			st := sqliteStore(t)
+			im, err := st.BeginImport(ctx, "traces.jsonl", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer im.Rollback()
+			tr := parseTrace(t, "traces.jsonl", 1, strings.SplitN(goodTraces, "\n", 2)[0])
+			if _, rerr, err := im.PutRow(PrepareTrace(tr)); rerr != nil || err != nil {
+				t.Fatal(rerr, err)
+			}
+			r, s := scoreOf(tr.TraceID)
+			if err := im.PutScores([]ScoreRow{r}, []Suggestion{s}); err != nil {
+				t.Fatal(err)
+			}
+			want := "t1 t1 suggested"
+			if waits {
+				suite := strings.Replace(strings.SplitN(readFile(t, "testdata/cases_canonical.jsonl"), "\n", 2)[0], "trace_9f31c2", "t1", 1)
+				var c model.Case
+				if err := json.Unmarshal([]byte(suite), &c); err != nil {
+					t.Fatal(err)
+				}
+				other, _ := st.BeginImport(ctx, "suite.jsonl", false)
+				defer other.Rollback()
+				if rerr, err := other.PutCase(&c, 1); rerr != nil || err != nil {
+					t.Fatal(rerr, err)
+				}
+				if err := other.Commit("cases", "sha", 0); err != nil {
+					t.Fatal(err)
+				}
+				want = c.CaseID + " t1 confirmed"
+			}
+			if err := im.Commit("native", "sha", 0); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			rows, err := st.db.Query(`SELECT c.case_id || ' ' || t.trace_id || ' ' || c.status FROM cases c JOIN traces t ON t.id = c.trace_pk ORDER BY 1`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var s string
+				rows.Scan(&s)
+				got = append(got, s)
+			}
+			if strings.Join(got, "; ") != want {
+				t.Errorf("the cases of t1: %q, want %q", got, want)
+			}
+			assertForeignKeysHold(t, st, "")
+		})
+	}
+}
