@@ -341,14 +341,19 @@ func (im *Importer) copyStaged(replaces map[string]string, big []int64) (offset 
 				` FROM staged.` + c.table + ` ` + c.tail
 			args = append(args, offset)
 		}
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
 			if c.table == "step_body_parts" && sqliteCode(err) == sqliteNoMem {
 				return 0, nil, im.partsOutOfMemory(err)
 			}
 			return 0, nil, fmt.Errorf("copying the staged %s: %w", c.table, err)
 		}
 		if c.table == "traces" {
-			if err := im.landTraces(offset); err != nil {
+			landed, err := res.RowsAffected()
+			if err != nil {
+				return 0, nil, err
+			}
+			if err := im.landTraces(offset, landed <= offset); err != nil {
 				return 0, nil, err
 			}
 		}
@@ -628,13 +633,28 @@ var quietTriggers = []string{"cases_queue_insert", "scores_queue_insert", "step_
 // moves them as usual. Row by row, 100k traces' copy took 3.0-3.4 s,
 // 1.5 s of it updating every landed trace's class once more and firing
 // the update's count trigger.
-func (im *Importer) landTraces(offset int64) error {
+// few says the landed traces are not more than those before them (see
+// landedBy).
+func (im *Importer) landTraces(offset int64, few bool) error {
 	for _, q := range sqlLandTraces {
-		if _, err := im.tx.ExecContext(im.ctx, q, offset); err != nil {
+		if _, err := im.tx.ExecContext(im.ctx, landedBy(q, few), offset); err != nil {
 			return fmt.Errorf("counting and indexing the landed traces: %w", err)
 		}
 	}
 	return nil
+}
+
+// landedBy is the statement q of sqlLandTraces, made to read the landed
+// traces by their ids when they are few (not more than those before
+// them). SQLite otherwise counts the queue by the covering index
+// traces_case_status, which spares a sort when most traces are new but
+// reads every trace's entry: 22 ms of a 1,000-trace import into 100k
+// traces, where the landed rows took under 1.
+func landedBy(q string, few bool) string {
+	if !few {
+		return q
+	}
+	return strings.ReplaceAll(q, "FROM main.traces WHERE", "FROM main.traces NOT INDEXED WHERE")
 }
 
 // sqlLandTraces are the insert triggers of traces (migrations 0034,

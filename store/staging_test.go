@@ -638,6 +638,7 @@ func TestLandTracesDoesWhatTheTriggersDo(t *testing.T) {
 		{strings.Repeat("e", 1100), "", "none", "", "", 0},
 		{"f", strings.Repeat("f", 1100), "confirmed", "temporal", "", 0},
 	}
+	var few bool // landTraces's, when land
 	kept := func(land bool) string {
 		st := sqliteStore(t)
 		tx, err := st.db.BeginTx(ctx, nil)
@@ -678,7 +679,7 @@ func TestLandTracesDoesWhatTheTriggersDo(t *testing.T) {
 				i+1, r.id, r.caseID, r.status, r.disputed, r.label, r.suggested, "key "+r.label)
 		}
 		if land {
-			if err := im.landTraces(0); err != nil {
+			if err := im.landTraces(0, few); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -690,8 +691,23 @@ func TestLandTracesDoesWhatTheTriggersDo(t *testing.T) {
 		}
 		return keptRows(t, st) + searchIndex(t, st, "id_search")
 	}
-	if a, b := kept(false), kept(true); a != b {
-		t.Fatalf("landTraces leaves other rows than the triggers:\n%s", firstDiff(a, b))
+	want := kept(false)
+	for _, few = range []bool{false, true} {
+		if got := kept(true); got != want {
+			t.Fatalf("landTraces (few: %v) leaves other rows than the triggers:\n%s", few, firstDiff(want, got))
+		}
+	}
+}
+
+// Landing a few traces into many reads the landed ones by id, in every
+// statement: none scans a table or an index of all the traces.
+func TestLandingFewReadsThemByID(t *testing.T) {
+	st := sqliteStore(t)
+	for _, q := range sqlLandTraces {
+		plan := queryPlan(t, st.db, landedBy(q, true), 99000)
+		if strings.Contains(plan, "SCAN main.traces") {
+			t.Errorf("%s\nplans:\n%s\nwant the landed traces searched by id", q, plan)
+		}
 	}
 }
 
