@@ -34,6 +34,7 @@ type Program struct {
 // exit status.
 func Main(p Program) int {
 	app.LimitGoMemory()
+	app.PaceGC()
 	root := newRootCmd(p)
 	err := fang.Execute(context.Background(), root,
 		fang.WithVersion(p.Version),

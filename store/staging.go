@@ -298,10 +298,13 @@ func (im *Importer) copyStaged(replaces map[string]string, big []int64) (offset 
 		// body from its pages.
 		bodiesNotBig = " AND octet_length(body) <= " + strconv.Itoa(bigBody)
 	}
+	notWaited, err := im.notWaitedFor()
+	if err != nil {
+		return 0, nil, err
+	}
 	copies := []struct{ table, pk, tail string }{
 		{"contracts", "", "WHERE true ON CONFLICT DO NOTHING"},
-		{"cases", "trace_pk", "WHERE trace_pk IS NOT NULL AND trace_pk " + notSkipped + ` AND NOT EXISTS (SELECT 1 FROM main.cases w
-			WHERE w.source_trace = cases.source_trace AND w.trace_pk IS NULL) ON CONFLICT DO NOTHING`},
+		{"cases", "trace_pk", "WHERE trace_pk IS NOT NULL AND trace_pk " + notSkipped + notWaited + " ON CONFLICT DO NOTHING"},
 		{"scores", "trace_pk", "WHERE trace_pk " + notSkipped},
 		{"score_state", "trace_pk", "WHERE trace_pk " + notSkipped},
 		{"traces", "id", "WHERE id " + notSkipped + " ORDER BY id"},
@@ -338,14 +341,19 @@ func (im *Importer) copyStaged(replaces map[string]string, big []int64) (offset 
 				` FROM staged.` + c.table + ` ` + c.tail
 			args = append(args, offset)
 		}
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
 			if c.table == "step_body_parts" && sqliteCode(err) == sqliteNoMem {
 				return 0, nil, im.partsOutOfMemory(err)
 			}
 			return 0, nil, fmt.Errorf("copying the staged %s: %w", c.table, err)
 		}
 		if c.table == "traces" {
-			if err := im.landTraces(offset); err != nil {
+			landed, err := res.RowsAffected()
+			if err != nil {
+				return 0, nil, err
+			}
+			if err := im.landTraces(offset, landed <= offset); err != nil {
 				return 0, nil, err
 			}
 		}
@@ -373,6 +381,20 @@ func (im *Importer) copyStaged(replaces map[string]string, big []int64) (offset 
 	_, err = tx.ExecContext(ctx, `UPDATE main.cases SET trace_pk = (SELECT t.id FROM main.traces t WHERE t.trace_id = cases.source_trace)
 		WHERE trace_pk IS NULL AND source_trace IN (SELECT trace_id FROM staged.traces)`)
 	return offset, skipped, err
+}
+
+// notWaitedFor is the condition that leaves out of the copy of the
+// staged cases those whose trace a case of the database waits for (its
+// trace_pk NULL): "" when the database has no waiting case, as after most
+// imports. An INSERT … SELECT that reads the table it writes copies every
+// selected row into a temporary table first, to read them apart from
+// what it writes: a third of the cases' copy at 100k traces.
+func (im *Importer) notWaitedFor() (string, error) {
+	var waiting bool
+	if err := im.tx.QueryRowContext(im.ctx, `SELECT EXISTS (SELECT 1 FROM main.cases WHERE trace_pk IS NULL)`).Scan(&waiting); err != nil || !waiting {
+		return "", err
+	}
+	return ` AND NOT EXISTS (SELECT 1 FROM main.cases w WHERE w.source_trace = cases.source_trace AND w.trace_pk IS NULL)`, nil
 }
 
 // copyTracesSQL copies the staged traces (their columns cols, those the
@@ -611,13 +633,28 @@ var quietTriggers = []string{"cases_queue_insert", "scores_queue_insert", "step_
 // moves them as usual. Row by row, 100k traces' copy took 3.0-3.4 s,
 // 1.5 s of it updating every landed trace's class once more and firing
 // the update's count trigger.
-func (im *Importer) landTraces(offset int64) error {
+// few says the landed traces are not more than those before them (see
+// landedBy).
+func (im *Importer) landTraces(offset int64, few bool) error {
 	for _, q := range sqlLandTraces {
-		if _, err := im.tx.ExecContext(im.ctx, q, offset); err != nil {
+		if _, err := im.tx.ExecContext(im.ctx, landedBy(q, few), offset); err != nil {
 			return fmt.Errorf("counting and indexing the landed traces: %w", err)
 		}
 	}
 	return nil
+}
+
+// landedBy is the statement q of sqlLandTraces, made to read the landed
+// traces by their ids when they are few (not more than those before
+// them). SQLite otherwise counts the queue by the covering index
+// traces_case_status, which spares a sort when most traces are new but
+// reads every trace's entry: 22 ms of a 1,000-trace import into 100k
+// traces, where the landed rows took under 1.
+func landedBy(q string, few bool) string {
+	if !few {
+		return q
+	}
+	return strings.ReplaceAll(q, "FROM main.traces WHERE", "FROM main.traces NOT INDEXED WHERE")
 }
 
 // sqlLandTraces are the insert triggers of traces (migrations 0034,

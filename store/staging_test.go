@@ -638,6 +638,7 @@ func TestLandTracesDoesWhatTheTriggersDo(t *testing.T) {
 		{strings.Repeat("e", 1100), "", "none", "", "", 0},
 		{"f", strings.Repeat("f", 1100), "confirmed", "temporal", "", 0},
 	}
+	var few bool // landTraces's, when land
 	kept := func(land bool) string {
 		st := sqliteStore(t)
 		tx, err := st.db.BeginTx(ctx, nil)
@@ -678,7 +679,7 @@ func TestLandTracesDoesWhatTheTriggersDo(t *testing.T) {
 				i+1, r.id, r.caseID, r.status, r.disputed, r.label, r.suggested, "key "+r.label)
 		}
 		if land {
-			if err := im.landTraces(0); err != nil {
+			if err := im.landTraces(0, few); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -690,8 +691,23 @@ func TestLandTracesDoesWhatTheTriggersDo(t *testing.T) {
 		}
 		return keptRows(t, st) + searchIndex(t, st, "id_search")
 	}
-	if a, b := kept(false), kept(true); a != b {
-		t.Fatalf("landTraces leaves other rows than the triggers:\n%s", firstDiff(a, b))
+	want := kept(false)
+	for _, few = range []bool{false, true} {
+		if got := kept(true); got != want {
+			t.Fatalf("landTraces (few: %v) leaves other rows than the triggers:\n%s", few, firstDiff(want, got))
+		}
+	}
+}
+
+// Landing a few traces into many reads the landed ones by id, in every
+// statement: none scans a table or an index of all the traces.
+func TestLandingFewReadsThemByID(t *testing.T) {
+	st := sqliteStore(t)
+	for _, q := range sqlLandTraces {
+		plan := queryPlan(t, st.db, landedBy(q, true), 99000)
+		if strings.Contains(plan, "SCAN main.traces") {
+			t.Errorf("%s\nplans:\n%s\nwant the landed traces searched by id", q, plan)
+		}
 	}
 }
 
@@ -775,4 +791,65 @@ func attachStaging(t *testing.T, st *Store, fill func(*Store)) *sql.Tx {
 		conn.ExecContext(ctx, `DETACH DATABASE staged`)
 	})
 	return tx
+}
+
+// A suite imported while a file of traces is staged holds a case that
+// waits for one of its traces: the machine's case of that trace, staged
+// before the suite came, stays out of the copy, and the waiting case is
+// linked to the trace instead (the copy's condition notWaitedFor).
+func TestStagedMachineCaseGivesWayToAWaitingCase(t *testing.T) {
+	ctx := context.Background()
+	for _, waits := range []bool{false, true} {
+		t.Run(fmt.Sprintf("a case waits: %v", waits), func(t *testing.T) {
+			st := sqliteStore(t)
+			im, err := st.BeginImport(ctx, "traces.jsonl", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer im.Rollback()
+			tr := parseTrace(t, "traces.jsonl", 1, strings.SplitN(goodTraces, "\n", 2)[0])
+			if _, rerr, err := im.PutRow(PrepareTrace(tr)); rerr != nil || err != nil {
+				t.Fatal(rerr, err)
+			}
+			r, s := scoreOf(tr.TraceID)
+			if err := im.PutScores([]ScoreRow{r}, []Suggestion{s}); err != nil {
+				t.Fatal(err)
+			}
+			want := "t1 t1 suggested"
+			if waits {
+				suite := strings.Replace(strings.SplitN(readFile(t, "testdata/cases_canonical.jsonl"), "\n", 2)[0], "trace_9f31c2", "t1", 1)
+				var c model.Case
+				if err := json.Unmarshal([]byte(suite), &c); err != nil {
+					t.Fatal(err)
+				}
+				other, _ := st.BeginImport(ctx, "suite.jsonl", false)
+				defer other.Rollback()
+				if rerr, err := other.PutCase(&c, 1); rerr != nil || err != nil {
+					t.Fatal(rerr, err)
+				}
+				if err := other.Commit("cases", "sha", 0); err != nil {
+					t.Fatal(err)
+				}
+				want = c.CaseID + " t1 confirmed"
+			}
+			if err := im.Commit("native", "sha", 0); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			rows, err := st.db.Query(`SELECT c.case_id || ' ' || t.trace_id || ' ' || c.status FROM cases c JOIN traces t ON t.id = c.trace_pk ORDER BY 1`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var s string
+				rows.Scan(&s)
+				got = append(got, s)
+			}
+			if strings.Join(got, "; ") != want {
+				t.Errorf("the cases of t1: %q, want %q", got, want)
+			}
+			assertForeignKeysHold(t, st, "")
+		})
+	}
 }
