@@ -2,7 +2,9 @@ package app
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 
 	"github.com/tracelab-dev/tracelab/importers"
 )
@@ -12,21 +14,53 @@ import (
 // call it before any work.
 func LimitGoMemory() int64 { return importers.LimitGoMemory() }
 
-// gcPercent is how far Go's heap grows past what it held after a
-// collection before the next one starts: Go's default is 100. tracelab's
-// live heap is small (the records in flight, the scorer's caches: a few
-// MB; most of its memory is SQLite's page caches, outside Go's heap), so
-// at 100 the collector ran every few MB allocated. A 100k-trace import
-// spent 24-29 s of CPU at 100 and 21-22 s at 300, in the same rounds,
-// with the same peak RSS (bench/importab.sh, GOGC set per run); at 400
-// the peak rose by 20 MiB. Near the process's memory limit the soft
-// limit (LimitGoMemory) still makes the collector run harder.
-const gcPercent = 300
+// Go starts a collection when its heap has grown by GOGC percent (100 by
+// default) of what the last one left live. An import's live heap is a
+// few MB (the records in flight, the scorer's caches; most of the
+// process's memory is SQLite's page caches, outside Go's heap), so at
+// 100 the collector ran every few MB allocated: a 100k-trace import took
+// 24-29 s of CPU at 100 and 21-22 s at 300, with the same peak RSS
+// (bench/importab.sh, GOGC set per run). A fixed 300 grows a large live
+// heap fourfold, though: importing 10,000 cases into a million traces
+// peaked at 380 MiB at 300 against 274 MiB at 100. So the percent is
+// set after each collection from what it left live: gcHeadroom of growth
+// at least, as a percent between Go's 100 and maxGCPercent.
+const (
+	gcHeadroom   = 64 << 20
+	maxGCPercent = 300
+)
 
-// PaceGC sets the collector's pace to gcPercent, once at start, unless
-// GOGC chose one.
-func PaceGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
+// gcPercent is the pace for a live heap of live bytes.
+func gcPercent(live uint64) int {
+	if live == 0 {
+		return maxGCPercent
 	}
+	return int(min(max(gcHeadroom*100/live, 100), maxGCPercent))
+}
+
+// PaceGC keeps the collector's pace at gcPercent of the live heap from
+// now on, unless GOGC chose one: it sets it after every collection.
+func PaceGC() {
+	if os.Getenv("GOGC") != "" {
+		return
+	}
+	debug.SetGCPercent(maxGCPercent) // nothing is live yet
+	watchCollections()
+}
+
+// collected is allocated to be found unreachable by the next collection:
+// its finalizer then runs once, after it.
+type collected struct{ _ [32]byte }
+
+// watchCollections sets the pace after the next collection, and again
+// after each one that follows.
+func watchCollections() {
+	runtime.SetFinalizer(new(collected), func(*collected) {
+		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(live)
+		if live[0].Value.Kind() == metrics.KindUint64 {
+			debug.SetGCPercent(gcPercent(live[0].Value.Uint64()))
+		}
+		watchCollections()
+	})
 }
