@@ -103,7 +103,7 @@ func TestFreshTraces(t *testing.T) {
 	ctx := context.Background()
 	const tools = `"tools":[{"name":"zeta","description":"z", "inputSchema":{"type":"object","required":[],"properties":{}}},{"name":"alpha","description":"a"}]`
 	withTools := `{"trace_id":"t3","question":"q",` + tools + `,"steps":[{"kind":"answer","text":"42"}]}`
-	suite := strings.Replace(strings.SplitN(readFile(t, "testdata/cases_canonical.jsonl"), "\n", 2)[0], "trace_9f31c2", "t2", 1)
+	suite := suiteLine(t, "t2")
 	steps := []struct {
 		name      string
 		before    []string // files imported first

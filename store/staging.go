@@ -388,7 +388,9 @@ func (im *Importer) copyStaged(replaces map[string]string, big []int64) (offset 
 // trace_pk NULL): "" when the database has no waiting case, as after most
 // imports. An INSERT … SELECT that reads the table it writes copies every
 // selected row into a temporary table first, to read them apart from
-// what it writes: a third of the cases' copy at 100k traces.
+// what it writes: a third of the cases' copy at 100k traces. The question
+// is sqlAnyUnlinked's without its test of an empty source_trace: the condition
+// compares a staged case's source_trace as it is.
 func (im *Importer) notWaitedFor() (string, error) {
 	var waiting bool
 	if err := im.tx.QueryRowContext(im.ctx, `SELECT EXISTS (SELECT 1 FROM main.cases WHERE trace_pk IS NULL)`).Scan(&waiting); err != nil || !waiting {
@@ -633,6 +635,7 @@ var quietTriggers = []string{"cases_queue_insert", "scores_queue_insert", "step_
 // moves them as usual. Row by row, 100k traces' copy took 3.0-3.4 s,
 // 1.5 s of it updating every landed trace's class once more and firing
 // the update's count trigger.
+//
 // few says the landed traces are not more than those before them (see
 // landedBy).
 func (im *Importer) landTraces(offset int64, few bool) error {

@@ -575,7 +575,6 @@ func TestStagedCopyLeavesSearchSettings(t *testing.T) {
 // whose case confirms one of them lands them as a direct import does.
 func TestLandedTracesKeepWhatTheirTriggersKeep(t *testing.T) {
 	ctx := context.Background()
-	suite := strings.Replace(strings.SplitN(readFile(t, "testdata/cases_canonical.jsonl"), "\n", 2)[0], "trace_9f31c2", "t1", 1)
 	long := `{"trace_id":"` + strings.Repeat("x", 1500) + `","question":"long?","steps":[{"kind":"answer","text":"1"}]}`
 	put := func(st *Store) {
 		t.Helper()
@@ -597,10 +596,7 @@ func TestLandedTracesKeepWhatTheirTriggersKeep(t *testing.T) {
 		if err := im.PutScores(rows, sugg); err != nil {
 			t.Fatal(err)
 		}
-		var c model.Case
-		if err := json.Unmarshal([]byte(suite), &c); err != nil {
-			t.Fatal(err)
-		}
+		c := suiteCase(t, "t1")
 		if rerr, err := im.PutCase(&c, 4); rerr != nil || err != nil {
 			t.Fatal(rerr, err)
 		}
@@ -817,11 +813,7 @@ func TestStagedMachineCaseGivesWayToAWaitingCase(t *testing.T) {
 			}
 			want := "t1 t1 suggested"
 			if waits {
-				suite := strings.Replace(strings.SplitN(readFile(t, "testdata/cases_canonical.jsonl"), "\n", 2)[0], "trace_9f31c2", "t1", 1)
-				var c model.Case
-				if err := json.Unmarshal([]byte(suite), &c); err != nil {
-					t.Fatal(err)
-				}
+				c := suiteCase(t, "t1")
 				other, _ := st.BeginImport(ctx, "suite.jsonl", false)
 				defer other.Rollback()
 				if rerr, err := other.PutCase(&c, 1); rerr != nil || err != nil {
@@ -836,15 +828,8 @@ func TestStagedMachineCaseGivesWayToAWaitingCase(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			rows, err := st.db.Query(`SELECT c.case_id || ' ' || t.trace_id || ' ' || c.status FROM cases c JOIN traces t ON t.id = c.trace_pk ORDER BY 1`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var s string
-				rows.Scan(&s)
-				got = append(got, s)
+			for _, r := range scanRows(t, st, `SELECT c.case_id || ' ' || t.trace_id || ' ' || c.status FROM cases c JOIN traces t ON t.id = c.trace_pk ORDER BY 1`) {
+				got = append(got, fmt.Sprint(r[0]))
 			}
 			if strings.Join(got, "; ") != want {
 				t.Errorf("the cases of t1: %q, want %q", got, want)
@@ -852,4 +837,21 @@ func TestStagedMachineCaseGivesWayToAWaitingCase(t *testing.T) {
 			assertForeignKeysHold(t, st, "")
 		})
 	}
+}
+
+// suiteLine is the first case of testdata/cases_canonical.jsonl, as a
+// line of a suite, made to wait for the trace traceID.
+func suiteLine(t *testing.T, traceID string) string {
+	t.Helper()
+	return strings.Replace(strings.SplitN(readFile(t, "testdata/cases_canonical.jsonl"), "\n", 2)[0], "trace_9f31c2", traceID, 1)
+}
+
+// suiteCase is suiteLine's case.
+func suiteCase(t *testing.T, traceID string) model.Case {
+	t.Helper()
+	var c model.Case
+	if err := json.Unmarshal([]byte(suiteLine(t, traceID)), &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
