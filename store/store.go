@@ -169,10 +169,35 @@ func sizePages(ctx context.Context, path string, opts Options) error {
 	if _, err = conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size = %d`, newPageSize)); err != nil {
 		return fmt.Errorf("setting the page size: %w", err)
 	}
-	if _, err = conn.ExecContext(ctx, `PRAGMA journal_mode = WAL`); err != nil {
+	if err = toWAL(ctx, conn, lockWait(opts)); err != nil {
 		return fmt.Errorf("setting WAL: %w", err)
 	}
 	return nil
+}
+
+// toWAL turns the database on conn to WAL mode, trying again while
+// another connection holds the lock, until wait has passed. SQLite's
+// busy handler does not cover this: the pragma reads the header under a
+// read lock and then asks for the write lock, and a connection that
+// holds a read lock is refused a write lock at once (waiting could
+// deadlock with a writer waiting for its readers). So two processes
+// making one new database both read, one writes, the other fails: here
+// it retries, and finds the file in WAL mode already or takes its turn.
+func toWAL(ctx context.Context, conn *sql.Conn, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	pause := time.Millisecond
+	for {
+		_, err := conn.ExecContext(ctx, `PRAGMA journal_mode = WAL`)
+		if sqliteCode(err) != sqliteBusy || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 50*time.Millisecond)
+	}
 }
 
 type access int
@@ -197,14 +222,18 @@ func open(ctx context.Context, path string, opts Options, mode access, pragmas .
 	return start(ctx, db, sqliteDialect, path, mode, opts)
 }
 
+// lockWait is how long a connection waits for another's lock.
+func lockWait(opts Options) time.Duration {
+	if opts.LockWait <= 0 {
+		return DefaultLockWait
+	}
+	return opts.LockWait
+}
+
 // sqliteDSN is the driver's name for the SQLite file at path, opened so.
 func sqliteDSN(path string, opts Options, mode access, pragmas ...string) string {
-	wait := opts.LockWait
-	if wait <= 0 {
-		wait = DefaultLockWait
-	}
 	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", wait.Milliseconds()))
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", lockWait(opts).Milliseconds()))
 	q.Add("_pragma", "foreign_keys(1)")
 	if opts.SmallWrites && mode == readWrite {
 		q.Add("_pragma", "temp_store(2)")

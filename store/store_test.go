@@ -147,6 +147,35 @@ func TestPageSizeOfNewDatabases(t *testing.T) {
 	}
 }
 
+// Stores opened on one new file at once all come up: the ones that lose
+// the race to turn it to WAL wait their turn instead of failing with
+// SQLITE_BUSY (which SQLite's busy handler does not cover there).
+func TestOpenOneNewDatabaseAtOnce(t *testing.T) {
+	ctx := context.Background()
+	for round := range 10 {
+		path := filepath.Join(t.TempDir(), "new.db")
+		const n = 8
+		errs := make(chan error, n)
+		start := make(chan struct{})
+		for range n {
+			go func() {
+				<-start
+				st, err := Open(ctx, path)
+				if err == nil {
+					err = st.Close()
+				}
+				errs <- err
+			}()
+		}
+		close(start)
+		for range n {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+	}
+}
+
 func TestImportIsIdempotent(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		st := b.open(t)
