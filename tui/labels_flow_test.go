@@ -129,7 +129,11 @@ func (p *program) eventually(id, what string, cond func(*app.CaseRecord) bool) *
 			return rec
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("%s: not in the store after 30s: %+v %v", what, rec, err)
+			// The screen too: its status line says why an edit did not land.
+			p.frame.mu.Lock()
+			f := p.frame.frame
+			p.frame.mu.Unlock()
+			p.t.Fatalf("%s: not in the store after 30s: %+v %v; the screen:\n%s", what, rec, err, f)
 		}
 	}
 }
