@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/tracelab-dev/tracelab/app"
 	"github.com/tracelab-dev/tracelab/model"
 )
@@ -60,6 +62,61 @@ func TestProgramKeysWhileTraceLoads(t *testing.T) {
 	}
 	p.waitScreen("the trace", func(f string) bool { return strings.Contains(f, "class semantic") })
 	p.quit()
+}
+
+// enter pressed while the queue's rows are still the last query's (a
+// search just typed) opens the row the new query selects once it lands
+// (openOnLoad); the keys typed meanwhile are for that trace as after
+// any enter, not for the queue still on screen. The driver holds every
+// command back until the keys are in, as a slow query would.
+func TestKeysAfterEnterWhileTheQueueLoads(t *testing.T) {
+	eng, _ := openUnlabeledStore(t)
+	const id = "trace_9f31c2"
+	d := newDriver(t, eng, 100, 30)
+	d.key("/")
+	var held []tea.Cmd
+	press := func(msg tea.KeyPressMsg) {
+		nm, cmd := d.m.Update(msg)
+		d.m = nm.(*Model)
+		held = append(held, cmd)
+	}
+	for _, r := range id {
+		press(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	for _, k := range []string{"enter", "enter", "c", "2"} {
+		press(keyMsg(k))
+	}
+	for _, cmd := range held {
+		d.run(cmd)
+	}
+	rec, err := eng.Traces.CaseForTrace(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := rec.Case.Label
+	if l.Correct == nil || !*l.Correct || l.FailureClass == nil || *l.FailureClass != model.ClassSemantic || rec.UpdatedBy != "tester" {
+		t.Errorf("c 2 after enter: correct %v, class %v by %q; want correct, semantic, by tester; the screen:\n%s",
+			l.Correct, l.FailureClass, rec.UpdatedBy, d.plain())
+	}
+
+	// A query that selects nothing opens nothing: the keys held for it
+	// are dropped, said so, and the next ones are the queue's again.
+	d = newDriver(t, eng, 100, 30)
+	d.key("/")
+	held = nil
+	for _, r := range "no_such_trace" {
+		press(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	for _, k := range []string{"enter", "enter", "c"} {
+		press(keyMsg(k))
+	}
+	for _, cmd := range held {
+		d.run(cmd)
+	}
+	d.mustSee("1 key(s) pressed while the trace loaded were dropped")
+	if d.m.env.opening || d.m.screen != screenQueue {
+		t.Errorf("after a query that selected nothing: opening %v, screen %v", d.m.env.opening, d.m.screen)
+	}
 }
 
 // enter enter on a trace whose label has gaps asks once: the second

@@ -89,8 +89,9 @@ func (q *queueScreen) openKey(host, tea.KeyPressMsg) tea.Cmd {
 	if !q.loaded {
 		// The rows on screen belong to the query before (a search still
 		// typing, a filter just set): open what the new one selects, not
-		// what it is about to replace.
-		q.openOnLoad = true
+		// what it is about to replace. The keys typed until then are
+		// for that trace (trace_keys.go), as after any enter.
+		q.openOnLoad, q.opening = true, true
 		return nil
 	}
 	if r, ok := q.current(); ok {

@@ -64,8 +64,13 @@ func (q *queueScreen) pageLoaded(h host, msg pageMsg) tea.Cmd {
 	}
 	if q.openOnLoad && !msg.append {
 		q.openOnLoad = false
-		if r, ok := q.current(); ok {
+		r, ok := q.current()
+		switch {
+		case !q.opening: // esc gave up opening it
+		case ok:
 			cmds = append(cmds, q.openTrace(r.TraceID))
+		default: // nothing to open: the keys held for it are dropped
+			cmds = append(cmds, func() tea.Msg { return openTraceMsg{} })
 		}
 	}
 	return tea.Batch(append(cmds, q.maybeMore())...)

@@ -101,7 +101,8 @@ func (ts *traceScreen) invalidate() {
 
 // The messages the trace screen owns.
 type (
-	// openTraceMsg asks the trace screen to load and show a trace.
+	// openTraceMsg asks the trace screen to load and show a trace; with
+	// no id, the query enter waited for selected none.
 	openTraceMsg struct{ id string }
 	// traceMsg carries a loaded trace with its case and score.
 	traceMsg struct {
@@ -190,6 +191,10 @@ func (ts *traceScreen) update(h host, msg tea.Msg) tea.Cmd {
 	case openTraceMsg:
 		if !ts.opening {
 			return nil // esc gave up opening it
+		}
+		if msg.id == "" {
+			ts.opening = false
+			return ts.replayHeld(h, false)
 		}
 		return ts.load(msg.id)
 	case traceMsg:
