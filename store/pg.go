@@ -33,10 +33,7 @@ func openPostgres(dsn string, opts Options) (*sql.DB, error) {
 		// A server that accepts and never answers hung every command.
 		cfg.ConnectTimeout = DefaultConnectTimeout
 	}
-	wait := opts.LockWait
-	if wait <= 0 {
-		wait = DefaultLockWait
-	}
+	wait := lockWait(opts)
 	// SQLite's busy timeout: how long a writer waits for the writer lock
 	// (an advisory lock, which lock_timeout covers) before IsLocked.
 	cfg.RuntimeParams["lock_timeout"] = strconv.FormatInt(wait.Milliseconds(), 10)

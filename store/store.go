@@ -222,7 +222,8 @@ func open(ctx context.Context, path string, opts Options, mode access, pragmas .
 	return start(ctx, db, sqliteDialect, path, mode, opts)
 }
 
-// lockWait is how long a connection waits for another's lock.
+// lockWait is how long a connection waits for another's lock (SQLite's
+// busy timeout, PostgreSQL's lock_timeout).
 func lockWait(opts Options) time.Duration {
 	if opts.LockWait <= 0 {
 		return DefaultLockWait
