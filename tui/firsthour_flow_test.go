@@ -117,6 +117,25 @@ func TestKeysAfterEnterWhileTheQueueLoads(t *testing.T) {
 	if d.m.env.opening || d.m.screen != screenQueue {
 		t.Errorf("after a query that selected nothing: opening %v, screen %v", d.m.env.opening, d.m.screen)
 	}
+
+	// esc before the query lands gives up opening: the queue stays, and
+	// no trace opens when the rows arrive.
+	d = newDriver(t, eng, 100, 30)
+	d.key("/")
+	held = nil
+	for _, r := range id {
+		press(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	for _, k := range []string{"enter", "enter", "esc"} {
+		press(keyMsg(k))
+	}
+	for _, cmd := range held {
+		d.run(cmd)
+	}
+	if d.m.env.opening || d.m.screen != screenQueue || d.m.trace.t != nil {
+		t.Errorf("after esc: opening %v, screen %v, a trace open %v; the screen:\n%s",
+			d.m.env.opening, d.m.screen, d.m.trace.t != nil, d.plain())
+	}
 }
 
 // enter enter on a trace whose label has gaps asks once: the second
