@@ -670,11 +670,14 @@ func (w *writer) putBody(pk int64, question string, steps []model.Step) error {
 	if err := w.bodies.add(pk, body); err != nil {
 		return err
 	}
-	if err := w.search.add(pk, question, body); err != nil || n <= bigBody {
-		return err
+	if n <= bigBody {
+		return w.search.add(pk, question, body)
 	}
 	w.noteBig(pk, n)
-	return w.bodies.flush()
+	if err := w.bodies.flush(); err != nil {
+		return err
+	}
+	return w.search.addStored(pk)
 }
 
 // noteBig notes the staged trace pk whose step_bodies row holds n bytes,
