@@ -116,6 +116,11 @@ func (im *Importer) startDirect() error {
 	}
 	if !im.live && im.s.d == postgresDialect {
 		w.bulk()
+		if w.search, err = startBulkSearch(im.ctx, im.s, tx, w.traceRows); err != nil {
+			w.close()
+			tx.Rollback()
+			return err
+		}
 	}
 	im.tx, im.w = tx, w
 	return nil
@@ -589,6 +594,9 @@ type writer struct {
 	// bigBodies are the staged traces whose step body is over bigBody
 	// bytes, in order: the copy moves each on its own (copyBigBodies).
 	bigBodies []int64
+	// search, set in bulk mode, writes the search rows of the bodies put
+	// (pgsearch.go).
+	search *bulkSearch
 }
 
 // analyzeAfter is how many traces a PostgreSQL import writes, at least,
@@ -637,11 +645,13 @@ func (w *writer) refreshQueue(file, format string) error {
 // ordinary import are as they were.
 const bigBody = 4 << 20
 
-// putBody writes the step body of the trace pk. A big body is written at
-// once, so that Go holds it only while SQLite takes its copy: a batch
-// would keep it until 63 more bodies came, or the end of the file. On
-// SQLite it is written in parts, encoded a part at a time (bodyparts.go).
-func (w *writer) putBody(pk int64, steps []model.Step) error {
+// putBody writes the step body of the trace pk, and hands it with the
+// trace's question to the bulk writer's search (pgsearch.go). A big body
+// is written at once, so that Go holds it only while SQLite takes its
+// copy: a batch would keep it until 63 more bodies came, or the end of
+// the file. On SQLite it is written in parts, encoded a part at a time
+// (bodyparts.go).
+func (w *writer) putBody(pk int64, question string, steps []model.Step) error {
 	n := stepsBodyLen(steps)
 	if n > releaseBody {
 		// Collect what the parse left (the read line, the hash's buffer)
@@ -656,11 +666,18 @@ func (w *writer) putBody(pk int64, steps []model.Step) error {
 		}
 		return err
 	}
-	if err := w.bodies.add(pk, stepsBody(steps)); err != nil || n <= bigBody {
+	body := stepsBody(steps)
+	if err := w.bodies.add(pk, body); err != nil {
 		return err
 	}
+	if n <= bigBody {
+		return w.search.add(pk, question, body)
+	}
 	w.noteBig(pk, n)
-	return w.bodies.flush()
+	if err := w.bodies.flush(); err != nil {
+		return err
+	}
+	return w.search.addStored(pk)
 }
 
 // noteBig notes the staged trace pk whose step_bodies row holds n bytes,
@@ -843,6 +860,9 @@ func closeAll(sts ...*sql.Stmt) {
 // flush writes every buffered row: a case before the score of its
 // trace, as SaveScores writes them (the queue triggers read both).
 func (w *writer) flush() error {
+	if err := w.search.flush(); err != nil {
+		return err
+	}
 	for _, b := range []*batch{w.traceRows, w.steps, w.bodies, w.traceContracts, w.machineCases, w.scoreRows, w.scoreState} {
 		if err := b.flush(); err != nil {
 			return err
@@ -857,6 +877,7 @@ func (w *writer) close() {
 	}
 	w.closed = true
 	closeAll(w.findTrace, w.insTrace, w.insContract, w.link)
+	w.search.close()
 	if w.cases != nil {
 		w.cases.close()
 	}
@@ -1000,7 +1021,7 @@ func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *
 			return nil, nil, err
 		}
 	}
-	if err := w.putBody(pk, t.Steps); err != nil {
+	if err := w.putBody(pk, t.Question, t.Steps); err != nil {
 		return nil, nil, err
 	}
 	// A listing names each tool once; of a tool named twice only the

@@ -47,6 +47,7 @@ var releasedMigrations = map[string]string{
 	"migrations/0039_search_once.sql":                "4d5bb99c2cc77db11ec73b44b95622d88c774339c6694c7cc8f5cc71c9af7b97",
 	"migrations/0041_cold_reads.sql":                 "e41658bbd4aa190559b4d5a06e33d8be09032d3b4377ceaf2a8a4035173f910c",
 	"migrations/0045_body_parts.sql":                 "7ea6344502c5aad8f3e1774b8c8b67a3053d85b7af54d131f3f8b8efa0113fae",
+	"migrations/0046_bulk_search.sql":                "4483d39927c9b4577a04403f930ba3f2aa5302b4ed5626bdde8775b9af1ee9bd",
 	"migrations/postgres/0001_init.sql":              "87bb1e7c44988ac8fdc075f6d35b2d79c340248661e3605682a4ba9cad7f4a08",
 	"migrations/postgres/0002_drift.sql":             "e52cbce1323da39774221cda9066f4f14f4d2edd00c1edb7fd2717a3aab109fd",
 	"migrations/postgres/0003_scores_current.sql":    "9f4cd94eab7a5892d2a18d6e9fe73aaa4b17ba1076568dd402943167214ea0e1",
@@ -77,6 +78,7 @@ var releasedMigrations = map[string]string{
 	"migrations/postgres/0039_search_once.sql":       "6dd9fc25ccebce358fc9f337c97d306ddfc9bb4b6bfef139e8f7f44f42d074c4",
 	"migrations/postgres/0041_cold_reads.sql":        "67d710f06de3bc963fec22f98b9c69e16395ebcec7dfd89db09e4385afd41c11",
 	"migrations/postgres/0045_body_parts.sql":        "cd54b3df78d24c7cee2754de563f2ce728ad9bba1df0f65b7e09fe05d6f564db",
+	"migrations/postgres/0046_bulk_search.sql":       "5e81c19412499826e4b1b625a1d5eb233b0bcdf5f783e969dc2f74c29d4dbbae",
 }
 
 // lastReleasedMigration is the highest number pinned above: every

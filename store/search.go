@@ -16,7 +16,8 @@ import (
 // 0018): an FTS5 table with a row per trace on SQLite, a tsvector table
 // with a row per step and a GIN index on PostgreSQL, both filled by
 // triggers on traces and step_bodies so that every import path keeps
-// them current. A search is a list of terms, each a word or a "quoted
+// them current (a bulk import on PostgreSQL writes the same rows itself,
+// pgsearch.go). A search is a list of terms, each a word or a "quoted
 // phrase"; a step is a hit when it holds every term. Words match whole,
 // as written, ignoring case: is_active finds is_active, not is or active
 // alone. The index finds the traces; which of their steps are hits is

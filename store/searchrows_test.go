@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -36,6 +38,23 @@ func replacingTraces(n, again int) string {
 	return b.String()
 }
 
+// bigBodyTraces is three traces of three steps, the second's tool result
+// a string longer than bigBody: its index rows are computed where its
+// body is stored (pgsearch.go's addStored), the others' on the search
+// connection.
+func bigBodyTraces() string {
+	var b strings.Builder
+	for i := range 3 {
+		result := fmt.Sprintf(`{"rows":[{"n":%d}]}`, i)
+		if i == 1 {
+			result = `"` + strings.Repeat("many words ", bigBody/10) + `"`
+		}
+		fmt.Fprintf(&b, `{"trace_id":"b%d","server":"w","run_id":"r8","started_at":"2026-07-03T10:00:00Z","question":"q%d?","outcome":"pass","steps":[{"kind":"user","text":"q%d"},{"kind":"tool_call","id":"c1","tool":"run_sql","args":{"sql":"SELECT %d"}},{"kind":"tool_result","call_id":"c1","result":%s}]}`+"\n",
+			i, i, i, i, result)
+	}
+	return b.String()
+}
+
 // indexRows is the index's rows by trace id, each as trace:idx:kind, its
 // text and its tsvector.
 func indexRows(t *testing.T, st *Store) []string {
@@ -50,6 +69,19 @@ func indexRows(t *testing.T, st *Store) []string {
 const sqlIndexFromBodies = `SELECT trace_id || ':' || idx || ':' || kind || E'\n' || text || E'\n' || search_vector(text)::text FROM (
 	SELECT t.trace_id, r.idx, r.kind, r.text FROM step_bodies b JOIN traces t ON t.id = b.trace_pk, step_search_rows(b.body) r
 	UNION ALL SELECT trace_id, -1, 'question', question FROM traces) x ORDER BY trace_id, idx`
+
+// noOrphans fails t when an index holds rows of a trace it no longer
+// has (indexRows, a join, would not show them): deleting a trace must
+// delete its rows (0046's trigger).
+func noOrphans(t *testing.T, stores ...*Store) {
+	t.Helper()
+	for i, st := range stores {
+		n := queryStrings(t, st, `SELECT count(*)::text FROM step_search s WHERE NOT EXISTS (SELECT 1 FROM traces t WHERE t.id = s.trace_pk)`)
+		if n[0] != "0" {
+			t.Errorf("store %d: %s index rows of traces that are gone", i, n[0])
+		}
+	}
+}
 
 func queryStrings(t *testing.T, st *Store, q string) []string {
 	t.Helper()
@@ -105,6 +137,7 @@ func TestBulkSearchRowsMatchTrigger(t *testing.T) {
 	}{
 		{"kinds of text", searchTextCorpus, 5 + 9 + 7},
 		{"many traces, one replaced", big, 330 * 4},
+		{"a body over bigBody among others", bigBodyTraces(), 3 * 4},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,6 +152,7 @@ func TestBulkSearchRowsMatchTrigger(t *testing.T) {
 			}
 			liveImport(t, live, tc.body)
 			got, want := indexRows(t, bulk), indexRows(t, live)
+			noOrphans(t, bulk, live)
 			if len(got) != tc.rows {
 				t.Errorf("%d rows in the bulk import's index, want %d", len(got), tc.rows)
 			}
@@ -150,6 +184,7 @@ func TestBulkSearchRowsMatchTrigger(t *testing.T) {
 	liveImport(t, bulk, s4)
 	liveImport(t, live, s4)
 	got, want := indexRows(t, bulk), indexRows(t, live)
+	noOrphans(t, bulk, live)
 	if len(got) != 5+9+7+5 || !reflect.DeepEqual(got, want) {
 		t.Errorf("after a replace and a live trace, %d rows, the index differs:\n%s", len(got), diffLines(got, want))
 	}
@@ -166,6 +201,49 @@ func TestBulkSearchRowsMatchTrigger(t *testing.T) {
 		if len(a) == 0 || !reflect.DeepEqual(hitKeys(a), hitKeys(b)) {
 			t.Errorf("%q: bulk %v, trigger %v", q, hitKeys(a), hitKeys(b))
 		}
+	}
+}
+
+// A bulk import computes its search rows on a second connection
+// (pgsearch.go); where the server refuses one (here the role's CONNECTION
+// LIMIT 1), the import goes on with the per-row triggers, and its index
+// is the one a live batch writes.
+func TestBulkSearchWithoutASecondConnection(t *testing.T) {
+	dsn := backends[1].fresh(t)
+	admin := backends[1].openAt(t, dsn, Options{}) // runs the migrations
+	ctx := context.Background()
+	role := fmt.Sprintf("tl_one_conn_%d", os.Getpid())
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.db.ExecContext(ctx, "CREATE ROLE "+role+" LOGIN CONNECTION LIMIT 1"); err != nil {
+		t.Skipf("cannot make a role with one connection: %v", err)
+	}
+	t.Cleanup(func() { // after the role's store closes (cleanups run last first)
+		for _, q := range []string{"DROP OWNED BY " + role, "DROP ROLE " + role} {
+			if _, err := admin.db.ExecContext(ctx, q); err != nil {
+				t.Errorf("%s: %v", q, err)
+			}
+		}
+	})
+	sp := u.Query().Get("search_path")
+	for _, q := range []string{"GRANT ALL ON SCHEMA " + sp + " TO " + role,
+		"GRANT ALL ON ALL TABLES IN SCHEMA " + sp + " TO " + role,
+		"GRANT ALL ON ALL SEQUENCES IN SCHEMA " + sp + " TO " + role} {
+		if _, err := admin.db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	u.User = url.User(role)
+	limited := backends[1].openAt(t, u.String(), Options{})
+	if res, err := importString(t, limited, "a.jsonl", searchTextCorpus, ImportOptions{}); err != nil {
+		t.Fatalf("import with one connection: %v (%v)", err, res.Bad)
+	}
+	live := backends[1].open(t)
+	liveImport(t, live, searchTextCorpus)
+	if got, want := indexRows(t, admin), indexRows(t, live); len(got) != 5+9+7 || !reflect.DeepEqual(got, want) {
+		t.Errorf("%d rows, the index differs from a live batch's:\n%s", len(got), diffLines(got, want))
 	}
 }
 
