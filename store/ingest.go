@@ -96,12 +96,14 @@ func (im *Importer) start(traces bool) error {
 			return err
 		}
 	}
-	return im.startDirect()
+	return im.startDirect(traces)
 }
 
 // startDirect begins the import's transaction on the database (BEGIN
-// IMMEDIATE: it waits for the write lock up to the lock wait).
-func (im *Importer) startDirect() error {
+// IMMEDIATE: it waits for the write lock up to the lock wait). A bulk
+// writer of traces takes the search connection too (a suite of cases has
+// no use for it).
+func (im *Importer) startDirect(traces bool) error {
 	tx, err := im.s.db.BeginTx(im.ctx, nil)
 	if err != nil {
 		return err
@@ -116,6 +118,8 @@ func (im *Importer) startDirect() error {
 	}
 	if !im.live && im.s.d == postgresDialect {
 		w.bulk()
+	}
+	if traces && w.known != nil {
 		if w.search, err = startBulkSearch(im.ctx, im.s, tx, w.traceRows); err != nil {
 			w.close()
 			tx.Rollback()
@@ -594,8 +598,8 @@ type writer struct {
 	// bigBodies are the staged traces whose step body is over bigBody
 	// bytes, in order: the copy moves each on its own (copyBigBodies).
 	bigBodies []int64
-	// search, set in bulk mode, writes the search rows of the bodies put
-	// (pgsearch.go).
+	// search, set in bulk mode, writes the search rows of the traces put
+	// (pgsearch.go); nil: the triggers do.
 	search *bulkSearch
 }
 
