@@ -10,6 +10,14 @@ import (
 // batchRows is how many rows one multi-row INSERT carries.
 const batchRows = 64
 
+// batchBytes is about the most text a batch (or a bulk import's search
+// job, pgsearch.go) holds before it is written: at batchRows step bodies
+// of up to 4 MiB each, a file of long traces cost a PostgreSQL import
+// 1.6 GB at its peak for 156 MB of records (the rows, and the driver's
+// encoding of them in one statement). An ordinary trace's body is a few
+// KB, so ordinary batches still carry batchRows rows.
+const batchBytes = 1 << 20
+
 // batch buffers rows for one table and writes them batchRows at a time in
 // a single INSERT … VALUES (…), (…), … statement.
 type batch struct {
@@ -19,6 +27,7 @@ type batch struct {
 	tail  string // ON CONFLICT … or ""
 	cols  int
 	args  []any
+	bytes int               // the length of the strings in args
 	stmts map[int]*sql.Stmt // by row count
 	// parent, when set, is the batch of the rows these rows reference:
 	// it is written first, so that a foreign key finds its row.
@@ -33,10 +42,16 @@ func newBatch(ctx context.Context, tx *sql.Tx, head string, cols int, tail strin
 	return &batch{ctx: ctx, tx: tx, head: head, tail: tail, cols: cols, stmts: map[int]*sql.Stmt{}}
 }
 
-// add buffers one row (cols values) and writes a full batch.
+// add buffers one row (cols values) and writes a full batch: batchRows
+// rows, or batchBytes of text.
 func (b *batch) add(vals ...any) error {
 	b.args = append(b.args, vals...)
-	if len(b.args) >= batchRows*b.cols {
+	for _, v := range vals {
+		if s, ok := v.(string); ok {
+			b.bytes += len(s)
+		}
+	}
+	if len(b.args) >= batchRows*b.cols || b.bytes >= batchBytes {
 		return b.flush()
 	}
 	return nil
@@ -60,6 +75,7 @@ func (b *batch) flush() error {
 		// many megabytes) alive until later rows overwrite them.
 		clear(b.args)
 		b.args = b.args[:0]
+		b.bytes = 0
 	}()
 	for len(args) > 0 {
 		n := len(args) / b.cols

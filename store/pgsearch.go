@@ -50,10 +50,12 @@ const sqlSearchStored = `INSERT INTO step_search (trace_pk, idx, kind, text, tsv
 // search connection or back at once.
 const searchJobs = 4
 
-// searchJob is a list of traces: their ids, questions and step bodies.
+// searchJob is a list of traces: their ids, questions and step bodies,
+// and the length of those texts.
 type searchJob struct {
 	pks               []int64
 	questions, bodies []string
+	bytes             int
 }
 
 // searchResult is a job's rows, a column a slice (sqlSearchInsert's).
@@ -135,8 +137,11 @@ func computeSearchRows(ctx context.Context, conn *sql.Conn, job searchJob) searc
 	return r
 }
 
-// add queues the trace pk's question and body; a full list is sent. A
-// nil bulkSearch (not a bulk writer: the triggers index the trace) does
+// add queues the trace pk's question and body; a full job (batchRows
+// traces or batchBytes of text) is sent, so that what the import holds of
+// the jobs out (their bodies, and rows as long again coming back) stays
+// near searchJobs times batchBytes however long the traces are (each body
+// is under bigBody, see addStored). A nil bulkSearch (not a bulk writer: the triggers index the trace) does
 // nothing.
 func (bs *bulkSearch) add(pk int64, question, body string) error {
 	if bs == nil {
@@ -145,7 +150,8 @@ func (bs *bulkSearch) add(pk int64, question, body string) error {
 	bs.next.pks = append(bs.next.pks, pk)
 	bs.next.questions = append(bs.next.questions, question)
 	bs.next.bodies = append(bs.next.bodies, body)
-	if len(bs.next.pks) < batchRows {
+	bs.next.bytes += len(question) + len(body)
+	if len(bs.next.pks) < batchRows && bs.next.bytes < batchBytes {
 		return nil
 	}
 	return bs.send()

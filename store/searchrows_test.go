@@ -39,15 +39,16 @@ func replacingTraces(n, again int) string {
 }
 
 // bigBodyTraces is three traces of three steps, the second's tool result
-// a string longer than bigBody: its index rows are computed where its
-// body is stored (pgsearch.go's addStored), the others' on the search
-// connection.
-func bigBodyTraces() string {
+// the words "many words" n times (11n bytes). Over bigBody, its index rows
+// are computed where its body is stored (pgsearch.go's addStored), the
+// others' on the search connection; under it, over batchBytes, it
+// ends its job early.
+func bigBodyTraces(n int) string {
 	var b strings.Builder
 	for i := range 3 {
 		result := fmt.Sprintf(`{"rows":[{"n":%d}]}`, i)
 		if i == 1 {
-			result = `"` + strings.Repeat("many words ", bigBody/10) + `"`
+			result = `"` + strings.Repeat("many words ", n) + `"`
 		}
 		fmt.Fprintf(&b, `{"trace_id":"b%d","server":"w","run_id":"r8","started_at":"2026-07-03T10:00:00Z","question":"q%d?","outcome":"pass","steps":[{"kind":"user","text":"q%d"},{"kind":"tool_call","id":"c1","tool":"run_sql","args":{"sql":"SELECT %d"}},{"kind":"tool_result","call_id":"c1","result":%s}]}`+"\n",
 			i, i, i, i, result)
@@ -137,7 +138,8 @@ func TestBulkSearchRowsMatchTrigger(t *testing.T) {
 	}{
 		{"kinds of text", searchTextCorpus, 5 + 9 + 7},
 		{"many traces, one replaced", big, 330 * 4},
-		{"a body over bigBody among others", bigBodyTraces(), 3 * 4},
+		{"a body over bigBody among others", bigBodyTraces(bigBody / 10), 3 * 4},
+		{"a job sent by size", bigBodyTraces(batchBytes / 10), 3 * 4},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
