@@ -72,23 +72,29 @@ func TestProgramKeysWhileTraceLoads(t *testing.T) {
 func TestKeysAfterEnterWhileTheQueueLoads(t *testing.T) {
 	eng, _ := openUnlabeledStore(t)
 	const id = "trace_9f31c2"
-	d := newDriver(t, eng, 100, 30)
-	d.key("/")
-	var held []tea.Cmd
-	press := func(msg tea.KeyPressMsg) {
-		nm, cmd := d.m.Update(msg)
-		d.m = nm.(*Model)
-		held = append(held, cmd)
+	// searchThen types query into the queue's search and then keys on a
+	// new driver, holding every command back until all are in.
+	searchThen := func(query string, keys ...string) *driver {
+		d := newDriver(t, eng, 100, 30)
+		d.key("/")
+		var held []tea.Cmd
+		press := func(msg tea.KeyPressMsg) {
+			nm, cmd := d.m.Update(msg)
+			d.m = nm.(*Model)
+			held = append(held, cmd)
+		}
+		for _, r := range query {
+			press(tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
+		for _, k := range keys {
+			press(keyMsg(k))
+		}
+		for _, cmd := range held {
+			d.run(cmd)
+		}
+		return d
 	}
-	for _, r := range id {
-		press(tea.KeyPressMsg{Code: r, Text: string(r)})
-	}
-	for _, k := range []string{"enter", "enter", "c", "2"} {
-		press(keyMsg(k))
-	}
-	for _, cmd := range held {
-		d.run(cmd)
-	}
+	d := searchThen(id, "enter", "enter", "c", "2")
 	rec, err := eng.Traces.CaseForTrace(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
@@ -101,18 +107,7 @@ func TestKeysAfterEnterWhileTheQueueLoads(t *testing.T) {
 
 	// A query that selects nothing opens nothing: the keys held for it
 	// are dropped, said so, and the next ones are the queue's again.
-	d = newDriver(t, eng, 100, 30)
-	d.key("/")
-	held = nil
-	for _, r := range "no_such_trace" {
-		press(tea.KeyPressMsg{Code: r, Text: string(r)})
-	}
-	for _, k := range []string{"enter", "enter", "c"} {
-		press(keyMsg(k))
-	}
-	for _, cmd := range held {
-		d.run(cmd)
-	}
+	d = searchThen("no_such_trace", "enter", "enter", "c")
 	d.mustSee("1 key(s) pressed while the trace loaded were dropped")
 	if d.m.env.opening || d.m.screen != screenQueue {
 		t.Errorf("after a query that selected nothing: opening %v, screen %v", d.m.env.opening, d.m.screen)
@@ -120,18 +115,7 @@ func TestKeysAfterEnterWhileTheQueueLoads(t *testing.T) {
 
 	// esc before the query lands gives up opening: the queue stays, and
 	// no trace opens when the rows arrive.
-	d = newDriver(t, eng, 100, 30)
-	d.key("/")
-	held = nil
-	for _, r := range id {
-		press(tea.KeyPressMsg{Code: r, Text: string(r)})
-	}
-	for _, k := range []string{"enter", "enter", "esc"} {
-		press(keyMsg(k))
-	}
-	for _, cmd := range held {
-		d.run(cmd)
-	}
+	d = searchThen(id, "enter", "enter", "esc")
 	if d.m.env.opening || d.m.screen != screenQueue || d.m.trace.t != nil {
 		t.Errorf("after esc: opening %v, screen %v, a trace open %v; the screen:\n%s",
 			d.m.env.opening, d.m.screen, d.m.trace.t != nil, d.plain())
