@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
@@ -60,4 +61,17 @@ func (b backend) openAt(t *testing.T, loc string, opts Options) *Store {
 func sqliteStore(t *testing.T) *Store {
 	t.Helper()
 	return backends[0].open(t)
+}
+
+// sqliteTx is a transaction on a store on a new SQLite file, rolled back
+// when t ends.
+func sqliteTx(t *testing.T) (context.Context, *sql.Tx) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := sqliteStore(t).db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback() })
+	return ctx, tx
 }

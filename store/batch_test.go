@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"strings"
 	"testing"
 )
@@ -21,13 +20,7 @@ func TestBatchWritesAtRowsOrBytes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			st := sqliteStore(t)
-			ctx := context.Background()
-			tx, err := st.db.BeginTx(ctx, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tx.Rollback()
+			ctx, tx := sqliteTx(t)
 			if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE rows (n INTEGER, text TEXT)`); err != nil {
 				t.Fatal(err)
 			}

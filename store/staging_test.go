@@ -767,13 +767,7 @@ func TestLandingFewReadsThemByID(t *testing.T) {
 // (queueClassRule); a migration that gives the view another shape fails
 // here, and every staged import with it, until the reading follows.
 func TestQueueClassRuleIsRead(t *testing.T) {
-	st := sqliteStore(t)
-	ctx := context.Background()
-	tx, err := st.db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
+	ctx, tx := sqliteTx(t)
 	rule, err := queueClassRule(ctx, tx)
 	if err != nil {
 		t.Fatal(err)
