@@ -5,8 +5,8 @@
 # private PostgreSQL server (as bench/pg.sh starts one: unix socket, fsync
 # off, stopped on exit), so that both see the same machine. Each run
 # prints the load average before and after it, the bench process's wall
-# and CPU time, the server's CPU in that run (the postmaster's reaped
-# children: every connection of the run ends with it) and the postgres
+# and CPU time, the server's CPU in that run (its backends', counted
+# once every connection of the run has ended: pg_cpu) and the postgres
 # rows of the bench: edits of the queue, n, and the hot case.
 #
 #   bench/labelersab.sh OLD NEW [WORKDIR]        # OLD, NEW: builds of ./bench
@@ -25,18 +25,18 @@ mkdir -p "$W"
 S=$W/pg
 # 50 labelers each open an engine of their own (a pool each).
 pg_private "$S" -c max_connections=300
-PM=$(head -1 "$S/data/postmaster.pid")
-srvcpu() { awk '{print ($14+$15+$16+$17)/100}' "/proc/$PM/stat"; }
 echo "# old=$OLD new=$NEW $(date -u +%FT%TZ) labelers=$L rounds=$ROUNDS args=${ARGS:-} in $W"
 for r in $(seq 1 "$ROUNDS"); do
 	for b in old new; do
 		bin=$OLD; [ $b = new ] && bin=$NEW
 		db=ab_${b}_$r
 		"${as[@]}" "$(pgbin createdb)" -h "$S" "$db"
-		l0=$(cut -d' ' -f1 /proc/loadavg) c0=$(srvcpu)
+		pg_settled "$S"
+		l0=$(cut -d' ' -f1 /proc/loadavg) c0=$(pg_cpu "$S")
 		/usr/bin/time -o "$W/time" -f '%e %U %S' "$bin" labelers -labelers "$L" ${ARGS:-} -pg "postgres://postgres@/$db?host=$S" >"$W/out" 2>&1 ||
 			{ echo "$b round $r FAILED: $(tail -1 "$W/out")"; continue; }
-		c1=$(srvcpu) l1=$(cut -d' ' -f1 /proc/loadavg)
+		pg_settled "$S"
+		c1=$(pg_cpu "$S") l1=$(cut -d' ' -f1 /proc/loadavg)
 		set -- $(cat "$W/time")
 		printf '== %s round %d: load %s -> %s; bench %.1f s wall, %.2f s cpu; server cpu %.2f s\n' \
 			$b "$r" "$l0" "$l1" "$1" "$(echo "$2+$3" | bc -l)" "$(echo "$c1-$c0" | bc -l)"

@@ -30,17 +30,7 @@ BENCH=${BENCH:-$W/bench}
 . "$(dirname "$0")/pgserver.sh"
 S=$W/pg
 pg_private "$S"
-PM=$(head -1 "$S/data/postmaster.pid")
-TCK=$(getconf CLK_TCK)
-srvcpu() { awk -v t="$TCK" '{print ($16+$17)/t}' "/proc/$PM/stat"; }
 psql=("${as[@]}" "$(pgbin psql)" -h "$S" -U postgres -d postgres -qAt)
-# settled waits until no client connection but its own is left, so that
-# the postmaster has reaped the import's backends and counted their CPU.
-settled() {
-	until [ "$("${psql[@]}" -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")" = 0 ]; do
-		sleep 0.05
-	done
-}
 echo "# $(date -u +%FT%TZ) N=$N runs=$RUNS in $W; load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-5s %-28s %9s %9s %9s %8s %7s\n' round build "wall s" "cpu s" "server s" "RSS MiB" ratio
 for r in $(seq 1 "$RUNS"); do
@@ -53,13 +43,13 @@ for r in $(seq 1 "$RUNS"); do
 	for i in "${!bins[@]}"; do
 		b=${bins[$i]}
 		"${psql[@]}" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS ab" -c "CREATE DATABASE ab"
-		settled
+		pg_settled "$S"
 		sync
-		c0=$(srvcpu)
+		c0=$(pg_cpu "$S")
 		/usr/bin/time -o "$W/time" -f '%e %U %S %M' "$b" --db "postgres://postgres@/ab?host=$S" import "$W/corpus.jsonl" >/dev/null 2>"$W/err" ||
 			{ echo "$(basename "$b") failed: $(tail -1 "$W/err")" >&2; continue; }
-		settled
-		c1=$(srvcpu)
+		pg_settled "$S"
+		c1=$(pg_cpu "$S")
 		read -r pw pu ps pm <"$W/time"
 		ratio=$(echo "$pw / $sw" | bc -l)
 		echo "$ratio" >>"$W/ratios.$i"

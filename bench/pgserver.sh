@@ -33,3 +33,21 @@ pg_private() {
 		-o "-k $s -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off $*" start >/dev/null
 	cleanup+=("${as[*]} '$(pgbin pg_ctl)' -D '$s/data' -m immediate -w stop >/dev/null 2>&1 || true")
 }
+
+# pg_cpu DIR: CPU seconds (user and system) of the server in DIR's ended
+# backends, the postmaster's reaped children. Read it after pg_settled:
+# a backend's time is counted once it is reaped, some time after its
+# client has gone.
+pg_cpu() {
+	awk -v t="$(getconf CLK_TCK)" '{print ($16+$17)/t}' "/proc/$(head -1 "$1/data/postmaster.pid")/stat"
+}
+
+# pg_settled DIR: waits until the server in DIR has no client connection
+# but the asking one, so that the backends of what ran before have ended
+# and pg_cpu counts them.
+pg_settled() {
+	until [ "$("${as[@]}" "$(pgbin psql)" -h "$1" -U postgres -d postgres -qAt -c \
+		"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")" = 0 ]; do
+		sleep 0.05
+	done
+}
