@@ -18,6 +18,11 @@ const batchRows = 64
 // KB, so ordinary batches still carry batchRows rows.
 const batchBytes = 1 << 20
 
+// full says rows buffered rows holding bytes of text are to be written:
+// a batch, or a bulk import's search job, is full at batchRows rows or
+// batchBytes of text, whichever comes first.
+func full(rows, bytes int) bool { return rows >= batchRows || bytes >= batchBytes }
+
 // batch buffers rows for one table and writes them batchRows at a time in
 // a single INSERT … VALUES (…), (…), … statement.
 type batch struct {
@@ -51,7 +56,7 @@ func (b *batch) add(vals ...any) error {
 			b.bytes += len(s)
 		}
 	}
-	if len(b.args) >= batchRows*b.cols || b.bytes >= batchBytes {
+	if full(len(b.args)/b.cols, b.bytes) {
 		return b.flush()
 	}
 	return nil

@@ -149,7 +149,7 @@ func (bs *bulkSearch) add(pk int64, question, body string) error {
 	bs.next.questions = append(bs.next.questions, question)
 	bs.next.bodies = append(bs.next.bodies, body)
 	bs.next.bytes += len(question) + len(body)
-	if len(bs.next.pks) < batchRows && bs.next.bytes < batchBytes {
+	if !full(len(bs.next.pks), bs.next.bytes) {
 		return nil
 	}
 	return bs.send()
