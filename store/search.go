@@ -14,10 +14,10 @@ import (
 
 // The full-text index over each trace's question and steps (migration
 // 0018): an FTS5 table with a row per trace on SQLite, a tsvector table
-// with a row per step and a GIN index on PostgreSQL, both filled by
-// triggers on traces and step_bodies so that every import path keeps
-// them current (a bulk import on PostgreSQL writes the same rows itself,
-// pgsearch.go). A search is a list of terms, each a word or a "quoted
+// with a row for the question and one for each part of the step body
+// (0047) and a GIN index on PostgreSQL, both filled by triggers on traces
+// and step_bodies so that every import path keeps them current (a bulk
+// import on PostgreSQL writes the same rows itself, pgsearch.go). A search is a list of terms, each a word or a "quoted
 // phrase"; a step is a hit when it holds every term. Words match whole,
 // as written, ignoring case: is_active finds is_active, not is or active
 // alone. The index finds the traces; which of their steps are hits is
@@ -92,20 +92,27 @@ func ftsQuery(terms []string) string {
 	return strings.Join(q, " ")
 }
 
-// searchMatch is the condition that an index row holds every term, on
-// the dialect d, with its parameters: from the FTS5 table (a row per
-// trace, its rowid the trace's id) or the PostgreSQL one (a row per step).
+// searchMatch is the condition that a trace's index rows hold every
+// term, on the dialect d, with its parameters, a row of the trace
+// (its id pk) for each: on SQLite the FTS5 table's one row per trace (its
+// rowid the trace's id), on PostgreSQL its rows (the question and the
+// body in parts, migration 0047), a term in any of them.
 func (d *dialect) searchMatch(terms []string) (pk, from, where string, args []any) {
 	if d == sqliteDialect {
 		return "step_search.rowid", "step_search", "step_search MATCH ?", []any{ftsQuery(terms)}
 	}
+	// The index splits words at '_' too (is_active is the phrase
+	// is <-> active): it finds the rows holding the parts, the pattern
+	// keeps those holding the term's words whole, as FTS5 does.
+	const holds = ".tsv @@ phraseto_tsquery('simple', search_words(?)) AND %[1]s.text ~* ?"
 	var conds []string
-	for _, t := range terms {
-		// The index splits words at '_' too (is_active is the phrase
-		// is <-> active): it finds the rows holding the parts, the
-		// pattern keeps those holding the term's words whole, as FTS5
-		// does.
-		conds = append(conds, "step_search.tsv @@ phraseto_tsquery('simple', search_words(?)) AND step_search.text ~* ?")
+	for i, t := range terms {
+		if i == 0 {
+			conds = append(conds, fmt.Sprintf("step_search"+holds, "step_search"))
+		} else {
+			s := fmt.Sprintf("s%d", i)
+			conds = append(conds, fmt.Sprintf("step_search.trace_pk IN (SELECT %[1]s.trace_pk FROM step_search %[1]s WHERE %[1]s"+holds+")", s))
+		}
 		args = append(args, t, wordsPattern(t))
 	}
 	return "step_search.trace_pk", "step_search", strings.Join(conds, " AND "), args

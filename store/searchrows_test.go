@@ -64,11 +64,11 @@ func indexRows(t *testing.T, st *Store) []string {
 		FROM step_search s JOIN traces t ON t.id = s.trace_pk ORDER BY t.trace_id, s.idx`)
 }
 
-// sqlIndexFromBodies is what 0018's functions give from the stored bodies
-// and questions, written as 0018's trigger was (the text's expression in
-// the vector's too), in indexRows' form.
+// sqlIndexFromBodies is what 0047's function gives from the stored bodies
+// and 0018's from the questions, each vector made from its row's text
+// again, in indexRows' form.
 const sqlIndexFromBodies = `SELECT trace_id || ':' || idx || ':' || kind || E'\n' || text || E'\n' || search_vector(text)::text FROM (
-	SELECT t.trace_id, r.idx, r.kind, r.text FROM step_bodies b JOIN traces t ON t.id = b.trace_pk, step_search_rows(b.body) r
+	SELECT t.trace_id, r.idx, r.kind, r.text FROM step_bodies b JOIN traces t ON t.id = b.trace_pk, body_search_rows(b.body) r
 	UNION ALL SELECT trace_id, -1, 'question', question FROM traces) x ORDER BY trace_id, idx`
 
 // noOrphans fails t when an index holds rows of a trace it no longer
@@ -94,7 +94,7 @@ func queryStrings(t *testing.T, st *Store, q string) []string {
 }
 
 // liveImport writes the traces of body through a live batch, whose rows
-// the trigger of 0018 (0039's) indexes one by one.
+// the triggers of 0018 and 0047 index one by one.
 func liveImport(t *testing.T, st *Store, body string) {
 	t.Helper()
 	ctx := context.Background()
@@ -124,9 +124,8 @@ func liveImport(t *testing.T, st *Store, body string) {
 
 // The index rows of a bulk import on PostgreSQL (the import's writer,
 // 64-row batches) must be the rows of a live batch (one statement a
-// trace), and both the rows 0018's functions give from the stored
-// bodies, written as 0018's trigger was (0039 computes each text once),
-// text and tsvector alike; search must answer the same. The big file
+// trace), and both the rows 0047's function gives from the stored
+// bodies (and 0018's from the questions), text and tsvector alike; search must answer the same. The big file
 // replaces one of its own traces; a trace replaced by a later import is
 // indexed as its new content, and a write after the import (a live
 // batch) is indexed too.
@@ -134,12 +133,15 @@ func TestBulkSearchRowsMatchTrigger(t *testing.T) {
 	big := replacingTraces(330, 3)
 	tests := []struct {
 		name, body string
-		rows       int // each trace's question and steps
+		rows       int // each trace's question and the parts of its body
 	}{
-		{"kinds of text", searchTextCorpus, 5 + 9 + 7},
-		{"many traces, one replaced", big, 330 * 4},
-		{"a body over bigBody among others", bigBodyTraces(bigBody / 10), 3 * 4},
-		{"a job sent by size", bigBodyTraces(batchBytes / 10), 3 * 4},
+		{"kinds of text", searchTextCorpus, 3 * 2},
+		{"many traces, one replaced", big, 330 * 2},
+		// The second body's 4.6 million characters, indexed to their
+		// first 4,000,000: 138 parts of 30,000 a part's 29,000 apart.
+		{"a body over bigBody among others", bigBodyTraces(bigBody / 10), 2 + 2 + 1 + 138},
+		// 1.15 million characters: 40 parts.
+		{"a job sent by size", bigBodyTraces(batchBytes / 10), 2 + 2 + 1 + 40},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -162,10 +164,10 @@ func TestBulkSearchRowsMatchTrigger(t *testing.T) {
 				t.Errorf("bulk import's index differs from the trigger's:\n%s", diffLines(got, want))
 			}
 			if fromBodies := queryStrings(t, bulk, sqlIndexFromBodies); !reflect.DeepEqual(got, fromBodies) {
-				t.Errorf("bulk import's index differs from 0018's functions over the bodies:\n%s", diffLines(got, fromBodies))
+				t.Errorf("bulk import's index differs from 0047's function over the bodies:\n%s", diffLines(got, fromBodies))
 			}
 			if fromBodies := queryStrings(t, live, sqlIndexFromBodies); !reflect.DeepEqual(want, fromBodies) {
-				t.Errorf("the trigger's index differs from 0018's functions over the bodies:\n%s", diffLines(want, fromBodies))
+				t.Errorf("the trigger's index differs from 0047's function over the bodies:\n%s", diffLines(want, fromBodies))
 			}
 		})
 	}
@@ -187,7 +189,7 @@ func TestBulkSearchRowsMatchTrigger(t *testing.T) {
 	liveImport(t, live, s4)
 	got, want := indexRows(t, bulk), indexRows(t, live)
 	noOrphans(t, bulk, live)
-	if len(got) != 5+9+7+5 || !reflect.DeepEqual(got, want) {
+	if len(got) != 4*2 || !reflect.DeepEqual(got, want) {
 		t.Errorf("after a replace and a live trace, %d rows, the index differs:\n%s", len(got), diffLines(got, want))
 	}
 	ctx := context.Background()
@@ -244,7 +246,7 @@ func TestBulkSearchWithoutASecondConnection(t *testing.T) {
 	}
 	live := backends[1].open(t)
 	liveImport(t, live, searchTextCorpus)
-	if got, want := indexRows(t, admin), indexRows(t, live); len(got) != 5+9+7 || !reflect.DeepEqual(got, want) {
+	if got, want := indexRows(t, admin), indexRows(t, live); len(got) != 3*2 || !reflect.DeepEqual(got, want) {
 		t.Errorf("%d rows, the index differs from a live batch's:\n%s", len(got), diffLines(got, want))
 	}
 }
@@ -271,4 +273,53 @@ func diffLines(got, want []string) string {
 		}
 	}
 	return b.String()
+}
+
+// 0047's search_words makes each ASCII punctuation mark and space a
+// space where 0018's made each run of them one: the vectors of the index
+// and the queries of a search must come out as 0018's did, on text with
+// every mark, runs of them, Unicode spaces and letters, and escapes.
+func TestSearchWordsAsBefore(t *testing.T) {
+	st := backends[1].open(t)
+	var marks strings.Builder
+	for c := '!'; c <= '~'; c++ {
+		marks.WriteString("w" + string(c) + "x" + string(c) + string(c) + " ")
+	}
+	texts := []string{marks.String(), "c.is_active AND c.region_code = 'EMEA'", "a\t\tb\n\r\vc\fd", "café\u00a0naïve\u2003日本語 e-mail x@y.z v1.2.3 /usr/bin C:\\new",
+		"  lead and trail  ", "", "--", `{"sql":"SELECT count(*)\nFROM t"}`, `a\"b\\c`}
+	if _, err := importString(t, st, "a.jsonl", searchTextCorpus, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	texts = append(texts, queryStrings(t, st, `SELECT text FROM step_search`)...)
+	const old = `regexp_replace(?, '[!-/:-@{-~[-` + "`" + `[:space:]]+', ' ', 'g')`
+	for _, x := range texts {
+		var sameVector, sameQuery bool
+		err := st.db.QueryRowContext(context.Background(), `SELECT to_tsvector('simple', search_words(?)) = to_tsvector('simple', `+old+`),
+			phraseto_tsquery('simple', search_words(?))::text = phraseto_tsquery('simple', `+old+`)::text`, x, x, x, x).Scan(&sameVector, &sameQuery)
+		if err != nil || !sameVector || !sameQuery {
+			t.Errorf("%.60q: same vector %v, same query %v, %v", x, sameVector, sameQuery, err)
+		}
+	}
+}
+
+// A team store indexed a row per step (0018) has its bodies indexed again
+// by 0047: its rows are then 0047's, none of 0018's step rows left, and a
+// search finds a trace holding its words in two steps.
+func TestMigration47IndexesBodiesAgain(t *testing.T) {
+	loc := olderDatabase(t, backends[1], 46,
+		`INSERT INTO traces (id, trace_id, question, content_sha, imported_at, step_count) VALUES (1, 't1', 'Active customers?', 'sha1', 'now', 2)`,
+		`INSERT INTO step_bodies (trace_pk, body) VALUES (1, '[["reasoning","","","is_active it is","",null,null,"",0,"","",0],`+
+			`["tool_call","c1","","","run_sql","{\"sql\":\"SELECT 1\\nFROM t WHERE region_code\"}",null,"",0,"","",0]]')`)
+	before := backends[1].openAt(t, loc, Options{upTo: 46})
+	if n := queryStrings(t, before, `SELECT count(*)::text FROM step_search`); n[0] != "3" {
+		t.Fatalf("%s rows at 0046, want 3 (the question and two steps)", n[0])
+	}
+	before.Close()
+	st := backends[1].openAt(t, loc, Options{})
+	if got, want := indexRows(t, st), queryStrings(t, st, sqlIndexFromBodies); len(got) != 2 || !reflect.DeepEqual(got, want) {
+		t.Errorf("%d rows after 0047, want its two:\n%s", len(got), diffLines(got, want))
+	}
+	if n, err := st.SearchTraceCount(context.Background(), "is_active region_code", Filter{}); err != nil || n != 1 {
+		t.Errorf("a trace holding the words in two steps: %d, %v; want 1", n, err)
+	}
 }
