@@ -96,24 +96,42 @@ func ftsQuery(terms []string) string {
 // term, on the dialect d, with its parameters, a row of the trace
 // (its id pk) for each: on SQLite the FTS5 table's one row per trace (its
 // rowid the trace's id), on PostgreSQL its rows (the question and the
-// body in parts, migration 0047), a term in any of them.
-func (d *dialect) searchMatch(terms []string) (pk, from, where string, args []any) {
+// body in parts, migration 0047), a term in any of them. On PostgreSQL
+// the condition is exact only when asked (see below); a search reading
+// the candidates' bodies (searchCandidates) decides for itself.
+func (d *dialect) searchMatch(terms []string, exact bool) (pk, from, where string, args []any) {
 	if d == sqliteDialect {
 		return "step_search.rowid", "step_search", "step_search MATCH ?", []any{ftsQuery(terms)}
 	}
 	// The index splits words at '_' too (is_active is the phrase
 	// is <-> active): it finds the rows holding the parts, the pattern
-	// keeps those holding the term's words whole, as FTS5 does.
-	const holds = ".tsv @@ phraseto_tsquery('simple', search_words(?)) AND %[1]s.text ~* ?"
+	// keeps those holding the term's words whole, as FTS5 does. The
+	// planner cannot weigh a pattern over texts wider than its statistics
+	// keep (1 KB, and a row's text is up to 30,000 characters): it took
+	// the pattern to keep one row in 10,000, and a word every trace holds
+	// then read all of their rows for a page of 100 (2.4 s at 100,000
+	// traces, where reading in trace order stops after the page: 2 ms).
+	// Inside COALESCE (the same value: text is never NULL) it is taken to
+	// keep half; without it the index's own estimate is left alone.
+	holds := func(row string) string {
+		c := row + ".tsv @@ phraseto_tsquery('simple', search_words(?))"
+		if exact {
+			c += " AND COALESCE(" + row + ".text ~* ?, FALSE)"
+		}
+		return c
+	}
 	var conds []string
 	for i, t := range terms {
 		if i == 0 {
-			conds = append(conds, fmt.Sprintf("step_search"+holds, "step_search"))
+			conds = append(conds, holds("step_search"))
 		} else {
 			s := fmt.Sprintf("s%d", i)
-			conds = append(conds, fmt.Sprintf("step_search.trace_pk IN (SELECT %[1]s.trace_pk FROM step_search %[1]s WHERE %[1]s"+holds+")", s))
+			conds = append(conds, "step_search.trace_pk IN (SELECT "+s+".trace_pk FROM step_search "+s+" WHERE "+holds(s)+")")
 		}
-		args = append(args, t, wordsPattern(t))
+		args = append(args, t)
+		if exact {
+			args = append(args, wordsPattern(t))
+		}
 	}
 	return "step_search.trace_pk", "step_search", strings.Join(conds, " AND "), args
 }
@@ -137,7 +155,7 @@ func (d *dialect) stepSearchCond(text string) (string, []any) {
 	if len(terms) == 0 {
 		return "", nil
 	}
-	pk, from, where, args := d.searchMatch(terms)
+	pk, from, where, args := d.searchMatch(terms, true)
 	return "t.id IN (SELECT " + pk + " FROM " + from + " WHERE " + where + ")", args
 }
 
@@ -193,7 +211,7 @@ func (d *dialect) queueSearchCondPage(text string, b *searchPageBound) (string, 
 	ids += ` UNION ALL SELECT q.id FROM traces q WHERE q.id IN (` + keys + `) AND q.question ` + like
 	args = append(args, "%"+likeEscape(QuestionKey(text))+"%", pat)
 	if terms := SearchTerms(text); len(terms) > 0 {
-		pk, from, where, margs := d.searchMatch(terms)
+		pk, from, where, margs := d.searchMatch(terms, true)
 		part, pargs := b.ids(pk, from, where, margs)
 		ids += ` UNION ALL ` + part
 		args = append(args, pargs...)
@@ -315,7 +333,7 @@ func (d *dialect) searchCandidates(terms []string, where string) (string, []any)
 		return sel + `step_search JOIN traces t ON t.id = step_search.rowid JOIN step_bodies b ON b.trace_pk = t.id
 			WHERE step_search MATCH ? AND step_search.rowid > ?` + where + ` ORDER BY step_search.rowid LIMIT ?`, []any{ftsQuery(terms)}
 	}
-	pk, from, match, args := d.searchMatch(terms)
+	pk, from, match, args := d.searchMatch(terms, false) // the bodies read decide
 	return sel + `traces t JOIN step_bodies b ON b.trace_pk = t.id
 		WHERE t.id IN (SELECT ` + pk + ` FROM ` + from + ` WHERE ` + match + `) AND t.id > ?` + where + ` ORDER BY t.id LIMIT ?`, args
 }
