@@ -303,8 +303,9 @@ func TestSearchWordsAsBefore(t *testing.T) {
 }
 
 // A team store indexed a row per step (0018) has its bodies indexed again
-// by 0047: its rows are then 0047's, none of 0018's step rows left, and a
-// search finds a trace holding its words in two steps.
+// by 0047: its rows are then 0047's, none of 0018's step rows left, a
+// search finds a trace holding its words in two steps, and the vectors'
+// statistics are kept finer.
 func TestMigration47IndexesBodiesAgain(t *testing.T) {
 	loc := olderDatabase(t, backends[1], 46,
 		`INSERT INTO traces (id, trace_id, question, content_sha, imported_at, step_count) VALUES (1, 't1', 'Active customers?', 'sha1', 'now', 2)`,
@@ -321,5 +322,9 @@ func TestMigration47IndexesBodiesAgain(t *testing.T) {
 	}
 	if n, err := st.SearchTraceCount(context.Background(), "is_active region_code", Filter{}); err != nil || n != 1 {
 		t.Errorf("a trace holding the words in two steps: %d, %v; want 1", n, err)
+	}
+	// The vectors' statistics keep 10,000 words (see 0047).
+	if got := queryStrings(t, st, `SELECT attstattarget::text FROM pg_attribute WHERE attrelid = 'step_search'::regclass AND attname = 'tsv'`); got[0] != "1000" {
+		t.Errorf("statistics target of step_search.tsv %s, want 1000", got[0])
 	}
 }
