@@ -17,11 +17,12 @@ import (
 // with a row for the question and one for each part of the step body
 // (0047) and a GIN index on PostgreSQL, both filled by triggers on traces
 // and step_bodies so that every import path keeps them current (a bulk
-// import on PostgreSQL writes the same rows itself, pgsearch.go). A search is a list of terms, each a word or a "quoted
-// phrase"; a step is a hit when it holds every term. Words match whole,
-// as written, ignoring case: is_active finds is_active, not is or active
-// alone. The index finds the traces; which of their steps are hits is
-// decided here, from the trace's body, the same way on both backends.
+// import on PostgreSQL writes the same rows itself, pgsearch.go). A
+// search is a list of terms, each a word or a "quoted phrase"; a step is
+// a hit when it holds every term. Words match whole, as written, ignoring
+// case: is_active finds is_active, not is or active alone. The index finds
+// the traces; which of their steps are hits is decided here, from the
+// trace's body, the same way on both backends.
 
 // notSearchIndex (a condition on sqlite_master m) leaves out the FTS5
 // table and its shadow tables: staging and copy move plain rows, and the
