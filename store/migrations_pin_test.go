@@ -48,6 +48,7 @@ var releasedMigrations = map[string]string{
 	"migrations/0041_cold_reads.sql":                 "e41658bbd4aa190559b4d5a06e33d8be09032d3b4377ceaf2a8a4035173f910c",
 	"migrations/0045_body_parts.sql":                 "7ea6344502c5aad8f3e1774b8c8b67a3053d85b7af54d131f3f8b8efa0113fae",
 	"migrations/0046_bulk_search.sql":                "4483d39927c9b4577a04403f930ba3f2aa5302b4ed5626bdde8775b9af1ee9bd",
+	"migrations/0047_trace_search.sql":               "e806a5f07c9da2c5c008fa5914fa42cb850cef2d5488608233129f22ede24297",
 	"migrations/postgres/0001_init.sql":              "87bb1e7c44988ac8fdc075f6d35b2d79c340248661e3605682a4ba9cad7f4a08",
 	"migrations/postgres/0002_drift.sql":             "e52cbce1323da39774221cda9066f4f14f4d2edd00c1edb7fd2717a3aab109fd",
 	"migrations/postgres/0003_scores_current.sql":    "9f4cd94eab7a5892d2a18d6e9fe73aaa4b17ba1076568dd402943167214ea0e1",
@@ -79,6 +80,7 @@ var releasedMigrations = map[string]string{
 	"migrations/postgres/0041_cold_reads.sql":        "67d710f06de3bc963fec22f98b9c69e16395ebcec7dfd89db09e4385afd41c11",
 	"migrations/postgres/0045_body_parts.sql":        "cd54b3df78d24c7cee2754de563f2ce728ad9bba1df0f65b7e09fe05d6f564db",
 	"migrations/postgres/0046_bulk_search.sql":       "0f03676dc2768b2a6eecb20377c5871811cfd5c95aa78c91d57dc634ea3ed73d",
+	"migrations/postgres/0047_trace_search.sql":      "d48f3b0436f3d95e60c5f452dbed142788d9f69ef8111d9cd21657250163165d",
 }
 
 // lastReleasedMigration is the highest number pinned above: every
