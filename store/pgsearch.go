@@ -8,10 +8,10 @@ import (
 // The search rows of a bulk PostgreSQL import. 0018's triggers compute
 // each trace's rows (search_vector of its question, and then of each
 // step's text: a JSON parse, a regexp and to_tsvector; since 0047 of its
-// body's text in parts, body_search_rows) on the import's own backend, inside the statements that insert
-// the trace and its body: 17.6 s of a 28.5 s import of 20,000 traces of
-// bench gen (pg_stat_user_functions), while the other core mostly
-// waited. A bulk writer turns those triggers off for its transaction
+// body's text in parts) on the import's own backend, inside the
+// statements that insert the trace and its body: 17.6 s of a 28.5 s
+// import of 20,000 traces of bench gen (pg_stat_user_functions), while
+// the other core mostly waited. A bulk writer turns those triggers off for its transaction
 // (migration 0046) and sends each trace's question and body to a second
 // connection that computes the same rows with the same SQL functions, the
 // one rule of what the index holds; the rows come back as text and go
@@ -24,11 +24,12 @@ import (
 const sqlBulkSearchOn = `SELECT set_config('tracelab.bulk_search', 'on', TRUE)`
 
 // sqlSearchRows is the triggers' rows for a list of traces: the same
-// functions (0047's body_search_rows is the body trigger's).
+// functions (0046's step_search_vectors, giving 0047's parts, is the body
+// trigger's).
 const sqlSearchRows = `WITH b AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[])) AS b(pk, question, body))
 	SELECT b.pk, -1, 'question', b.question, search_vector(b.question)::text FROM b
 	UNION ALL
-	SELECT b.pk, r.idx, r.kind, r.text, r.tsv::text FROM b, body_search_rows(b.body) r`
+	SELECT b.pk, r.idx, r.kind, r.text, r.tsv::text FROM b, step_search_vectors(b.body) r`
 
 // sqlSearchInsert writes a job's rows, sent as five arrays: a column a
 // parameter, where 64-row VALUES batches box every value.
@@ -42,7 +43,7 @@ const sqlSearchInsert = `INSERT INTO step_search (trace_pk, idx, kind, text, tsv
 const sqlSearchStored = `INSERT INTO step_search (trace_pk, idx, kind, text, tsv)
 	SELECT id, -1, 'question', question, search_vector(question) FROM traces WHERE id = ?
 	UNION ALL
-	SELECT b.trace_pk, r.idx, r.kind, r.text, r.tsv FROM step_bodies b, body_search_rows(b.body) r WHERE b.trace_pk = ?`
+	SELECT b.trace_pk, r.idx, r.kind, r.text, r.tsv FROM step_bodies b, step_search_vectors(b.body) r WHERE b.trace_pk = ?`
 
 // searchJobs is how many lists of traces may be on their way to the
 // search connection or back at once.

@@ -64,11 +64,11 @@ func indexRows(t *testing.T, st *Store) []string {
 		FROM step_search s JOIN traces t ON t.id = s.trace_pk ORDER BY t.trace_id, s.idx`)
 }
 
-// sqlIndexFromBodies is what 0047's function gives from the stored bodies
-// and 0018's from the questions, each vector made from its row's text
-// again, in indexRows' form.
+// sqlIndexFromBodies is what step_search_vectors (0047's) gives from the
+// stored bodies and 0018's search_vector from the questions, each vector
+// made from its row's text again, in indexRows' form.
 const sqlIndexFromBodies = `SELECT trace_id || ':' || idx || ':' || kind || E'\n' || text || E'\n' || search_vector(text)::text FROM (
-	SELECT t.trace_id, r.idx, r.kind, r.text FROM step_bodies b JOIN traces t ON t.id = b.trace_pk, body_search_rows(b.body) r
+	SELECT t.trace_id, r.idx, r.kind, r.text FROM step_bodies b JOIN traces t ON t.id = b.trace_pk, step_search_vectors(b.body) r
 	UNION ALL SELECT trace_id, -1, 'question', question FROM traces) x ORDER BY trace_id, idx`
 
 // noOrphans fails t when an index holds rows of a trace it no longer

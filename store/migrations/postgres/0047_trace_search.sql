@@ -27,14 +27,16 @@ CREATE OR REPLACE FUNCTION search_words(t TEXT) RETURNS TEXT LANGUAGE sql IMMUTA
         chr(9), ' '), chr(10), ' '), chr(11), ' '), chr(12), ' '), chr(13), ' ')
 $$;
 
--- The rows are bounded so that each vector stays far under a tsvector's
--- 1 MB and its 16,383 positions (a phrase past those is not found); a
--- word or phrase of up to 1,000 characters lies whole in one of them. The
--- body's first 4,000,000 characters are indexed (0018's rows, the first
--- 200,000 of each step's text): finding where a part starts walks the
--- text from its start (substr, in characters), so the parts of a longer
--- text would cost the square of its length.
-CREATE FUNCTION body_search_rows(body TEXT) RETURNS TABLE (idx INTEGER, kind TEXT, text TEXT, tsv tsvector)
+-- 0046's step_search_vectors, a body's rows for its trigger and the bulk
+-- import alike, now gives the parts, so both follow. They are bounded so
+-- that each vector stays far under a tsvector's 1 MB and its 16,383
+-- positions (a phrase past those is not found); a word or phrase of up to
+-- 1,000 characters lies whole in one of them. The body's first 4,000,000
+-- characters are indexed (0018's rows, the first 200,000 of each step's
+-- text): finding where a part starts walks the text from its start
+-- (substr, in characters), so the parts of a longer text would cost the
+-- square of its length.
+CREATE OR REPLACE FUNCTION step_search_vectors(body TEXT) RETURNS TABLE (idx INTEGER, kind TEXT, text TEXT, tsv tsvector)
 LANGUAGE sql IMMUTABLE AS $$
     SELECT c.k, 'steps', c.text, search_vector(c.text) FROM (
         SELECT k, substr(b.t, k * 29000 + 1, 30000) AS text
@@ -42,16 +44,6 @@ LANGUAGE sql IMMUTABLE AS $$
             generate_series(0, greatest(ceil((length(b.t) - 1000) / 29000.0)::INTEGER, 1) - 1) k
         OFFSET 0) c
 $$;
-
-CREATE OR REPLACE FUNCTION step_bodies_search() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF current_setting('tracelab.bulk_search', TRUE) = 'on' THEN
-        RETURN NULL;
-    END IF;
-    INSERT INTO step_search (trace_pk, idx, kind, text, tsv)
-    SELECT NEW.trace_pk, r.idx, r.kind, r.text, r.tsv FROM body_search_rows(NEW.body) r;
-    RETURN NULL;
-END $$;
 
 -- A body's row holds many more words than a step's did, so the least
 -- common of the words the statistics keep (ten times the target: 1,000
@@ -65,8 +57,7 @@ ALTER TABLE step_search ALTER COLUMN tsv SET STATISTICS 1000;
 -- The stored traces' bodies, indexed again.
 DELETE FROM step_search WHERE idx >= 0;
 INSERT INTO step_search (trace_pk, idx, kind, text, tsv)
-SELECT b.trace_pk, r.idx, r.kind, r.text, r.tsv FROM step_bodies b, body_search_rows(b.body) r;
+SELECT b.trace_pk, r.idx, r.kind, r.text, r.tsv FROM step_bodies b, step_search_vectors(b.body) r;
 
-DROP FUNCTION step_search_vectors(TEXT);
 DROP FUNCTION step_search_rows(TEXT);
 DROP FUNCTION search_json_text(TEXT);
