@@ -327,9 +327,10 @@ func queueSearchFindsIDsAndQuestions(t *testing.T, st *Store) {
 // A trace holding a search's terms in different steps is counted as
 // holding them on both backends, though no step is a hit: SQLite's index
 // has a row per trace, and PostgreSQL's (0047) finds a term in any of the
-// trace's rows. A word across the end of the first 30,000 characters of a
-// long body, and a phrase in its last part, are found: PostgreSQL's parts
-// overlap by 1,000 characters.
+// trace's rows. A word joined by '_' is not its parts apart. A word across
+// the end of the first 30,000 characters of a long body, and a phrase in
+// its last part, are found: PostgreSQL's parts overlap by 1,000
+// characters.
 func TestSearchTermsAcrossStepsAndParts(t *testing.T) {
 	// The needle's 400 characters start at 29,797 of the result, which
 	// the body's text starts well under 200 characters in: they hold the
@@ -338,6 +339,7 @@ func TestSearchTermsAcrossStepsAndParts(t *testing.T) {
 	long := strings.Repeat("lorem ", 4966) + " " + needle + " " + strings.Repeat("lorem ", 5000) + ` \"alpha beta\"`
 	corpus := `{"trace_id":"p1","server":"w","run_id":"r1","started_at":"2026-07-03T09:12:00Z","question":"q?","outcome":"pass","steps":[{"kind":"user","text":"q"},{"kind":"tool_call","id":"c1","tool":"read","args":{}},{"kind":"tool_result","call_id":"c1","result":"` + long + `"}]}
 {"trace_id":"p2","server":"w","run_id":"r1","started_at":"2026-07-03T09:13:00Z","question":"q?","outcome":"pass","steps":[{"kind":"user","text":"redfox here"},{"kind":"reasoning","text":"then"},{"kind":"answer","text":"bluejay there"}]}
+{"trace_id":"p3","server":"w","run_id":"r1","started_at":"2026-07-03T09:14:00Z","question":"q?","outcome":"pass","steps":[{"kind":"answer","text":"it is active now"}]}
 `
 	eachBackend(t, func(t *testing.T, b backend) {
 		st := b.open(t)
@@ -355,6 +357,10 @@ func TestSearchTermsAcrossStepsAndParts(t *testing.T) {
 			{needle, 1, []string{"p1:2:tool_result"}},
 			{`"alpha beta"`, 1, []string{"p1:2:tool_result"}},
 			{"needle", 0, nil},
+			// PostgreSQL's index holds p3 as the phrase is <-> active:
+			// the words whole decide, for the count and for the hits.
+			{"is_active", 0, nil},
+			{`"is active"`, 1, []string{"p3:0:answer"}},
 		} {
 			n, err := st.SearchTraceCount(ctx, c.text, Filter{})
 			if err != nil || n != c.traces {
