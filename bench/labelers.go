@@ -41,8 +41,9 @@ func labelers(args []string) error {
 	ttl := fs.Duration("reserve-for", app.DefaultReservationTTL, "reservation time")
 	cpu := fs.String("cpuprofile", "", "a CPU profile of this process during the PostgreSQL runs (the queue and the hot case)")
 	poll := fs.Duration("poll", 0, "each labeler also polls the trace they have open for others' edits this often, as the workbench's trace screen does (2s); 0: not")
-	skip := fs.Int("skip", 0, "also print the rows without each labeler's first this many actions (their n and edits; in the hot run, edits), marked *: the first ones run on new connections; 0: not")
+	skip := fs.Int("skip", 0, "also print the rows without each labeler's first this many actions (their n and edits; in the hot run, edits), marked *: the first ones run on new connections (warmed unless -cold); 0: not")
 	think := fs.Duration("think", 0, "each labeler thinks before each action for a random time (exponential, this mean), as a person does; 0: none, a saturation test")
+	cold := fs.Bool("cold", false, "do not warm each labeler's engine as the workbench does when it opens (Labels.Warm): their first keys run on new connections")
 	fs.Parse(args)
 	dir, err := os.MkdirTemp("", "tracelab-labelers")
 	if err != nil {
@@ -67,6 +68,11 @@ func labelers(args []string) error {
 		// Its own rows, never to be read as the saturation test's.
 		fmt.Printf("think: each labeler thinks before each action, exponential with mean %v (not in the latencies)\n", *think)
 	}
+	if *cold {
+		fmt.Println("cold: each labeler's first keys run on its engine's new connections, not warmed")
+	} else {
+		fmt.Println("each labeler's engine is warmed as the workbench does while it opens (Labels.Warm), before the clock starts")
+	}
 	if *skip > 0 {
 		// A diagnosis beside the rows, never instead of them.
 		fmt.Printf("*: without each labeler's first %d actions, which run on its engine's new connections (a new server process, statements prepared, catalogs read), all labelers at once\n", *skip)
@@ -84,7 +90,7 @@ func labelers(args []string) error {
 			defer stop()
 		}
 		polls := &pollTimes{}
-		queue, next, err := runTeam(tg.db, *n, *ttl, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
+		queue, next, err := runTeam(tg.db, *n, *ttl, !*cold, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
 			open, stop := startPolling(ctx, e, who, *poll, polls)
 			defer stop()
 			return labelQueue(ctx, e, who, rec, open, *think)
@@ -96,7 +102,7 @@ func labelers(args []string) error {
 		if hotID, err = firstTrace(tg.db); err != nil {
 			return err
 		}
-		hotRun, _, err := runTeam(tg.db, *n, *ttl, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
+		hotRun, _, err := runTeam(tg.db, *n, *ttl, !*cold, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
 			open, stop := startPolling(ctx, e, who, *poll, polls)
 			defer stop()
 			open(hotID)
@@ -329,10 +335,11 @@ func (l latencies) print(backend, load string) {
 		float64(len(l.ds))/l.wall.Seconds(), pct(0.50), pct(0.99), ms(l.ds[len(l.ds)-1]))
 }
 
-// runTeam runs work for n labelers at once, each on its own engine, and
+// runTeam runs work for n labelers at once, each on its own engine
+// (warmed first, as the workbench does while it opens, unless !warm), and
 // returns the edits' latencies and (negative records) the n's, each
 // numbered among its labeler's actions.
-func runTeam(db string, n int, ttl time.Duration, work func(context.Context, *app.Engine, string, func(time.Duration)) error) (latencies, latencies, error) {
+func runTeam(db string, n int, ttl time.Duration, warm bool, work func(context.Context, *app.Engine, string, func(time.Duration)) error) (latencies, latencies, error) {
 	ctx := context.Background()
 	engines := make([]*app.Engine, n)
 	for i := range engines {
@@ -342,6 +349,12 @@ func runTeam(db string, n int, ttl time.Duration, work func(context.Context, *ap
 		}
 		e.SetReservationTTL(ttl)
 		defer e.Close()
+		if warm {
+			// As the workbench does while it opens (cli/tui.go).
+			if err := e.Labels.Warm(ctx); err != nil {
+				return latencies{}, latencies{}, err
+			}
+		}
 		engines[i] = e
 	}
 	var mu sync.Mutex

@@ -48,6 +48,9 @@ func runTUI(cmd *cobra.Command, eng *app.Engine, where string) error {
 		return err
 	}
 	eng.SetReservationTTL(reserveFor)
+	// Before the first screen, not in a command beside it: the screen's
+	// reads would take a second, cold connection from the pool.
+	_ = eng.Labels.Warm(cmd.Context())
 	return tui.Run(cmd.Context(), eng, tui.Options{
 		Labeler:     labeler,
 		Theme:       theme,
