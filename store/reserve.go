@@ -229,14 +229,32 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 	// labelers are taking or editing (dialect.skipLocked), so labelers
 	// asking at once get different traces without waiting in line; on
 	// SQLite the one writer does that.
-	orderBy := fmt.Sprintf(" ORDER BY %s %s, t.id %s LIMIT 1", expr, dir, dir)
+	orderBy := fmt.Sprintf(" ORDER BY %s %s, t.id %s", expr, dir, dir)
 	pickArgs := func() []any { return append(append([]any{s.nowMS()}, args...), who) }
+	// one is a pick (pick or pickAfter, with its parameters a) narrowed
+	// to its first trace, the rows it passes locked with lock. On
+	// PostgreSQL that trace is checked again once its lock is taken
+	// (tracelab_free_now, migration 0048). The pick's statement sees the
+	// reservations as of its start: a trace another labeler took and
+	// committed meanwhile looked free, its row's lock was free again, and
+	// the take found it taken. At 50 labelers 4 n's in 10 lost that race
+	// at least once (up to 6 times in a row), each loss one more
+	// transaction. The function, VOLATILE, reads the reservations as
+	// they are when it runs, and OFFSET 0 keeps the planner from moving
+	// it below the lock (it did: the losses stayed).
+	one := func(sel, lock string, a []any) (string, []any) {
+		if s.d != postgresDialect {
+			return `SELECT p.trace_id FROM (` + sel + orderBy + ` LIMIT 1` + lock + `) p`, a
+		}
+		return `SELECT p.trace_id FROM (` + sel + orderBy + ` OFFSET 0` + lock + `) p
+			WHERE tracelab_free_now(p.id, ?, ?) LIMIT 1`, append(a, s.nowMS(), who)
+	}
 	var first *string // the first pick's trace, read with the BEGIN ("" : none)
 	var taken string  // who holds the picked trace after the COMMIT
 	if s.d == postgresDialect {
-		firstSQL, firstArgs := pick, pickArgs()
+		firstSQL, firstArgs := one(pick, s.d.skipLocked, pickArgs())
 		if after != "" {
-			firstSQL, firstArgs = pickAfter, append(firstArgs, after)
+			firstSQL, firstArgs = one(pickAfter, s.d.skipLocked, append(pickArgs(), after))
 		}
 		// The first pick and its take in one statement and one round
 		// trip (oneTrip), when the pick finds a trace free; the rest
@@ -244,7 +262,7 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 		// instant, the release when nothing is free) below.
 		var id sql.NullString
 		var holder string
-		err := s.oneTrip(ctx, []any{&id, &holder}, s.takeSQL(firstSQL+orderBy+s.d.skipLocked),
+		err := s.oneTrip(ctx, []any{&id, &holder}, s.takeSQL(firstSQL),
 			append(firstArgs, s.takeArgs("", who, s.nowMS())...)...)
 		switch {
 		case err != nil && !retryable(err):
@@ -261,7 +279,7 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 		// (pglater.go).
 		ctx = allowLater(ctx)
 		ctx = withBeginReads(ctx, &beginReads{
-			queue: func(b *pgx.Batch) { b.Queue(rebind(firstSQL+orderBy+s.d.skipLocked), firstArgs...) },
+			queue: func(b *pgx.Batch) { b.Queue(rebind(firstSQL), firstArgs...) },
 			read: func(br pgx.BatchResults) error {
 				var id string
 				err := br.QueryRow().Scan(&id)
@@ -277,8 +295,8 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 	err := s.inCaseTx(ctx, func(tx *sql.Tx) error {
 		picked, taken = "", ""
 		after := after
-		order := orderBy + s.d.skipLocked
-		orderWait := orderBy + strings.TrimSuffix(s.d.skipLocked, " SKIP LOCKED")
+		lock := s.d.skipLocked
+		lockWait := strings.TrimSuffix(s.d.skipLocked, " SKIP LOCKED")
 		for {
 			a := pickArgs()
 			var id string
@@ -293,28 +311,30 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 					err = nil
 				}
 			} else if after != "" {
-				err = tx.QueryRowContext(ctx, pickAfter+order, append(a, after)...).Scan(&id)
+				q, qa := one(pickAfter, lock, append(a, after))
+				err = tx.QueryRowContext(ctx, q, qa...).Scan(&id)
 			}
 			if after != "" && errors.Is(err, sql.ErrNoRows) {
 				// Nothing after it: wrapped to the top, unless it is no
 				// longer there (then the top is where to start).
-				var one int
-				if err := tx.QueryRowContext(ctx, sqlTraceThere, after).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+				var there int
+				if err := tx.QueryRowContext(ctx, sqlTraceThere, after).Scan(&there); errors.Is(err, sql.ErrNoRows) {
 					after = ""
 				} else if err != nil {
 					return err
 				}
 			}
 			if errors.Is(err, sql.ErrNoRows) && top {
-				err = tx.QueryRowContext(ctx, pick+order, a...).Scan(&id)
+				q, qa := one(pick, lock, a)
+				err = tx.QueryRowContext(ctx, q, qa...).Scan(&id)
 				out.Wrapped = after != ""
 			}
-			if errors.Is(err, sql.ErrNoRows) && order != orderWait {
+			if errors.Is(err, sql.ErrNoRows) && lock != lockWait {
 				// Nothing free but what was locked at that instant (a
 				// trace another labeler was taking or editing, or a score
 				// being saved): look once more, waiting for those locks,
 				// so that the queue is done only when nothing is free.
-				order = orderWait
+				lock = lockWait
 				continue
 			}
 			if errors.Is(err, sql.ErrNoRows) {
@@ -396,8 +416,8 @@ func (s *Store) takeArgs(traceID, who string, now int64) []any {
 
 // nextTries bounds how often NextInQueue picks again (in a new
 // transaction) after a trace it picked was reserved by someone else the
-// moment before.
-const nextTries = 8
+// moment before (a variable for the tests).
+var nextTries = 8
 
 // andWhere adds a condition to a WHERE clause ("" : none yet).
 func andWhere(where, cond string) string {
@@ -474,7 +494,7 @@ const (
 	// %s: the sort expression (sortExpr), as in summarySelect.
 	sqlSortKeyOf  = `SELECT %s, t.id FROM traces t LEFT JOIN scores s ON s.trace_pk = t.id WHERE t.trace_id = ?`
 	sqlTraceThere = `SELECT 1 FROM traces WHERE trace_id = ?`
-	sqlPickFree   = `SELECT t.trace_id FROM traces t LEFT JOIN scores s ON s.trace_pk = t.id
+	sqlPickFree   = `SELECT t.trace_id, t.id FROM traces t LEFT JOIN scores s ON s.trace_pk = t.id
 		LEFT JOIN reservations r ON r.trace_pk = t.id AND r.expires_ms > ?`
 	sqlLastEvent   = `SELECT MAX(e.id) FROM events e JOIN traces t ON t.case_id = e.case_id WHERE t.trace_id = ?`
 	sqlEventsSince = `SELECT e.id, e.case_id, e.at, e.who, e.field, e.old, e.new, COALESCE(e.undoes, 0), COALESCE(e.grp, 0)
