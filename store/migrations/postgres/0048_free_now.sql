@@ -9,7 +9,8 @@
 
 -- tracelab_free_now says no labeler but who holds trace pk at now_ms, as
 -- the reservations stand when it runs: VOLATILE, so its query takes a new
--- snapshot, and plpgsql, so the planner never inlines it into the pick.
+-- snapshot (n's transactions are READ COMMITTED), and plpgsql, so the
+-- planner never inlines it into the pick.
 CREATE FUNCTION tracelab_free_now(pk BIGINT, now_ms BIGINT, who TEXT) RETURNS BOOLEAN
 LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
