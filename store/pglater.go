@@ -157,8 +157,9 @@ func (c *pgConn) beginWithReads(ctx context.Context, iso string, key int32, bw *
 	b.Queue(caseWriterLock)
 	if key != 0 {
 		b.Queue(traceLockParam, key)
+		b.Queue(genericPlans)
 	}
-	begin := b.Len() // BEGIN and the locks, before the reads
+	begin := b.Len() // BEGIN, the locks and the plans' mode, before the reads
 	bw.queue(b)
 	br := conn.SendBatch(ctx, b)
 	var err error
