@@ -3,12 +3,19 @@ package store
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // warmTraceID is the trace WarmEdits reads through an edit's path: one
 // that should not exist, though nothing is written if it does (an edit
 // that changes nothing is rolled back, a case it made with it).
 const warmTraceID = "tracelab warm-up: no such trace"
+
+// warmWait bounds WarmEdits: an edit waits for the writer lock that an
+// import or a migration holds, and the warm-up must not hold the
+// workbench's first screen behind one (its first key then pays the first
+// use, as without it).
+const warmWait = time.Second
 
 // sqlWarmQueue runs the function a label edit's trigger calls
 // (tracelab_refresh_queue, the migrations') for a trace that does not exist: its
@@ -32,6 +39,8 @@ func (s *Store) WarmEdits(ctx context.Context) error {
 	if s.d != postgresDialect {
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, warmWait)
+	defer cancel()
 	_, err := s.EditGroup(ctx, warmTraceID, "", false, func(*CaseRecord) ([]FieldChange, error) {
 		return nil, nil
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestWarmEditsWritesNothing: the warm-up reads through an edit's path
@@ -88,5 +89,29 @@ func TestWarmEditsRunsTheQueueFunction(t *testing.T) {
 	err := st.WarmEdits(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "tracelab_refresh_queue") {
 		t.Fatalf("WarmEdits without tracelab_refresh_queue: %v, want its error", err)
+	}
+}
+
+// TestWarmEditsDoesNotWaitForAnImport: an import holds the writer lock
+// the edit path waits for (for --lock-wait, minutes by default); the
+// warm-up gives up instead of holding the workbench's first screen, and
+// the store works after it.
+func TestWarmEditsDoesNotWaitForAnImport(t *testing.T) {
+	ctx := context.Background()
+	b := backends[1]
+	st := b.openAt(t, b.fresh(t), Options{LockWait: time.Hour})
+	other := b.openAt(t, st.Path(), Options{})
+	tx, err := other.db.BeginTx(ctx, nil) // the writer lock, as an import holds it
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.WarmEdits(ctx); err == nil {
+		t.Error("WarmEdits with the writer lock held elsewhere: no error, want it to give up")
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.WarmEdits(ctx); err != nil {
+		t.Errorf("WarmEdits after the lock was let go: %v", err)
 	}
 }
