@@ -22,8 +22,14 @@ const goodTraces = `{"trace_id":"t1","server":"s1","as_user":"u1","question":"Ho
 // changed nothing.
 func snapshot(t *testing.T, st *Store) string {
 	t.Helper()
+	return snapshotOf(t, st, "traces", "steps", "contracts", "trace_contracts", "cases", "events", "imports", "scores", "glossary")
+}
+
+// snapshotOf renders every row of the tables named, in that order.
+func snapshotOf(t *testing.T, st *Store, tables ...string) string {
+	t.Helper()
 	var b strings.Builder
-	for _, table := range []string{"traces", "steps", "contracts", "trace_contracts", "cases", "events", "imports", "scores", "glossary"} {
+	for _, table := range tables {
 		for _, vals := range scanRows(t, st, "SELECT * FROM "+table) {
 			b.WriteString(table)
 			for _, v := range vals {

@@ -16,66 +16,31 @@ import (
 func TestWarmEditsWritesNothing(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
-		st := b.open(t)
-		var lines strings.Builder
-		for _, id := range []string{"w000", warmTraceID} {
-			fmt.Fprintf(&lines, `{"trace_id":%q,"server":"s","question":"question %s","steps":[{"kind":"answer","text":"x"}]}`+"\n", id, id)
-		}
-		if _, err := importString(t, st, "warm.jsonl", lines.String(), ImportOptions{}); err != nil {
+		st, _ := openQueue(t, b, 1)
+		line := fmt.Sprintf(`{"trace_id":%q,"question":"warm","steps":[{"kind":"answer","text":"x"}]}`, warmTraceID)
+		if _, err := importString(t, st, "warm.jsonl", line+"\n", ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.EditGroup(ctx, "w000", "ana", false, func(*CaseRecord) ([]FieldChange, error) {
+		if _, err := st.EditGroup(ctx, "q000", "ana", false, func(*CaseRecord) ([]FieldChange, error) {
 			return []FieldChange{{Field: "label.correct", Value: json.RawMessage(`true`)}}, nil
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Reserve(ctx, "w000", "ana"); err != nil {
+		if _, err := st.Reserve(ctx, "q000", "ana"); err != nil {
 			t.Fatal(err)
 		}
-		before := warmDump(t, st)
+		before := snapshotOf(t, st, warmTables...)
 		if err := st.WarmEdits(ctx); err != nil {
 			t.Fatalf("WarmEdits: %v", err)
 		}
-		if after := warmDump(t, st); after != before {
+		if after := snapshotOf(t, st, warmTables...); after != before {
 			t.Errorf("WarmEdits changed the database:\nbefore %s\nafter  %s", before, after)
 		}
 	})
 }
 
-// warmDump is what an edit, its trigger or a reservation would change:
-// the rows of cases, events, groups, raters and reservations, and each
-// trace's queue columns.
-func warmDump(t *testing.T, st *Store) string {
-	t.Helper()
-	var b strings.Builder
-	for _, q := range []string{
-		`SELECT count(*) FROM cases`, `SELECT count(*) FROM events`, `SELECT count(*) FROM event_groups`,
-		`SELECT count(*) FROM rater_labels`, `SELECT count(*) FROM reservations`,
-	} {
-		var n int
-		if err := st.db.QueryRow(q).Scan(&n); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		fmt.Fprintf(&b, "%d ", n)
-	}
-	rows, err := st.db.Query(`SELECT trace_id, case_id, case_status, label_class, queue_class, score_ok, teaches FROM traces ORDER BY trace_id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, caseID, status, label, queue string
-		var ok, teaches int
-		if err := rows.Scan(&id, &caseID, &status, &label, &queue, &ok, &teaches); err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&b, "[%s %s %s %s %s %d %d]", id, caseID, status, label, queue, ok, teaches)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
+// warmTables are those an edit, its triggers or a reservation write.
+var warmTables = []string{"traces", "cases", "events", "event_groups", "rater_labels", "reservations"}
 
 // TestWarmEditsRunsTheQueueFunction: on PostgreSQL the warm-up calls the
 // function a label edit's trigger calls (its first call in a server
