@@ -252,10 +252,11 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 	var first *string // the first pick's trace, read with the BEGIN ("" : none)
 	var taken string  // who holds the picked trace after the COMMIT
 	if s.d == postgresDialect {
-		firstSQL, firstArgs := one(pick, s.d.skipLocked, pickArgs())
+		sel, a := pick, pickArgs()
 		if after != "" {
-			firstSQL, firstArgs = one(pickAfter, s.d.skipLocked, append(pickArgs(), after))
+			sel, a = pickAfter, append(a, after)
 		}
+		firstSQL, firstArgs := one(sel, s.d.skipLocked, a)
 		// The first pick and its take in one statement and one round
 		// trip (oneTrip), when the pick finds a trace free; the rest
 		// (wrapping to the top, waiting for traces locked at that

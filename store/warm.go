@@ -18,8 +18,9 @@ const warmTraceID = "tracelab warm-up: no such trace"
 const warmWait = time.Second
 
 // sqlWarmQueue runs the function a label edit's trigger calls
-// (tracelab_refresh_queue, the migrations') for a trace that does not exist: its
-// statements are compiled and planned, no row is read or written.
+// (tracelab_refresh_queue, the migrations') for a trace that does not
+// exist: its statements are compiled and planned, no row is read or
+// written.
 const sqlWarmQueue = `SELECT tracelab_refresh_queue(-1)`
 
 // WarmEdits readies the connection the next edit will use on
