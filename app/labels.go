@@ -55,12 +55,13 @@ type ActionResult struct {
 	PeersStale bool
 }
 
-// Warm readies the database connection the first labeling keys will
-// use, so that they cost what the later ones do (a new team store
-// connection reads its catalogs and compiles the edit's trigger on first
-// use; see store.WarmEdits). The workbench calls it while it opens;
-// nothing is written. An error only means the first key is slower.
-func (l LabelService) Warm(ctx context.Context) error { return l.e.st.WarmEdits(ctx) }
+// Warm readies the database connection a labeler's first keys will use
+// (n in queue q, the label keys), so that they cost what the later ones
+// do: a new team store connection reads its catalogs, plans its
+// statements and compiles the edit's triggers on first use; see
+// store.WarmLabeling. The workbench calls it while it opens; nothing is
+// written. An error only means the first keys are slower.
+func (l LabelService) Warm(ctx context.Context, q Query) error { return l.e.st.WarmLabeling(ctx, q) }
 
 // caseLocks hands out one mutex per trace, so that actions on one case
 // are serialized in this process (the write transaction serializes them

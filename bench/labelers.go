@@ -203,6 +203,10 @@ func firstTrace(db string) (string, error) {
 	return page[0].TraceID, nil
 }
 
+// labelersQueue is the queue the labelers take their next trace from:
+// the traces `tracelab sample` queued (the workbench's --queued).
+var labelersQueue = app.Query{Filter: app.Filter{QueuedOnly: true}}
+
 // labelQueue is one labeler: n, four edits, again, until the queue is
 // empty, thinking before each (thinkFor). The time of n is recorded as a
 // negative duration so runTeam keeps it apart from the edits.
@@ -211,7 +215,7 @@ func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Du
 	for i := 0; ; i++ {
 		thinkFor(think)
 		t0 := time.Now()
-		n, err := e.Queue.Next(ctx, who, app.Query{Filter: app.Filter{QueuedOnly: true}}, after)
+		n, err := e.Queue.Next(ctx, who, labelersQueue, after)
 		if errors.Is(err, app.ErrQueueDone) {
 			return nil
 		}
@@ -350,8 +354,9 @@ func runTeam(db string, n int, ttl time.Duration, warm bool, work func(context.C
 		e.SetReservationTTL(ttl)
 		defer e.Close()
 		if warm {
-			// As the workbench does while it opens (cli/tui.go).
-			if err := e.Labels.Warm(ctx); err != nil {
+			// As the workbench does while it opens (cli/tui.go), on
+			// the queue they label.
+			if err := e.Labels.Warm(ctx, labelersQueue); err != nil {
 				return latencies{}, latencies{}, err
 			}
 		}

@@ -124,7 +124,7 @@ func (c *pgConn) Prepare(query string) (driver.Stmt, error) {
 }
 
 func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	if err := c.flush(ctx, false); err != nil {
+	if err := c.flush(ctx, ""); err != nil {
 		return nil, err
 	}
 	return c.Conn.PrepareContext(ctx, rebind(query))
@@ -134,14 +134,14 @@ func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.Na
 	if c.queue(ctx, query, args) {
 		return driver.RowsAffected(0), nil
 	}
-	if err := c.flush(ctx, false); err != nil {
+	if err := c.flush(ctx, ""); err != nil {
 		return nil, err
 	}
 	return c.Conn.ExecContext(ctx, rebind(query), args)
 }
 
 func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	if err := c.flush(ctx, false); err != nil {
+	if err := c.flush(ctx, ""); err != nil {
 		return nil, err
 	}
 	return c.Conn.QueryContext(ctx, rebind(query), args)
@@ -289,19 +289,17 @@ type pgTx struct {
 
 func (t pgTx) Commit() error {
 	t.c.inTx = false
-	if len(t.c.later) == 0 {
-		if t.tx == nil {
-			return t.c.flush(t.ctx, true)
-		}
+	end := endOf(t.ctx) // COMMIT, or a rehearsal's ROLLBACK
+	if len(t.c.later) == 0 && t.tx != nil && end == "COMMIT" {
 		return t.tx.Commit(t.ctx)
 	}
-	if err := t.c.flush(t.ctx, true); err != nil {
+	err := t.c.flush(t.ctx, end)
+	if err != nil && !errors.Is(err, errRehearsed) {
 		// A failed write left the transaction open and aborted: end it,
 		// or the pool hands the connection out in it.
 		_ = t.rollback(context.WithoutCancel(t.ctx))
-		return err
 	}
-	return nil
+	return err
 }
 
 func (t pgTx) Rollback() error {

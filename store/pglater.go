@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -79,9 +80,10 @@ func (c *pgConn) queue(ctx context.Context, query string, args []driver.NamedVal
 	return true
 }
 
-// flush sends the queued writes in one batch, then COMMIT in the same
-// batch when commit is set.
-func (c *pgConn) flush(ctx context.Context, commit bool) error {
+// flush sends the queued writes in one batch, then end (COMMIT, or
+// ROLLBACK for a rehearsal) in the same batch when it is not "".
+func (c *pgConn) flush(ctx context.Context, end string) error {
+	commit := end != ""
 	if len(c.later) == 0 && !commit {
 		return nil
 	}
@@ -92,7 +94,7 @@ func (c *pgConn) flush(ctx context.Context, commit bool) error {
 		b.Queue(st.sql, st.args...)
 	}
 	if commit {
-		b.Queue("COMMIT")
+		b.Queue(end)
 	}
 	br := c.Conn.Conn().SendBatch(ctx, b)
 	var err error
@@ -107,16 +109,51 @@ func (c *pgConn) flush(ctx context.Context, commit bool) error {
 		}
 	}
 	if err == nil && commit {
-		var tag interface{ String() string }
-		tag, err = br.Exec()
-		if err == nil && tag.String() == "ROLLBACK" {
-			err = pgx.ErrTxCommitRollback
-		}
+		err = ended(br, end)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// ended reads the answer to end (COMMIT, or ROLLBACK for a rehearsal),
+// the last statement of br: a COMMIT answered ROLLBACK (the transaction
+// had failed) is pgx's error for it, a rehearsal's errRehearsed.
+func ended(br pgx.BatchResults, end string) error {
+	tag, err := br.Exec()
+	switch {
+	case err != nil:
+		return err
+	case end == "ROLLBACK":
+		return errRehearsed
+	case tag.String() == "ROLLBACK":
+		return pgx.ErrTxCommitRollback
+	}
+	return nil
+}
+
+// rehearseKey marks a context whose write transactions run every
+// statement and then roll back (rehearse).
+type rehearseKey struct{}
+
+// rehearse is ctx for write transactions on PostgreSQL that end in
+// ROLLBACK instead of COMMIT, every statement (queued writes too) run
+// first: their commit returns errRehearsed. WarmLabeling readies a
+// connection so, with real keys' statements and nothing written.
+func rehearse(ctx context.Context) context.Context {
+	return context.WithValue(ctx, rehearseKey{}, true)
+}
+
+// errRehearsed is the commit of a rehearsed transaction: rolled back.
+var errRehearsed = errors.New("rehearsal: rolled back")
+
+// endOf is how a write transaction begun with ctx ends.
+func endOf(ctx context.Context) string {
+	if ok, _ := ctx.Value(rehearseKey{}).(bool); ok {
+		return "ROLLBACK"
+	}
+	return "COMMIT"
 }
 
 // discard drops the queued writes (a rollback).
@@ -208,7 +245,8 @@ func (c *pgConn) oneTrip(ctx context.Context, dest []any, query string, args []a
 	b.Queue("BEGIN" + isolationSQL[sql.LevelReadCommitted]) // as BeginTx: see there
 	b.Queue(caseWriterLock)
 	b.Queue(rebind(query), args...)
-	b.Queue("COMMIT")
+	end := endOf(ctx)
+	b.Queue(end)
 	br := conn.SendBatch(ctx, b)
 	_, err := br.Exec()
 	if err == nil {
@@ -218,11 +256,7 @@ func (c *pgConn) oneTrip(ctx context.Context, dest []any, query string, args []a
 		err = br.QueryRow().Scan(dest...)
 	}
 	if err == nil {
-		var tag interface{ String() string }
-		tag, err = br.Exec()
-		if err == nil && tag.String() == "ROLLBACK" {
-			err = pgx.ErrTxCommitRollback
-		}
+		err = ended(br, end)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
