@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -262,5 +263,61 @@ func TestProcessServerStopsAnswering(t *testing.T) {
 		cmd.Process.Kill()
 		<-done
 		t.Errorf("ls on a server that stopped answering still waiting after 90 s")
+	}
+}
+
+// TestProcessWorkbenchWarmsTheTeamStore: tracelab's workbench, opened on a
+// team store in a real terminal (tmux), rehearses a labeler's first keys
+// before its first screen (Labels.Warm) and writes nothing. The
+// rehearsed edit draws an event group's id, which its rollback does not
+// give back (a sequence is not rolled back): that is how the test sees
+// the rehearsal ran.
+func TestProcessWorkbenchWarmsTheTeamStore(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the terminal end-to-end tests need it")
+	}
+	dsn := pgtest.DSN(t)
+	dir := t.TempDir()
+	if _, errs, code := run(t, "import", "--db", dsn, writeIn(t, dir, "t.jsonl", cliTraces)); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errs)
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	lastGroup := func() sql.NullInt64 {
+		var id sql.NullInt64
+		if err := db.QueryRow(`SELECT pg_sequence_last_value(pg_get_serial_sequence('event_groups', 'id')::regclass)`).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	before := lastGroup()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs("scripts/tui_e2e.sh") // TestMain runs the tests at the repository's root
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", script, "-s", "100x30", "-t", "20", "--",
+		"env", mainEnv+"=1", "TRACELAB_DB=", self, "--db", dsn, "--labeler", "ana")
+	cmd.Stdin = strings.NewReader("wait 2 traces\nquit\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tui_e2e.sh: %v\n%s", err, out)
+	}
+	if after := lastGroup(); after == before {
+		t.Errorf("event groups' last id %v before the workbench opened and after: the first keys were not rehearsed", after)
+	}
+	for _, table := range []string{"event_groups", "events", "rater_labels", "reservations"} {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("%s: %d rows after the workbench opened and quit, want none", table, n)
+		}
 	}
 }
