@@ -90,7 +90,12 @@ func labelers(args []string) error {
 			defer stop()
 		}
 		polls := &pollTimes{}
-		queue, next, err := runTeam(tg.db, *n, *ttl, !*cold, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
+		var warmed []time.Duration
+		warmTo := &warmed
+		if *cold {
+			warmTo = nil
+		}
+		queue, next, err := runTeam(tg.db, *n, *ttl, warmTo, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
 			open, stop := startPolling(ctx, e, who, *poll, polls)
 			defer stop()
 			return labelQueue(ctx, e, who, rec, open, *think)
@@ -102,7 +107,7 @@ func labelers(args []string) error {
 		if hotID, err = firstTrace(tg.db); err != nil {
 			return err
 		}
-		hotRun, _, err := runTeam(tg.db, *n, *ttl, !*cold, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
+		hotRun, _, err := runTeam(tg.db, *n, *ttl, warmTo, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
 			open, stop := startPolling(ctx, e, who, *poll, polls)
 			defer stop()
 			open(hotID)
@@ -129,6 +134,7 @@ func labelers(args []string) error {
 		}
 		polls.wall = queue.wall + hotRun.wall
 		polls.print(tg.name, "poll")
+		printWarmUps(tg.name, warmed)
 	}
 	return nil
 }
@@ -201,6 +207,19 @@ func firstTrace(db string) (string, error) {
 		return "", fmt.Errorf("no trace in %s: %v", db, err)
 	}
 	return page[0].TraceID, nil
+}
+
+// printWarmUps prints what warming the engines took, one at a time
+// before the clock started: what a labeler's workbench adds to its
+// opening for it. Nothing when none was warmed.
+func printWarmUps(backend string, ds []time.Duration) {
+	if len(ds) == 0 {
+		return
+	}
+	ds = slices.Clone(ds)
+	slices.Sort(ds)
+	fmt.Printf("%-9s warm-up of each engine (once per workbench open, not in the rows above): %d engines, median %.1f ms, max %.1f ms\n",
+		backend, len(ds), ms(ds[len(ds)/2]), ms(ds[len(ds)-1]))
 }
 
 // labelersQueue is the queue the labelers take their next trace from:
@@ -340,10 +359,11 @@ func (l latencies) print(backend, load string) {
 }
 
 // runTeam runs work for n labelers at once, each on its own engine
-// (warmed first, as the workbench does while it opens, unless !warm), and
-// returns the edits' latencies and (negative records) the n's, each
-// numbered among its labeler's actions.
-func runTeam(db string, n int, ttl time.Duration, warm bool, work func(context.Context, *app.Engine, string, func(time.Duration)) error) (latencies, latencies, error) {
+// (warmed first, as the workbench does while it opens, each warm-up's
+// time added to warmed; nil: not warmed), and returns the edits'
+// latencies and (negative records) the n's, each numbered among its
+// labeler's actions.
+func runTeam(db string, n int, ttl time.Duration, warmed *[]time.Duration, work func(context.Context, *app.Engine, string, func(time.Duration)) error) (latencies, latencies, error) {
 	ctx := context.Background()
 	engines := make([]*app.Engine, n)
 	for i := range engines {
@@ -353,12 +373,14 @@ func runTeam(db string, n int, ttl time.Duration, warm bool, work func(context.C
 		}
 		e.SetReservationTTL(ttl)
 		defer e.Close()
-		if warm {
+		if warmed != nil {
 			// As the workbench does while it opens (cli/tui.go), on
 			// the queue they label.
+			t0 := time.Now()
 			if err := e.Labels.Warm(ctx, labelersQueue); err != nil {
 				return latencies{}, latencies{}, err
 			}
+			*warmed = append(*warmed, time.Since(t0))
 		}
 		engines[i] = e
 	}
