@@ -19,9 +19,9 @@ const warmWho = "tracelab warm-up"
 // use, as without it).
 const warmWait = time.Second
 
-// sqlWarmTrace is the trace the warm-up edits: the first at or after an
-// id the clock picks (its milliseconds, modulo the largest id), so that
-// labelers who open at once do not all wait for one trace's lock.
+// sqlWarmTrace is the trace the warm-up edits: the first after an id the
+// clock picks (its milliseconds modulo the largest id), so that labelers
+// who open at once do not all wait for one trace's lock.
 const sqlWarmTrace = `SELECT trace_id FROM traces
 	WHERE id > CAST(? AS BIGINT) % (SELECT MAX(id) FROM traces) ORDER BY id LIMIT 1`
 
@@ -73,10 +73,10 @@ func (s *Store) WarmLabeling(ctx context.Context, q Query) error {
 			{Field: "status", Value: raw(model.StatusConfirmed)},
 		}, nil
 	})
-	if !rehearsed(err) {
-		return err
+	if rehearsed(err) {
+		return nil
 	}
-	return nil
+	return err
 }
 
 // rehearsed says a rehearsed action ended as one should: rolled back,
