@@ -11,13 +11,14 @@ import (
 // body's text in parts) on the import's own backend, inside the
 // statements that insert the trace and its body: 17.6 s of a 28.5 s
 // import of 20,000 traces of bench gen (pg_stat_user_functions), while
-// the other core mostly waited. A bulk writer turns those triggers off for its transaction
-// (migration 0046) and sends each trace's question and body to a second
-// connection that computes the same rows with the same SQL functions, the
-// one rule of what the index holds; the rows come back as text and go
-// into step_search in the import's transaction, in batches like every
-// other table's, so a failed import leaves none. The two backends then
-// work at once: at 100k traces the import took 88 s instead of 143.
+// the other core mostly waited. A bulk writer turns those triggers off
+// for its transaction (migration 0046) and sends each trace's question
+// and body to a second connection that computes the same rows with the
+// same SQL functions, the one rule of what the index holds; the rows
+// come back as text and go into step_search in the import's
+// transaction, in batches like every other table's, so a failed import
+// leaves none. The two backends then work at once: at 100k traces the
+// import took 88 s instead of 143.
 
 // sqlBulkSearchOn turns 0018's search triggers off until the import's
 // transaction ends (0046).
