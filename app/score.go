@@ -291,10 +291,10 @@ func (e *Engine) scoreTraces(ctx context.Context, todo []store.StaleTrace, write
 		if len(ids) == 0 {
 			return nil
 		}
-		// A run of many batches reads them on a connection of its own with
-		// a small page cache (see store.BatchConn) and writes them on
-		// another; a short one (a gold edit's rescore) keeps to the pool,
-		// whose warm caches the workbench's reads use.
+		// A run of many batches reads them on a connection of its own,
+		// its statements prepared once (see store.BatchConn), and writes
+		// them on another; a short one (a gold edit's rescore) keeps to
+		// the pool, whose warm caches the workbench's reads use.
 		long := len(ids) > batch
 		var from batchSource = e.st
 		if long {

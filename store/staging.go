@@ -740,9 +740,9 @@ func (im *Importer) rebuildsIndexes(offset int64) (bool, error) {
 // builds rebuiltIndexes again. SQLite's sorter holds as many bytes of
 // keys in memory as the page cache may (cacheKiB), beside that cache,
 // full of the copy's pages. Importing the 1M corpus (one run each):
-// peak RSS 228 MiB sorting with the connection's 32 MB, 191 MiB with 8
-// MiB, 174 MiB with 2 MiB, against 176 MiB keeping the index; the
-// build took 1.35, 1.19 and 1.22 s.
+// peak RSS 228 MiB sorting with 32 MB (every connection's cache then),
+// 191 MiB with 8 MiB, 174 MiB with 2 MiB, against 176 MiB keeping the
+// index; the build took 1.35, 1.19 and 1.22 s.
 const rebuildSortKiB = 2 << 10
 
 // withSortCache makes build run with a page cache of rebuildSortKiB,

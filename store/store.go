@@ -242,7 +242,7 @@ func sqliteDSN(path string, opts Options, mode access, pragmas ...string) string
 	for _, p := range pragmas {
 		q.Add("_pragma", p)
 	}
-	q.Add("_pragma", fmt.Sprintf("cache_size(%d)", cacheKiB)) // bulk imports spill less
+	q.Add("_pragma", fmt.Sprintf("cache_size(%d)", cacheKiB)) // see cacheKiB
 	q.Set("_txlock", "immediate")
 	if mode != readWrite {
 		q.Set("mode", "ro")
