@@ -374,7 +374,7 @@ func runTeam(db string, n int, ttl time.Duration, warmed *[]time.Duration, work 
 		e.SetReservationTTL(ttl)
 		defer e.Close()
 		if warmed != nil {
-			// As the workbench does while it opens (cli/tui.go), on
+			// As the workbench does while it opens (tui.Run), on
 			// the queue they label.
 			t0 := time.Now()
 			if err := e.Labels.Warm(ctx, labelersQueue); err != nil {

@@ -48,10 +48,6 @@ func runTUI(cmd *cobra.Command, eng *app.Engine, where string) error {
 		return err
 	}
 	eng.SetReservationTTL(reserveFor)
-	// Before the first screen, not in a command beside it: the screen's
-	// reads would take a second, cold connection from the pool. Its n
-	// runs in the queue as it opens (the default order).
-	_ = eng.Labels.Warm(cmd.Context(), app.Query{Filter: app.Filter{QueuedOnly: queued}})
 	return tui.Run(cmd.Context(), eng, tui.Options{
 		Labeler:     labeler,
 		Theme:       theme,

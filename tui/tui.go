@@ -159,6 +159,10 @@ func Run(ctx context.Context, eng *app.Engine, opts Options) error {
 	m := New(eng, opts)
 	m.env.ctx = ctx
 	m.drift.ctx = ctx
+	// Before the first screen, not in a command beside it: the screen's
+	// reads would take a second, cold connection from the pool. Its n
+	// runs in the queue as it opens.
+	_ = eng.Labels.Warm(ctx, m.queue.query(nil))
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	// The session is over: the trace it held goes back to the queue now,
 	// not when its reservation runs out. A failure here loses no label.
