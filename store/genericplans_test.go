@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -55,6 +56,47 @@ func TestTraceTransactionsPlanOnce(t *testing.T) {
 			}
 			if after != "auto" {
 				t.Errorf("plan_cache_mode after the transaction: %s, want auto", after)
+			}
+		})
+	}
+}
+
+// TestQueuePickPlansOnce: on PostgreSQL, n's pick on a queue whose
+// filter binds no values runs on a generic plan from its first run
+// (planOnce); one whose filter binds values (a server) keeps the server's
+// choice, a plan made for those values. Both paths of n plan alike: the
+// pick that takes a trace in one round trip (oneTrip), and the one that
+// finds nothing free and looks again with the BEGIN (beginReads).
+func TestQueuePickPlansOnce(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name        string
+		q           Query
+		after       string
+		wantGeneric bool
+	}{
+		{"the whole queue, from the top", Query{}, "", true},
+		{"the whole queue, after a trace", Query{}, "q001", true},
+		{"queued only, nothing queued", Query{Filter: Filter{QueuedOnly: true}}, "", true},
+		{"one server", Query{Filter: Filter{Servers: []string{"s1"}}}, "", false},
+		{"one server, after a trace", Query{Filter: Filter{Servers: []string{"s1"}}}, "q001", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, _ := openQueue(t, backends[1], 4)
+			st.db.SetMaxOpenConns(1) // the statements prepared, and seen, on one connection
+			if _, err := st.NextInQueue(ctx, tc.q, tc.after, "ann"); err != nil && !errors.Is(err, ErrQueueDone) {
+				t.Fatal(err)
+			}
+			var generic, custom int64
+			if err := st.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(generic_plans), 0), COALESCE(SUM(custom_plans), 0)
+				FROM pg_prepared_statements WHERE statement LIKE '%tracelab_free_now%'`).Scan(&generic, &custom); err != nil {
+				t.Fatal(err)
+			}
+			if generic+custom == 0 {
+				t.Fatal("no pick was run on the connection")
+			}
+			if got := custom == 0; got != tc.wantGeneric {
+				t.Errorf("the pick's plans: %d generic, %d custom; want only generic: %v", generic, custom, tc.wantGeneric)
 			}
 		})
 	}

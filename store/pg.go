@@ -214,10 +214,36 @@ const traceLock = `SELECT pg_advisory_xact_lock(hashtext('tracelab trace ' || cu
 // redo, a second rater and confirm: none planned more than five times).
 // So this changes no plan, only when the planning stops. With 50
 // labelers on 400 traces (8 each, the bench) planning was 15% of the
-// server's time. The statements look rows up by their keys; n's pick,
-// whose filter may make one plan much better than another, is not in
-// such a transaction.
+// server's time. The statements look rows up by their keys. n's pick,
+// whose filter may make one plan much better than another, plans once
+// only when its filter binds no values (planOnce).
 const genericPlans = `SET LOCAL plan_cache_mode = force_generic_plan`
+
+// planOnceKey marks a context whose write transaction plans its
+// statements once per connection (genericPlans) though it names no
+// trace: see planOnce.
+type planOnceKey struct{}
+
+// planOnce is ctx for n's transaction on a queue whose filter binds no
+// values (the whole queue, --queued, disputed): its pick's plan then
+// depends on no value that matters to it (the time, who asks, the trace
+// after which to look are looked up by their keys), and the server
+// settled on the plan it had made for the values of each of the first
+// five runs (pg_prepared_statements and EXPLAIN at 20,000 queued
+// traces: 5 custom plans, then generic ones, the same plan). With 50
+// labelers asking at once, the pick's planning opened every index of
+// traces under a contended lock manager: 50 n's at once took 75–145 ms
+// for the last one, 48–68 ms planned once. A filter that binds values (a
+// class, a search) keeps the server's choice.
+func planOnce(ctx context.Context) context.Context {
+	return context.WithValue(ctx, planOnceKey{}, true)
+}
+
+// plansOnce says whether a write transaction of ctx, on the trace of
+// key (0: none named), runs with genericPlans.
+func plansOnce(ctx context.Context, key int32) bool {
+	return key != 0 || ctx.Value(planOnceKey{}) != nil
+}
 
 // isolationSQL is the BEGIN clause of an isolation level ("" : none
 // given).
@@ -252,7 +278,10 @@ func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx,
 	if scoped {
 		lock = caseWriterLock
 		if key != 0 {
-			lock += "; " + fmt.Sprintf(traceLock, key) + "; " + genericPlans
+			lock += "; " + fmt.Sprintf(traceLock, key)
+		}
+		if plansOnce(ctx, key) {
+			lock += "; " + genericPlans
 		}
 	}
 	// BEGIN and the locks in one round trip (one simple query): every

@@ -194,6 +194,8 @@ func (c *pgConn) beginWithReads(ctx context.Context, iso string, key int32, bw *
 	b.Queue(caseWriterLock)
 	if key != 0 {
 		b.Queue(traceLockParam, key)
+	}
+	if plansOnce(ctx, key) {
 		b.Queue(genericPlans)
 	}
 	begin := b.Len() // BEGIN, the locks and the plans' mode, before the reads
@@ -225,7 +227,8 @@ func (c *pgConn) beginWithReads(ctx context.Context, iso string, key int32, bw *
 
 // oneTrip runs a write transaction of one statement on one case, which
 // locks the rows it reads itself (caseScope), in one round trip: BEGIN,
-// the writer lock taken shared, the statement and COMMIT in one batch.
+// the writer lock taken shared (and the plans' mode, planOnce), the
+// statement and COMMIT in one batch.
 // dest gets the statement's one row. n's pick and reservation are such a
 // statement: sent as BEGIN with the pick and then the reservation with
 // COMMIT (beginReads, pglater.go), every n waited for the client between
@@ -244,13 +247,19 @@ func (c *pgConn) oneTrip(ctx context.Context, dest []any, query string, args []a
 	b := &pgx.Batch{}
 	b.Queue("BEGIN" + isolationSQL[sql.LevelReadCommitted]) // as BeginTx: see there
 	b.Queue(caseWriterLock)
+	if plansOnce(ctx, 0) {
+		b.Queue(genericPlans)
+	}
+	begin := b.Len() // BEGIN, the lock and the plans' mode, before the statement
 	b.Queue(rebind(query), args...)
 	end := endOf(ctx)
 	b.Queue(end)
 	br := conn.SendBatch(ctx, b)
-	_, err := br.Exec()
-	if err == nil {
-		_, err = br.Exec()
+	var err error
+	for range begin {
+		if _, err = br.Exec(); err != nil {
+			break
+		}
 	}
 	if err == nil {
 		err = br.QueryRow().Scan(dest...)

@@ -215,6 +215,9 @@ func (s *Store) nextInQueueTx(ctx context.Context, q Query, after, who string) (
 	var out Next
 	var done bool // nothing was free
 	where, args := q.Filter.where(s.d)
+	if len(args) == 0 {
+		ctx = planOnce(ctx) // on PostgreSQL: see there
+	}
 	where = andWhere(where, `t.case_status <> 'confirmed' AND (r.trace_pk IS NULL OR r.labeler = ?)`)
 	expr := sortExpr(q.Sort)
 	dir, cmp := "ASC", ">"
