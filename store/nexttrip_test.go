@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -70,5 +71,46 @@ func TestNextInQueueIsOneRoundTrip(t *testing.T) {
 				t.Errorf("%s after n: held by %q (%v), want ann", n.TraceID, r.Labeler, err)
 			}
 		})
+	}
+}
+
+// TestWarmedFirstKeysTakeTheirTrips: after WarmLabeling, a labeler's
+// first n is one round trip and their first edit as many as the next
+// one: the warm-up prepared every statement they send, COMMIT too (the
+// rehearsals roll back).
+func TestWarmedFirstKeysTakeTheirTrips(t *testing.T) {
+	ctx := context.Background()
+	base, _ := openQueue(t, backends[1], 6)
+	var trips atomic.Int64
+	st := backends[1].openAt(t, base.Path(), Options{wrapConn: func(c net.Conn) net.Conn {
+		return &tripConn{Conn: c, trips: &trips}
+	}})
+	st.db.SetMaxOpenConns(1) // the warm-up's connection is the keys'
+	if err := st.WarmLabeling(ctx, Query{}); err != nil {
+		t.Fatal(err)
+	}
+	counted := func(what string, fn func() error) int64 {
+		t.Helper()
+		before := trips.Load()
+		if err := fn(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return trips.Load() - before
+	}
+	var n Next
+	if got := counted("n", func() (err error) { n, err = st.NextInQueue(ctx, Query{}, "", "ann"); return err }); got != 1 {
+		t.Errorf("the first n took %d round trips, want 1", got)
+	}
+	edit := func(v string) func() error {
+		return func() error {
+			_, err := st.EditGroup(ctx, n.TraceID, "ann", false, func(*CaseRecord) ([]FieldChange, error) {
+				return []FieldChange{{Field: "label.correct", Value: json.RawMessage(v)}}, nil
+			})
+			return err
+		}
+	}
+	first := counted("the first edit", edit(`true`))
+	if next := counted("the next edit", edit(`false`)); first != next {
+		t.Errorf("the first edit took %d round trips, the next %d", first, next)
 	}
 }
