@@ -33,6 +33,19 @@ func (c *tripConn) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// openCountingTrips opens openQueue's six traces on PostgreSQL through
+// one connection whose round trips it counts.
+func openCountingTrips(t *testing.T) (*Store, *atomic.Int64) {
+	t.Helper()
+	base, _ := openQueue(t, backends[1], 6)
+	trips := &atomic.Int64{}
+	st := backends[1].openAt(t, base.Path(), Options{wrapConn: func(c net.Conn) net.Conn {
+		return &tripConn{Conn: c, trips: trips}
+	}})
+	st.db.SetMaxOpenConns(1)
+	return st, trips
+}
+
 // TestNextInQueueIsOneRoundTrip: on PostgreSQL, an n that finds a trace
 // free is one round trip (oneTrip), from the top of the queue or after
 // the trace the labeler had: with 50 labelers on two cores each round
@@ -41,12 +54,7 @@ func (c *tripConn) Read(b []byte) (int, error) {
 // reservations are TestNextInQueue's.
 func TestNextInQueueIsOneRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	base, _ := openQueue(t, backends[1], 6)
-	var trips atomic.Int64
-	st := backends[1].openAt(t, base.Path(), Options{wrapConn: func(c net.Conn) net.Conn {
-		return &tripConn{Conn: c, trips: &trips}
-	}})
-	st.db.SetMaxOpenConns(1) // the connection made and its statements prepared once, below
+	st, trips := openCountingTrips(t) // its statements prepared once, below
 	for _, tc := range []struct {
 		name, after string
 	}{
@@ -80,12 +88,7 @@ func TestNextInQueueIsOneRoundTrip(t *testing.T) {
 // rehearsals roll back).
 func TestWarmedFirstKeysTakeTheirTrips(t *testing.T) {
 	ctx := context.Background()
-	base, _ := openQueue(t, backends[1], 6)
-	var trips atomic.Int64
-	st := backends[1].openAt(t, base.Path(), Options{wrapConn: func(c net.Conn) net.Conn {
-		return &tripConn{Conn: c, trips: &trips}
-	}})
-	st.db.SetMaxOpenConns(1) // the warm-up's connection is the keys'
+	st, trips := openCountingTrips(t) // the warm-up's connection is the keys'
 	if err := st.WarmLabeling(ctx, Query{}); err != nil {
 		t.Fatal(err)
 	}
