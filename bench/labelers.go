@@ -44,6 +44,7 @@ func labelers(args []string) error {
 	skip := fs.Int("skip", 0, "also print the rows without each labeler's first this many actions (their n and edits; in the hot run, edits), marked *: the first ones run on new connections (warmed unless -cold); 0: not")
 	think := fs.Duration("think", 0, "each labeler thinks before each action for a random time (exponential, this mean), as a person does; 0: none, a saturation test")
 	cold := fs.Bool("cold", false, "do not warm each labeler's engine as the workbench does when it opens (Labels.Warm): their first keys run on new connections")
+	first := fs.Bool("first", false, "instead of the runs, only each labeler's first n from the top of the queue, all at once, with nothing after it: what n costs in that herd alone (a diagnosis, never the rows)")
 	fs.Parse(args)
 	dir, err := os.MkdirTemp("", "tracelab-labelers")
 	if err != nil {
@@ -94,6 +95,20 @@ func labelers(args []string) error {
 		warmTo := &warmed
 		if *cold {
 			warmTo = nil
+		}
+		if *first {
+			_, next, err := runTeam(tg.db, *n, *ttl, warmTo, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
+				t0 := time.Now()
+				_, err := e.Queue.Next(ctx, who, labelersQueue, "")
+				rec(-time.Since(t0))
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", tg.name, err)
+			}
+			next.print(tg.name, "first")
+			printWarmUps(tg.name, warmed)
+			continue
 		}
 		queue, next, err := runTeam(tg.db, *n, *ttl, warmTo, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
 			open, stop := startPolling(ctx, e, who, *poll, polls)
