@@ -184,12 +184,12 @@ func withBeginReads(ctx context.Context, br *beginReads) context.Context {
 // prepared statements: one per trace would fill pgx's statement cache).
 const traceLockParam = `SELECT pg_advisory_xact_lock(hashtext('tracelab trace ' || current_schema()), $1::integer)`
 
-// beginWithReads begins a transaction on the case of one trace (key:
-// traceLockKey; 0: on cases it locks the rows of itself, caseScope) as
-// BeginTx does, with bw's reads in the same batch.
-func (c *pgConn) beginWithReads(ctx context.Context, iso string, key int32, bw *beginReads) (driver.Tx, error) {
-	conn := c.Conn.Conn()
-	b := &pgx.Batch{}
+// queueBegin queues into the empty batch b what begins a write
+// transaction on cases, as BeginTx's one query does: BEGIN at iso, the
+// writer lock taken shared, the lock of the trace of key (0: none
+// named) and the plans' mode (plansOnce). It returns how many
+// statements that is: their results come first (begun).
+func queueBegin(ctx context.Context, b *pgx.Batch, iso string, key int32) int {
 	b.Queue("BEGIN" + iso)
 	b.Queue(caseWriterLock)
 	if key != 0 {
@@ -198,15 +198,29 @@ func (c *pgConn) beginWithReads(ctx context.Context, iso string, key int32, bw *
 	if plansOnce(ctx, key) {
 		b.Queue(genericPlans)
 	}
-	begin := b.Len() // BEGIN, the locks and the plans' mode, before the reads
-	bw.queue(b)
-	br := conn.SendBatch(ctx, b)
-	var err error
-	for range begin {
-		if _, err = br.Exec(); err != nil {
-			break
+	return b.Len()
+}
+
+// begun reads the results of the n statements queueBegin queued.
+func begun(br pgx.BatchResults, n int) error {
+	for range n {
+		if _, err := br.Exec(); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// beginWithReads begins a transaction on the case of one trace (key:
+// traceLockKey; 0: on cases it locks the rows of itself, caseScope) as
+// BeginTx does, with bw's reads in the same batch.
+func (c *pgConn) beginWithReads(ctx context.Context, iso string, key int32, bw *beginReads) (driver.Tx, error) {
+	conn := c.Conn.Conn()
+	b := &pgx.Batch{}
+	begin := queueBegin(ctx, b, iso, key)
+	bw.queue(b)
+	br := conn.SendBatch(ctx, b)
+	err := begun(br, begin)
 	if err == nil {
 		err = bw.read(br)
 	}
@@ -226,9 +240,8 @@ func (c *pgConn) beginWithReads(ctx context.Context, iso string, key int32, bw *
 }
 
 // oneTrip runs a write transaction of one statement on one case, which
-// locks the rows it reads itself (caseScope), in one round trip: BEGIN,
-// the writer lock taken shared (and the plans' mode, planOnce), the
-// statement and COMMIT in one batch.
+// locks the rows it reads itself (caseScope), in one round trip: its
+// beginning (queueBegin), the statement and COMMIT in one batch.
 // dest gets the statement's one row. n's pick and reservation are such a
 // statement: sent as BEGIN with the pick and then the reservation with
 // COMMIT (beginReads, pglater.go), every n waited for the client between
@@ -245,22 +258,12 @@ func (s *Store) oneTrip(ctx context.Context, dest []any, query string, args ...a
 func (c *pgConn) oneTrip(ctx context.Context, dest []any, query string, args []any) error {
 	conn := c.Conn.Conn()
 	b := &pgx.Batch{}
-	b.Queue("BEGIN" + isolationSQL[sql.LevelReadCommitted]) // as BeginTx: see there
-	b.Queue(caseWriterLock)
-	if plansOnce(ctx, 0) {
-		b.Queue(genericPlans)
-	}
-	begin := b.Len() // BEGIN, the lock and the plans' mode, before the statement
+	begin := queueBegin(ctx, b, isolationSQL[sql.LevelReadCommitted], 0) // as BeginTx: see there
 	b.Queue(rebind(query), args...)
 	end := endOf(ctx)
 	b.Queue(end)
 	br := conn.SendBatch(ctx, b)
-	var err error
-	for range begin {
-		if _, err = br.Exec(); err != nil {
-			break
-		}
-	}
+	err := begun(br, begin)
 	if err == nil {
 		err = br.QueryRow().Scan(dest...)
 	}
