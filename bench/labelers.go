@@ -46,6 +46,9 @@ func labelers(args []string) error {
 	cold := fs.Bool("cold", false, "do not warm each labeler's engine as the workbench does when it opens (Labels.Warm): their first keys run on new connections")
 	first := fs.Bool("first", false, "instead of the runs, only each labeler's first n from the top of the queue, all at once, with nothing after it: what n costs in that herd alone (a diagnosis, never the rows)")
 	fs.Parse(args)
+	if *first && (*think > 0 || *poll > 0 || *skip > 0) {
+		return errors.New("-first times each labeler's first n alone: -think, -poll and -skip do not apply to it")
+	}
 	dir, err := os.MkdirTemp("", "tracelab-labelers")
 	if err != nil {
 		return err
