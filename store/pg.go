@@ -296,11 +296,8 @@ func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx,
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN" + iso + "; " + lock})
 	if err != nil {
 		// The lock failed inside the begun transaction, which is still
-		// open: end it, or the pool hands out a connection in an aborted
-		// transaction.
-		if !conn.IsClosed() {
-			_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
-		}
+		// open.
+		endAborted(ctx, conn)
 		return nil, err
 	}
 	c.inTx, c.later = true, nil

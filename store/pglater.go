@@ -229,10 +229,8 @@ func (c *pgConn) beginWithReads(ctx context.Context, iso string, key int32, bw *
 	}
 	if err != nil {
 		// Whatever failed (the lock's wait, a read) did so inside the
-		// begun transaction: end it, as BeginTx does.
-		if !conn.IsClosed() && conn.PgConn().TxStatus() != 'I' {
-			_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
-		}
+		// begun transaction.
+		endAborted(ctx, conn)
 		return nil, err
 	}
 	c.inTx, c.later = true, nil
@@ -273,10 +271,18 @@ func (c *pgConn) oneTrip(ctx context.Context, dest []any, query string, args []a
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil && !conn.IsClosed() && conn.PgConn().TxStatus() != 'I' {
-		// A failed statement left the transaction open and aborted: end
-		// it, or the pool hands the connection out in it.
-		_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+	if err != nil {
+		endAborted(ctx, conn)
 	}
 	return err
+}
+
+// endAborted ends the transaction a failed statement left open and
+// aborted on conn (nothing when none is open, or the connection died),
+// or the pool hands the connection out inside it. It runs even when ctx
+// was cancelled: the cancellation is often what failed.
+func endAborted(ctx context.Context, conn *pgx.Conn) {
+	if !conn.IsClosed() && conn.PgConn().TxStatus() != 'I' {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // The writes an edit sends with its COMMIT (pglater.go), on PostgreSQL:
@@ -114,5 +115,62 @@ func TestLaterWritesGoWithCommit(t *testing.T) {
 			t.Errorf("event %d: returned %d %s group %d %s, stored %d %s group %d %s", i, ev.ID, ev.Field, ev.Group, ev.New,
 				evs[i].ID, evs[i].Field, evs[i].Group, evs[i].New)
 		}
+	}
+}
+
+// A write transaction that fails inside its beginning (here: the writer
+// lock's wait runs out) is ended there, so its connection goes back to
+// the pool usable: pgx's pool closes one left in a transaction, and the
+// next action would pay for a new server process. Each way a write
+// begins on PostgreSQL is covered: BeginTx's one query (a queue change),
+// an edit's BEGIN with its reads (beginWithReads) and n's one round trip
+// (oneTrip, then the transaction it falls back to).
+func TestFailedBeginKeepsItsConnection(t *testing.T) {
+	b := backends[1]
+	ctx := context.Background()
+	loc := b.fresh(t)
+	waiter := b.openAt(t, loc, Options{LockWait: 100 * time.Millisecond})
+	if _, err := importString(t, waiter, "q.jsonl",
+		`{"trace_id":"q000","question":"q","steps":[{"kind":"answer","text":"x"}]}`+"\n", ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waiter.db.SetMaxOpenConns(1) // every action on the one connection
+	pid := func() int {
+		t.Helper()
+		var p int
+		if err := waiter.db.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := pid()
+	holder := b.openAt(t, loc, Options{})
+	tx, err := holder.db.BeginTx(ctx, nil) // holds the writer lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for _, c := range []struct {
+		name string
+		do   func() error
+	}{
+		{"BeginTx", func() error { return waiter.SetQueue(ctx, nil) }},
+		{"beginWithReads", func() error {
+			_, err := waiter.EditTrace(ctx, "q000", "ann", "label.note", jsonValue("n"))
+			return err
+		}},
+		{"oneTrip", func() error { _, err := waiter.NextInQueue(ctx, Query{}, "", "ann"); return err }},
+	} {
+		if err := c.do(); !IsLocked(err) {
+			t.Fatalf("%s while another writer holds the lock: %v, want a locked-database error", c.name, err)
+		}
+		if p := pid(); p != first {
+			t.Errorf("%s failed in its beginning and its connection was replaced (server process %d, was %d)", c.name, p, first)
+			first = p
+		}
+	}
+	tx.Rollback()
+	if _, err := waiter.NextInQueue(ctx, Query{}, "", "ann"); err != nil {
+		t.Fatalf("after the writer finished: %v", err)
 	}
 }
