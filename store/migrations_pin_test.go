@@ -50,6 +50,7 @@ var releasedMigrations = map[string]string{
 	"migrations/0046_bulk_search.sql":                "4483d39927c9b4577a04403f930ba3f2aa5302b4ed5626bdde8775b9af1ee9bd",
 	"migrations/0047_trace_search.sql":               "e806a5f07c9da2c5c008fa5914fa42cb850cef2d5488608233129f22ede24297",
 	"migrations/0048_free_now.sql":                   "19c84747b587157a4018e7b4aa0edafb0e20ee604d9be781b2d7bd7c7c0ff1e8",
+	"migrations/0049_queued_index.sql":               "0a427fd7015bc12aec422997b7c9acfa20f50b38d916a8be51963daae5825d26",
 	"migrations/postgres/0001_init.sql":              "87bb1e7c44988ac8fdc075f6d35b2d79c340248661e3605682a4ba9cad7f4a08",
 	"migrations/postgres/0002_drift.sql":             "e52cbce1323da39774221cda9066f4f14f4d2edd00c1edb7fd2717a3aab109fd",
 	"migrations/postgres/0003_scores_current.sql":    "9f4cd94eab7a5892d2a18d6e9fe73aaa4b17ba1076568dd402943167214ea0e1",
@@ -83,6 +84,7 @@ var releasedMigrations = map[string]string{
 	"migrations/postgres/0046_bulk_search.sql":       "0f03676dc2768b2a6eecb20377c5871811cfd5c95aa78c91d57dc634ea3ed73d",
 	"migrations/postgres/0047_trace_search.sql":      "0370112c421d53ccda5e98f9186ab2a7f3af94deb825071da7b712305a447efb",
 	"migrations/postgres/0048_free_now.sql":          "4b45c49380b74444b872222cbb8d577ea6397d7c046ec031a354aacc7ae4d5e2",
+	"migrations/postgres/0049_queued_index.sql":      "0a427fd7015bc12aec422997b7c9acfa20f50b38d916a8be51963daae5825d26",
 }
 
 // lastReleasedMigration is the highest number pinned above: every
