@@ -36,7 +36,8 @@ func labelers(args []string) error {
 	path := fs.String("db", "", "SQLite file to create (default: a temporary one)")
 	pg := fs.String("pg", "", "PostgreSQL URL of an empty database to compare with")
 	n := fs.Int("labelers", 8, "concurrent labelers")
-	traces := fs.Int("traces", 400, "traces in the queue")
+	traces := fs.Int("traces", 400, "traces in the database")
+	queued := fs.Int("queue", 0, "queue only this many of the traces, spread evenly over them as `tracelab sample` spreads its draw, and label that queue (--queued); 0: every trace")
 	hot := fs.Int("hot", 25, "edits per labeler of the one hot case")
 	ttl := fs.Duration("reserve-for", app.DefaultReservationTTL, "reservation time")
 	cpu := fs.String("cpuprofile", "", "a CPU profile of this process during the PostgreSQL runs (the queue and the hot case)")
@@ -65,9 +66,13 @@ func labelers(args []string) error {
 	if *pg != "" {
 		targets = append(targets, struct{ name, db string }{"postgres", *pg})
 	}
-	fmt.Printf("%d labelers on %d traces. queue: the edits (class, correct, grounded, confirm: one engine action each)\n"+
+	of := ""
+	if *queued > 0 && *queued < *traces {
+		of = fmt.Sprintf(", %d of them queued", *queued)
+	}
+	fmt.Printf("%d labelers on %d traces%s. queue: the edits (class, correct, grounded, confirm: one engine action each)\n"+
 		"while they label the queue; n: their next-in-queue takes in that run; hot: %d edits each of one case, all at once\n",
-		*n, *traces, *hot)
+		*n, *traces, of, *hot)
 	if *think > 0 {
 		// Its own rows, never to be read as the saturation test's.
 		fmt.Printf("think: each labeler thinks before each action, exponential with mean %v (not in the latencies)\n", *think)
@@ -83,7 +88,7 @@ func labelers(args []string) error {
 	}
 	fmt.Printf("%-9s %-6s %7s %8s %9s %9s %9s %9s\n", "backend", "load", "ops", "wall s", "ops/s", "p50 ms", "p99 ms", "max ms")
 	for _, tg := range targets {
-		if err := prepareQueue(tg.db, corpus); err != nil {
+		if err := prepareQueue(tg.db, corpus, *queued); err != nil {
 			return fmt.Errorf("%s: %w", tg.name, err)
 		}
 		if *cpu != "" && tg.name == "postgres" {
@@ -176,9 +181,10 @@ func classOf(i int) *model.FailureClass {
 }
 
 // prepareQueue imports the corpus into db (scored, as `tracelab import`
-// does) and queues every trace; a database with confirmed cases is not
-// a fresh one and is refused.
-func prepareQueue(db, corpus string) error {
+// does) and queues n of its traces, every len/n-th in import order (0:
+// every trace); a database with confirmed cases is not a fresh one and
+// is refused.
+func prepareQueue(db, corpus string, n int) error {
 	ctx := context.Background()
 	e, err := app.Open(ctx, db, app.Files{})
 	if err != nil {
@@ -192,7 +198,7 @@ func prepareQueue(db, corpus string) error {
 	if c.ByStatus[model.StatusConfirmed] > 0 {
 		return fmt.Errorf("%s holds %d confirmed cases: give an empty database", db, c.ByStatus[model.StatusConfirmed])
 	}
-	if _, err := e.Imports.File(ctx, corpus, app.ImportOptions{}); err != nil {
+	if _, err := e.Imports.File(ctx, corpus, app.ImportOptions{Score: true}); err != nil {
 		return err
 	}
 	var ids []string
@@ -209,6 +215,13 @@ func prepareQueue(db, corpus string) error {
 			break
 		}
 		q.After = next
+	}
+	if n > 0 && n < len(ids) {
+		every := make([]string, n)
+		for i := range every {
+			every[i] = ids[i*len(ids)/n]
+		}
+		ids = every
 	}
 	return e.Queue.Set(ctx, ids)
 }
