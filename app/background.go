@@ -91,10 +91,17 @@ func (e *Engine) runBackground() {
 // while an action marked its question may have stored scores computed
 // from the peers as they were before the action, clearing the marks.
 func (e *Engine) rescoreMarked(ctx context.Context, ids []string) error {
+	// One workbench at a time on a shared store (see RescoreTurn): each
+	// rescores every marked trace, not only its own.
+	release, err := e.st.RescoreTurn(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if _, err := e.st.MarkTakersStale(ctx, ids); err != nil {
 		return err
 	}
-	_, err := e.Scores.ScoreUnscored(ctx, nil, nil)
+	_, err = e.Scores.ScoreUnscored(ctx, nil, nil)
 	return err
 }
 

@@ -3,6 +3,7 @@ package app
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,8 +12,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql's "pgx", to read pg_locks
 	"github.com/tracelab-dev/tracelab/store"
+	"github.com/tracelab-dev/tracelab/store/pgtest"
 )
 
 // The teacher of peerEngine's question (task-specific server) and how
@@ -27,9 +31,15 @@ const (
 // gold from the question's peers. It returns the database's path too.
 func peerEngine(t *testing.T) (*Engine, string) {
 	t.Helper()
+	path := filepath.Join(t.TempDir(), "t.db")
+	return peerEngineAt(t, path), path
+}
+
+// peerEngineAt is peerEngine on the empty database at loc.
+func peerEngineAt(t *testing.T, loc string) *Engine {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	path := filepath.Join(dir, "t.db")
 	var line string
 	f, err := os.Open("../testdata/traces/generic-warehouse.jsonl")
 	if err != nil {
@@ -54,7 +64,7 @@ func peerEngine(t *testing.T) (*Engine, string) {
 	if err := os.WriteFile(clonePath, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(ctx, path)
+	st, err := store.Open(ctx, loc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +78,7 @@ func peerEngine(t *testing.T) (*Engine, string) {
 	if _, err := e.Scores.Rescore(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	return e, path
+	return e
 }
 
 func openPeerEngine(t *testing.T, st *store.Store) *Engine {
@@ -376,5 +386,49 @@ func TestBackgroundWritesWaitForActions(t *testing.T) {
 	}
 	if m := marked(t, e); len(m) != 0 {
 		t.Errorf("still marked after the action and the rescore: %v", m)
+	}
+}
+
+// On a shared PostgreSQL store the background rescores of several
+// workbenches take turns (store.RescoreTurn): while another holds the
+// turn, the marked peers wait, and once it is given back they are
+// rescored.
+func TestBackgroundRescoresTakeTurns(t *testing.T) {
+	ctx := context.Background()
+	loc := pgtest.DSN(t)
+	e := peerEngineAt(t, loc)
+	other, err := store.Open(ctx, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	db, err := sql.Open("pgx", loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	giveBack, err := other.RescoreTurn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := withField(t, usedFields(t, e, teacher), "customers.segment")
+	res, err := e.Labels.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v})
+	if err != nil || !res.PeersStale {
+		t.Fatalf("the edit of a teacher's gold: %v, peers stale %v; want them marked", err, res.PeersStale)
+	}
+	waitFor(t, "the background rescore waiting for its turn", 10*time.Second, func() bool {
+		var n int
+		err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&n)
+		return err == nil && n == 1
+	})
+	if len(marked(t, e)) == 0 {
+		t.Fatal("the peers were rescored while another workbench held the turn")
+	}
+	giveBack()
+	if err := e.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m := marked(t, e); len(m) != 0 {
+		t.Errorf("still marked once the turn was given back: %v", m)
 	}
 }
