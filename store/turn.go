@@ -1,18 +1,14 @@
 package store
 
-import (
-	"context"
-	"database/sql"
-)
+import "context"
 
-// sqlRescoreTurn takes, in a transaction of its own so that its wait
-// has no lock_timeout (SET LOCAL), the session's advisory lock that
-// RescoreTurn hands out: a lock of the session, it outlives the COMMIT.
+// sqlRescoreTurn takes the session's advisory lock RescoreTurn hands
+// out, waiting at most the lock wait (lock_timeout); sqlEndTurn gives it
+// back.
 const (
-	rescoreTurnKey   = `hashtext('tracelab rescore ' || current_schema()), 0`
-	sqlRescoreTurn   = `SELECT pg_advisory_lock(` + rescoreTurnKey + `)`
-	sqlNoLockTimeout = `SET LOCAL lock_timeout = 0`
-	sqlEndTurn       = `SELECT pg_advisory_unlock(` + rescoreTurnKey + `)`
+	rescoreTurnKey = `hashtext('tracelab rescore ' || current_schema()), 0`
+	sqlRescoreTurn = `SELECT pg_advisory_lock(` + rescoreTurnKey + `)`
+	sqlEndTurn     = `SELECT pg_advisory_unlock(` + rescoreTurnKey + `)`
 )
 
 // RescoreTurn waits for the database's one turn to rescore in the
@@ -33,16 +29,13 @@ func (s *Store) RescoreTurn(ctx context.Context) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	// Read-only: it writes nothing, so it takes no writer lock.
-	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err == nil {
-		if _, err = tx.ExecContext(ctx, sqlNoLockTimeout); err == nil {
-			_, err = tx.ExecContext(ctx, sqlRescoreTurn)
-		}
-		if err == nil {
-			err = tx.Commit()
-		} else {
-			_ = tx.Rollback()
+	// A turn may last longer than the lock wait, and a statement that
+	// waits longer than that plus a margin is taken for a silent server
+	// (pganswer.go): each try waits at most the lock wait, and one that
+	// ran out is tried again, until ctx ends.
+	for {
+		if _, err = conn.ExecContext(ctx, sqlRescoreTurn); !IsLocked(err) {
+			break
 		}
 	}
 	if err != nil {
