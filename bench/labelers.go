@@ -34,6 +34,7 @@ import (
 func labelers(args []string) error {
 	fs := flag.NewFlagSet("labelers", flag.ExitOnError)
 	path := fs.String("db", "", "SQLite file to create (default: a temporary one)")
+	lite := fs.Bool("sqlite", true, "run on SQLite too (-sqlite=false: only on -pg)")
 	pg := fs.String("pg", "", "PostgreSQL URL of an empty database to compare with")
 	n := fs.Int("labelers", 8, "concurrent labelers")
 	traces := fs.Int("traces", 400, "traces in the database")
@@ -50,6 +51,12 @@ func labelers(args []string) error {
 	if *first && (*think > 0 || *poll > 0 || *skip > 0) {
 		return errors.New("-first times each labeler's first n alone: -think, -poll and -skip do not apply to it")
 	}
+	if *queued < 0 {
+		return fmt.Errorf("-queue %d: give a count of traces, or 0 for every trace", *queued)
+	}
+	if !*lite && *pg == "" {
+		return errors.New("-sqlite=false leaves nothing to run: give -pg")
+	}
 	dir, err := os.MkdirTemp("", "tracelab-labelers")
 	if err != nil {
 		return err
@@ -62,7 +69,10 @@ func labelers(args []string) error {
 	if *path == "" {
 		*path = filepath.Join(dir, "team.db")
 	}
-	targets := []struct{ name, db string }{{"sqlite", *path}}
+	var targets []struct{ name, db string }
+	if *lite {
+		targets = append(targets, struct{ name, db string }{"sqlite", *path})
+	}
 	if *pg != "" {
 		targets = append(targets, struct{ name, db string }{"postgres", *pg})
 	}
