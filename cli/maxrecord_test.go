@@ -186,9 +186,9 @@ func manyBigRecordsFile(t *testing.T, dir string, n, mb int) string {
 // (app/budget.go), where it held up to 256 prepared records and 200
 // traces waiting to be scored whatever their size: before, this test
 // failed 3 runs of 3 with Go's fatal error, at 1088 or 1152 MiB over the
-// start. A body SQLite has no memory left to copy is refused too, with
-// its line and size (store's bodyOutOfMemory), not a bare "out of memory
-// (7)".
+// start. A body SQLite has no memory left to copy or to index for search
+// is refused too, with its line and size (store's bodyOutOfMemory), not a
+// bare "out of memory (7)".
 func TestProcessManyBigRecordsUnderAMemoryLimit(t *testing.T) {
 	pl, err := exec.LookPath("prlimit")
 	if err != nil {
@@ -198,7 +198,7 @@ func TestProcessManyBigRecordsUnderAMemoryLimit(t *testing.T) {
 	many := manyBigRecordsFile(t, dir, 6, 16)
 	least := leastAddressSpace(t, pl, dir)
 	refused := regexp.MustCompile(`many\.jsonl:[1-6]: record is 16\.0 MB, over [0-9.]+ MB, the most this process can import within its memory \([0-9.]+ MB free under ulimit -v; a record takes about 20 times its size\): raise that limit or split the record; nothing of many\.jsonl was written` +
-		`|line [1-6]: trace "t-[0-5]": its step bodies \(16\.0 MB\) do not fit in the memory this process has left to copy them into the database \(out of memory \(7\)\): raise its memory limit \(ulimit -v, the cgroup's memory\.max\), or import it on its own; a --max-record below 16\.0 MB refuses records this big; nothing of many\.jsonl was written`)
+		`|line [1-6]: trace "t-[0-5]": its step bodies \(16\.0 MB\) do not fit in the memory this process has left to (copy them into the database|index them for search) \(out of memory \(7\)\): raise its memory limit \(ulimit -v, the cgroup's memory\.max\), or import it on its own; a --max-record below 16\.0 MB refuses records this big; nothing of many\.jsonl was written`)
 	// Where between refusing and importing the edge falls moves with the
 	// machine's load (the threads a start takes): a sweep in 64 MiB steps
 	// crosses it, then one limit with room for all.

@@ -249,11 +249,12 @@ func TestBodyPartsAtTheirEdges(t *testing.T) {
 	}
 }
 
-// SQLite short of memory while it copies the staged bodies in parts (one
-// statement for them all) refuses the import naming the biggest of them,
-// its line and its whole size, start and parts, as bodyOutOfMemory does
-// for one body copied alone: not a bare "out of memory (7)".
-func TestPartsOutOfMemoryNamesTheBiggestBody(t *testing.T) {
+// SQLite short of memory while it copies the staged bodies in parts, or
+// indexes the staged bodies for search (one statement for them all),
+// refuses the import naming the biggest of them, its line and its whole
+// size, start and parts, and what it could not do, as bodyOutOfMemory
+// does for one body copied alone: not a bare "out of memory (7)".
+func TestStagedOutOfMemoryNamesTheBiggestBody(t *testing.T) {
 	ctx := context.Background()
 	part := strings.Repeat("y", 600_000)
 	tx := attachStaging(t, sqliteStore(t), func(sdb *Store) {
@@ -271,8 +272,10 @@ func TestPartsOutOfMemoryNamesTheBiggestBody(t *testing.T) {
 		}
 	})
 	im := &Importer{ctx: ctx, tx: tx}
-	got := im.partsOutOfMemory(errors.New("out of memory (7)")).Error()
-	if want := `line 3: trace "t-big": its step bodies (1.3 MB) do not fit in the memory`; !strings.HasPrefix(got, want) {
-		t.Errorf("refusal %q, want it to start %q", got, want)
+	for _, to := range []string{toCopy, toIndex} {
+		got := im.stagedOutOfMemory(errors.New("out of memory (7)"), to).Error()
+		if want := `line 3: trace "t-big": its step bodies (1.3 MB) do not fit in the memory this process has left to ` + to + ` (out of memory (7))`; !strings.HasPrefix(got, want) {
+			t.Errorf("refusal %q, want it to start %q", got, want)
+		}
 	}
 }

@@ -355,7 +355,7 @@ func (im *Importer) copyStaged(replaces map[string]string, big []int64) (offset 
 		res, err := tx.ExecContext(ctx, q, args...)
 		if err != nil {
 			if c.table == "step_body_parts" && sqliteCode(err) == sqliteNoMem {
-				return 0, nil, im.partsOutOfMemory(err)
+				return 0, nil, im.stagedOutOfMemory(err, toCopy)
 			}
 			return 0, nil, fmt.Errorf("copying the staged %s: %w", c.table, err)
 		}
@@ -379,6 +379,9 @@ func (im *Importer) copyStaged(replaces map[string]string, big []int64) (offset 
 		return 0, nil, err
 	}
 	if _, err := tx.ExecContext(ctx, sqlCopySearch+notSkipped+bodiesNotBig, offset); err != nil {
+		if sqliteCode(err) == sqliteNoMem {
+			return 0, nil, im.stagedOutOfMemory(err, toIndex)
+		}
 		return 0, nil, fmt.Errorf("indexing the staged step bodies: %w", err)
 	}
 	if err := restoreHash(); err != nil {
@@ -611,7 +614,7 @@ func (im *Importer) copyBigBodies(big []int64, offset int64) error {
 			VALUES (?1 + ?2, (SELECT body FROM staged.step_bodies WHERE trace_pk = ?1),
 				(SELECT parts FROM staged.step_bodies WHERE trace_pk = ?1))`, pk, offset); err != nil {
 			if sqliteCode(err) == sqliteNoMem {
-				return im.bodyOutOfMemory(pk, err)
+				return im.bodyOutOfMemory(pk, err, toCopy)
 			}
 			return fmt.Errorf("copying the staged step body of a trace: %w", err)
 		}
@@ -845,32 +848,42 @@ func (im *Importer) bulkSearchHash(table string) (restore func() error, err erro
 	}, nil
 }
 
-// partsOutOfMemory is the refusal of an import whose staged step bodies
-// in parts SQLite had no memory to copy (one statement copies them all):
-// bodyOutOfMemory's, naming the biggest of them, where a bare "copying
-// the staged step_body_parts: out of memory (7)" named none.
-func (im *Importer) partsOutOfMemory(err error) error {
+// What SQLite had no memory left to do with an import's staged step
+// bodies, as its refusal says it (bodyOutOfMemory).
+const (
+	toCopy  = "copy them into the database"
+	toIndex = "index them for search"
+)
+
+// stagedOutOfMemory is the refusal of an import whose staged step bodies
+// SQLite had no memory to copy or index (to) in one statement for them
+// all: bodyOutOfMemory's, naming the trace with the biggest bodies (start
+// and parts), where a bare "copying the staged step_body_parts: out of
+// memory (7)" or "indexing the staged step bodies: out of memory (7)"
+// named none.
+func (im *Importer) stagedOutOfMemory(err error, to string) error {
 	var pk int64
-	if qerr := im.tx.QueryRowContext(im.ctx, `SELECT trace_pk FROM staged.step_body_parts
-		GROUP BY trace_pk ORDER BY sum(octet_length(part)) DESC LIMIT 1`).Scan(&pk); qerr != nil {
+	if qerr := im.tx.QueryRowContext(im.ctx, `SELECT b.trace_pk FROM staged.step_bodies b
+		ORDER BY octet_length(b.body) + COALESCE((SELECT sum(octet_length(p.part)) FROM staged.step_body_parts p
+			WHERE p.trace_pk = b.trace_pk), 0) DESC LIMIT 1`).Scan(&pk); qerr != nil {
 		pk = 0 // bodyOutOfMemory then says what it can
 	}
-	return im.bodyOutOfMemory(pk, err)
+	return im.bodyOutOfMemory(pk, err, to)
 }
 
 // bodyOutOfMemory is the refusal of an import whose staged step body
-// (staged trace pk) SQLite had no memory to copy: which trace, its line
-// and size, and what to change, where a bare "out of memory (7)" said
-// none of it. Asked after the failure, so it may fail in turn: then the
-// error says what it can.
-func (im *Importer) bodyOutOfMemory(pk int64, err error) error {
+// (staged trace pk) SQLite had no memory to copy or index (to): which
+// trace, its line and size, and what to change, where a bare "out of
+// memory (7)" said none of it. Asked after the failure, so it may fail in
+// turn: then the error says what it can.
+func (im *Importer) bodyOutOfMemory(pk int64, err error, to string) error {
 	var id string
 	var line, size int64
 	if qerr := im.tx.QueryRowContext(im.ctx, `SELECT st.trace_id, st.source_line, octet_length(b.body)
 		+ COALESCE((SELECT sum(octet_length(p.part)) FROM staged.step_body_parts p WHERE p.trace_pk = st.id), 0)
 		FROM staged.traces st JOIN staged.step_bodies b ON b.trace_pk = st.id WHERE st.id = ?1`, pk).Scan(&id, &line, &size); qerr != nil {
-		return fmt.Errorf("copying the staged step body of a trace: %w: the process is short of memory for a record this big; raise its memory limit (ulimit -v, the cgroup's memory.max) or lower --max-record to refuse such records", err)
+		return fmt.Errorf("the staged step bodies: %w: the process is short of memory to %s for a record this big; raise its memory limit (ulimit -v, the cgroup's memory.max) or lower --max-record to refuse such records", err, to)
 	}
-	return fmt.Errorf("line %d: trace %q: its step bodies (%.1f MB) do not fit in the memory this process has left to copy them into the database (%w): raise its memory limit (ulimit -v, the cgroup's memory.max), or import it on its own; a --max-record below %.1f MB refuses records this big",
-		line, id, float64(size)/1e6, err, float64(size)/1e6)
+	return fmt.Errorf("line %d: trace %q: its step bodies (%.1f MB) do not fit in the memory this process has left to %s (%w): raise its memory limit (ulimit -v, the cgroup's memory.max), or import it on its own; a --max-record below %.1f MB refuses records this big",
+		line, id, float64(size)/1e6, to, err, float64(size)/1e6)
 }
