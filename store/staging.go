@@ -849,7 +849,7 @@ func (im *Importer) bulkSearchHash(table string) (restore func() error, err erro
 }
 
 // What SQLite had no memory left to do with an import's staged step
-// bodies, as its refusal says it (bodyOutOfMemory).
+// bodies, as its refusal says it (outOfMemory).
 const (
 	toCopy  = "copy them into the database"
 	toIndex = "index them for search"
@@ -857,31 +857,34 @@ const (
 
 // stagedOutOfMemory is the refusal of an import whose staged step bodies
 // SQLite had no memory to copy or index (to) in one statement for them
-// all: bodyOutOfMemory's, naming the trace with the biggest bodies (start
-// and parts), where a bare "copying the staged step_body_parts: out of
-// memory (7)" or "indexing the staged step bodies: out of memory (7)"
-// named none.
+// all: outOfMemory's, naming the trace with the biggest bodies (start and
+// parts), where a bare "copying the staged step_body_parts: out of memory
+// (7)" or "indexing the staged step bodies: out of memory (7)" named none.
 func (im *Importer) stagedOutOfMemory(err error, to string) error {
-	var pk int64
-	if qerr := im.tx.QueryRowContext(im.ctx, `SELECT b.trace_pk FROM staged.step_bodies b
-		ORDER BY octet_length(b.body) + COALESCE((SELECT sum(octet_length(p.part)) FROM staged.step_body_parts p
-			WHERE p.trace_pk = b.trace_pk), 0) DESC LIMIT 1`).Scan(&pk); qerr != nil {
-		pk = 0 // bodyOutOfMemory then says what it can
-	}
-	return im.bodyOutOfMemory(pk, err, to)
+	return im.outOfMemory(sqlStagedBodies+` ORDER BY 3 DESC LIMIT 1`, nil, err, to)
 }
 
-// bodyOutOfMemory is the refusal of an import whose staged step body
-// (staged trace pk) SQLite had no memory to copy or index (to): which
-// trace, its line and size, and what to change, where a bare "out of
-// memory (7)" said none of it. Asked after the failure, so it may fail in
-// turn: then the error says what it can.
+// bodyOutOfMemory is outOfMemory's refusal of an import whose staged step
+// body (staged trace pk) SQLite had no memory to copy or index (to).
 func (im *Importer) bodyOutOfMemory(pk int64, err error, to string) error {
+	return im.outOfMemory(sqlStagedBodies+` WHERE st.id = ?1`, []any{pk}, err, to)
+}
+
+// sqlStagedBodies reads the staged traces with their step bodies: id,
+// source line and the bodies' whole size, start and parts.
+const sqlStagedBodies = `SELECT st.trace_id, st.source_line, octet_length(b.body)
+		+ COALESCE((SELECT sum(octet_length(p.part)) FROM staged.step_body_parts p WHERE p.trace_pk = st.id), 0)
+		FROM staged.traces st JOIN staged.step_bodies b ON b.trace_pk = st.id`
+
+// outOfMemory is the refusal of an import SQLite had no memory for: the
+// trace query (sqlStagedBodies narrowed to one) reads, its line and size,
+// and what to change, where a bare "out of memory (7)" said none of it.
+// Asked after the failure, so it may fail in turn: then the error says
+// what it can.
+func (im *Importer) outOfMemory(query string, args []any, err error, to string) error {
 	var id string
 	var line, size int64
-	if qerr := im.tx.QueryRowContext(im.ctx, `SELECT st.trace_id, st.source_line, octet_length(b.body)
-		+ COALESCE((SELECT sum(octet_length(p.part)) FROM staged.step_body_parts p WHERE p.trace_pk = st.id), 0)
-		FROM staged.traces st JOIN staged.step_bodies b ON b.trace_pk = st.id WHERE st.id = ?1`, pk).Scan(&id, &line, &size); qerr != nil {
+	if qerr := im.tx.QueryRowContext(im.ctx, query, args...).Scan(&id, &line, &size); qerr != nil {
 		return fmt.Errorf("the staged step bodies: %w: the process is short of memory to %s for a record this big; raise its memory limit (ulimit -v, the cgroup's memory.max) or lower --max-record to refuse such records", err, to)
 	}
 	return fmt.Errorf("line %d: trace %q: its step bodies (%.1f MB) do not fit in the memory this process has left to %s (%w): raise its memory limit (ulimit -v, the cgroup's memory.max), or import it on its own; a --max-record below %.1f MB refuses records this big",
