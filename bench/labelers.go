@@ -69,12 +69,13 @@ func labelers(args []string) error {
 	if *path == "" {
 		*path = filepath.Join(dir, "team.db")
 	}
-	var targets []struct{ name, db string }
+	type target struct{ name, db string }
+	var targets []target
 	if *lite {
-		targets = append(targets, struct{ name, db string }{"sqlite", *path})
+		targets = append(targets, target{"sqlite", *path})
 	}
 	if *pg != "" {
-		targets = append(targets, struct{ name, db string }{"postgres", *pg})
+		targets = append(targets, target{"postgres", *pg})
 	}
 	of := ""
 	if *queued > 0 && *queued < *traces {
