@@ -527,9 +527,6 @@ const (
 		outcome, answer, input_tokens, output_tokens, usd, metadata, step_count, tool_calls, turns,
 		content_sha, source_file, source_format, source_line, imported_at, question_key, model, usd_estimated)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?) RETURNING id`
-	sqlStagedTracesHead = `INSERT INTO traces (id, trace_id, server, run_id, user_role, as_user, question, started_at,
-		outcome, answer, input_tokens, output_tokens, usd, metadata, step_count, tool_calls, turns,
-		content_sha, source_file, source_line, imported_at, question_key, model, usd_estimated) VALUES`
 	sqlInsContract  = `INSERT INTO contracts (fingerprint, name, body) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlLinkCases    = `UPDATE cases SET trace_pk = ? WHERE source_trace = ? AND trace_pk IS NULL`
 	sqlAnyUnlinked  = `SELECT EXISTS (SELECT 1 FROM cases WHERE trace_pk IS NULL AND source_trace <> '')`
@@ -543,6 +540,16 @@ const (
 	sqlMachineCasesHead = `INSERT INTO cases (case_id, trace_pk, source_trace, user_role, as_user, question,
 		gold, label, cost, status, gold_origin, content_sha, updated_by, updated_at, gold_sha) VALUES`
 	sqlMachineCasesTail = `ON CONFLICT DO NOTHING`
+)
+
+// The rows of a staged or bulk writer's traces (see staged), in
+// batches: a bulk writer's land with score_ok 1 (see bulk).
+const (
+	stagedTraceCols = `id, trace_id, server, run_id, user_role, as_user, question, started_at,
+		outcome, answer, input_tokens, output_tokens, usd, metadata, step_count, tool_calls, turns,
+		content_sha, source_file, source_line, imported_at, question_key, model, usd_estimated`
+	sqlStagedTracesHead = `INSERT INTO traces (` + stagedTraceCols + `) VALUES`
+	sqlBulkTracesHead   = `INSERT INTO traces (` + stagedTraceCols + `, score_ok) VALUES`
 )
 
 // writer holds the prepared statements of one import transaction.
@@ -699,8 +706,13 @@ const releaseBody = 32 << 20
 // staged makes the writer give the trace ids itself and write the trace
 // rows in batches: on a staging database, which nobody else writes.
 func (w *writer) staged() {
+	w.stagedInto(sqlStagedTracesHead, 24)
+}
+
+// stagedInto is staged with the trace rows' statement head and columns.
+func (w *writer) stagedInto(head string, cols int) {
 	w.ids = newIDFilter()
-	w.traceRows = newBatch(w.ctx, w.tx, sqlStagedTracesHead, 24, "")
+	w.traceRows = newBatch(w.ctx, w.tx, head, cols, "")
 	for _, b := range []*batch{w.steps, w.bodies, w.traceContracts, w.scoreRows, w.machineCases} {
 		b.parent = w.traceRows
 	}
@@ -713,8 +725,16 @@ func (w *writer) staged() {
 // (find it, insert it returning its id) was most of an import's time.
 // Anything that reads the traces table in the transaction flushes the
 // batch first (the lookups, the case link, PutCase, a row's parent).
+//
+// Its traces land with score_ok 1, not the column's 0, though they have
+// no score yet: refreshQueue sets it at the end, from the score. Landed
+// with 0, each trace had an entry in the partial index traces_unscored
+// (score_ok = 0), dead once refreshQueue set it to 1 and left there until
+// a vacuum: the first listing of the unscored traces after a 100k import
+// (a workbench's background rescore) visited all of them, 2.8 s while 50
+// labelers waited on the same two cores.
 func (w *writer) bulk() {
-	w.staged()
+	w.stagedInto(sqlBulkTracesHead, 25)
 	w.known = map[string]*storedTrace{}
 }
 
@@ -1010,7 +1030,11 @@ func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *
 			pk = w.lastPK
 		}
 		w.ids.add(t.TraceID)
-		if err := w.traceRows.add(append([]any{pk}, cols...)...); err != nil {
+		vals := append([]any{pk}, cols...)
+		if w.known != nil {
+			vals = append(vals, 1) // score_ok until refreshQueue (see bulk)
+		}
+		if err := w.traceRows.add(vals...); err != nil {
 			return nil, nil, err
 		}
 	} else if err := w.insTrace.QueryRowContext(w.ctx, cols...).Scan(&pk); err != nil {
