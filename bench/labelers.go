@@ -209,7 +209,16 @@ func prepareQueue(db, corpus string, n int) error {
 	if c.ByStatus[model.StatusConfirmed] > 0 {
 		return fmt.Errorf("%s holds %d confirmed cases: give an empty database", db, c.ByStatus[model.StatusConfirmed])
 	}
-	if _, err := e.Imports.File(ctx, corpus, app.ImportOptions{Score: true}); err != nil {
+	res, err := e.Imports.File(ctx, corpus, app.ImportOptions{Score: true})
+	if err != nil {
+		return err
+	}
+	// And what it does after (AfterImport). Left out, the database was
+	// not the one the labelers of `tracelab import` get: before b75ff89
+	// the first listing of the unscored traces, the first background
+	// rescore's, took 2.8 s among the labelers' actions, and the rescores
+	// waited for it.
+	if _, err := e.Imports.AfterImport(ctx, res.ToScore, false); err != nil {
 		return err
 	}
 	var ids []string
