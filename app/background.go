@@ -3,16 +3,17 @@ package app
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // background is an engine's one rescoring worker: a label action scores
 // its own trace and marks stale, in its transaction, the question whose
 // suggested gold it changed (one row, store.Group.Peers); the worker
-// scores whatever is marked after the action has returned, its writes
-// giving way to the actions under way (yieldToActions). It is single
-// flight: a request while it runs makes it run once more when done. The
-// marks are in the database, so a worker killed midway loses nothing: the
-// next workbench open, score or ScoreOf picks them up.
+// scores whatever is marked once its labeler pauses (quietFor), its
+// writes giving way to the actions under way (yieldToActions). It is
+// single flight: a request while it runs makes it run once more when
+// done. The marks are in the database, so a worker killed midway loses
+// nothing: the next workbench open, score or ScoreOf picks them up.
 type background struct {
 	mu      sync.Mutex
 	running bool
@@ -25,14 +26,16 @@ type background struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 
-	// hold, when set (tests), is called at the start of each run: a test
-	// blocks it to catch the marks before the rescore.
+	// hold, when set (tests), is called at the start of each run, once
+	// the labeler paused: a test blocks it to catch the marks before the
+	// rescore.
 	hold func(context.Context)
 }
 
-// HoldBackground makes every background rescore call hold first, with
-// the run's context: a test blocks in it to see what a front end shows
-// before the peers of an action are rescored. Nil removes the hold.
+// HoldBackground makes every background rescore call hold first, once
+// the labeler paused, with the run's context: a test blocks in it to see
+// what a front end shows before the peers of an action are rescored. Nil
+// removes the hold.
 func (e *Engine) HoldBackground(hold func(context.Context)) {
 	e.bg.mu.Lock()
 	defer e.bg.mu.Unlock()
@@ -66,13 +69,18 @@ func (e *Engine) runBackground() {
 	defer b.wg.Done()
 	ctx := context.WithValue(b.ctx, inBackground{}, true)
 	for {
+		e.fg.quiet(ctx)
 		b.mu.Lock()
-		ids, hold := b.pending, b.hold
-		b.pending, b.again = nil, false
+		hold := b.hold
 		b.mu.Unlock()
 		if hold != nil {
 			hold(ctx)
 		}
+		// What was asked for until now, the pause included: one run.
+		b.mu.Lock()
+		ids := b.pending
+		b.pending, b.again = nil, false
+		b.mu.Unlock()
 		err := e.rescoreMarked(ctx, ids)
 		b.mu.Lock()
 		b.err = err
@@ -136,6 +144,20 @@ func (e *Engine) stopBackground() {
 	b.wg.Wait()
 }
 
+// A rescore starts once its workbench's labeler has left the keys alone
+// for quietFor (reading the next trace, say), or after quietAtMost of
+// keys without such a pause. Started after every confirm instead, the
+// rescores of 50 labelers confirming without a pause on one PostgreSQL
+// server (bench labelers, 100,000 traces, 400 of them queued) ran on the
+// two cores their edits and n ran on: p99 of the edits 268-341 ms over
+// four runs, 189-211 ms in two with no rescore at all. A peer opened
+// meanwhile is rescored alone first (freshen); the queue's rows show the
+// new suggestions once the rescore is done, as before.
+const (
+	quietFor    = 500 * time.Millisecond
+	quietAtMost = 10 * time.Second
+)
+
 // inBackground marks the context of the background rescore: its batch
 // writes give way to the label actions (yieldToActions).
 type inBackground struct{}
@@ -157,6 +179,9 @@ type gate struct {
 	mu   sync.Mutex
 	n    int
 	free chan struct{} // closed when n drops to 0
+	last time.Time     // when the last action ended
+	// pause and most are quiet's: quietFor and quietAtMost (engineOver).
+	pause, most time.Duration
 	// waiting, when set (tests), is called when a wait blocks.
 	waiting func()
 }
@@ -174,6 +199,7 @@ func (g *gate) enter() (exit func()) {
 		if g.n--; g.n == 0 {
 			close(g.free)
 		}
+		g.last = time.Now()
 		g.mu.Unlock()
 	}
 }
@@ -194,5 +220,32 @@ func (g *gate) wait(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// quiet returns once no action has been under way for the pause (an
+// action's end is pause ago, or none ran), or after most (or when ctx
+// ends): a pause of the labeler's, or the longest the background waits.
+func (g *gate) quiet(ctx context.Context) {
+	g.mu.Lock()
+	pause, deadline := g.pause, time.Now().Add(g.most)
+	g.mu.Unlock()
+	for {
+		g.mu.Lock()
+		wait := pause - time.Since(g.last)
+		if g.n > 0 {
+			wait = pause
+		}
+		g.mu.Unlock()
+		if wait = min(wait, time.Until(deadline)); wait <= 0 {
+			return
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
 	}
 }

@@ -373,6 +373,7 @@ func TestBackgroundWritesWaitForActions(t *testing.T) {
 	var once sync.Once
 	e.fg.mu.Lock()
 	e.fg.waiting = func() { once.Do(func() { close(blocked) }) }
+	e.fg.most = 0 // no pause awaited: the action below starts after the run did
 	e.fg.mu.Unlock()
 	exit := e.fg.enter() // an action under way
 	release()
@@ -386,6 +387,104 @@ func TestBackgroundWritesWaitForActions(t *testing.T) {
 	}
 	if m := marked(t, e); len(m) != 0 {
 		t.Errorf("still marked after the action and the rescore: %v", m)
+	}
+}
+
+// The background rescore starts once its labeler pauses: not while an
+// action of the workbench is under way, and not before quietFor has
+// passed since the last one ended.
+func TestBackgroundWaitsForItsLabelersPause(t *testing.T) {
+	ctx := context.Background()
+	e, _ := peerEngine(t)
+	takers := takersOf(t, e, teacher)
+	e.fg.mu.Lock()
+	e.fg.most = time.Hour // a loaded machine must not reach it
+	e.fg.mu.Unlock()
+	started := make(chan time.Time, 1)
+	e.HoldBackground(func(context.Context) {
+		select {
+		case started <- time.Now():
+		default:
+		}
+	})
+	exit := e.fg.enter() // the labeler's next key, under way throughout
+	v := usedFields(t, e, teacher)
+	res, err := e.Labels.EditFields(ctx, teacher, "ana", FieldEdit{Field: "gold.required_fields", Value: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.PeersStale {
+		t.Fatal("the edit of a teacher's gold does not say its peers are being rescored (PeersStale)")
+	}
+	for _, id := range []string{"clone_000", "clone_001"} {
+		if _, err := e.Labels.ToggleCorrect(ctx, id, "ana"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := len(marked(t, e)); got < len(takers)-2 {
+		t.Errorf("%d of %d takers marked while their labeler is at the keys: the background ran", got, len(takers))
+	}
+	ended := time.Now()
+	exit()
+	if err := e.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case at := <-started:
+		if at.Before(ended.Add(quietFor)) {
+			t.Errorf("the rescore started %v after the last action ended, want at least %v", at.Sub(ended), quietFor)
+		}
+	default:
+		t.Fatal("no background rescore ran")
+	}
+	if m := marked(t, e); len(m) != 0 {
+		t.Errorf("still marked after the pause and the rescore: %v", m)
+	}
+}
+
+// quiet returns a pause after the last action, at once when there was
+// none, after most when the actions never pause, and when its context ends.
+func TestQuietWaitsForAPause(t *testing.T) {
+	const pause = 40 * time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		most    time.Duration
+		act     time.Duration // an action under way this long from the start (0: none; <0: to the end)
+		cancel  bool
+		atLeast time.Duration // from the start
+	}{
+		{name: "no action", most: time.Hour},
+		{name: "an action ends", most: time.Hour, act: 3 * pause, atLeast: 4 * pause},
+		{name: "no pause comes", most: 5 * pause, act: -1, atLeast: 5 * pause},
+		{name: "cancelled", most: time.Hour, act: -1, cancel: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := gate{pause: pause, most: tc.most}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			start := time.Now()
+			if tc.act != 0 {
+				exit := g.enter()
+				if tc.act > 0 {
+					time.AfterFunc(tc.act, exit)
+				} else {
+					defer exit()
+				}
+			}
+			if tc.cancel {
+				cancel()
+			}
+			done := make(chan time.Duration, 1)
+			go func() { g.quiet(ctx); done <- time.Since(start) }()
+			select {
+			case took := <-done:
+				if took < tc.atLeast {
+					t.Errorf("quiet returned after %v, want at least %v", took, tc.atLeast)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("quiet did not return in a minute")
+			}
+		})
 	}
 }
 

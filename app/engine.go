@@ -133,6 +133,7 @@ func newEngine(ctx context.Context, st *store.Store, files Files) (*Engine, erro
 // with a configuration already read.
 func engineOver(st *store.Store, files Files, cfg scoring.Config) *Engine {
 	e := &Engine{st: st, files: files}
+	e.fg.pause, e.fg.most = quietFor, quietAtMost
 	e.useConfig(cfg)
 	e.wireServices()
 	return e
