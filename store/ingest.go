@@ -590,10 +590,12 @@ type writer struct {
 	scoreRows, scoreState, machineCases *batch
 	// Set while staging (see staged): the ids of the traces written so
 	// far (as a filter: the staging table knows them exactly), the last
-	// id given, and the batch their rows go in.
+	// id given, the batch their rows go in and the values each row ends
+	// with past stagedTraceCols (see stagedInto).
 	ids       *idFilter
 	lastPK    int64
 	traceRows *batch
+	traceTail []any
 	// Set in bulk mode (see bulk): what Prefetch found of the traces
 	// about to be put (nil: not stored), and ids taken from the sequence
 	// and not given yet.
@@ -706,13 +708,16 @@ const releaseBody = 32 << 20
 // staged makes the writer give the trace ids itself and write the trace
 // rows in batches: on a staging database, which nobody else writes.
 func (w *writer) staged() {
-	w.stagedInto(sqlStagedTracesHead, 24)
+	w.stagedInto(sqlStagedTracesHead)
 }
 
-// stagedInto is staged with the trace rows' statement head and columns.
-func (w *writer) stagedInto(head string, cols int) {
+// stagedInto is staged with the trace rows' statement head: its columns
+// are stagedTraceCols, then one more for each of tail, the value every
+// row gives it.
+func (w *writer) stagedInto(head string, tail ...any) {
 	w.ids = newIDFilter()
-	w.traceRows = newBatch(w.ctx, w.tx, head, cols, "")
+	w.traceTail = tail
+	w.traceRows = newBatch(w.ctx, w.tx, head, strings.Count(stagedTraceCols, ",")+1+len(tail), "")
 	for _, b := range []*batch{w.steps, w.bodies, w.traceContracts, w.scoreRows, w.machineCases} {
 		b.parent = w.traceRows
 	}
@@ -734,7 +739,7 @@ func (w *writer) stagedInto(head string, cols int) {
 // (a workbench's background rescore) visited all of them, 2.8 s while 50
 // labelers waited on the same two cores.
 func (w *writer) bulk() {
-	w.stagedInto(sqlBulkTracesHead, 25)
+	w.stagedInto(sqlBulkTracesHead, 1) // score_ok, until refreshQueue
 	w.known = map[string]*storedTrace{}
 }
 
@@ -1030,11 +1035,7 @@ func (w *writer) putTrace(row *TraceRow, replace bool, res *WriteStats) (fresh *
 			pk = w.lastPK
 		}
 		w.ids.add(t.TraceID)
-		vals := append([]any{pk}, cols...)
-		if w.known != nil {
-			vals = append(vals, 1) // score_ok until refreshQueue (see bulk)
-		}
-		if err := w.traceRows.add(vals...); err != nil {
+		if err := w.traceRows.add(append(append([]any{pk}, cols...), w.traceTail...)...); err != nil {
 			return nil, nil, err
 		}
 	} else if err := w.insTrace.QueryRowContext(w.ctx, cols...).Scan(&pk); err != nil {
