@@ -173,8 +173,8 @@ func (e *Engine) yieldToActions(ctx context.Context) error {
 	return e.fg.wait(ctx)
 }
 
-// gate counts the label actions under way (enter) and lets the
-// background wait until there are none (wait).
+// gate counts the label actions and the n under way (enter) and lets the
+// background wait until there are none (wait), or for a pause (quiet).
 type gate struct {
 	mu   sync.Mutex
 	n    int

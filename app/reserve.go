@@ -60,6 +60,10 @@ func (q QueueService) Release(ctx context.Context, traceID, who string) error {
 // else, and reserved for who in the same step. ErrQueueDone when none is
 // left.
 func (qs QueueService) Next(ctx context.Context, who string, q Query, after string) (Next, error) {
+	// The labeler is at the keys: the background rescore's pause counts
+	// from the end of an n as from an action's, and its batch writes give
+	// way to it (an n reserves: on SQLite it waits for the one writer).
+	defer qs.e.fg.enter()()
 	return qs.e.st.NextInQueue(ctx, q, after, who)
 }
 
