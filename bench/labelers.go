@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -46,6 +47,7 @@ func labelers(args []string) error {
 	skip := fs.Int("skip", 0, "also print the rows without each labeler's first this many actions (their n and edits; in the hot run, edits), marked *: the first ones run on new connections (warmed unless -cold); 0: not")
 	think := fs.Duration("think", 0, "each labeler thinks before each action for a random time (exponential, this mean), as a person does; 0: none, a saturation test")
 	cold := fs.Bool("cold", false, "do not warm each labeler's engine as the workbench does when it opens (Labels.Warm): their first keys run on new connections")
+	ops := fs.String("ops", "", "also write every timed action to this file, a tab-separated line each (backend, run, kind, labeler, its nth action, start and duration in ms from the run's start): where the slowest wait, a diagnosis beside the rows")
 	first := fs.Bool("first", false, "instead of the runs, only each labeler's first n from the top of the queue, all at once, with nothing after it: what n costs in that herd alone (a diagnosis, never the rows)")
 	fs.Parse(args)
 	if *first && (*think > 0 || *poll > 0 || *skip > 0) {
@@ -96,6 +98,14 @@ func labelers(args []string) error {
 	if *skip > 0 {
 		// A diagnosis beside the rows, never instead of them.
 		fmt.Printf("*: without each labeler's first %d actions, which run on its engine's new connections (a new server process, statements prepared, catalogs read), all labelers at once\n", *skip)
+	}
+	var opsOut *os.File
+	if *ops != "" {
+		if opsOut, err = os.Create(*ops); err != nil {
+			return err
+		}
+		defer opsOut.Close()
+		fmt.Fprintln(opsOut, "backend\trun\tkind\tlabeler\tnth\tstart_ms\tms")
 	}
 	fmt.Printf("%-9s %-6s %7s %8s %9s %9s %9s %9s\n", "backend", "load", "ops", "wall s", "ops/s", "p50 ms", "p99 ms", "max ms")
 	for _, tg := range targets {
@@ -157,6 +167,18 @@ func labelers(args []string) error {
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", tg.name, err)
+		}
+		if opsOut != nil {
+			queueKinds := func(nth int) string { return []string{"n", "class", "correct", "grounded", "confirm"}[nth%5] }
+			hotKind := func(int) string { return "class" }
+			for _, w := range []error{
+				queue.write(opsOut, tg.name, "queue", queueKinds), next.write(opsOut, tg.name, "queue", queueKinds),
+				hotRun.write(opsOut, tg.name, "hot", hotKind),
+			} {
+				if w != nil {
+					return fmt.Errorf("-ops %s: %w", *ops, w)
+				}
+			}
 		}
 		queue.print(tg.name, "queue")
 		next.print(tg.name, "n")
@@ -372,11 +394,26 @@ func startPolling(ctx context.Context, e *app.Engine, who string, every time.Dur
 
 // latencies are the durations of one kind of operation over a run, and
 // for each which of its labeler's actions it was (0: the first; none
-// for polls).
+// for polls), whose (the labeler's number) and when it ended since the
+// run began.
 type latencies struct {
 	ds   []time.Duration
 	nth  []int
+	who  []int
+	end  []time.Duration
 	wall time.Duration
+}
+
+// write writes a line to w for each operation (see -ops), kind naming
+// the labeler's nth action.
+func (l latencies) write(w io.Writer, backend, run string, kind func(nth int) string) error {
+	for i, d := range l.ds {
+		if _, err := fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%.2f\t%.2f\n", backend, run, kind(l.nth[i]), l.who[i], l.nth[i],
+			ms(l.end[i]-d), ms(d)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // from is l without each labeler's first k actions.
@@ -447,11 +484,11 @@ func runTeam(db string, n int, ttl time.Duration, warmed *[]time.Duration, work 
 			nth := 0
 			errs <- work(ctx, e, fmt.Sprintf("labeler%d", i), func(d time.Duration) {
 				mu.Lock()
+				l := &edits
 				if d < 0 {
-					nexts.ds, nexts.nth = append(nexts.ds, -d), append(nexts.nth, nth)
-				} else {
-					edits.ds, edits.nth = append(edits.ds, d), append(edits.nth, nth)
+					l, d = &nexts, -d
 				}
+				l.ds, l.nth, l.who, l.end = append(l.ds, d), append(l.nth, nth), append(l.who, i), append(l.end, time.Since(start))
 				nth++
 				mu.Unlock()
 			})
