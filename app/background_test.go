@@ -258,10 +258,22 @@ func TestGoldEditMarksPeersAndRescoresThemInTheBackground(t *testing.T) {
 
 // A confirm changes what a case teaches though no gold moved: its peers
 // are marked stale and pick up the newly taught gold; a label edit of a
-// case that teaches nothing marks nobody.
+// case that teaches nothing marks nobody. On both backends: PostgreSQL
+// sends the mark with the commit, and says then how many it marked.
 func TestConfirmMarksPeersStale(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		loc  func(*testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "t.db") }},
+		{"postgres", func(t *testing.T) string { return pgtest.DSN(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { confirmMarksPeersStale(t, peerEngineAt(t, tc.loc(t))) })
+	}
+}
+
+func confirmMarksPeersStale(t *testing.T, e *Engine) {
 	ctx := context.Background()
-	e, _ := peerEngine(t)
 	takers := takersOf(t, e, teacher)
 	release := holdBackground(e)
 	// Grounded set and unset: the person will confirm that the teacher is

@@ -150,8 +150,7 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 				// The origin changed: keep that, with no group; the gold
 				// now teaches its question's other traces.
 				g.Case = st.cr
-				g.Peers, err = markAfterEditTx(ctx, tx, traceID, cr, nil, true, cr.Status)
-				return err
+				return markAfterEditTx(ctx, tx, traceID, cr, nil, true, cr.Status, &g.Peers)
 			}
 			return errNoChange
 		}
@@ -185,7 +184,7 @@ func (s *Store) EditGroup(ctx context.Context, traceID, who string, humanGold bo
 				status = model.Status(jsonString(c.Value))
 			}
 		}
-		if g.Peers, err = markAfterEditTx(ctx, tx, traceID, cr, eventFields(g.Events), humanGold, status); err != nil {
+		if err := markAfterEditTx(ctx, tx, traceID, cr, eventFields(g.Events), humanGold, status, &g.Peers); err != nil {
 			return err
 		}
 		g.Case = st.cr // as the writes leave it (editStateTx keeps st so)
@@ -349,7 +348,7 @@ func (s *Store) revert(ctx context.Context, traceID, who, action string, none er
 				status = model.Status(jsonString(c.old))
 			}
 		}
-		if g.Peers, err = markAfterEditTx(ctx, tx, traceID, cr, eventFields(g.Events), false, status); err != nil {
+		if err := markAfterEditTx(ctx, tx, traceID, cr, eventFields(g.Events), false, status, &g.Peers); err != nil {
 			return err
 		}
 		return s.followEditTx(ctx, tx, traceID, who, status, 0)

@@ -117,3 +117,32 @@ func TestWarmedFirstKeysTakeTheirTrips(t *testing.T) {
 		t.Errorf("the first edit took %d round trips, the next %d", first, next)
 	}
 }
+
+// TestConfirmTakesAnEditsTrips: on PostgreSQL a confirm, which marks its
+// question's takers stale (it makes the case teach), takes as many round
+// trips as an edit that marks nothing: the mark goes with the COMMIT
+// (markAfterEditTx). Sent on its own it was one more round trip with the
+// trace's lock held, and confirms made the 50-labeler bench's slowest
+// edits (bench labelers -ops).
+func TestConfirmTakesAnEditsTrips(t *testing.T) {
+	ctx := context.Background()
+	st, trips := openCountingTrips(t)
+	edit := func(field, v string) int64 {
+		t.Helper()
+		before := trips.Load()
+		g, err := st.EditGroup(ctx, "q001", "ann", false, func(*CaseRecord) ([]FieldChange, error) {
+			return []FieldChange{{Field: field, Value: json.RawMessage(v)}}, nil
+		})
+		if err != nil || len(g.Events) != 1 {
+			t.Fatalf("%s = %s: %v, %d events", field, v, err, len(g.Events))
+		}
+		return trips.Load() - before
+	}
+	edit("label.correct", `true`) // makes the case, prepares the statements
+	edit("status", `"confirmed"`)
+	edit("status", `"suggested"`)
+	plain := edit("label.correct", `false`)
+	if got := edit("status", `"confirmed"`); got != plain {
+		t.Errorf("a confirm took %d round trips, an edit %d", got, plain)
+	}
+}

@@ -33,6 +33,12 @@ const sqlMarkTakers = `INSERT INTO peer_marks (question_key)
 		WHERE t.question_key = q.question_key AND t.trace_id NOT IN (?*)
 			AND COALESCE(c.gold_origin, 'machine') <> 'human')`
 
+// sqlMarkTakersCounted is sqlMarkTakers returning how many questions it
+// marked, as a row: a write queued for the commit (queryRowLater) has no
+// rows-affected count to return (PostgreSQL only: SQLite has no INSERT
+// in WITH).
+const sqlMarkTakersCounted = `WITH m AS (` + sqlMarkTakers + ` RETURNING 1) SELECT count(*) FROM m`
+
 // sqlPeerStale lists the takers whose score has not seen their question's
 // newest mark (a part of StaleTraces and MarkedTraces: see staleList).
 const sqlPeerStale = `SELECT t.id, t.trace_id FROM (SELECT question_key, max(id) AS mark FROM peer_marks
@@ -89,9 +95,12 @@ func changesTeaching(field string) bool {
 // taught before or teaches after, and the gold's origin, its status or a
 // field it teaches from changed. before is the case as loaded before the
 // edit; fields are the fields changed; humanGold says the gold became a
-// person's.
+// person's. marked gets how many questions were marked (0 or 1), at
+// commit when ctx allows it (allowLater): the mark is a write the edit
+// does not wait for, and a confirm sent it alone while it held the
+// trace's lock, one more round trip than any other key.
 func markAfterEditTx(ctx context.Context, tx *sql.Tx, traceID string, before *CaseRecord, fields []string,
-	humanGold bool, status model.Status) (int64, error) {
+	humanGold bool, status model.Status, marked *int64) error {
 	origin := before.GoldOrigin
 	touched := humanGold && origin != OriginHuman
 	for _, f := range fields {
@@ -103,10 +112,16 @@ func markAfterEditTx(ctx context.Context, tx *sql.Tx, traceID string, before *Ca
 	if humanGold {
 		origin = OriginHuman
 	}
+	*marked = 0
 	if !touched || (!teaches(before.GoldOrigin, before.Status) && !teaches(origin, status)) {
-		return 0, nil
+		return nil
 	}
-	return markTakers(ctx, tx, []string{traceID})
+	if laterAllowed(ctx) {
+		return queryRowLater(ctx, tx, []any{marked}, withList(withList(sqlMarkTakersCounted, 1), 1), traceID, traceID)
+	}
+	var err error
+	*marked, err = markTakers(ctx, tx, []string{traceID})
+	return err
 }
 
 // The stale lists are read in parts, each ordered by the trace's pk the
