@@ -47,6 +47,7 @@ func labelers(args []string) error {
 	skip := fs.Int("skip", 0, "also print the rows without each labeler's first this many actions (their n and edits; in the hot run, edits), marked *: the first ones run on new connections (warmed unless -cold); 0: not")
 	think := fs.Duration("think", 0, "each labeler thinks before each action for a random time (exponential, this mean), as a person does; 0: none, a saturation test")
 	cold := fs.Bool("cold", false, "do not warm each labeler's engine as the workbench does when it opens (Labels.Warm): their first keys run on new connections")
+	opens := fs.Bool("open", false, "each n also opens its trace as the workbench's trace screen does after it, reserving it again (Queue.Reserve), timed with the n: the wait a labeler sees for the next trace")
 	ops := fs.String("ops", "", "also write every timed action to this file, a tab-separated line each (backend, run, kind, labeler, its nth action, start and duration in ms from the run's start): where the slowest wait, a diagnosis beside the rows")
 	first := fs.Bool("first", false, "instead of the runs, only each labeler's first n from the top of the queue, all at once, with nothing after it: what n costs in that herd alone (a diagnosis, never the rows)")
 	fs.Parse(args)
@@ -89,6 +90,9 @@ func labelers(args []string) error {
 	if *think > 0 {
 		// Its own rows, never to be read as the saturation test's.
 		fmt.Printf("think: each labeler thinks before each action, exponential with mean %v (not in the latencies)\n", *think)
+	}
+	if *opens {
+		fmt.Println("open: each n is timed with the trace's opening after it (its reservation, Queue.Reserve), as the workbench opens it")
 	}
 	if *cold {
 		fmt.Println("cold: each labeler's first keys run on its engine's new connections, not warmed")
@@ -142,7 +146,7 @@ func labelers(args []string) error {
 		queue, next, err := runTeam(tg.db, *n, *ttl, warmTo, func(ctx context.Context, e *app.Engine, who string, rec func(time.Duration)) error {
 			open, stop := startPolling(ctx, e, who, *poll, polls)
 			defer stop()
-			return labelQueue(ctx, e, who, rec, open, *think)
+			return labelQueue(ctx, e, who, rec, open, *think, *opens)
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", tg.name, err)
@@ -301,8 +305,9 @@ var labelersQueue = app.Query{Filter: app.Filter{QueuedOnly: true}}
 
 // labelQueue is one labeler: n, four edits, again, until the queue is
 // empty, thinking before each (thinkFor). The time of n is recorded as a
-// negative duration so runTeam keeps it apart from the edits.
-func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Duration), open func(string), think time.Duration) error {
+// negative duration so runTeam keeps it apart from the edits; with
+// reserve, it includes the trace's opening (its reservation).
+func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Duration), open func(string), think time.Duration, reserve bool) error {
 	after := ""
 	for i := 0; ; i++ {
 		thinkFor(think)
@@ -313,6 +318,11 @@ func labelQueue(ctx context.Context, e *app.Engine, who string, rec func(time.Du
 		}
 		if err != nil {
 			return err
+		}
+		if reserve {
+			if _, err := e.Queue.Reserve(ctx, n.TraceID, who); err != nil {
+				return fmt.Errorf("opening %s: %w", n.TraceID, err)
+			}
 		}
 		rec(-time.Since(t0))
 		open(n.TraceID)
