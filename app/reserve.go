@@ -43,6 +43,9 @@ func (q QueueService) Reserve(ctx context.Context, traceID, who string) (Reserva
 	if q.e.ReadOnly() {
 		return Reservation{}, nil // browsing a read-only file takes nothing from anyone
 	}
+	// Opening a trace is the labeler at the keys, as n is (see Next): on
+	// SQLite the reservation waits for the one writer.
+	defer q.e.fg.enter()()
 	return q.e.st.Reserve(ctx, traceID, who)
 }
 
