@@ -33,12 +33,24 @@ func (s *Store) RescoreTurn(ctx context.Context) (release func(), err error) {
 	// waits longer than that plus a margin is taken for a silent server
 	// (pganswer.go): each try waits at most the lock wait, and one that
 	// ran out is tried again, until ctx ends.
+	//
+	// A try's wait can run out (or be cancelled) at the moment the turn
+	// is granted: the statement fails and PostgreSQL keeps the session's
+	// lock all the same. So each try that ran out gives back whatever it
+	// took (a warning when it took nothing, which nobody reads), or the
+	// next try took the lock a second time and the turn's one unlock left
+	// it held; and a wait that fails ends its session, which gives it
+	// back, instead of putting it back in the pool.
 	for {
 		if _, err = conn.ExecContext(ctx, sqlRescoreTurn); !IsLocked(err) {
 			break
 		}
+		if _, err = conn.ExecContext(ctx, sqlEndTurn); err != nil {
+			break
+		}
 	}
 	if err != nil {
+		_ = conn.Raw(func(dc any) error { return dc.(*pgConn).Close() })
 		conn.Close()
 		return nil, err
 	}

@@ -74,6 +74,48 @@ func TestRescoreTurnIsOneAtATime(t *testing.T) {
 	})
 }
 
+// A try of RescoreTurn whose wait ran out at the moment the turn was
+// granted leaves the turn with the session all the same (PostgreSQL
+// keeps a session's advisory lock granted as its statement failed), and
+// the next try took it a second time: the turn's one unlock left it held,
+// and every other workbench's rescore waited for that connection's end
+// (TestRescoreTurnIsOneAtATime hung so under a loaded machine). Tries of
+// 1 ms make the race likely; after each turn, nobody holds it.
+func TestRescoreTurnLeavesNoTurnBehind(t *testing.T) {
+	ctx := context.Background()
+	b := backends[1]
+	loc := b.fresh(t)
+	holder := b.openAt(t, loc, Options{})
+	waiter := b.openAt(t, loc, Options{LockWait: time.Millisecond})
+	for i := range 200 {
+		release, err := holder.RescoreTurn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan error, 1)
+		go func() {
+			release, err := waiter.RescoreTurn(ctx)
+			if err == nil {
+				release()
+			}
+			got <- err
+		}()
+		waitUntil(t, "the waiter waiting for the turn", func() bool { return count(t, holder, sqlTurnWaiters) == 1 })
+		release()
+		if err := <-got; err != nil {
+			t.Fatalf("turn %d: the waiter, once the turn was given back: %v", i, err)
+		}
+		if n := count(t, holder, sqlTurnHeld); n != 0 {
+			t.Fatalf("turn %d: given back by both, and still held by %d session(s)", i, n)
+		}
+	}
+}
+
+// sqlTurnHeld counts the sessions holding the rescore turn of the
+// asking session's schema.
+const sqlTurnHeld = `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted
+	AND classid = hashtext('tracelab rescore ' || current_schema())::oid AND objid = 0`
+
 // count runs a query of one count on st.
 func count(t *testing.T, st *Store, q string) int {
 	t.Helper()
