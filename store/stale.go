@@ -97,8 +97,9 @@ func changesTeaching(field string) bool {
 // edit; fields are the fields changed; humanGold says the gold became a
 // person's. marked gets how many questions were marked (0 or 1), at
 // commit when ctx allows it (allowLater): the mark is a write the edit
-// does not wait for, and a confirm sent it alone while it held the
-// trace's lock, one more round trip than any other key.
+// does not wait for, and sent on its own it cost a confirm two more round
+// trips than any other key (the queued writes, then the mark), with the
+// trace's lock held.
 func markAfterEditTx(ctx context.Context, tx *sql.Tx, traceID string, before *CaseRecord, fields []string,
 	humanGold bool, status model.Status, marked *int64) error {
 	origin := before.GoldOrigin
