@@ -121,9 +121,9 @@ func TestWarmedFirstKeysTakeTheirTrips(t *testing.T) {
 // TestConfirmTakesAnEditsTrips: on PostgreSQL a confirm, which marks its
 // question's takers stale (it makes the case teach), takes as many round
 // trips as an edit that marks nothing: the mark goes with the COMMIT
-// (markAfterEditTx). Sent on its own it was one more round trip with the
-// trace's lock held, and confirms made the 50-labeler bench's slowest
-// edits (bench labelers -ops).
+// (markAfterEditTx). Sent on its own it was two more round trips (the
+// queued writes, then the mark) with the trace's lock held, and confirms
+// made the 50-labeler bench's slowest edits (bench labelers -ops).
 func TestConfirmTakesAnEditsTrips(t *testing.T) {
 	ctx := context.Background()
 	st, trips := openCountingTrips(t)

@@ -31,14 +31,7 @@ func TestRescoreTurnIsOneAtATime(t *testing.T) {
 			release()
 			return
 		}
-		got := make(chan error, 1)
-		go func() {
-			release2, err := second.RescoreTurn(ctx)
-			if err == nil {
-				release2()
-			}
-			got <- err
-		}()
+		got := takeTurnAside(ctx, second)
 		// It waits on the server, and through four of its lock waits
 		// (50 ms): each try that runs out is tried again.
 		waitUntil(t, "the second waiting for the turn", func() bool {
@@ -92,14 +85,7 @@ func TestRescoreTurnLeavesNoTurnBehind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := make(chan error, 1)
-		go func() {
-			release, err := waiter.RescoreTurn(ctx)
-			if err == nil {
-				release()
-			}
-			got <- err
-		}()
+		got := takeTurnAside(ctx, waiter)
 		waitUntil(t, "the waiter waiting for the turn", func() bool { return count(t, holder, sqlTurnWaiters) == 1 })
 		release()
 		if err := <-got; err != nil {
@@ -109,6 +95,21 @@ func TestRescoreTurnLeavesNoTurnBehind(t *testing.T) {
 			t.Fatalf("turn %d: given back by both, and still held by %d session(s)", i, n)
 		}
 	}
+}
+
+// takeTurnAside waits for st's rescore turn in a goroutine, gives it
+// back as soon as it has it, and then sends the wait's error (nil: it
+// had the turn).
+func takeTurnAside(ctx context.Context, st *Store) <-chan error {
+	got := make(chan error, 1)
+	go func() {
+		release, err := st.RescoreTurn(ctx)
+		if err == nil {
+			release()
+		}
+		got <- err
+	}()
+	return got
 }
 
 // sqlTurnHeld counts the sessions holding the rescore turn of the
