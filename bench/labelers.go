@@ -175,13 +175,9 @@ func labelers(args []string) error {
 		if opsOut != nil {
 			queueKinds := func(nth int) string { return []string{"n", "class", "correct", "grounded", "confirm"}[nth%5] }
 			hotKind := func(int) string { return "class" }
-			for _, w := range []error{
-				queue.write(opsOut, tg.name, "queue", queueKinds), next.write(opsOut, tg.name, "queue", queueKinds),
-				hotRun.write(opsOut, tg.name, "hot", hotKind),
-			} {
-				if w != nil {
-					return fmt.Errorf("-ops %s: %w", *ops, w)
-				}
+			if err := errors.Join(queue.write(opsOut, tg.name, "queue", queueKinds), next.write(opsOut, tg.name, "queue", queueKinds),
+				hotRun.write(opsOut, tg.name, "hot", hotKind)); err != nil {
+				return fmt.Errorf("-ops %s: %w", *ops, err)
 			}
 		}
 		queue.print(tg.name, "queue")
