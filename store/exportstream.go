@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/tracelab-dev/tracelab/model"
@@ -33,12 +34,38 @@ const exportCaseColumns = `c.case_id, c.source_trace, c.user_role, c.as_user, c.
 // export --all's 4.4 s at 100,000 traces). The report's case is the
 // trace's own, as EachReportRow reads it: c itself but for a trace with
 // several cases, where the trace's first (rc) is read for the others.
-var sqlCasesAfter = `SELECT ` + exportCaseColumns + `, s.trace_pk IS NOT NULL, COALESCE(t.run_id, ''), ` +
-	reportScoreColumnsOf(traceCase("gold_origin"), traceCase("status"), traceCase("label")) + `
+var sqlCasesAfter = sqlCasesWhere(`c.case_id > ?`)
+
+// sqlCasesUpTo is sqlCasesAfter within a range, to ?2 included: the page
+// of a range that export reads beside another (CaseAfterN).
+var sqlCasesUpTo = sqlCasesWhere(`c.case_id > ? AND c.case_id <= ?`)
+
+func sqlCasesWhere(keys string) string {
+	return `SELECT ` + exportCaseColumns + `, s.trace_pk IS NOT NULL, COALESCE(t.run_id, ''), ` +
+		reportScoreColumnsOf(traceCase("gold_origin"), traceCase("status"), traceCase("label")) + `
 	FROM cases c LEFT JOIN traces t ON t.id = c.trace_pk
 	LEFT JOIN scores s ON s.trace_pk = t.id
 	LEFT JOIN cases rc ON t.case_id <> c.case_id AND rc.case_id = t.case_id AND rc.trace_pk = t.id
-	WHERE c.case_id > ? AND (? OR c.status = 'confirmed') ORDER BY c.case_id LIMIT ?`
+	WHERE ` + keys + ` AND (? OR c.status = 'confirmed') ORDER BY c.case_id LIMIT ?`
+}
+
+// sqlCaseAfterN is the case_id ?3 cases on from ?2 (the last of a page
+// of ?3 after it), found on the primary key's index without reading a
+// case: all cases when ?1, the confirmed ones otherwise.
+const sqlCaseAfterN = `SELECT case_id FROM cases WHERE case_id > ?2 AND (?1 OR status = 'confirmed')
+	ORDER BY case_id LIMIT 1 OFFSET ?3 - 1`
+
+// CaseAfterN returns the case_id n cases on from after ("" for the
+// first), in CasesAfter's order, and false when fewer than n follow it.
+// Export splits the cases into ranges with it, to read several at once.
+func (s *Store) CaseAfterN(ctx context.Context, all bool, after string, n int) (string, bool, error) {
+	var id string
+	err := s.db.QueryRowContext(ctx, sqlCaseAfterN, all, after, n).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return id, err == nil, err
+}
 
 // traceCase is column col of the case of c's trace (see sqlCasesAfter).
 func traceCase(col string) string {
@@ -52,7 +79,16 @@ func traceCase(col string) string {
 // ConfirmedBy, ConfirmedAt or Review), and each case linked to a scored
 // trace that trace's report row in Report.
 func (s *Store) CasesAfter(ctx context.Context, all bool, after string, limit int) ([]CaseRecord, error) {
-	rows, err := s.db.QueryContext(ctx, sqlCasesAfter, after, all, limit)
+	return s.casesIn(ctx, sqlCasesAfter, limit, after, all, limit)
+}
+
+// CasesUpTo is CasesAfter that stops at upto, included.
+func (s *Store) CasesUpTo(ctx context.Context, all bool, after, upto string, limit int) ([]CaseRecord, error) {
+	return s.casesIn(ctx, sqlCasesUpTo, limit, after, upto, all, limit)
+}
+
+func (s *Store) casesIn(ctx context.Context, q string, limit int, args ...any) ([]CaseRecord, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}

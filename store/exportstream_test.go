@@ -17,9 +17,7 @@ func TestCasesAfterCarryTheirTracesReportRow(t *testing.T) {
 		if _, err := importString(t, st, "a.jsonl", goodTraces, ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		mk := func(id, trace, correct string) string {
-			return `{"case_id":"` + id + `","source_trace":"` + trace + `","user_role":"r","as_user":"u1","question":"How many?","gold":{"answer":1,"tolerance":0,"required_fields":[],"forbidden_fields":[],"definition":"","window":null,"freshness_bound_hours":null,"policy_scope":""},"label":{"correct":` + correct + `,"grounded":true,"failure_class":null,"note":""},"cost":{"input_tokens":3,"output_tokens":0,"tool_calls":0,"turns":0,"usd":0}}` + "\n"
-		}
+		mk := caseLine
 		if _, err := importString(t, st, "cases.jsonl", mk("k2", "t1", "false")+mk("k1", "t1", "true")+mk("k0", "gone", "true"), ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -63,6 +61,76 @@ func TestCasesAfterCarryTheirTracesReportRow(t *testing.T) {
 		page, err := st.CasesAfter(ctx, false, "k1", 1)
 		if err != nil || len(page) != 1 || page[0].Case.CaseID != "k2" {
 			t.Errorf("the page after k1: %+v, %v", page, err)
+		}
+	})
+}
+
+// caseLine is a cases.jsonl line: case id of trace's question, its label
+// correct ("true", "false" or "null").
+func caseLine(id, trace, correct string) string {
+	return `{"case_id":"` + id + `","source_trace":"` + trace + `","user_role":"r","as_user":"u1","question":"How many?","gold":{"answer":1,"tolerance":0,"required_fields":[],"forbidden_fields":[],"definition":"","window":null,"freshness_bound_hours":null,"policy_scope":""},"label":{"correct":` + correct + `,"grounded":true,"failure_class":null,"note":""},"cost":{"input_tokens":3,"output_tokens":0,"tool_calls":0,"turns":0,"usd":0}}` + "\n"
+}
+
+// Export cuts the cases into ranges with CaseAfterN and reads each with
+// CasesUpTo (several at once): the cut must fall where CasesAfter's page
+// of n ends, and a range must hold what CasesAfter lists up to its end,
+// for all cases and for the confirmed ones, on both backends.
+func TestCaseRangesMatchCasesAfter(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		st := b.open(t)
+		ctx := context.Background()
+		if _, err := importString(t, st, "a.jsonl", goodTraces, ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := importString(t, st, "cases.jsonl", caseLine("k2", "t1", "false")+caseLine("k1", "t1", "true")+caseLine("k0", "gone", "true"), ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.db.ExecContext(ctx, `UPDATE cases SET status = 'suggested' WHERE case_id = 'k1'`); err != nil {
+			t.Fatal(err)
+		}
+		ids := func(recs []CaseRecord) (out []string) {
+			for _, r := range recs {
+				out = append(out, r.Case.CaseID)
+			}
+			return out
+		}
+		for _, all := range []bool{true, false} {
+			every, err := st.CasesAfter(ctx, all, "", 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"k0", "k2"} // k1 is not confirmed
+			if all {
+				want = []string{"k0", "k1", "k2"}
+			}
+			if !reflect.DeepEqual(ids(every), want) {
+				t.Fatalf("all=%v: cases %v, want %v", all, ids(every), want)
+			}
+			for _, after := range append([]string{""}, ids(every)...) {
+				for n := 1; n <= len(every)+1; n++ {
+					page, err := st.CasesAfter(ctx, all, after, n)
+					if err != nil {
+						t.Fatal(err)
+					}
+					upto, more, err := st.CaseAfterN(ctx, all, after, n)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if full := len(page) == n; more != full || full && upto != page[n-1].Case.CaseID {
+						t.Errorf("all=%v CaseAfterN(%q, %d) = %q, %v; CasesAfter's page: %v", all, after, n, upto, more, ids(page))
+					}
+					if !more {
+						continue
+					}
+					rng, err := st.CasesUpTo(ctx, all, after, upto, 100)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(rng, page) {
+						t.Errorf("all=%v CasesUpTo(%q, %q): %v, want CasesAfter's %v", all, after, upto, ids(rng), ids(page))
+					}
+				}
+			}
 		}
 	})
 }
