@@ -25,17 +25,21 @@ timed() {
 	local name=$1; shift
 	sync
 	if ! /usr/bin/time -o "$W/time.txt" -f '%e %U %S %M' "$@" >"$W/out.txt" 2>"$W/err.txt"; then
-		echo "$name FAILED: $(tail -2 "$W/err.txt")"; return 0
+		echo "$name FAILED: $(tail -2 "$W/err.txt")"; secs=0; return 0
 	fi
 	set -- $(tail -1 "$W/time.txt")
 	printf '%-34s wall %8.2f s  cpu %8.2f s  peak RSS %5.0f MiB\n' "$name" "$1" "$(echo "$2+$3" | bc -l)" "$(echo "$4/1024" | bc -l)"
+	secs=$1
 }
 
 [ -f "$W/corpus.jsonl" ] || "$BENCH" gen -n "$N" -out "$W/corpus.jsonl" -cases "$W/cases.jsonl"
 rm -f "$W"/*.db "$W"/*.db-*
 timed "floor (plain insert, 1 tx)" "$BENCH" floor -in "$W/corpus.jsonl" -db "$W/floor.db"
 rm -f "$W"/floor.db*
+floor=$secs
 timed "import (scores)" "$TL" --db "$W/t.db" import "$W/corpus.jsonl"
+# The row's goal is a ratio to the floor of the same run.
+[ "$floor" != 0 ] && printf '  -> %.2fx the floor (goal <= 2x)\n' "$(echo "$secs/$floor" | bc -l)"
 timed "import cases" "$TL" --db "$W/t.db" import "$W/cases.jsonl"
 timed "score (nothing changed)" "$TL" --db "$W/t.db" score
 timed "report" "$TL" --db "$W/t.db" report
