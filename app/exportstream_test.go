@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/tracelab-dev/tracelab/store"
 )
@@ -133,5 +134,23 @@ func TestExportStopsItsReaders(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("an export cancelled on page 2: %v after %d pages, want %v", err, pages, context.Canceled)
+	}
+	// A reader whose writer is gone, its page unsent, returns once the
+	// export is cancelled, and closes its pages.
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	unread := make(chan casePage)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		x.readRange(ctx, "", "", unread)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("a reader with nobody to take its page did not return when the export was cancelled")
+	}
+	if _, open := <-unread; open {
+		t.Error("the stopped reader left its pages open")
 	}
 }
