@@ -36,8 +36,8 @@ const exportCaseColumns = `c.case_id, c.source_trace, c.user_role, c.as_user, c.
 // several cases, where the trace's first (rc) is read for the others.
 var sqlCasesAfter = sqlCasesWhere(`c.case_id > ?`)
 
-// sqlCasesUpTo is sqlCasesAfter within a range, to ?2 included: the page
-// of a range that export reads beside another (CaseAfterN).
+// sqlCasesUpTo is sqlCasesAfter within a range, to ?2 included: a range
+// of the cases that export reads beside another (CaseAfterN).
 var sqlCasesUpTo = sqlCasesWhere(`c.case_id > ? AND c.case_id <= ?`)
 
 func sqlCasesWhere(keys string) string {
@@ -49,18 +49,19 @@ func sqlCasesWhere(keys string) string {
 	WHERE ` + keys + ` AND (? OR c.status = 'confirmed') ORDER BY c.case_id LIMIT ?`
 }
 
-// sqlCaseAfterN is the case_id ?3 cases on from ?2 (the last of a page
-// of ?3 after it), found on the primary key's index without reading a
-// case: all cases when ?1, the confirmed ones otherwise.
-const sqlCaseAfterN = `SELECT case_id FROM cases WHERE case_id > ?2 AND (?1 OR status = 'confirmed')
-	ORDER BY case_id LIMIT 1 OFFSET ?3 - 1`
+// sqlCaseAfterN is the case_id ?2 cases on from ?1, counting every case:
+// a walk of the primary key's index that reads no case.
+const sqlCaseAfterN = `SELECT case_id FROM cases WHERE case_id > ? ORDER BY case_id LIMIT 1 OFFSET ? - 1`
 
 // CaseAfterN returns the case_id n cases on from after ("" for the
-// first), in CasesAfter's order, and false when fewer than n follow it.
-// Export splits the cases into ranges with it, to read several at once.
-func (s *Store) CaseAfterN(ctx context.Context, all bool, after string, n int) (string, bool, error) {
+// first), in CasesAfter's order and counting every case, confirmed or
+// not; false when fewer than n follow it. Export cuts the cases into
+// ranges of n with it, to read several at once: the cut never looks at
+// a case's status, so an export of the confirmed ones does not walk the
+// table once to cut it and again to read it.
+func (s *Store) CaseAfterN(ctx context.Context, after string, n int) (string, bool, error) {
 	var id string
-	err := s.db.QueryRowContext(ctx, sqlCaseAfterN, all, after, n).Scan(&id)
+	err := s.db.QueryRowContext(ctx, sqlCaseAfterN, after, n).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
@@ -82,8 +83,12 @@ func (s *Store) CasesAfter(ctx context.Context, all bool, after string, limit in
 	return s.casesIn(ctx, sqlCasesAfter, limit, after, all, limit)
 }
 
-// CasesUpTo is CasesAfter that stops at upto, included.
+// CasesUpTo is CasesAfter that stops at upto, included; with upto ""
+// it is CasesAfter.
 func (s *Store) CasesUpTo(ctx context.Context, all bool, after, upto string, limit int) ([]CaseRecord, error) {
+	if upto == "" {
+		return s.CasesAfter(ctx, all, after, limit)
+	}
 	return s.casesIn(ctx, sqlCasesUpTo, limit, after, upto, all, limit)
 }
 

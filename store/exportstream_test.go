@@ -73,8 +73,9 @@ func caseLine(id, trace, correct string) string {
 
 // Export cuts the cases into ranges with CaseAfterN and reads each with
 // CasesUpTo (several at once): the cut must fall where CasesAfter's page
-// of n ends, and a range must hold what CasesAfter lists up to its end,
-// for all cases and for the confirmed ones, on both backends.
+// of n of all cases ends, and a range must hold what CasesAfter lists up
+// to its end, for all cases and for the confirmed ones (the cut counts
+// every case either way), on both backends.
 func TestCaseRangesMatchCasesAfter(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		st := b.open(t)
@@ -94,43 +95,56 @@ func TestCaseRangesMatchCasesAfter(t *testing.T) {
 			}
 			return out
 		}
-		for _, all := range []bool{true, false} {
-			every, err := st.CasesAfter(ctx, all, "", 100)
-			if err != nil {
-				t.Fatal(err)
+		upTo := func(recs []CaseRecord, upto string) []CaseRecord {
+			out := []CaseRecord{} // as a page with none
+			for _, r := range recs {
+				if upto == "" || r.Case.CaseID <= upto {
+					out = append(out, r)
+				}
 			}
-			want := []string{"k0", "k2"} // k1 is not confirmed
-			if all {
-				want = []string{"k0", "k1", "k2"}
-			}
-			if !reflect.DeepEqual(ids(every), want) {
-				t.Fatalf("all=%v: cases %v, want %v", all, ids(every), want)
-			}
-			for _, after := range append([]string{""}, ids(every)...) {
-				for n := 1; n <= len(every)+1; n++ {
-					page, err := st.CasesAfter(ctx, all, after, n)
+			return out
+		}
+		every, err := st.CasesAfter(ctx, true, "", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"k0", "k1", "k2"}; !reflect.DeepEqual(ids(every), want) {
+			t.Fatalf("cases %v, want %v", ids(every), want)
+		}
+		for _, after := range append([]string{""}, ids(every)...) {
+			for n := 1; n <= len(every)+1; n++ {
+				page, err := st.CasesAfter(ctx, true, after, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				upto, more, err := st.CaseAfterN(ctx, after, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if full := len(page) == n; more != full || full && upto != page[n-1].Case.CaseID {
+					t.Errorf("CaseAfterN(%q, %d) = %q, %v; CasesAfter's page: %v", after, n, upto, more, ids(page))
+				}
+				if !more {
+					upto = "" // export's last range
+				}
+				for _, all := range []bool{true, false} {
+					rest, err := st.CasesAfter(ctx, all, after, 100)
 					if err != nil {
 						t.Fatal(err)
-					}
-					upto, more, err := st.CaseAfterN(ctx, all, after, n)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if full := len(page) == n; more != full || full && upto != page[n-1].Case.CaseID {
-						t.Errorf("all=%v CaseAfterN(%q, %d) = %q, %v; CasesAfter's page: %v", all, after, n, upto, more, ids(page))
-					}
-					if !more {
-						continue
 					}
 					rng, err := st.CasesUpTo(ctx, all, after, upto, 100)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !reflect.DeepEqual(rng, page) {
-						t.Errorf("all=%v CasesUpTo(%q, %q): %v, want CasesAfter's %v", all, after, upto, ids(rng), ids(page))
+					if want := upTo(rest, upto); !reflect.DeepEqual(rng, want) {
+						t.Errorf("all=%v CasesUpTo(%q, %q): %v, want CasesAfter's %v", all, after, upto, ids(rng), ids(want))
 					}
 				}
 			}
+		}
+		confirmed, err := st.CasesAfter(ctx, false, "", 100)
+		if want := []string{"k0", "k2"}; err != nil || !reflect.DeepEqual(ids(confirmed), want) {
+			t.Errorf("confirmed cases %v, %v; want %v (k1 is not)", ids(confirmed), err, want)
 		}
 	})
 }
