@@ -249,8 +249,15 @@ func detachStaging(conn *sql.Conn) {
 	var on bool
 	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = ON`); err != nil ||
 		conn.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on) != nil || !on {
-		conn.Raw(func(any) error { return driver.ErrBadConn })
+		dropConn(conn)
 	}
+}
+
+// dropConn closes conn and its session instead of putting it back in the
+// pool: database/sql closes a connection whose use said ErrBadConn. A
+// session's state (a pragma, a lock) ends with it.
+func dropConn(conn *sql.Conn) {
+	conn.Raw(func(any) error { return driver.ErrBadConn })
 }
 
 // copyStaged copies the staged rows into the database, in the import's

@@ -50,15 +50,15 @@ func (s *Store) RescoreTurn(ctx context.Context) (release func(), err error) {
 		}
 	}
 	if err != nil {
-		_ = conn.Raw(func(dc any) error { return dc.(*pgConn).Close() })
-		conn.Close()
+		dropConn(conn)
 		return nil, err
 	}
 	return func() {
 		// A connection that failed to give the lock back is closed, and
 		// the server gives it back with the session.
 		if _, err := conn.ExecContext(context.WithoutCancel(ctx), sqlEndTurn); err != nil {
-			_ = conn.Raw(func(dc any) error { return dc.(*pgConn).Close() })
+			dropConn(conn)
+			return
 		}
 		conn.Close()
 	}, nil
