@@ -14,13 +14,7 @@ func TestCasesAfterCarryTheirTracesReportRow(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		st := b.open(t)
 		ctx := context.Background()
-		if _, err := importString(t, st, "a.jsonl", goodTraces, ImportOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		mk := caseLine
-		if _, err := importString(t, st, "cases.jsonl", mk("k2", "t1", "false")+mk("k1", "t1", "true")+mk("k0", "gone", "true"), ImportOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		importThreeCases(t, st)
 		yes, prec, viol := true, 0.5, 2
 		if err := st.SaveScores(ctx, []ScoreRow{{TraceID: "t1", SuggestedClass: "temporal", NeedsReview: true, Correct: &yes, GoldSHA: "x", ConfigSHA: "c",
 			Metrics: ScoreMetrics{Precision: &prec, PolicyViolations: &viol, Calls: 1, CostUSD: 0.01}}}, nil); err != nil {
@@ -65,10 +59,20 @@ func TestCasesAfterCarryTheirTracesReportRow(t *testing.T) {
 	})
 }
 
-// caseLine is a cases.jsonl line: case id of trace's question, its label
-// correct ("true", "false" or "null").
-func caseLine(id, trace, correct string) string {
-	return `{"case_id":"` + id + `","source_trace":"` + trace + `","user_role":"r","as_user":"u1","question":"How many?","gold":{"answer":1,"tolerance":0,"required_fields":[],"forbidden_fields":[],"definition":"","window":null,"freshness_bound_hours":null,"policy_scope":""},"label":{"correct":` + correct + `,"grounded":true,"failure_class":null,"note":""},"cost":{"input_tokens":3,"output_tokens":0,"tool_calls":0,"turns":0,"usd":0}}` + "\n"
+// importThreeCases imports goodTraces and three confirmed cases: k1 and
+// k2 of trace t1 (k1 labeled correct, k2 not), and k0 of a trace that is
+// not there.
+func importThreeCases(t *testing.T, st *Store) {
+	t.Helper()
+	if _, err := importString(t, st, "a.jsonl", goodTraces, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(id, trace, correct string) string {
+		return `{"case_id":"` + id + `","source_trace":"` + trace + `","user_role":"r","as_user":"u1","question":"How many?","gold":{"answer":1,"tolerance":0,"required_fields":[],"forbidden_fields":[],"definition":"","window":null,"freshness_bound_hours":null,"policy_scope":""},"label":{"correct":` + correct + `,"grounded":true,"failure_class":null,"note":""},"cost":{"input_tokens":3,"output_tokens":0,"tool_calls":0,"turns":0,"usd":0}}` + "\n"
+	}
+	if _, err := importString(t, st, "cases.jsonl", mk("k2", "t1", "false")+mk("k1", "t1", "true")+mk("k0", "gone", "true"), ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Export cuts the cases into ranges with CaseAfterN and reads each with
@@ -80,12 +84,7 @@ func TestCaseRangesMatchCasesAfter(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		st := b.open(t)
 		ctx := context.Background()
-		if _, err := importString(t, st, "a.jsonl", goodTraces, ImportOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := importString(t, st, "cases.jsonl", caseLine("k2", "t1", "false")+caseLine("k1", "t1", "true")+caseLine("k0", "gone", "true"), ImportOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		importThreeCases(t, st)
 		if _, err := st.db.ExecContext(ctx, `UPDATE cases SET status = 'suggested' WHERE case_id = 'k1'`); err != nil {
 			t.Fatal(err)
 		}
