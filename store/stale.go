@@ -67,12 +67,18 @@ func markTakers(ctx context.Context, db execer, traceIDs []string) (int64, error
 	if len(traceIDs) == 0 {
 		return 0, nil
 	}
-	q := withList(withList(sqlMarkTakers, len(traceIDs)), len(traceIDs))
-	res, err := db.ExecContext(ctx, q, append(anys(traceIDs), anys(traceIDs)...)...)
+	q, args := takersOf(sqlMarkTakers, traceIDs)
+	res, err := db.ExecContext(ctx, q, args...)
 	if err != nil {
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+// takersOf is q (sqlMarkTakers, or its counted form) and its arguments
+// for traceIDs, whose list it takes twice.
+func takersOf(q string, traceIDs []string) (string, []any) {
+	return withList(withList(q, len(traceIDs)), len(traceIDs)), append(anys(traceIDs), anys(traceIDs)...)
 }
 
 // teaches says a case can teach its question's other traces their gold:
@@ -118,7 +124,8 @@ func markAfterEditTx(ctx context.Context, tx *sql.Tx, traceID string, before *Ca
 		return nil
 	}
 	if laterAllowed(ctx) {
-		return queryRowLater(ctx, tx, []any{marked}, withList(withList(sqlMarkTakersCounted, 1), 1), traceID, traceID)
+		q, args := takersOf(sqlMarkTakersCounted, []string{traceID})
+		return queryRowLater(ctx, tx, []any{marked}, q, args...)
 	}
 	var err error
 	*marked, err = markTakers(ctx, tx, []string{traceID})
